@@ -1,0 +1,3 @@
+"""Judging measured runs against predicted ceilings, and the iobound command line."""
+
+__project__ = "iobound"

@@ -1,0 +1,100 @@
+"""Predict the bandwidth ceiling of a workload on a topology: a minimum cut, every layer's own limit, a formula."""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from probes.errors import TopologyError
+from probes.units import Q_, format_quantity
+from probes.workload import Workload
+from models.ceiling import TIE, Ceiling, LayerLimit
+from models.flow import FlowNetwork, Stage
+from topologies.topology import Topology
+
+__all__ = ["predict"]
+
+
+def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:
+    """The most ``workload`` can reach on ``topology``, and the components that set it.
+
+    The ceiling is the minimum cut of the topology's flow network (see
+    :mod:`models.flow`); a layer's own limit is the minimum cut when every other
+    layer is taken as unlimited. The formula is ``Min`` over the layers' limits
+    (plus the cut itself when it mixes layers), so it always equals the cut.
+
+    Parameters
+    ----------
+    topology : the system.
+    workload : the benchmark configuration; ``nodes`` counts nodes of the client group.
+    clients : names of the client groups that run the workload (default: all).
+
+    Raises
+    ------
+    TopologyError
+        If no capacity limits the path, the client group is unknown, or the
+        workload asks for more nodes than the group has.
+
+    Examples
+    --------
+    >>> from topologies.examples import load_example
+    >>> from probes.units import Q_
+    >>> from probes.workload import Operation, Workload
+    >>> ceiling = predict(load_example("lecture"), Workload(Operation.READ, Q_(1, "MiB")))
+    >>> str(ceiling)
+    '1,100 MiB/s (client NICs)'
+    """
+    network = FlowNetwork(topology, workload, clients)
+    overall = network.min_cut()
+    if overall is None:
+        raise TopologyError(topology.path, "", "no capacity limits the path from the clients to the storage; "
+                            "state the bandwidth of the NICs or the devices")
+    value, cut = overall
+    layers, expressions = [], []
+    for name in network.layers():
+        result = network.min_cut(only={name})
+        if result is None:
+            layers.append(LayerLimit(name, None, (), "", "does not separate clients from storage on its own"))
+            continue
+        limit, stages = result
+        expression = sp.Add(*(s.term for s in stages))
+        expressions.append(expression)
+        layers.append(LayerLimit(name, Q_(limit, "B/s").to("MiB/s"), _components(stages), sp.sstr(expression),
+                                 _numbers(stages, limit)))
+    limited = [layer for layer in layers if layer.value is not None]
+    binding_layers = [layer.layer for layer in limited if math.isclose(layer.value.m_as("B/s"), value, rel_tol=TIE)]
+    terms = [f"{layer.layer} {format_quantity(layer.value)}" for layer in limited]
+    if not binding_layers:  # the cut mixes layers and is lower than any one of them
+        binding_layers = ["combined cut"]
+        expressions.append(sp.Add(*(s.term for s in cut)))
+        terms.append(f"combined cut {_numbers(cut, value)}")
+    binding = _components(cut) + tuple(
+        c for layer in limited if layer.layer in binding_layers for c in layer.components if c not in _components(cut)
+    )
+    values = {symbol: shown for stage in network.stages for symbol, shown in stage.values.items()}
+    formula = sp.Min(*expressions, evaluate=False) if len(expressions) > 1 else expressions[0]
+    return Ceiling(
+        workload=workload,
+        value=Q_(value, "B/s").to("MiB/s"),
+        binding=binding,
+        binding_layers=tuple(binding_layers),
+        layers=tuple(layers),
+        formula=sp.sstr(formula),
+        numbers=f"min({', '.join(terms)}) = {format_quantity(Q_(value, 'B/s'))}",
+        symbols={str(symbol): _shown(v) for symbol, v in sorted(values.items(), key=lambda item: str(item[0]))
+                 if symbol in formula.free_symbols},
+        assumptions=tuple(dict.fromkeys(network.assumptions)),
+    )
+
+
+def _components(stages: list[Stage]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.component for s in stages))
+
+
+def _numbers(stages: list[Stage], total: float) -> str:
+    return f"{' + '.join(s.numbers() for s in stages)} = {format_quantity(Q_(total, 'B/s'))}"
+
+
+def _shown(value) -> str:
+    return str(value) if isinstance(value, int) else format_quantity(value)

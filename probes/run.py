@@ -1,0 +1,67 @@
+"""A measured benchmark result: the workload, one sample per repetition, and where it was read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from probes.stats import Summary, summarize
+from probes.units import Metric, Q_, Quantity, ureg
+from probes.workload import Workload
+
+__all__ = ["Origin", "Run"]
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a run was read: the file, the line (1-based, when the format has lines) and the tool."""
+
+    path: str
+    line: int | None
+    tool: str
+    tool_version: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One benchmark result. ``samples`` are in ``unit``, one per repetition, in the order measured."""
+
+    label: str
+    workload: Workload
+    metric: Metric
+    samples: tuple[float, ...]
+    unit: str
+    origin: Origin
+    tags: tuple[tuple[str, str], ...] = field(default=())
+
+    def __post_init__(self):
+        if not self.samples:
+            raise ValueError(f"Run {self.label!r} has no samples.")
+        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
+            raise ValueError(f"Run {self.label!r}: unit {self.unit!r} is not a {self.metric.label}.")
+
+    @property
+    def summary(self) -> Summary:
+        return summarize(self.samples)
+
+    @property
+    def value(self) -> Quantity:
+        """The mean over repetitions (the one sample if there is only one)."""
+        return Q_(self.summary.mean, self.unit)
+
+    def to_dict(self) -> dict:
+        s = self.summary
+        return {
+            "label": self.label,
+            "workload": self.workload.to_dict(),
+            "metric": self.metric.name.lower(),
+            "unit": self.unit,
+            "samples": list(self.samples),
+            "summary": {"n": s.n, "mean": s.mean, "std": s.std, "min": s.min, "max": s.max,
+                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high]},
+            "origin": {"path": self.origin.path, "line": self.origin.line,
+                       "tool": self.origin.tool, "tool_version": self.origin.tool_version},
+            "tags": dict(self.tags),
+        }

@@ -1,0 +1,55 @@
+"""Statistics over repetitions: every figure uses all samples, and one sample is never called a mean."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Sequence
+
+from scipy import stats as _scipy_stats
+
+__all__ = ["Summary", "summarize", "CONFIDENCE"]
+
+# Two-sided level of the confidence intervals iobound reports (the usual 95 %).
+CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """n, mean, sample standard deviation, min, max and a Student-t confidence interval of the mean.
+
+    With one sample, ``std`` and the interval are None: there is nothing to estimate them from.
+    """
+
+    n: int
+    mean: float
+    std: float | None
+    min: float
+    max: float
+    ci_low: float | None
+    ci_high: float | None
+
+    @property
+    def cv(self) -> float | None:
+        """Coefficient of variation (std / mean), the relative noise of the samples."""
+        return None if self.std is None or self.mean == 0 else self.std / self.mean
+
+
+def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
+    """Summarise repetitions of one measurement.
+
+    >>> summarize([4.160, 4.274, 4.2]).n
+    3
+    """
+    values = [float(x) for x in samples]
+    if not values:
+        raise ValueError("A summary needs at least one sample. Got none.")
+    if not all(math.isfinite(x) for x in values):
+        raise ValueError(f"Samples must be finite numbers. Got {values!r} instead.")
+    mean = statistics.fmean(values)
+    if len(values) == 1:
+        return Summary(1, mean, None, values[0], values[0], None, None)
+    std = statistics.stdev(values)
+    half = _scipy_stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * std / math.sqrt(len(values))
+    return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)

@@ -1,0 +1,145 @@
+"""Read a results table: CSV with one measured value per row and its unit spelled out.
+
+Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
+``value`` and ``unit`` are required; ``run``, ``nodes``, ``ppn``, ``queue_depth``,
+``access`` and ``direct`` are optional; any other column is kept as a tag (e.g.
+``system``). Rows with the same ``run`` are repetitions of one run; without a
+``run`` column every row is a run of its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Mapping
+
+from probes.errors import ToolOutputError, UnitError
+from probes.run import Origin, Run
+from probes.units import Metric, Q_, parse_quantity, parse_unit
+from probes.workload import Access, Operation, Workload
+
+__all__ = ["looks_like", "parse"]
+
+REQUIRED = ("op", "transfer_size", "value", "unit")
+WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct")
+_TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
+
+
+def looks_like(text: str) -> bool:
+    """True if the first non-comment line is a CSV header with the required columns."""
+    header = next((line for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
+    columns = {c.strip().lower() for c in header.split(",")}
+    return all(c in columns for c in REQUIRED)
+
+
+def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
+    """Parse a results table into runs.
+
+    Raises
+    ------
+    ToolOutputError
+        If the header lacks a required column, or a row has a bad value, unit or
+        count; the message names the line and column.
+    """
+    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
+    if not numbered:
+        raise ToolOutputError(source, "", "no header and no rows; expected a CSV with columns " + ", ".join(REQUIRED))
+    rows = list(csv.reader(io.StringIO("\n".join(line for _, line in numbered))))
+    header = [c.strip().lower() for c in rows[0]]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise ToolOutputError(source, f"line {numbered[0][0]}", f"the header lacks column(s) {', '.join(missing)}; "
+                              f"it has: {', '.join(header)}")
+    if len(set(header)) != len(header):
+        raise ToolOutputError(source, f"line {numbered[0][0]}", "the header names a column twice")
+    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple]] = {}
+    for (line, _), cells in zip(numbered[1:], rows[1:]):
+        if len(cells) != len(header):
+            raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
+        row = dict(zip(header, (c.strip() for c in cells)))
+        workload, value, unit, metric = _row(row, source, line, aliases)
+        tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS)
+        key = row.get("run") or f"line {line}"
+        if key in runs:
+            first, known, samples, known_unit, _, _ = runs[key]
+            if known != workload or known_unit != unit:
+                raise ToolOutputError(source, f"line {line}", f"run {key!r} was given another workload or unit on line {first}")
+            samples.append(value)
+        else:
+            runs[key] = (line, workload, [value], unit, metric, tags)
+    if not runs:
+        raise ToolOutputError(source, "", "has a header but no rows")
+    return [
+        Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
+            origin=Origin(source, line, "table"), tags=tags)
+        for key, (line, workload, samples, unit, metric, tags) in runs.items()
+    ]
+
+
+def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric]:
+    column = "unit"
+    try:
+        unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
+        metric = Metric.of(Q_(1, unit))
+        if metric not in (Metric.BANDWIDTH, Metric.OPERATION_RATE):
+            raise UnitError(f"The unit must be a bandwidth (e.g. MiB/s) or an operation rate (op/s). Got {row['unit']!r} instead.")
+        column = "value"
+        value = _number(row["value"])
+        column = "op"
+        operation = Operation(row["op"].lower())
+        column = "transfer_size"
+        size = parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
+        column = "access"
+        access = Access(row.get("access") or "sequential")
+        counts = {}
+        for column in ("nodes", "ppn", "queue_depth"):
+            if row.get(column):
+                counts[column] = _count(row[column])
+        column = "direct"
+        direct = _flag(row.get("direct", ""))
+        column = "transfer_size"
+        workload = Workload(operation, size, access=access, direct=direct, **counts)
+    except (ValueError, UnitError) as exc:
+        raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
+    return workload, value, f"{unit:~P}", metric
+
+
+def _reason(exc: Exception, column: str, cell: str) -> str:
+    if isinstance(exc, UnitError):
+        return str(exc)
+    expected = {
+        "op": "one of " + ", ".join(o.value for o in Operation),
+        "access": "one of " + ", ".join(a.value for a in Access),
+        "value": "a finite, non-negative number",
+        "direct": "true or false",
+    }.get(column, "a whole number of at least 1")
+    return f"must be {expected}. Got {cell!r} instead."
+
+
+def _number(cell: str) -> float:
+    value = float(cell.replace(",", "").replace("_", ""))
+    if not (value >= 0 and value != float("inf")):
+        raise ValueError(cell)
+    return value
+
+
+def _count(cell: str) -> int:
+    value = int(cell)
+    if value < 1:
+        raise ValueError(cell)
+    return value
+
+
+def _flag(cell: str) -> bool | None:
+    if not cell:
+        return None
+    if cell.lower() in _TRUE + _FALSE:
+        return cell.lower() in _TRUE
+    raise ValueError(cell)
+
+
+def _label(key: str, tags: tuple, workload: Workload) -> str:
+    if not key.startswith("line "):
+        return key
+    prefix = " ".join(v for _, v in tags if v)
+    return f"{prefix + ' ' if prefix else ''}{workload.describe()}"

@@ -1,0 +1,191 @@
+"""Read a topology from TOML, with errors that name the file, the key and what was expected.
+
+Format (every capacity is per member of its group)::
+
+    name = "lab"
+    [clients.compute]                 # a group named "compute" of kind client
+    count = 10
+    nic = { value = "1 Gbit/s", source = "datasheet", note = "Intel I350" }
+    [networks.ethernet]
+    rtt = "0.1 ms"                    # a plain string: source "unstated"
+    [servers.storage]
+    count = 5
+    nic = "10 GbE"
+    [devices.ssd]
+    count = 5
+    bandwidth = "270 MiB/s"
+    [[links]]
+    between = ["compute", "ethernet"]
+
+Write ``"unlimited"`` for a capacity that is known not to limit.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from probes.errors import TopologyError, UnitError
+from probes.units import Metric, parse_quantity
+from topologies.topology import CAPACITY_KEYS, DIRECTIONAL, Capacity, Group, Kind, Link, Source, Topology
+
+__all__ = ["load_topology", "parse_topology", "SOURCE_KINDS"]
+
+SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
+_TOP_KEYS = ("name", "description", "links") + tuple(k.value for k in Kind)
+_GROUP_KEYS = ("count", "description")
+
+
+def load_topology(path: str | Path) -> Topology:
+    """Load a topology file.
+
+    Raises
+    ------
+    TopologyError
+        If the file cannot be read, is not TOML, or describes an impossible system.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TopologyError(str(path), "", f"cannot read the topology file ({exc.strerror or exc})") from exc
+    return parse_topology(text, source=str(path), name=path.stem)
+
+
+def parse_topology(text: str, *, source: str = "<topology>", name: str = "topology") -> Topology:
+    """Build a Topology from TOML text; ``source`` names it in errors."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise TopologyError(source, "", f"not valid TOML: {exc}") from exc
+    _only(doc, _TOP_KEYS, source, "")
+    groups: list[Group] = []
+    for kind in Kind:
+        table = doc.get(kind.value, {})
+        if not isinstance(table, dict):
+            raise TopologyError(source, kind.value, f"must be a table of {kind.value} groups, e.g. [{kind.value}.NAME]")
+        for group_name, body in table.items():
+            where = f"{kind.value}.{group_name}"
+            if any(g.name == group_name for g in groups):
+                raise TopologyError(source, where, f"the name {group_name!r} is used by two groups; names must be unique")
+            groups.append(_group(group_name, kind, body, source, where))
+    names = [g.name for g in groups]
+    links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
+    topology = Topology(
+        name=_text(doc.get("name", name), source, "name"),
+        groups=tuple(groups),
+        links=links,
+        description=_text(doc.get("description", ""), source, "description"),
+        path=source,
+    )
+    _check_system(topology)
+    return topology
+
+
+def _only(table: dict, allowed: tuple[str, ...], source: str, where: str) -> None:
+    for key in table:
+        if key not in allowed:
+            place = f"{where}.{key}" if where else key
+            raise TopologyError(source, place, f"unknown key {key!r}; expected one of: {', '.join(allowed)}")
+
+
+def _text(value: Any, source: str, where: str) -> str:
+    if not isinstance(value, str):
+        raise TopologyError(source, where, f"must be a string. Got {value!r} instead.")
+    return value
+
+
+def _list(value: Any, source: str) -> list:
+    if not isinstance(value, list):
+        raise TopologyError(source, "links", "must be an array of tables: [[links]] with between = [\"a\", \"b\"]")
+    return value
+
+
+def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
+    if not isinstance(body, dict):
+        raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
+    keys = CAPACITY_KEYS[kind]
+    allowed = _GROUP_KEYS + tuple(keys) + tuple(f"{d}_{k}" for k in DIRECTIONAL if k in keys for d in ("read", "write"))
+    _only(body, allowed, source, where)
+    count = body.get("count", 1)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
+    capacities = {
+        key: _capacity(value, keys[key.split("_", 1)[-1]], source, f"{where}.{key}")
+        for key, value in body.items()
+        if key not in _GROUP_KEYS
+    }
+    return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"))
+
+
+def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
+    origin = Source("unstated")
+    if isinstance(value, dict):
+        _only(value, ("value", "source", "note"), source, where)
+        if "value" not in value:
+            raise TopologyError(source, where, "a capacity table needs a value, e.g. { value = \"110 MiB/s\", source = \"measured\" }")
+        kind = value.get("source", "unstated")
+        if kind not in SOURCE_KINDS:
+            raise TopologyError(source, f"{where}.source", f"must be one of {', '.join(SOURCE_KINDS)}. Got {kind!r} instead.")
+        origin = Source(kind, _text(value.get("note", ""), source, f"{where}.note"))
+        value = value["value"]
+    if value == "unlimited":
+        return Capacity(None, metric, origin)
+    try:
+        quantity = parse_quantity(value, metric, what="the value")
+    except UnitError as exc:
+        raise TopologyError(source, where, str(exc)) from exc
+    if quantity.magnitude <= 0:
+        raise TopologyError(source, where, f"must be positive. Got {value!r} instead.")
+    return Capacity(quantity, metric, origin)
+
+
+def _link(index: int, body: Any, names: list[str], source: str) -> Link:
+    where = f"links[{index}]"
+    if not isinstance(body, dict):
+        raise TopologyError(source, where, f"must be a table with between = [\"a\", \"b\"]. Got {body!r} instead.")
+    _only(body, ("between", "bandwidth"), source, where)
+    ends = body.get("between")
+    if not (isinstance(ends, list) and len(ends) == 2 and all(isinstance(e, str) for e in ends)):
+        raise TopologyError(source, f"{where}.between", f"must name two groups, e.g. [\"compute\", \"ethernet\"]. Got {ends!r} instead.")
+    for end in ends:
+        if end not in names:
+            raise TopologyError(source, f"{where}.between", f"unknown component {end!r}; the groups are: {', '.join(names)}")
+    if ends[0] == ends[1]:
+        raise TopologyError(source, f"{where}.between", f"links a group to itself ({ends[0]!r})")
+    bandwidth = body.get("bandwidth")
+    capacity = None if bandwidth is None else _capacity(bandwidth, Metric.BANDWIDTH, source, f"{where}.bandwidth")
+    return Link(ends[0], ends[1], capacity)
+
+
+def _check_system(topology: Topology) -> None:
+    """The checks that need the whole file: storage reachable from clients, and the capacities that must be stated."""
+    source = topology.path
+    clients, storage = topology.of_kind(Kind.CLIENT), topology.of_kind(Kind.DEVICE) or topology.of_kind(Kind.SERVER)
+    if not clients:
+        raise TopologyError(source, "clients", "no client group; add one, e.g. [clients.compute] with count and nic")
+    if not storage:
+        raise TopologyError(source, "devices", "no device or server group; add one, e.g. [devices.ssd] with count and bandwidth")
+    graph = topology.graph()
+    for client in clients:
+        reached = nx.node_connected_component(graph, client.name)
+        for target in storage:
+            if target.name not in reached:
+                raise TopologyError(
+                    source, "links",
+                    f"{target.kind.singular} group {target.name!r} cannot be reached from client group "
+                    f"{client.name!r}; add [[links]] that connect them",
+                )
+    for group in topology.groups:
+        networked = bool(topology.neighbours(group.name, Kind.NETWORK))
+        required = "nic" if group.kind in (Kind.CLIENT, Kind.SERVER) and networked else "bandwidth" if group.kind is Kind.DEVICE else None
+        if required and not all(group.capacity(required, op) for op in ("read", "write")):
+            raise TopologyError(
+                source, f"{group.kind.value}.{group.name}",
+                f"missing capacity {required!r} (per {group.kind.singular}); state it, "
+                f"e.g. {required} = {{ value = \"{'1 Gbit/s' if required == 'nic' else '270 MiB/s'}\", source = \"datasheet\" }}, "
+                f"or write {required} = \"unlimited\"",
+            )

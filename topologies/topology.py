@@ -1,0 +1,131 @@
+"""The Topology type: groups of identical components, the links between them, and their capacities.
+
+A group of 64 identical clients is one :class:`Group` with ``count = 64``; every
+capacity is per member, with the source it comes from.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from probes.units import Metric, Quantity, format_quantity
+
+__all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS"]
+
+
+class Kind(enum.Enum):
+    """The role of a group; its value is the TOML table that lists such groups.
+
+    ``rank`` orders the kinds along the write path: clients → networks → servers → devices.
+    """
+
+    CLIENT = "clients"
+    NETWORK = "networks"
+    SERVER = "servers"
+    DEVICE = "devices"
+
+    @property
+    def rank(self) -> int:
+        return list(Kind).index(self)
+
+    @property
+    def singular(self) -> str:
+        return self.value[:-1]
+
+
+# The capacities a group of each kind may state, per member, with their metric.
+# bandwidth, iops and nic may also be given per direction as read_X and write_X.
+CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
+    Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE},
+    Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY},
+    Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE},
+    Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE},
+}
+DIRECTIONAL = ("nic", "bandwidth", "iops")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a capacity comes from: ``datasheet``, ``measured``, ``assumption``, ``probe`` or ``unstated``."""
+
+    kind: str
+    note: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.note}" if self.note else self.kind
+
+
+@dataclass(frozen=True, slots=True)
+class Capacity:
+    """One per-member capacity; ``value is None`` means the file says it is unlimited."""
+
+    value: Quantity | None
+    metric: Metric
+    source: Source
+
+    def __str__(self) -> str:
+        shown = "unlimited" if self.value is None else format_quantity(self.value, self.metric)
+        return f"{shown} ({self.source})"
+
+
+@dataclass(frozen=True)
+class Group:
+    """``count`` identical components of one kind; ``capacities`` maps keys such as ``nic`` to values."""
+
+    name: str
+    kind: Kind
+    count: int
+    capacities: dict[str, Capacity] = field(default_factory=dict)
+    description: str = ""
+
+    def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
+        """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
+        if operation and f"{operation}_{key}" in self.capacities:
+            return self.capacities[f"{operation}_{key}"]
+        return self.capacities.get(key)
+
+
+@dataclass(frozen=True)
+class Link:
+    """Groups ``a`` and ``b`` are connected; ``bandwidth`` is the total of all their links, if it limits."""
+
+    a: str
+    b: str
+    bandwidth: Capacity | None = None
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A storage system: its groups in file order, the links between them, and where it was read."""
+
+    name: str
+    groups: tuple[Group, ...]
+    links: tuple[Link, ...]
+    description: str = ""
+    path: str = "<topology>"
+
+    def group(self, name: str) -> Group:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(name)
+
+    def of_kind(self, kind: Kind) -> tuple[Group, ...]:
+        return tuple(g for g in self.groups if g.kind is kind)
+
+    def graph(self) -> nx.Graph:
+        """The groups as nodes (attributes ``kind`` and ``count``) and the links as edges."""
+        graph = nx.Graph(name=self.name)
+        for g in self.groups:
+            graph.add_node(g.name, kind=g.kind, count=g.count)
+        for link in self.links:
+            graph.add_edge(link.a, link.b, link=link)
+        return graph
+
+    def neighbours(self, name: str, kind: Kind) -> tuple[Group, ...]:
+        """The groups of ``kind`` linked to group ``name``."""
+        linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
+        return tuple(g for g in self.of_kind(kind) if g.name in linked)
