@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import sympy as sp
 
 from probes.units import Metric, Quantity, format_quantity
 from probes.workload import Workload
@@ -52,6 +54,13 @@ class Ceiling:
     symbols: dict[str, str]
     assumptions: tuple[str, ...]
     metric: Metric = Metric.BANDWIDTH
+    expression: sp.Expr = field(default=sp.nan, compare=False, repr=False)
+    substitutions: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def evaluate(self, **changes: float) -> float:
+        """The formula's value in B/s, optionally with symbols changed (by name, canonical units)."""
+        values = {**self.substitutions, **{sp.Symbol(name, positive=True): v for name, v in changes.items()}}
+        return float(self.expression.subs(values))
 
     def __str__(self) -> str:
         return f"{format_quantity(self.value)} ({', '.join(self.binding_layers)})"

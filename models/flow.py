@@ -19,7 +19,7 @@ from probes.units import Metric, Quantity, format_quantity
 from probes.workload import Access, Operation, Workload
 from topologies.topology import Group, Kind, Topology
 
-__all__ = ["Stage", "FlowNetwork", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
+__all__ = ["Stage", "FlowNetwork", "canonical", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; no group name starts with these marks
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
@@ -57,7 +57,7 @@ class Stage:
     @property
     def capacity(self) -> float:
         """Bytes per second."""
-        return float(self.term.subs({s: _canonical(v) for s, v in self.values.items()}))
+        return float(self.term.subs({s: canonical(v) for s, v in self.values.items()}))
 
     def numbers(self) -> str:
         """The term with the numbers put in, e.g. ``10 × 110 MiB/s``."""
@@ -65,7 +65,8 @@ class Stage:
         return f"{text} / {_shown(self.values[self.divisor])}" if self.divisor is not None else text
 
 
-def _canonical(value: Quantity | int) -> float:
+def canonical(value: Quantity | int) -> float:
+    """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
     if isinstance(value, int):
         return float(value)
     return value.m_as(Metric.of(value).unit)

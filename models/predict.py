@@ -10,7 +10,7 @@ from probes.errors import TopologyError
 from probes.units import Q_, format_quantity
 from probes.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit
-from models.flow import FlowNetwork, Stage
+from models.flow import FlowNetwork, Stage, canonical
 from topologies.topology import Topology
 
 __all__ = ["predict"]
@@ -85,6 +85,8 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
         symbols={str(symbol): _shown(v) for symbol, v in sorted(values.items(), key=lambda item: str(item[0]))
                  if symbol in formula.free_symbols},
         assumptions=tuple(dict.fromkeys(network.assumptions)),
+        expression=formula,
+        substitutions={symbol: canonical(v) for stage in network.stages for symbol, v in stage.values.items()},
     )
 
 

@@ -10,6 +10,7 @@ really stated in bits or bytes. Operations get a dimension of their own, so IOPS
 from __future__ import annotations
 
 import enum
+import functools
 import math
 import re
 from typing import Mapping
@@ -109,7 +110,7 @@ def parse_unit(text: str, *, what: str, aliases: Mapping[str, str] | None = None
     written = written.replace("μ", "µ")
     try:
         return ureg.Unit(written)
-    except (pint.errors.PintError, ValueError, TypeError, AttributeError, SyntaxError) as exc:
+    except Exception as exc:  # pint's parser raises many types (even AssertionError) for odd text
         raise UnitError(f"The unit of {what} is not one iobound knows. Got {text.strip()!r} instead.") from exc
 
 
@@ -219,12 +220,24 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None 
     """
     metric = metric or Metric.of(q)
     if unit is None:
-        units = _DISPLAY[metric]
+        units = [_unit(u) for u in _DISPLAY[metric]]
         if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
-            unit = next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
+            chosen = next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
         else:
             limit = 10_000_000 if metric is Metric.OPERATION_RATE else 10_000
-            unit = next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
-    value = q.to(unit).magnitude
-    digits = 0 if abs(value) >= 100 or float(value).is_integer() else 1 if abs(value) >= 10 else 2
-    return f"{value:,.{digits}f} {Q_(1, unit).units:~P}"
+            chosen = next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
+    else:
+        chosen = _unit(unit)
+    value = q.to(chosen).magnitude
+    if abs(value) < 1 and value != 0:
+        number = f"{value:.3g}"
+    else:
+        digits = 0 if abs(value) >= 100 or float(value).is_integer() else 1 if abs(value) >= 10 else 2
+        number = f"{value:,.{digits}f}"
+    return f"{number} {chosen:~P}"
+
+
+@functools.lru_cache(maxsize=None)
+def _unit(name: str) -> pint.Unit:
+    """A display unit, parsed once: pint's parser dominates the cost of formatting."""
+    return ureg.Unit(name)

@@ -1,0 +1,85 @@
+"""Check measured results against the topology's ceilings, and say which are impossible, at the limit or far below.
+
+Reads results tables (CSV with explicit units) and fio JSON output, in any mix.
+Example:  iobound check lecture lecture-results.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from probes.readers import read_results
+from probes.units import format_quantity
+from topologies.load import load_topology
+from assess.check import check_runs
+from assess.cli.inputs import alias_arg, resolve
+from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
+from assess.render import dumps, envelope, table
+
+# check format history:
+#   1.0  first version
+FORMAT_VERSION = "1.0"
+_FAIL_ON = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR, "never": None}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
+    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files: CSV tables, fio JSON")
+    parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
+                        help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
+                        help=f"relative noise of a single value, for runs without repetitions (default {TOLERANCE})")
+    parser.add_argument("--far-below", type=float, default=FAR_BELOW,
+                        help=f"flag runs under this fraction of their ceiling (default {FAR_BELOW})")
+    parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
+                        help="what an ambiguous unit in the results means, e.g. 'Mb/s=MB/s' (repeatable)")
+    parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = resolve(args.topology)
+    topology = load_topology(path)
+    aliases = dict(args.unit_alias)
+    runs = [r for word in args.results for r in read_results(resolve(word), aliases=aliases)]
+    judgements = check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
+                            tolerance=args.tolerance, far_below=args.far_below)
+    if args.json:
+        print(dumps(envelope("check", FORMAT_VERSION, {
+            "topology": {"name": topology.name, "path": str(path)},
+            "runs": [j.to_dict() for j in judgements],
+        })))
+    else:
+        print(render(judgements, f"{topology.name} ({path})"))
+    threshold = _FAIL_ON[args.fail_on]
+    failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
+    return 1 if failed else 0
+
+
+def render(judgements: list[Judgement], system: str) -> str:
+    """One row per run, every finding (worst first), each distinct remedy once, and a count by severity."""
+    rows = [
+        (j.run.label, _measured(j), format_quantity(j.ceiling.value), f"{j.ratio:.0%}",
+         ", ".join(j.ceiling.binding_layers), " ".join(f.code for f in j.findings))
+        for j in judgements
+    ]
+    lines = [f"system: {system}", "", table(("run", "measured", "ceiling", "ratio", "binding", "findings"), rows, right=(1, 2, 3))]
+    findings = sorted((f for j in judgements for f in j.findings), key=lambda f: -f.severity)
+    origins = {j.run.label: j.run.origin for j in judgements}
+    if findings:
+        lines.append("")
+    for f in findings:
+        lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origins[f.run]})", f"        {f.message}"]
+    remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
+    if remedies:
+        lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]
+    counts = {s: sum(f.severity is s for f in findings) for s in reversed(Severity)}
+    summary = ", ".join(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}" for s, n in counts.items())
+    lines += ["", f"{len(judgements)} run{'s' if len(judgements) != 1 else ''} checked: {summary}"]
+    return "\n".join(lines)
+
+
+def _measured(j: Judgement) -> str:
+    s = j.run.summary
+    shown = format_quantity(j.measured)
+    return shown if s.n == 1 else f"{shown} (n={s.n})"

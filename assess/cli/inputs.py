@@ -1,0 +1,47 @@
+"""Turning command-line words into inputs: files or bundled examples, quantities, unit aliases."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from probes.errors import InputError, UnitError
+from probes.units import Metric, parse_quantity
+from topologies.examples import example_names, example_path
+
+__all__ = ["resolve", "size_arg", "alias_arg", "count_arg"]
+
+
+def resolve(word: str) -> Path:
+    """A file the user named, or else the bundled example of that name; an existing file always wins."""
+    path = Path(word)
+    if path.exists():
+        return path
+    bundled = example_path(word)
+    if bundled is not None:
+        return bundled
+    raise InputError(word, "", f"no such file, and no bundled example of that name (examples: {', '.join(example_names())})")
+
+
+def size_arg(text: str):
+    try:
+        return parse_quantity(text, Metric.SIZE, what="the transfer size")
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def count_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1. Got {text!r} instead.")
+    return value
+
+
+def alias_arg(text: str) -> tuple[str, str]:
+    written, sep, meant = text.partition("=")
+    if not sep or not written.strip() or not meant.strip():
+        raise argparse.ArgumentTypeError(f"must look like 'Mb/s=MB/s' (as written = as meant). Got {text!r} instead.")
+    return written.strip(), meant.strip()

@@ -1,0 +1,59 @@
+"""Load and show a topology: its groups, capacities with their sources, and links; a quick validity check.
+
+Example:  iobound topology lecture
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from models.ceiling import quantity_json
+from assess.cli.inputs import resolve
+from assess.render import dumps, envelope, table
+from topologies.load import load_topology
+from topologies.topology import Topology
+
+# topology format history:
+#   1.0  first version
+FORMAT_VERSION = "1.0"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = resolve(args.topology)
+    topology = load_topology(path)
+    if args.json:
+        print(dumps(envelope("topology", FORMAT_VERSION, to_dict(topology))))
+    else:
+        print(render(topology, path))
+    return 0
+
+
+def to_dict(topology: Topology) -> dict:
+    return {
+        "name": topology.name,
+        "description": topology.description,
+        "path": topology.path,
+        "groups": [
+            {"name": g.name, "kind": g.kind.singular, "count": g.count, "capacities": {
+                key: {"per_member": None if c.value is None else quantity_json(c.value, c.metric.unit),
+                      "metric": c.metric.name.lower(), "source": c.source.kind, "note": c.source.note}
+                for key, c in g.capacities.items()}}
+            for g in topology.groups
+        ],
+        "links": [{"between": [link.a, link.b], "bandwidth": None if link.bandwidth is None or link.bandwidth.value is None
+                   else quantity_json(link.bandwidth.value, "B/s")} for link in topology.links],
+    }
+
+
+def render(topology: Topology, path) -> str:
+    rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
+    rows += [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]
+    links = [f"  {link.a} -- {link.b}" + (f"  ({link.bandwidth})" if link.bandwidth else "") for link in topology.links]
+    return "\n".join([f"{topology.name} ({path}): {topology.description}", "",
+                      table(("group", "kind", "count", "capacity", "per member (source)"), rows, right=(2,)),
+                      "", "links:", *links])

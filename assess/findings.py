@@ -1,0 +1,144 @@
+"""Findings: what assessment says about one run, as data with a stable code, a severity and a remedy.
+
+Codes (stable; scripts may rely on them):
+
+ABOVE-CEILING  error    the run is faster than any data path of the topology allows
+AT-CEILING     info     the run sits at the ceiling: the binding component limits it
+FAR-BELOW      warning  the run reaches less than a fraction of the ceiling
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from probes.run import Run
+from probes.stats import CONFIDENCE, summarize
+from probes.units import Metric, Q_, Quantity, format_quantity
+from models.ceiling import Ceiling, quantity_json
+
+__all__ = ["Severity", "Finding", "Judgement", "judge", "CODES", "TOLERANCE", "FAR_BELOW"]
+
+# A single value within this fraction of the ceiling counts as "at" it; above it
+# by more, as above. seeds/000 measured 5-7 % write noise (under 2 % for reads)
+# between IOR repetitions on a quiet system, so 5 % is the smallest honest band.
+TOLERANCE = 0.05
+# Below this fraction of the ceiling a run is worth a look: half of what the
+# slowest layer allows means some other part (software, layout) costs as much.
+FAR_BELOW = 0.5
+
+# Layers whose excess means the data never crossed the network: a client-side cache.
+_NETWORK_LAYERS = {"client throughput", "network message rate", "client NICs", "network fabric", "links", "server NICs"}
+
+
+class Severity(enum.IntEnum):
+    """How much a finding matters; ordered, so ``--fail-on warning`` also fails on errors."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do."""
+
+    code: str
+    severity: Severity
+    run: str
+    message: str
+    remedy: str
+    evidence: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "severity": self.severity.label, "run": self.run, "message": self.message,
+                "remedy": self.remedy, "evidence": self.evidence}
+
+
+CODES = ("ABOVE-CEILING", "AT-CEILING", "FAR-BELOW")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A run's measured bandwidth against its ceiling: the ratio, its confidence interval and the findings."""
+
+    run: Run
+    measured: Quantity
+    ceiling: Ceiling
+    ratio: float
+    ratio_interval: tuple[float, float] | None
+    findings: tuple[Finding, ...]
+
+    def to_dict(self) -> dict:
+        return {"run": self.run.to_dict(), "measured": quantity_json(self.measured), "ceiling": self.ceiling.to_dict(),
+                "ratio": self.ratio, "ratio_ci95": list(self.ratio_interval) if self.ratio_interval else None,
+                "findings": [f.to_dict() for f in self.findings]}
+
+
+def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> Judgement:
+    """Compare a run with its ceiling.
+
+    With two or more samples the comparison uses the 95 % confidence interval of
+    the mean: a run is above the ceiling only if the whole interval is. With one
+    sample there is no interval, and ``tolerance`` stands in for the noise. An
+    operation rate (op/s) counts as the bandwidth it implies: rate x transfer size.
+    """
+    samples = [Q_(x, run.unit) for x in run.samples]
+    if run.metric is Metric.OPERATION_RATE:
+        samples = [x * run.workload.transfer_size / Q_(1, "op") for x in samples]
+    summary = summarize([x.m_as("B/s") for x in samples])
+    limit = ceiling.value.m_as("B/s")
+    measured = Q_(summary.mean, "B/s").to("MiB/s")
+    ratio = summary.mean / limit
+    interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)
+    low, high = interval or (ratio, ratio)
+    label = run.label
+    op = ceiling.workload.operation.value
+    evidence = {"measured": format_quantity(measured), "ceiling": format_quantity(ceiling.value), "ratio": round(ratio, 4),
+                "samples": summary.n, "binding": list(ceiling.binding)}
+    if interval:
+        evidence["ratio_ci95"] = [round(low, 4), round(high, 4)]
+    where = f"{', '.join(ceiling.binding_layers)} ({', '.join(ceiling.binding)})"
+    findings = []
+    if low > 1 + (0 if interval else tolerance):
+        findings.append(_above(label, op, measured, ratio, ceiling, interval is not None, evidence))
+    elif high >= 1 - tolerance and low <= 1 + tolerance:
+        findings.append(Finding(
+            "AT-CEILING", Severity.INFO, label,
+            f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.value)} "
+            f"({ratio:.0%}) set by {where}.",
+            f"this run is limited by {where}; more needs more or faster of them", evidence))
+    elif high < far_below:
+        findings.append(Finding(
+            "FAR-BELOW", Severity.WARNING, label,
+            f"{op} of {format_quantity(measured)} reaches only {ratio:.0%} of the {format_quantity(ceiling.value)} "
+            f"that {where} would allow.",
+            "something the model leaves out costs more than the hardware: check the transfer size against the "
+            "file system's block or stripe size, contention between processes, and the client's settings", evidence))
+    return Judgement(run, measured, ceiling, ratio, interval, tuple(findings))
+
+
+def _above(label, op, measured, ratio, ceiling: Ceiling, confident: bool, evidence) -> Finding:
+    exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < measured]
+    names = ", ".join(f"{layer.layer} ({format_quantity(layer.value)})" for layer in exceeded)
+    network = any(layer.layer in _NETWORK_LAYERS for layer in exceeded)
+    if op == "read":
+        cache = "the client's page cache" if network else "a server-side cache (server memory or controller cache)"
+        why = (f"likely served from {cache}: data read back soon after it was written, a data set smaller "
+               "than the memory, or O_DIRECT not honoured all the way down (seeds/001)")
+        remedy = ("drop caches on clients and servers between write and read, read data written by another node, "
+                  "and use a data set several times (10x) larger than the aggregate memory")
+    else:
+        cache = "the client's page cache" if network else "a server-side write-back cache"
+        why = f"likely absorbed by {cache} before it reached the storage"
+        remedy = "include the time to flush (fsync on close, IOR -e), or write a data set much larger than the memory"
+    certainty = f"with {CONFIDENCE:.0%} confidence" if confident else "beyond the noise of a single value"
+    return Finding(
+        "ABOVE-CEILING", Severity.ERROR, label,
+        f"{op} of {format_quantity(measured)} is {ratio:.2f}x the ceiling of {format_quantity(ceiling.value)} "
+        f"({certainty}): more than {names} can carry; {why}.",
+        remedy, {**evidence, "exceeded_layers": [layer.layer for layer in exceeded]})

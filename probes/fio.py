@@ -1,0 +1,359 @@
+"""Read fio's JSON output (``--output-format=json``, fio 2.1.4 to 3.41) into bandwidth runs.
+
+One :class:`~probes.run.Run` per job and direction, so fio results are assessed like any other
+benchmark's; what the output does not say is refused, never guessed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from probes.errors import ToolOutputError
+from probes.run import Origin, Run
+from probes.units import Q_, Metric
+from probes.workload import Access, Operation, Workload
+
+__all__ = ["looks_like", "parse"]
+
+# A line opening the JSON object. fio may print error lines before it
+# ("fio: pid=19192, err=42/file:io_u.c:2074, ..."), so the object need not start the text.
+_OPENING = re.compile(r"^[ \t\ufeff]*\{", re.MULTILINE)
+_WHOLE_NUMBER = re.compile(r"\s*([0-9]{1,20})\s*")
+# A size as fio reads it, case-insensitive: "4096", "512b", "4k", "4kb", "1m", "4KiB".
+# fio's parse.c reads "4ki" as 4 * kb_base but its HOWTO gives it the opposite base, as
+# "4kib" has: such a size is refused, not guessed.
+_SIZE = re.compile(r"\s*([0-9]{1,20})(?:([kmgtp])(ib|b)?|b)?\s*", re.IGNORECASE)
+_PREFIXES = "kmgtp"
+_RW_MODES = frozenset(
+    {"read", "write", "trim", "rw", "readwrite", "randread", "randwrite", "randtrim", "randrw",
+     "trimwrite", "randtrimwrite"}
+)
+# fio's defaults for options a job does not list (fio HOWTO: bs, kb_base).
+_DEFAULT_BS = 4096
+_DEFAULT_KB_BASE = 1024
+# The entry fio's client adds after the per-host ones: their sum, listing no job options.
+_ALL_CLIENTS = "All clients"
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like fio's JSON output: a cheap sniff, not a validation.
+
+    Examples
+    --------
+    >>> looks_like('fio: pid=1, err=42\\n{"fio version": "fio-3.13", "jobs": []}')
+    True
+    >>> looks_like('{"start": {}, "end": {}}')
+    False
+    """
+    return '"fio version"' in text and ('"jobs"' in text or '"client_stats"' in text)
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """One bandwidth run per fio job (or client entry) and direction that moved data.
+
+    Parameters
+    ----------
+    text : what fio printed with ``--output-format=json``; lines before the JSON object
+        (fio's error messages) are skipped.
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        Labelled ``"<jobname> <read|write>"`` (``" (<hostname>)"`` added for client/server
+        runs, ``" #2"``... for repeated names), metric bandwidth in B/s, one sample each.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not fio's JSON output, is malformed or truncated (the error names the
+        line and column, or the field such as ``jobs[2].read``), lists no jobs or no job that
+        moved data, or leaves the workload unknown: no options at all (fio 2.1.4 does not list
+        them), a range or mix of block sizes, or reads and writes summed as ``mixed``.
+
+    Notes
+    -----
+    - Bandwidth is ``bw_bytes`` (B/s) where fio writes it; older fio (2.x, early 3.x such as
+      3.1) only has ``bw`` in KiB/s, truncated to a whole number, read as ``bw * 1024``.
+    - A job's ``job options`` are merged over the top-level ``global options`` (a dict, or in
+      client/server runs of recent fio a list with one dict per server, matched by hostname
+      and port). fio lists only the options given, and not always all of them: fio 2.17
+      leaves out ``time_based``, and fio around 3.0 a ``numjobs`` set in the global section.
+      Options fio does not list take its defaults: ``rw=read``, ``bs=4096``, ``iodepth=1``,
+      ``numjobs=1``, buffered I/O, ``kb_base=1024``.
+    - Sizes follow fio: with the default ``kb_base=1024``, ``4k`` is 4096 B but ``4KiB``
+      is 4000 B (fio's compatibility rule); ``kb_base=1000`` swaps them. ``bs=4k,64k``
+      gives reads 4 KiB and writes 64 KiB.
+    - Processes per node are ``numjobs`` when ``group_reporting`` sums the clones into one
+      entry, else 1 (each clone is its own entry). fio also sums other jobs of the same
+      group into that entry; the output does not say how many.
+    - The client's ``"All clients"`` entry is the sum of the host entries and is left out.
+    - A job that ended with an error keeps its runs, tagged ``("fio_error", "<errno>")``.
+
+    Examples
+    --------
+    >>> text = '''{"fio version": "fio-3.36", "jobs": [{"jobname": "seq",
+    ...   "job options": {"rw": "read", "bs": "1m", "direct": "1"},
+    ...   "read": {"io_bytes": 1073741824, "bw_bytes": 524288000},
+    ...   "write": {"io_bytes": 0, "bw_bytes": 0}}]}'''
+    >>> [(run.label, run.samples, run.workload.describe()) for run in parse(text, source="x.json")]
+    [('seq read', (524288000.0,), 'read 1 MiB seq, 1 node x 1 ppn')]
+    """
+    document = _decode(text, source)
+    version = _field(document, "fio version", str, "", source)
+    entries = []
+    for key in ("jobs", "client_stats"):
+        if key in document:
+            for index, entry in enumerate(_field(document, key, list, "", source)):
+                where = f"{key}[{index}]"
+                entries.append((where, _check(entry, dict, where, source), key == "client_stats"))
+    if not entries:
+        raise ToolOutputError(source, "jobs", "expected at least one job in 'jobs' or 'client_stats'; "
+                              "found no jobs")
+    origin = Origin(path=source, line=None, tool="fio", tool_version=version)
+    runs = [run for where, entry, client in entries
+            for run in _entry_runs(document, entry, where, client, origin)]
+    if not runs:
+        raise ToolOutputError(source, "jobs", "expected a job that read or wrote data; found none")
+    return _numbered(runs)
+
+
+def _decode(text: str, source: str) -> dict:
+    """The one JSON object in ``text``, skipping the lines fio printed before it."""
+    opening = _OPENING.search(text)
+    if opening is None:
+        first = text.strip().split("\n", 1)[0][:60]
+        found = f"{first!r} and no line starting with '{{'" if first else "an empty text"
+        raise ToolOutputError(source, "line 1",
+                              f"expected fio's JSON output (a line starting with '{{'); found {found}")
+    line = text.count("\n", 0, opening.start()) + 1
+    try:
+        document, end = json.JSONDecoder().raw_decode(text, opening.end() - 1)
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(
+            source, f"line {exc.lineno}, column {exc.colno}",
+            f"expected valid JSON, found a syntax error ({exc.msg}): the output is malformed or "
+            "truncated",
+        ) from None
+    except (ValueError, RecursionError) as exc:  # a number too long for int(), or nesting too deep
+        raise ToolOutputError(source, f"line {line}",
+                              f"expected fio's JSON, found a value Python cannot read ({exc})") from None
+    second = _OPENING.search(text, end)
+    if second is not None:
+        raise ToolOutputError(
+            source, f"line {text.count(chr(10), 0, second.start()) + 1}",
+            "expected one JSON object; found a second one (fio --status-interval prints one per "
+            "interval): keep only the last",
+        )
+    return document
+
+
+def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: Origin) -> list[Run]:
+    """The runs of one entry of ``jobs`` or ``client_stats``: its read and its write, if they moved data."""
+    source = origin.path
+    name = _field(entry, "jobname", str, where, source)
+    if client and name == _ALL_CLIENTS:
+        return []
+    host = f" ({_field(entry, 'hostname', str, where, source)})" if client else ""
+    options = _options(document, entry, where, source)
+    if not options:
+        raise ToolOutputError(
+            source, f"{where}.job options",
+            f"expected the options of job {name!r} (block size, queue depth, access pattern); found "
+            f"none in this {origin.tool_version} output, and iobound does not guess them",
+        )
+    if "mixed" in entry and "read" not in entry:
+        raise ToolOutputError(
+            source, f"{where}.mixed",
+            "expected separate 'read' and 'write' sections; found 'mixed' (unified_rw_reporting "
+            "sums reads and writes, and a run is one or the other)",
+        )
+    for spread in ("bsrange", "bssplit"):
+        if spread in options:
+            raise ToolOutputError(
+                source, options[spread][1],
+                f"expected one block size per direction; found {spread}={options[spread][0]!r}, so "
+                "the transfer size varies from one I/O to the next",
+            )
+    error = _field(entry, "error", int, where, source) if "error" in entry else 0
+    access = _access(options, source)
+    kb_base = _kb_base(options, source)
+    queue_depth = _count(options, "iodepth", source)
+    ppn = _count(options, "numjobs", source) if _flag(options, "group_reporting", source) else 1
+    direct = _flag(options, "direct", source)
+    if direct is None:  # buffered=0 is direct=1; fio's default is buffered I/O
+        direct = _flag(options, "buffered", source) is False
+    runs = []
+    for index, operation in enumerate((Operation.READ, Operation.WRITE)):
+        path = f"{where}.{operation.value}"
+        stats = _field(entry, operation.value, dict, where, source)
+        moved = _number(stats, "io_bytes", path, source)
+        if "bw_bytes" in stats:
+            bandwidth = _number(stats, "bw_bytes", path, source)
+        else:  # fio 2.x and 3.1 write bw in KiB/s only
+            bandwidth = 1024 * _number(stats, "bw", path, source)
+        if moved == 0 and bandwidth == 0:
+            continue
+        workload = Workload(
+            operation=operation,
+            transfer_size=Q_(_block_size(options, index, kb_base, source), "B"),
+            nodes=1,
+            ppn=ppn,
+            queue_depth=queue_depth,
+            access=access,
+            direct=direct,
+        )
+        runs.append(Run(
+            label=f"{name} {operation.value}{host}", workload=workload, metric=Metric.BANDWIDTH,
+            samples=(bandwidth,), unit="B/s", origin=origin,
+            tags=(("fio_error", str(error)),) if error else (),
+        ))
+    return runs
+
+
+def _options(document: dict, entry: dict, where: str, source: str) -> dict[str, tuple[Any, str]]:
+    """The job's options over the global ones: name -> (value, where it was read)."""
+    sections = []
+    if "global options" in document:
+        shared = document["global options"]
+        if isinstance(shared, list):  # fio >= 3.39 with several servers: one dict per server
+            for index, server in enumerate(shared):
+                server = _check(server, dict, f"global options[{index}]", source)
+                if all(server.get(key) == entry.get(key) for key in ("hostname", "port")):
+                    own = {k: v for k, v in server.items() if k not in ("hostname", "port")}
+                    sections.append((f"global options[{index}]", own))
+        else:
+            sections.append(("global options", _check(shared, dict, "global options", source)))
+    if "job options" in entry:
+        path = f"{where}.job options"
+        sections.append((path, _check(entry["job options"], dict, path, source)))
+    return {name: (value, f"{path}.{name}") for path, section in sections
+            for name, value in section.items()}
+
+
+def _option(options: dict, name: str, source: str) -> tuple[str, str] | None:
+    if name not in options:
+        return None
+    value, where = options[name]
+    return _check(value, str, where, source), where
+
+
+def _access(options: dict, source: str) -> Access:
+    value, where = _option(options, "rw", source) or ("read", "")
+    mode = value.split(":", 1)[0].strip()  # "randread:8" sets an offset increment
+    if mode not in _RW_MODES:
+        raise ToolOutputError(source, where,
+                              f"expected one of {', '.join(sorted(_RW_MODES))}; found {value!r}")
+    return Access.RANDOM if mode.startswith("rand") else Access.SEQUENTIAL
+
+
+def _kb_base(options: dict, source: str) -> int:
+    value, where = _option(options, "kb_base", source) or (str(_DEFAULT_KB_BASE), "")
+    if value.strip() not in ("1000", "1024"):
+        raise ToolOutputError(source, where, f"expected 1000 or 1024; found {value!r}")
+    return int(value)
+
+
+def _count(options: dict, name: str, source: str) -> int:
+    value, where = _option(options, name, source) or ("1", "")
+    match = _WHOLE_NUMBER.fullmatch(value)
+    if match is None or int(match[1]) < 1:
+        raise ToolOutputError(source, where, f"expected a whole number of at least 1; found {value!r}")
+    return int(match[1])
+
+
+def _flag(options: dict, name: str, source: str) -> bool | None:
+    got = _option(options, name, source)
+    if got is None:
+        return None
+    value, where = got
+    if not value.strip():  # a flag given without a value, such as --group_reporting
+        return True
+    match = _WHOLE_NUMBER.fullmatch(value)
+    if match is None:
+        raise ToolOutputError(source, where, f"expected 0 or 1; found {value!r}")
+    return int(match[1]) != 0
+
+
+def _block_size(options: dict, index: int, kb_base: int, source: str) -> int:
+    """Bytes per I/O in direction ``index`` (0 read, 1 write) of ``bs=read,write,trim``."""
+    got = _option(options, "bs", source)
+    if got is None:
+        return _DEFAULT_BS
+    value, where = got
+    # fio drops one trailing comma; a later direction without a value takes the last one given.
+    parts = value.removesuffix(",").split(",")
+    text = parts[min(index, len(parts) - 1)]
+    if not text.strip():  # ",64k": the read size keeps fio's default
+        return _DEFAULT_BS
+    match = _SIZE.fullmatch(text)
+    if match is None or int(match[1]) == 0:
+        raise ToolOutputError(source, where,
+                              f"expected a block size such as '4k' or '1m'; found {value!r}")
+    number, prefix, suffix = match.groups()
+    if prefix is None:
+        return int(number)
+    # With kb_base=1024, "k" is 1024 and "KiB" 1000; kb_base=1000 swaps them (fio's parse.c).
+    base = {1000: 1024, 1024: 1000}[kb_base] if (suffix or "").lower() == "ib" else kb_base
+    return int(number) * base ** (_PREFIXES.index(prefix.lower()) + 1)
+
+
+def _numbered(runs: list[Run]) -> list[Run]:
+    """Runs with labels made unique: a repeated label gets " #2", " #3"..."""
+    seen: Counter[str] = Counter()
+    numbered = []
+    for run in runs:
+        seen[run.label] += 1
+        n = seen[run.label]
+        numbered.append(dataclasses.replace(run, label=f"{run.label} #{n}") if n > 1 else run)
+    return numbered
+
+
+def _field(obj: dict, key: str, kind: type | tuple[type, ...], path: str, source: str) -> Any:
+    where = f"{path}.{key}" if path else key
+    if key not in obj:
+        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
+        raise ToolOutputError(source, where, f"expected this field; it is missing (found {present})")
+    return _check(obj[key], kind, where, source)
+
+
+def _check(value: Any, kind: type | tuple[type, ...], where: str, source: str) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ToolOutputError(source, where, f"expected {_KINDS[kind]}; found {_describe(value)}")
+    return value
+
+
+def _number(obj: dict, key: str, path: str, source: str) -> float:
+    value = _field(obj, key, (int, float), path, source)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    # fio writes 64-bit counters: anything larger (or inf, NaN, negative) is not its output.
+    if not 0 <= number < 2.0**64:
+        raise ToolOutputError(source, f"{path}.{key}",
+                              f"expected a number from 0 to 2**64; found {_describe(value)}")
+    return number
+
+
+_KINDS = {str: "a string", int: "a whole number", dict: "an object", list: "a list",
+          (int, float): "a number"}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return f"the number {repr(value)[:40]}"

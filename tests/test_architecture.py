@@ -1,0 +1,47 @@
+"""The layout's guard rails: the four packages are iobound's, and imports point one way only."""
+
+import ast
+import configparser
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# assess -> models -> topologies -> probes: a package may import only those after it.
+LAYERS = ["assess", "models", "topologies", "probes"]
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_every_package_is_marked_as_iobound(package):
+    module = __import__(package)
+    assert module.__project__ == "iobound"
+    assert module.__doc__.strip()
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_imports_point_one_way(package):
+    allowed = set(LAYERS[LAYERS.index(package):])
+    forbidden = set(LAYERS) - allowed
+    offenders = []
+    for path in (ROOT / package).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in forbidden]
+    assert offenders == []
+
+
+def test_distribution_installs_the_four_packages_and_the_command():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    assert cfg["metadata"]["name"] == "iobound"
+    assert cfg["options.entry_points"]["console_scripts"].strip() == "iobound = assess.cli:main"
+    assert set(cfg["options.packages.find"]["include"].replace("*", "").split(", ")) == set(LAYERS)
+
+
+def test_python_dash_m_assess_runs_the_command_line():
+    done = subprocess.run([sys.executable, "-m", "assess", "--version"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0
+    assert done.stdout.startswith("iobound 0.")

@@ -1,0 +1,89 @@
+"""The results-table reader: the lecture table, repetitions, and clear errors for anything malformed."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from probes import table
+from probes.errors import ToolOutputError
+from probes.readers import read_results
+from probes.units import Metric
+from probes.workload import Access, Operation
+from topologies.examples import example_path
+
+HEADER = "op,transfer_size,value,unit\n"
+
+
+def test_the_lecture_table_has_every_published_cell():
+    runs = read_results(example_path("lecture-results.csv"))
+    assert len(runs) == 26
+    first = runs[0]
+    assert first.label == "Lustre fixed size write 1 MiB seq, 10 nodes x 1 ppn"
+    assert (first.workload.operation, first.workload.transfer_size.m_as("KiB"), first.workload.ppn) == (Operation.WRITE, 1024, 1)
+    assert first.value.m_as("MiB/s") == 640 and first.summary.n == 1 and first.summary.std is None
+    assert dict(first.tags) == {"system": "Lustre", "table": "fixed size"}
+    cache_read = next(r for r in runs if r.value.m_as("MiB/s") == 1800)
+    assert cache_read.workload.ppn == 4 and cache_read.workload.transfer_size.m_as("KiB") == 256
+    assert cache_read.origin.line == 29 and cache_read.origin.tool == "table"
+
+
+def test_rows_of_one_run_are_its_repetitions():
+    text = "run,op,transfer_size,ppn,access,direct,value,unit\n" + "".join(
+        f"r1,read,4 KiB,2,random,yes,{v},op/s\n" for v in (100, 110, 105))
+    (run,) = table.parse(text, source="r.csv")
+    assert run.samples == (100, 110, 105) and run.metric is Metric.OPERATION_RATE
+    assert run.workload.access is Access.RANDOM and run.workload.direct is True
+    assert run.summary.mean == pytest.approx(105) and run.summary.ci_low < 105 < run.summary.ci_high
+
+
+def test_a_run_given_two_workloads_is_refused():
+    text = "run,op,transfer_size,value,unit\nr1,read,1 MiB,1,MiB/s\nr1,write,1 MiB,2,MiB/s\n"
+    with pytest.raises(ToolOutputError, match="r.csv: line 3: run 'r1' was given another workload or unit on line 2"):
+        table.parse(text, source="r.csv")
+
+
+@pytest.mark.parametrize("body, where, message", [
+    ("read,1 MiB,100\n", "line 2", "has 3 cells; the header has 4"),
+    ("read,1 MiB,-5,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
+    ("read,1 MiB,nan,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
+    ("stat,1 MiB,5,MiB/s\n", "line 2, column 'op'", "one of write, read"),
+    ("read,big,5,MiB/s\n", "line 2, column 'transfer_size'", "must be a number with a unit, such as '1 MiB'"),
+    ("read,1 MiB,5,KB/s\n", "line 2, column 'unit'", "ambiguous"),
+    ("read,1 MiB,5,ms\n", "line 2, column 'unit'", "bandwidth (e.g. MiB/s) or an operation rate"),
+])
+def test_malformed_rows_name_line_and_column(body, where, message):
+    with pytest.raises(ToolOutputError) as err:
+        table.parse("# a comment line first\n" + HEADER.replace("\n", "") + "\n" + body, source="r.csv")
+    assert err.value.where == where.replace("line 2", "line 3") and message in str(err.value)
+
+
+def test_header_problems():
+    with pytest.raises(ToolOutputError, match="the header lacks column"):
+        table.parse("op,value\nread,5\n", source="r.csv")
+    with pytest.raises(ToolOutputError, match="has a header but no rows"):
+        table.parse(HEADER, source="r.csv")
+    with pytest.raises(ToolOutputError, match="no header and no rows"):
+        table.parse("# only a comment\n", source="r.csv")
+
+
+def test_truncated_lecture_table_is_an_error_not_a_crash():
+    text = example_path("lecture-results.csv").read_text()
+    for cut in range(0, len(text), 97):
+        try:
+            table.parse(text[:cut], source="cut.csv")
+        except ToolOutputError as err:
+            assert str(err).startswith("cut.csv")
+
+
+@given(st.text(max_size=200))
+def test_garbage_raises_only_tool_output_errors(text):
+    try:
+        table.parse(HEADER + text, source="g.csv")
+    except ToolOutputError:
+        pass
+
+
+def test_unknown_formats_are_refused(tmp_path):
+    other = tmp_path / "notes.txt"
+    other.write_text("hello\n")
+    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected fio JSON output"):
+        read_results(other)

@@ -1,0 +1,115 @@
+"""Topology files: the bundled examples load, and every kind of mistake is named with file and key."""
+
+import pickle
+
+import pytest
+
+from probes.errors import TopologyError
+from topologies.examples import example_names, load_example
+from topologies.load import load_topology, parse_topology
+from topologies.topology import Kind
+
+GOOD = """
+name = "t"
+[clients.c]
+count = 4
+nic = { value = "1 Gbit/s", source = "datasheet", note = "onboard" }
+[networks.sw]
+rtt = "0.1 ms"
+[servers.s]
+count = 2
+nic = "10 GbE"
+[devices.d]
+count = 4
+bandwidth = "200 MiB/s"
+[[links]]
+between = ["c", "sw"]
+[[links]]
+between = ["sw", "s"]
+[[links]]
+between = ["s", "d"]
+"""
+
+
+@pytest.mark.parametrize("name", [n.removesuffix(".toml") for n in example_names() if n.endswith(".toml")])
+def test_bundled_examples_load(name):
+    topology = load_example(name)
+    assert topology.of_kind(Kind.CLIENT) and topology.of_kind(Kind.DEVICE)
+
+
+def test_lecture_example_states_its_figures_and_sources():
+    t = load_example("lecture")
+    compute = t.group("compute")
+    assert compute.count == 10
+    assert compute.capacity("nic").value.m_as("MiB/s") == 110
+    assert compute.capacity("nic").source.kind == "measured"
+    assert t.group("ethernet").capacity("rtt").value.m_as("ms") == pytest.approx(0.1)
+    assert t.group("storage").capacity("nic").source.kind == "assumption"
+    assert t.group("ssd").capacity("iops").value.m_as("op/s") == 15000
+
+
+def test_a_good_file_loads_with_groups_links_and_defaults():
+    t = parse_topology(GOOD, source="t.toml")
+    assert [g.name for g in t.groups] == ["c", "sw", "s", "d"]
+    assert t.group("sw").capacity("rtt").source.kind == "unstated"
+    assert t.group("c").capacity("nic").source.note == "onboard"
+    assert t.group("s").capacity("nic").value.m_as("Gbit/s") == 10
+    assert set(t.graph().edges) == {("c", "sw"), ("sw", "s"), ("s", "d")}
+
+
+def test_read_and_write_capacities_are_looked_up_per_operation():
+    t = parse_topology(GOOD.replace('bandwidth = "200 MiB/s"', 'read_bandwidth = "500 MiB/s"\nwrite_bandwidth = "300 MiB/s"'))
+    d = t.group("d")
+    assert d.capacity("bandwidth", "read").value.m_as("MiB/s") == 500
+    assert d.capacity("bandwidth", "write").value.m_as("MiB/s") == 300
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (('between = ["s", "d"]', 'between = ["s", "ssd"]'), "links[2].between", "unknown component 'ssd'; the groups are: c, sw, s, d"),
+    (('nic = "10 GbE"\n', ""), "servers.s", "missing capacity 'nic'"),
+    (('bandwidth = "200 MiB/s"', 'iops = "100 op/s"'), "devices.d", "missing capacity 'bandwidth'"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "-200 MiB/s"'), "devices.d.bandwidth", "must be a positive bandwidth"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = 200'), "devices.d.bandwidth", "must have a unit, such as '110 MiB/s'"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "200 op/s"'), "devices.d.bandwidth", "must be a bandwidth"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "0 MiB/s"'), "devices.d.bandwidth", "must be positive"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "200 Mb/s"'), "devices.d.bandwidth", "ambiguous"),
+    (('[[links]]\nbetween = ["sw", "s"]', ""), "links", "group 'd' cannot be reached from client group 'c'"),
+    (("count = 4\nnic", "count = 0\nnic"), "clients.c.count", "at least 1"),
+    (("count = 4\nnic", "count = 2.5\nnic"), "clients.c.count", "whole number"),
+    (("count = 4\nnic", "cuont = 4\nnic"), "clients.c.cuont", "unknown key 'cuont'"),
+    (('[servers.s]', '[servers.c]'), "servers.c", "used by two groups"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = { value = "2 GB/s", source = "guess" }'), "devices.d.bandwidth.source",
+     "must be one of datasheet, measured, assumption, probe"),
+    (('name = "t"', 'name = "t"\nservrs = 1'), "servrs", "unknown key 'servrs'"),
+])
+def test_mistakes_are_named_with_file_and_key(change, where, message):
+    with pytest.raises(TopologyError) as err:
+        parse_topology(GOOD.replace(*change), source="lab.toml")
+    assert err.value.where == where
+    assert message in str(err.value)
+    assert str(err.value).startswith(f"lab.toml: {where}: ")
+
+
+def test_unlimited_must_be_said_explicitly():
+    t = parse_topology(GOOD.replace('nic = "10 GbE"', 'nic = "unlimited"'))
+    assert t.group("s").capacity("nic").value is None
+
+
+def test_not_toml_and_no_file():
+    with pytest.raises(TopologyError, match=r"bad\.toml: not valid TOML: .*line 1"):
+        parse_topology("[clients\n", source="bad.toml")
+    with pytest.raises(TopologyError, match="cannot read the topology file"):
+        load_topology("/nonexistent/topology.toml")
+
+
+def test_no_clients_or_no_storage():
+    with pytest.raises(TopologyError, match="no client group"):
+        parse_topology('[devices.d]\nbandwidth = "1 MiB/s"')
+    with pytest.raises(TopologyError, match="no device or server group"):
+        parse_topology('[clients.c]\nbandwidth = "1 MiB/s"')
+
+
+def test_errors_survive_pickling():
+    err = TopologyError("a.toml", "links[0]", "bad")
+    again = pickle.loads(pickle.dumps(err))
+    assert str(again) == "a.toml: links[0]: bad" and isinstance(again, ValueError)

@@ -1,0 +1,86 @@
+"""Units: one registry, strict parsing, refused ambiguity, and the pint trap that bytes are dimensionless."""
+
+import pytest
+from hypothesis import given, strategies as st
+
+from probes.errors import UnitError
+from probes.units import Metric, Q_, format_quantity, parse_quantity, parse_unit, require
+
+
+def test_iops_are_not_bandwidth():
+    assert not Q_(1, "op/s").is_compatible_with("B/s")
+    with pytest.raises(UnitError, match="must be a bandwidth"):
+        require(Q_(15000, "op/s"), Metric.BANDWIDTH, what="nic")
+
+
+def test_known_hazard_bytes_are_dimensionless_in_pint():
+    # hgrecco/pint#593: if this ever fails, the Metric checks can be simplified.
+    assert Q_(1, "B/s").is_compatible_with("Hz")
+    # ... which is why a bandwidth must be stated in bits or bytes:
+    with pytest.raises(UnitError, match="must be a bandwidth"):
+        require(Q_(1, "Hz"), Metric.BANDWIDTH, what="nic")
+
+
+@pytest.mark.parametrize("text, mib_per_s", [
+    ("110 MiB/s", 110), ("1 Gbit/s", 1e9 / 8 / 2**20), ("10 GbE", 10e9 / 8 / 2**20), ("1,100 MiB/s", 1100),
+    ("1 Gbps", 1e9 / 8 / 2**20), ("1000 MB/s", 1e9 / 2**20), ("4 GiB/s", 4096), ("9.8 GiB/s", 9.8 * 1024),
+])
+def test_bandwidths_parse_to_the_right_value(text, mib_per_s):
+    assert parse_quantity(text, Metric.BANDWIDTH, what="x").m_as("MiB/s") == pytest.approx(mib_per_s)
+
+
+def test_mb_and_mib_differ_and_so_do_mb_and_mbit():
+    mb, mib, mbit = (parse_quantity(t, what="x").m_as("B/s") for t in ("1 MB/s", "1 MiB/s", "1 Mbit/s"))
+    assert mib / mb == pytest.approx(1.048576)
+    assert mb / mbit == pytest.approx(8)
+
+
+@pytest.mark.parametrize("text, metric, canonical", [
+    ("15000 IOPS", Metric.OPERATION_RATE, 15000), ("60 kIOPS", Metric.OPERATION_RATE, 60000),
+    ("0.1 ms", Metric.LATENCY, 1e-4), ("100 µs", Metric.LATENCY, 1e-4), ("64 KiB", Metric.SIZE, 65536),
+])
+def test_other_metrics(text, metric, canonical):
+    assert parse_quantity(text, metric, what="x").m_as(metric.unit) == pytest.approx(canonical)
+
+
+@pytest.mark.parametrize("unit", ["Mb/s", "Gb/s", "kb/s", "KB", "mb/s"])
+def test_ambiguous_units_are_refused_with_both_readings(unit):
+    with pytest.raises(UnitError, match="ambiguous") as err:
+        parse_unit(unit, what="the value on line 3")
+    assert "line 3" in str(err.value) and "could mean" in str(err.value)
+
+
+def test_the_user_says_what_an_ambiguous_unit_means():
+    assert parse_quantity("3400 Mb/s", what="x", aliases={"Mb/s": "MB/s"}).m_as("MB/s") == 3400
+    assert parse_quantity("3400 Mb/s", what="x", aliases={"Mb/s": "Mbit/s"}).m_as("MB/s") == 425
+
+
+@pytest.mark.parametrize("text, message", [
+    ("110", "must have a unit"), (110, "must have a unit"), ("fast", "must be a number with a unit"),
+    ("-3 MiB/s", "positive"), ("5 blorps", "not one iobound knows"), ("3 ms", "must be a bandwidth"),
+    ("1,5 MiB/s", "must be a number with a unit"), (None, "must be a number with a unit"),
+])
+def test_bad_values_say_what_is_wrong(text, message):
+    with pytest.raises(UnitError, match=message):
+        parse_quantity(text, Metric.BANDWIDTH, what="nic")
+
+
+@given(st.text(max_size=30))
+def test_parsing_arbitrary_text_raises_only_unit_errors(text):
+    try:
+        parse_quantity(text, Metric.BANDWIDTH, what="x")
+    except UnitError:
+        pass
+
+
+@given(st.floats(min_value=1e-3, max_value=1e12), st.sampled_from(["MiB/s", "GB/s", "Gbit/s", "KiB/s", "TiB/s"]))
+def test_formatting_keeps_the_value(value, unit):
+    shown = format_quantity(Q_(value, unit))
+    assert parse_quantity(shown, Metric.BANDWIDTH, what="x").m_as("B/s") == pytest.approx(Q_(value, unit).m_as("B/s"), rel=0.01)
+
+
+def test_formatting_for_people():
+    assert format_quantity(Q_(1100, "MiB/s")) == "1,100 MiB/s"
+    assert format_quantity(Q_(15000, "op/s")) == "15,000 op/s"
+    assert format_quantity(Q_(1, "MiB")) == "1 MiB"
+    assert format_quantity(Q_(0.1, "ms")) == "100 µs"
