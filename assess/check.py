@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Iterable
 
+from probes.errors import InputError, TopologyError
 from probes.run import Run
 from models.ceiling import Ceiling
 from models.predict import predict
@@ -16,11 +18,14 @@ __all__ = ["check_runs"]
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
                tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> list[Judgement]:
     """Predict each run's ceiling (once per distinct workload) and judge the run against it."""
-    ceilings: dict[object, Ceiling] = {}
+    ceilings: dict[str, Ceiling] = {}
     judgements = []
     for run in runs:
-        key = tuple(sorted(run.workload.to_dict().items(), key=str))
+        key = json.dumps(run.workload.to_dict(), sort_keys=True)
         if key not in ceilings:
-            ceilings[key] = predict(topology, run.workload, clients=clients)
+            try:
+                ceilings[key] = predict(topology, run.workload, clients=clients)
+            except TopologyError as exc:
+                raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
         judgements.append(judge(run, ceilings[key], tolerance=tolerance, far_below=far_below))
     return judgements

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from probes.run import Run
 from probes.stats import CONFIDENCE, summarize
-from probes.units import Metric, Q_, Quantity, format_quantity
-from models.ceiling import Ceiling, quantity_json
+from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
+from models.ceiling import Ceiling
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "CODES", "TOLERANCE", "FAR_BELOW"]
 
@@ -28,7 +28,7 @@ TOLERANCE = 0.05
 FAR_BELOW = 0.5
 
 # Layers whose excess means the data never crossed the network: a client-side cache.
-_NETWORK_LAYERS = {"client throughput", "network message rate", "client NICs", "network fabric", "links", "server NICs"}
+_NETWORK_LAYERS = {"network message rate", "client NICs", "network fabric", "links", "server NICs"}
 
 
 class Severity(enum.IntEnum):
@@ -82,39 +82,45 @@ class Judgement:
 def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> Judgement:
     """Compare a run with its ceiling.
 
-    With two or more samples the comparison uses the 95 % confidence interval of
-    the mean: a run is above the ceiling only if the whole interval is. With one
-    sample there is no interval, and ``tolerance`` stands in for the noise. An
-    operation rate (op/s) counts as the bandwidth it implies: rate x transfer size.
+    A ceiling bounds every repetition, so one repetition above it (by more than
+    ``tolerance``, the noise of the measurements behind the ceiling) is impossible.
+    A run is at the ceiling when its mean is within ``tolerance`` of it, and far
+    below when even the top of its 95 % confidence interval (the value itself, for
+    a single sample) is under ``far_below`` of it. An operation rate (op/s) counts
+    as the bandwidth it implies: rate x transfer size.
     """
     samples = [Q_(x, run.unit) for x in run.samples]
     if run.metric is Metric.OPERATION_RATE:
         samples = [x * run.workload.transfer_size / Q_(1, "op") for x in samples]
     summary = summarize([x.m_as("B/s") for x in samples])
     limit = ceiling.value.m_as("B/s")
-    measured = Q_(summary.mean, "B/s").to("MiB/s")
+    measured = Q_(summary.mean, "B/s")
     ratio = summary.mean / limit
     interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)
-    low, high = interval or (ratio, ratio)
-    label = run.label
-    op = ceiling.workload.operation.value
-    evidence = {"measured": format_quantity(measured), "ceiling": format_quantity(ceiling.value), "ratio": round(ratio, 4),
-                "samples": summary.n, "binding": list(ceiling.binding)}
-    if interval:
-        evidence["ratio_ci95"] = [round(low, 4), round(high, 4)]
+    evidence = {"measured": quantity_json(measured), "ceiling": quantity_json(ceiling.value), "ratio": ratio,
+                "ratio_ci95": list(interval) if interval else None, "samples": summary.n,
+                "binding": list(ceiling.binding)}
     where = f"{', '.join(ceiling.binding_layers)} ({', '.join(ceiling.binding)})"
+    op = ceiling.workload.operation.value
     findings = []
-    if low > 1 + (0 if interval else tolerance):
-        findings.append(_above(label, op, measured, ratio, ceiling, interval is not None, evidence))
-    elif high >= 1 - tolerance and low <= 1 + tolerance:
+    if summary.max / limit > 1 + tolerance:
+        if interval and interval[0] > 1 + tolerance:
+            certainty = f"with {CONFIDENCE:.0%} confidence: its mean's interval is {interval[0]:.2f}-{interval[1]:.2f}x"
+        elif summary.n == 1:
+            certainty = f"beyond the {tolerance:.0%} noise of a single value"
+        else:
+            certainty = (f"in its fastest repetition, {format_quantity(Q_(summary.max, 'B/s'))} "
+                         f"({summary.max / limit:.2f}x), beyond {tolerance:.0%} noise")
+        findings.append(_above(run.label, op, Q_(summary.max, "B/s"), measured, ratio, ceiling, certainty, evidence))
+    elif abs(ratio - 1) <= tolerance:
         findings.append(Finding(
-            "AT-CEILING", Severity.INFO, label,
+            "AT-CEILING", Severity.INFO, run.label,
             f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.value)} "
             f"({ratio:.0%}) set by {where}.",
             f"this run is limited by {where}; more needs more or faster of them", evidence))
-    elif high < far_below:
+    elif (interval[1] if interval else ratio) < far_below:
         findings.append(Finding(
-            "FAR-BELOW", Severity.WARNING, label,
+            "FAR-BELOW", Severity.WARNING, run.label,
             f"{op} of {format_quantity(measured)} reaches only {ratio:.0%} of the {format_quantity(ceiling.value)} "
             f"that {where} would allow.",
             "something the model leaves out costs more than the hardware: check the transfer size against the "
@@ -122,8 +128,8 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     return Judgement(run, measured, ceiling, ratio, interval, tuple(findings))
 
 
-def _above(label, op, measured, ratio, ceiling: Ceiling, confident: bool, evidence) -> Finding:
-    exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < measured]
+def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:
+    exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < fastest]
     names = ", ".join(f"{layer.layer} ({format_quantity(layer.value)})" for layer in exceeded)
     network = any(layer.layer in _NETWORK_LAYERS for layer in exceeded)
     if op == "read":
@@ -136,7 +142,6 @@ def _above(label, op, measured, ratio, ceiling: Ceiling, confident: bool, eviden
         cache = "the client's page cache" if network else "a server-side write-back cache"
         why = f"likely absorbed by {cache} before it reached the storage"
         remedy = "include the time to flush (fsync on close, IOR -e), or write a data set much larger than the memory"
-    certainty = f"with {CONFIDENCE:.0%} confidence" if confident else "beyond the noise of a single value"
     return Finding(
         "ABOVE-CEILING", Severity.ERROR, label,
         f"{op} of {format_quantity(measured)} is {ratio:.2f}x the ceiling of {format_quantity(ceiling.value)} "

@@ -6,18 +6,13 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from probes.units import Metric, Quantity, format_quantity
+from probes.units import Metric, Quantity, format_quantity, quantity_json
 from probes.workload import Workload
 
-__all__ = ["LayerLimit", "Ceiling", "quantity_json"]
+__all__ = ["LayerLimit", "Ceiling"]
 
 # How close (relative) two limits must be to count as the same: float noise only.
 TIE = 1e-9
-
-
-def quantity_json(q: Quantity | None, unit: str = "MiB/s") -> dict | None:
-    """A quantity as ``{"value": ..., "unit": ...}`` in a fixed unit, for machine-readable output."""
-    return None if q is None else {"value": q.m_as(unit), "unit": unit}
 
 
 @dataclass(frozen=True)
@@ -40,8 +35,10 @@ class Ceiling:
     """The predicted maximum of a workload's bandwidth on a topology.
 
     ``binding`` names the components whose capacity sets ``value`` (``group.capacity``);
-    ``layers`` gives every layer's own limit; ``formula`` is the sympy expression and
-    ``numbers`` the same with the values put in.
+    ``layers`` gives every layer's own limit; ``formula`` is the sympy expression,
+    ``symbols`` what each of its symbols stands for, and ``numbers`` the same with the
+    values put in. The expression holds at these values only: with others, another
+    cut may bind, so predict again rather than substitute.
     """
 
     workload: Workload
@@ -51,16 +48,15 @@ class Ceiling:
     layers: tuple[LayerLimit, ...]
     formula: str
     numbers: str
-    symbols: dict[str, str]
+    symbols: dict[str, Quantity | int]
     assumptions: tuple[str, ...]
     metric: Metric = Metric.BANDWIDTH
     expression: sp.Expr = field(default=sp.nan, compare=False, repr=False)
     substitutions: dict = field(default_factory=dict, compare=False, repr=False)
 
-    def evaluate(self, **changes: float) -> float:
-        """The formula's value in B/s, optionally with symbols changed (by name, canonical units)."""
-        values = {**self.substitutions, **{sp.Symbol(name, positive=True): v for name, v in changes.items()}}
-        return float(self.expression.subs(values))
+    def evaluate(self) -> float:
+        """The formula's value in B/s: equal to ``value``, which the tests check."""
+        return float(self.expression.subs(self.substitutions))
 
     def __str__(self) -> str:
         return f"{format_quantity(self.value)} ({', '.join(self.binding_layers)})"
@@ -75,6 +71,6 @@ class Ceiling:
             "layers": [layer.to_dict() for layer in self.layers],
             "formula": self.formula,
             "numbers": self.numbers,
-            "symbols": self.symbols,
+            "symbols": {name: v if isinstance(v, int) else quantity_json(v) for name, v in self.symbols.items()},
             "assumptions": list(self.assumptions),
         }

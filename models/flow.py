@@ -13,15 +13,16 @@ from dataclasses import dataclass
 
 import networkx as nx
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 from probes.errors import TopologyError
 from probes.units import Metric, Quantity, format_quantity
 from probes.workload import Access, Operation, Workload
 from topologies.topology import Group, Kind, Topology
 
-__all__ = ["Stage", "FlowNetwork", "canonical", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
+__all__ = ["Stage", "FlowNetwork", "canonical", "numbers", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
 
-CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; no group name starts with these marks
+CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
 
 # Per kind, in the order data passes them when writing: (capacity key, layer name).
@@ -31,38 +32,25 @@ _STAGES = {
     Kind.SERVER: (("nic", "server NICs"), ("bandwidth", "server throughput")),
     Kind.DEVICE: (("bandwidth", "devices"), ("iops", "device IOPS")),
 }
-_SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS", "rtt": "RTT"}
+_SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS"}
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One capacity on the data path: ``factors`` multiplied, divided by ``divisor`` when there is one."""
+    """One capacity on the data path, in bytes per second as ``term`` evaluated at ``values``.
 
-    group: str
-    key: str
+    ``component`` names where the limiting figure is stated in the topology file:
+    ``group.key`` (``compute.nic``, ``ethernet.rtt``) or ``links[i].bandwidth``.
+    """
+
+    component: str
     layer: str
-    factors: tuple[sp.Symbol, ...]
-    divisor: sp.Symbol | None
+    term: sp.Expr
     values: dict[sp.Symbol, Quantity | int]
 
     @property
-    def component(self) -> str:
-        return f"{self.group}.{self.key}"
-
-    @property
-    def term(self) -> sp.Expr:
-        product = sp.Mul(*self.factors)
-        return product / self.divisor if self.divisor is not None else product
-
-    @property
     def capacity(self) -> float:
-        """Bytes per second."""
         return float(self.term.subs({s: canonical(v) for s, v in self.values.items()}))
-
-    def numbers(self) -> str:
-        """The term with the numbers put in, e.g. ``10 × 110 MiB/s``."""
-        text = " × ".join(_shown(self.values[f]) for f in self.factors)
-        return f"{text} / {_shown(self.values[self.divisor])}" if self.divisor is not None else text
 
 
 def canonical(value: Quantity | int) -> float:
@@ -72,8 +60,26 @@ def canonical(value: Quantity | int) -> float:
     return value.m_as(Metric.of(value).unit)
 
 
-def _shown(value: Quantity | int) -> str:
-    return str(value) if isinstance(value, int) else format_quantity(value)
+class _Placeholders(StrPrinter):
+    """Prints every symbol as a numbered placeholder, so operators can be spaced before values go in."""
+
+    def __init__(self):
+        super().__init__()
+        self.symbols: list[sp.Symbol] = []
+
+    def _print_Symbol(self, symbol):
+        self.symbols.append(symbol)
+        return f"\x00{len(self.symbols) - 1}\x00"
+
+
+def numbers(expression: sp.Expr, values: dict) -> str:
+    """``expression`` with the numbers put in, in sympy's order: ``110 MiB/s × 10`` for ``NIC_compute*n_compute``."""
+    printer = _Placeholders()
+    text = printer.doprint(expression).replace("*", " × ").replace("/", " / ")
+    for index, symbol in enumerate(printer.symbols):
+        value = values[symbol]
+        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, int) else format_quantity(value))
+    return text
 
 
 class FlowNetwork:
@@ -88,10 +94,13 @@ class FlowNetwork:
         self.graph = nx.DiGraph()
         self.stages: list[Stage] = []
         self.assumptions: list[str] = []
+        self.unstated: list[str] = []
         for group in topology.groups:
             if group.kind is not Kind.CLIENT or group.name in self.clients:
                 self._chain(group)
         self._connect()
+        if self.unstated:
+            self.assumptions.append(f"not stated, so taken as unlimited: {', '.join(self.unstated)}")
         self.source, self.sink = CLIENTS, STORAGE
         if workload.operation is Operation.READ:
             self.graph = self.graph.reverse(copy=True)
@@ -105,8 +114,8 @@ class FlowNetwork:
                 raise TopologyError(self.topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")
         if self.workload.nodes is not None:
             if len(chosen) != 1:
-                raise TopologyError(self.topology.path, "clients", f"{self.workload.nodes} nodes of which client group? "
-                                    f"There are several ({', '.join(chosen)}); name one")
+                raise TopologyError(self.topology.path, "clients", f"the workload runs on {self.workload.nodes} node(s) but "
+                                    f"there are several client groups ({', '.join(chosen)}); name one with --clients")
             count = self.topology.group(chosen[0]).count
             if self.workload.nodes > count:
                 raise TopologyError(self.topology.path, f"clients.{chosen[0]}.count",
@@ -119,37 +128,40 @@ class FlowNetwork:
         return group.count
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
-        op = self.workload.operation.value
         n = sp.Symbol(f"n_{group.name}", positive=True)
         values: dict[sp.Symbol, Quantity | int] = {n: self._count(group), SIZE: self.workload.transfer_size,
                                                      PPN: self.workload.ppn, DEPTH: self.workload.queue_depth}
         if key == "messages":
-            networks = [(g.capacity("rtt").value, g.name) for g in self.topology.neighbours(group.name, Kind.NETWORK)
-                        if g.capacity("rtt") and g.capacity("rtt").value is not None]
-            if not networks:
-                return None
-            rtt_value, network = min(networks, key=lambda pair: pair[0].m_as("s"))
-            rtt = sp.Symbol(f"RTT_{network}", positive=True)
-            values[rtt] = rtt_value
-            self.assumptions.append(
-                f"{group.name}: each process keeps {self.workload.queue_depth} request(s) in flight and every request "
-                f"waits at least one round trip of {network} ({format_quantity(rtt_value)}), so a node issues at most "
-                "ppn × queue depth / RTT requests per second (Little's law)"
-            )
-            return Stage(group.name, key, layer, (n, PPN, DEPTH, SIZE), rtt, values)
-        capacity = group.capacity(key, op)
+            return self._messages(group, layer, n, values)
+        capacity = group.capacity(key, self.workload.operation.value)
         if key == "iops" and self.workload.access is not Access.RANDOM:
             if capacity is not None:
                 self.assumptions.append(f"{group.name}: sequential access, so device IOPS do not limit")
             return None
         if capacity is None or capacity.value is None:
-            if key in ("bandwidth",) and group.kind in (Kind.NETWORK, Kind.SERVER, Kind.CLIENT):
-                self.assumptions.append(f"{group.name}: no {key} stated; treated as unlimited")
+            if capacity is None:
+                self.unstated.append(f"{group.name}.{key}")
             return None
         symbol = sp.Symbol(f"{_SYMBOL[key]}_{group.name}", positive=True)
         values[symbol] = capacity.value
-        factors = (n, symbol, SIZE) if key == "iops" else (n, symbol)
-        return Stage(group.name, key, layer, factors, None, values)
+        term = n * symbol * SIZE if key == "iops" else n * symbol
+        return Stage(f"{group.name}.{key}", layer, term, values)
+
+    def _messages(self, group: Group, layer: str, n: sp.Symbol, values: dict) -> Stage | None:
+        """Little's law: a node with ppn x queue depth requests in flight, each waiting a round trip."""
+        networks = [(g.capacity("rtt").value, g.name) for g in self.topology.neighbours(group.name, Kind.NETWORK)
+                    if g.capacity("rtt") and g.capacity("rtt").value is not None]
+        if not networks:
+            return None
+        rtt_value, network = min(networks, key=lambda pair: pair[0].m_as("s"))
+        rtt = sp.Symbol(f"RTT_{network}", positive=True)
+        values[rtt] = rtt_value
+        self.assumptions.append(
+            f"{group.name}: each process keeps {self.workload.queue_depth} request(s) in flight and each request "
+            f"takes at least one round trip of {network} ({format_quantity(rtt_value)}), so a node completes at most "
+            "ppn × queue depth / RTT requests per second (Little's law)"
+        )
+        return Stage(f"{network}.rtt", layer, n * PPN * DEPTH * SIZE / rtt, values)
 
     def _chain(self, group: Group) -> None:
         nodes = [f"{group.name}#{i}" for i in range(len(_STAGES[group.kind]) + 1)]
@@ -167,23 +179,20 @@ class FlowNetwork:
 
     def _connect(self) -> None:
         active = {g.name for g in self.topology.groups if g.kind is not Kind.CLIENT or g.name in self.clients}
-        last = {g.name: len(_STAGES[g.kind]) for g in self.topology.groups}
-        for index, link in enumerate(self.topology.links):
-            if not {link.a, link.b} <= active:
+        for u, v, index in self.topology.data_links():
+            if not {u, v} <= active:
                 continue
-            a, b = self.topology.group(link.a), self.topology.group(link.b)
-            directions = [(a, b)] if a.kind.rank < b.kind.rank else [(b, a)] if b.kind.rank < a.kind.rank else [(a, b), (b, a)]
-            for u, v in directions:
-                start, end = f"{u.name}#{last[u.name]}", f"{v.name}#0"
-                if link.bandwidth is None or link.bandwidth.value is None:
-                    self.graph.add_edge(start, end)
-                    continue
-                symbol = sp.Symbol(f"B_link{index}", positive=True)
-                stage = Stage(f"link {u.name}-{v.name}", "bandwidth", "links", (symbol,), None, {symbol: link.bandwidth.value})
-                self.stages.append(stage)
-                middle = f"link{index}:{u.name}>{v.name}"
-                self.graph.add_edge(start, middle, capacity=stage.capacity, stage=stage)
-                self.graph.add_edge(middle, end)
+            start, end = f"{u}#{len(_STAGES[self.topology.group(u).kind])}", f"{v}#0"
+            bandwidth = self.topology.links[index].bandwidth
+            if bandwidth is None or bandwidth.value is None:
+                self.graph.add_edge(start, end)
+                continue
+            symbol = sp.Symbol(f"B_links[{index}]", positive=True)
+            stage = Stage(f"links[{index}].bandwidth", "links", symbol, {symbol: bandwidth.value})
+            self.stages.append(stage)
+            middle = f"links[{index}]:{u}>{v}"
+            self.graph.add_edge(start, middle, capacity=stage.capacity, stage=stage)
+            self.graph.add_edge(middle, end)
 
     def layers(self) -> dict[str, list[Stage]]:
         """The stages grouped by layer, in path order."""

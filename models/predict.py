@@ -10,7 +10,7 @@ from probes.errors import TopologyError
 from probes.units import Q_, format_quantity
 from probes.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit
-from models.flow import FlowNetwork, Stage, canonical
+from models.flow import FlowNetwork, Stage, canonical, numbers
 from topologies.topology import Topology
 
 __all__ = ["predict"]
@@ -38,7 +38,7 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
 
     Examples
     --------
-    >>> from topologies.examples import load_example
+    >>> from topologies.bundled import load_example
     >>> from probes.units import Q_
     >>> from probes.workload import Operation, Workload
     >>> ceiling = predict(load_example("lecture"), Workload(Operation.READ, Q_(1, "MiB")))
@@ -51,6 +51,9 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
         raise TopologyError(topology.path, "", "no capacity limits the path from the clients to the storage; "
                             "state the bandwidth of the NICs or the devices")
     value, cut = overall
+    if value <= 0:
+        raise TopologyError(topology.path, "links", "the chosen clients have no path to the storage in the direction data moves")
+    values = {symbol: v for stage in network.stages for symbol, v in stage.values.items()}
     layers, expressions = [], []
     for name in network.layers():
         result = network.min_cut(only={name})
@@ -60,43 +63,35 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
         limit, stages = result
         expression = sp.Add(*(s.term for s in stages))
         expressions.append(expression)
-        layers.append(LayerLimit(name, Q_(limit, "B/s").to("MiB/s"), _components(stages), sp.sstr(expression),
-                                 _numbers(stages, limit)))
+        layers.append(LayerLimit(name, Q_(limit, "B/s"), _components(stages), sp.sstr(expression),
+                                 f"{numbers(expression, values)} = {format_quantity(Q_(limit, 'B/s'))}"))
     limited = [layer for layer in layers if layer.value is not None]
     binding_layers = [layer.layer for layer in limited if math.isclose(layer.value.m_as("B/s"), value, rel_tol=TIE)]
     terms = [f"{layer.layer} {format_quantity(layer.value)}" for layer in limited]
     if not binding_layers:  # the cut mixes layers and is lower than any one of them
         binding_layers = ["combined cut"]
-        expressions.append(sp.Add(*(s.term for s in cut)))
-        terms.append(f"combined cut {_numbers(cut, value)}")
+        mixed = sp.Add(*(s.term for s in cut))
+        expressions.append(mixed)
+        terms.append(f"combined cut {numbers(mixed, values)} = {format_quantity(Q_(value, 'B/s'))}")
     binding = _components(cut) + tuple(
         c for layer in limited if layer.layer in binding_layers for c in layer.components if c not in _components(cut)
     )
-    values = {symbol: shown for stage in network.stages for symbol, shown in stage.values.items()}
     formula = sp.Min(*expressions, evaluate=False) if len(expressions) > 1 else expressions[0]
+    used = sorted(formula.free_symbols, key=str)
     return Ceiling(
         workload=workload,
-        value=Q_(value, "B/s").to("MiB/s"),
+        value=Q_(value, "B/s"),
         binding=binding,
         binding_layers=tuple(binding_layers),
         layers=tuple(layers),
         formula=sp.sstr(formula),
         numbers=f"min({', '.join(terms)}) = {format_quantity(Q_(value, 'B/s'))}",
-        symbols={str(symbol): _shown(v) for symbol, v in sorted(values.items(), key=lambda item: str(item[0]))
-                 if symbol in formula.free_symbols},
+        symbols={str(symbol): values[symbol] for symbol in used},
         assumptions=tuple(dict.fromkeys(network.assumptions)),
         expression=formula,
-        substitutions={symbol: canonical(v) for stage in network.stages for symbol, v in stage.values.items()},
+        substitutions={symbol: canonical(values[symbol]) for symbol in used},
     )
 
 
 def _components(stages: list[Stage]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.component for s in stages))
-
-
-def _numbers(stages: list[Stage], total: float) -> str:
-    return f"{' + '.join(s.numbers() for s in stages)} = {format_quantity(Q_(total, 'B/s'))}"
-
-
-def _shown(value) -> str:
-    return str(value) if isinstance(value, int) else format_quantity(value)

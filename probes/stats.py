@@ -7,8 +7,6 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-from scipy import stats as _scipy_stats
-
 __all__ = ["Summary", "summarize", "CONFIDENCE"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
@@ -50,6 +48,8 @@ def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summa
     mean = statistics.fmean(values)
     if len(values) == 1:
         return Summary(1, mean, None, values[0], values[0], None, None)
+    from scipy.stats import t  # imported here: it costs a second at start-up, and most commands never need it
+
     std = statistics.stdev(values)
-    half = _scipy_stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * std / math.sqrt(len(values))
+    half = t.ppf(0.5 + confidence / 2, len(values) - 1) * std / math.sqrt(len(values))
     return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)

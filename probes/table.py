@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from probes.errors import ToolOutputError, UnitError
 from probes.run import Origin, Run
-from probes.units import Metric, Q_, parse_quantity, parse_unit
+from probes.units import Metric, Q_, parse_quantity, parse_unit, require
 from probes.workload import Access, Operation, Workload
 
 __all__ = ["looks_like", "parse"]
@@ -26,14 +26,14 @@ _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
 def looks_like(text: str) -> bool:
-    """True if the first non-comment line is a CSV header with the required columns."""
-    header = next((line for line in text.splitlines() if line.strip() and not line.startswith("#")), "")
-    columns = {c.strip().lower() for c in header.split(",")}
-    return all(c in columns for c in REQUIRED)
+    """True if the first row that is not a comment is a CSV header with the required columns."""
+    rows = _rows(text)
+    header = next(rows, (0, []))[1]
+    return all(c in _columns(header) for c in REQUIRED)
 
 
 def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
-    """Parse a results table into runs.
+    """Parse a results table into runs; a label shared by several runs gets its line number added.
 
     Raises
     ------
@@ -41,19 +41,28 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
         If the header lacks a required column, or a row has a bad value, unit or
         count; the message names the line and column.
     """
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not numbered:
-        raise ToolOutputError(source, "", "no header and no rows; expected a CSV with columns " + ", ".join(REQUIRED))
-    rows = list(csv.reader(io.StringIO("\n".join(line for _, line in numbered))))
-    header = [c.strip().lower() for c in rows[0]]
+    rows = _rows(text)
+    try:
+        header_line, header = next(rows)
+    except StopIteration:
+        raise ToolOutputError(source, "", "no header and no rows; expected a CSV with columns " + ", ".join(REQUIRED)) from None
+    except csv.Error as exc:
+        raise ToolOutputError(source, "line 1", f"not CSV ({exc})") from exc
+    header = _columns(header)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise ToolOutputError(source, f"line {numbered[0][0]}", f"the header lacks column(s) {', '.join(missing)}; "
+        raise ToolOutputError(source, f"line {header_line}", f"the header lacks column(s) {', '.join(missing)}; "
                               f"it has: {', '.join(header)}")
     if len(set(header)) != len(header):
-        raise ToolOutputError(source, f"line {numbered[0][0]}", "the header names a column twice")
+        raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
     runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple]] = {}
-    for (line, _), cells in zip(numbered[1:], rows[1:]):
+    while True:
+        try:
+            line, cells = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise ToolOutputError(source, "", f"not CSV after line {header_line} ({exc})") from exc
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
         row = dict(zip(header, (c.strip() for c in cells)))
@@ -69,11 +78,27 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
             runs[key] = (line, workload, [value], unit, metric, tags)
     if not runs:
         raise ToolOutputError(source, "", "has a header but no rows")
+    labels = {key: _label(key, tags, workload) for key, (_, workload, _, _, _, tags) in runs.items()}
+    shared = {label for label in labels.values() if list(labels.values()).count(label) > 1}
     return [
-        Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
-            origin=Origin(source, line, "table"), tags=tags)
+        Run(label=f"{labels[key]} (line {line})" if labels[key] in shared else labels[key], workload=workload,
+            metric=metric, samples=tuple(samples), unit=unit, origin=Origin(source, line, "table"), tags=tags)
         for key, (line, workload, samples, unit, metric, tags) in runs.items()
     ]
+
+
+def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The CSV rows with the line each starts on, without blank rows and ``#`` comments."""
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
+    start = 1
+    for cells in reader:
+        if cells and any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#"):
+            yield start, cells
+        start = reader.line_num + 1
+
+
+def _columns(header: list[str]) -> list[str]:
+    return [c.strip().lower() for c in header]
 
 
 def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric]:
@@ -85,12 +110,13 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
             raise UnitError(f"The unit must be a bandwidth (e.g. MiB/s) or an operation rate (op/s). Got {row['unit']!r} instead.")
         column = "value"
         value = _number(row["value"])
+        require(Q_(value, unit), metric, what="the value")
         column = "op"
         operation = Operation(row["op"].lower())
         column = "transfer_size"
         size = parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
         column = "access"
-        access = Access(row.get("access") or "sequential")
+        access = Access((row.get("access") or "sequential").lower())
         counts = {}
         for column in ("nodes", "ppn", "queue_depth"):
             if row.get(column):

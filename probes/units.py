@@ -19,7 +19,8 @@ import pint
 
 from probes.errors import UnitError
 
-__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity"]
+__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity",
+           "quantity_json", "quantity_from_json"]
 
 ureg = pint.UnitRegistry()
 ureg.define("operation = [operation] = op")
@@ -56,16 +57,18 @@ _AMBIGUOUS = {
     "Gb": ("Gbit", "GB"), "gb": ("Gbit", "GB"), "Tb": ("Tbit", "TB"), "tb": ("Tbit", "TB"),
     "Pb": ("Pbit", "PB"), "KB": ("kB", "KiB"),
 }
+# Milli-bits and milli-bytes exist for pint but never in storage: a lower-case m is a typo for M.
+_MILLI = {"mB": "byte", "mbit": "bit", "mbyte": "byte", "mbits": "bit"}
 # Spellings that are common and unambiguous, rewritten to what pint reads.
 _REWRITES = [
     (re.compile(r"(?<![A-Za-z])([kKMGT])bps\b"), lambda m: f"{m.group(1).replace('K', 'k')}bit/s"),
     (re.compile(r"(?<![A-Za-z])bps\b"), lambda m: "bit/s"),
+    (re.compile(r"(?<![A-Za-z])([kKMGTP]i?B)ps\b"), lambda m: f"{m.group(1)}/s"),
     (re.compile(r"(?<![A-Za-z])GbE\b"), lambda m: "Gbit/s"),
     (re.compile(r"(?<![A-Za-z])([kKMG]?)IOPS\b", re.IGNORECASE), lambda m: f"{m.group(1).lower()}op/s"),
     (re.compile(r"(?<![A-Za-z])ops\b"), lambda m: "op"),
     (re.compile(r"(?<![A-Za-z])sec\b"), lambda m: "s"),
 ]
-_GBE = re.compile(r"^(\d+(?:\.\d+)?)\s*GbE$")
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 _WORD = re.compile(r"[A-Za-zµμ]+")
 
@@ -77,7 +80,8 @@ def parse_unit(text: str, *, what: str, aliases: Mapping[str, str] | None = None
     ----------
     text : the unit as written, e.g. ``"MiB/s"``, ``"Gbit/s"``, ``"IOPS"``.
     what : names the place the unit comes from, for the error message.
-    aliases : maps a unit as written to its meaning, e.g. ``{"Mb/s": "MB/s"}``.
+    aliases : maps a unit as written to its meaning, e.g. ``{"Mb/s": "MB/s"}``; None when
+        the caller offers no way to give aliases (the error then does not suggest one).
 
     Raises
     ------
@@ -98,11 +102,14 @@ def parse_unit(text: str, *, what: str, aliases: Mapping[str, str] | None = None
         for word in _WORD.findall(written):
             if word in _AMBIGUOUS:
                 bits, bytes_ = _AMBIGUOUS[word]
+                hint = "" if aliases is None else f", or say which it means (--unit-alias '{written}={written.replace(word, bytes_)}')"
                 raise UnitError(
-                    f"The unit of {what} is ambiguous: {text.strip()!r} could mean {bits} or {bytes_}. "
-                    f"Write {written.replace(word, bits)!r} or {written.replace(word, bytes_)!r} instead, "
-                    f"or say which it means (--unit-alias '{text.strip()}={written.replace(word, bytes_)}')."
+                    f"The unit of {what} is ambiguous: {written!r} could mean {bits} or {bytes_}. "
+                    f"Write {written.replace(word, bits)!r} or {written.replace(word, bytes_)!r} instead{hint}."
                 )
+            if word in _MILLI:
+                raise UnitError(f"The unit of {what} is {word!r}, a thousandth of a {_MILLI[word]}; "
+                                f"write {word[0].upper() + word[1:]!r} for mega.")
     if not written:
         raise UnitError(f"The unit of {what} is missing. Write it out, e.g. 'MiB/s', 'Gbit/s', 'op/s' or 'ms'.")
     for pattern, replace in _REWRITES:
@@ -142,9 +149,6 @@ def parse_quantity(
         raise UnitError(f"{what} must be a number with a unit, such as {example!r}. Got {text!r} instead.")
     if isinstance(text, (int, float)):
         raise UnitError(f"{what} must have a unit, such as {example!r}. Got the bare number {text!r} instead.")
-    gbe = _GBE.match(text.strip())
-    if gbe:
-        text = f"{gbe.group(1)} Gbit/s"
     match = _NUMBER.match(text)
     if not match:
         raise UnitError(f"{what} must be a number with a unit, such as {example!r}. Got {text!r} instead.")
@@ -157,7 +161,7 @@ def parse_quantity(
     if not unit_text:
         raise UnitError(f"{what} must have a unit, such as {example!r}. Got the bare number {text!r} instead.")
     unit = parse_unit(unit_text, what=what, aliases=aliases)
-    q = Q_(int(value) if value.is_integer() and "." not in number else value, unit)
+    q = Q_(int(number.replace(",", "")) if number.replace(",", "").lstrip("+-").isdigit() else value, unit)
     return require(q, metric, what=what) if metric else q
 
 
@@ -184,8 +188,14 @@ def require(q: Quantity, metric: Metric, *, what: str) -> Quantity:
     if not isinstance(q, Quantity) or not _fits(q, metric):
         shown = f"{q:~P}" if isinstance(q, Quantity) else repr(q)
         raise UnitError(f"{what} must be a {metric.label} ({_EXAMPLES[metric]}). Got {shown} instead.")
-    if q.magnitude < 0 or not math.isfinite(q.magnitude):
+    if q.magnitude < 0:
         raise UnitError(f"{what} must be a positive {metric.label}. Got {q:~P} instead.")
+    try:
+        finite = math.isfinite(float(q.to(metric.unit).magnitude))
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise UnitError(f"{what} is too large to compute with. Got {q:~P} instead.")
     return q
 
 
@@ -213,7 +223,7 @@ _DISPLAY = {
 
 
 def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None = None) -> str:
-    """A figure for people: three significant digits at most, thousands separators, its unit.
+    """A figure for people, in a unit that keeps it short: whole numbers from 100 up, thousands separators.
 
     >>> format_quantity(Q_(10, "Gbit/s"))
     '1,192 MiB/s'
@@ -241,3 +251,24 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None 
 def _unit(name: str) -> pint.Unit:
     """A display unit, parsed once: pint's parser dominates the cost of formatting."""
     return ureg.Unit(name)
+
+
+def quantity_json(q: Quantity | None) -> dict | None:
+    """A quantity for machine-readable output: ``{"value": ..., "unit": ...}`` in its metric's canonical unit.
+
+    >>> quantity_json(Q_(1, "MiB/s"))
+    {'value': 1048576.0, 'unit': 'B/s'}
+    """
+    if q is None:
+        return None
+    unit = Metric.of(q).unit
+    return {"value": float(q.m_as(unit)), "unit": unit}
+
+
+def quantity_from_json(d: dict, metric: Metric, *, what: str) -> Quantity:
+    """The inverse of :func:`quantity_json`, with the metric checked."""
+    try:
+        q = Q_(float(d["value"]), parse_unit(str(d["unit"]), what=what))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UnitError(f"{what} must be {{'value': number, 'unit': text}}. Got {d!r} instead.") from exc
+    return require(q, metric, what=what)

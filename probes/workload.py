@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from probes.errors import UnitError
-from probes.units import Metric, Quantity, format_quantity, parse_quantity, require
+from probes.units import Metric, Quantity, format_quantity, quantity_from_json, quantity_json, require
 
 __all__ = ["Operation", "Access", "Workload"]
 
@@ -55,12 +55,13 @@ class Workload:
         nodes = "all nodes" if self.nodes is None else f"{self.nodes} node{'s' if self.nodes != 1 else ''}"
         size = format_quantity(self.transfer_size, Metric.SIZE)
         depth = f", qd {self.queue_depth}" if self.queue_depth != 1 else ""
-        return f"{self.operation.value} {size} {self.access.value[:3]}, {nodes} x {self.ppn} ppn{depth}"
+        access = "rand" if self.access is Access.RANDOM else "seq"
+        return f"{self.operation.value} {size} {access}, {nodes} x {self.ppn} ppn{depth}"
 
     def to_dict(self) -> dict:
         return {
             "operation": self.operation.value,
-            "transfer_size": _bytes(self.transfer_size),
+            "transfer_size": quantity_json(self.transfer_size),
             "nodes": self.nodes,
             "ppn": self.ppn,
             "queue_depth": self.queue_depth,
@@ -72,7 +73,7 @@ class Workload:
     def from_dict(cls, d: dict) -> "Workload":
         return cls(
             operation=Operation(d["operation"]),
-            transfer_size=parse_quantity(d["transfer_size"], Metric.SIZE, what="transfer_size"),
+            transfer_size=quantity_from_json(d["transfer_size"], Metric.SIZE, what="transfer_size"),
             nodes=d.get("nodes"),
             ppn=d.get("ppn", 1),
             queue_depth=d.get("queue_depth", 1),
@@ -80,8 +81,3 @@ class Workload:
             direct=d.get("direct"),
         )
 
-
-def _bytes(q: Quantity) -> str:
-    """A size as an exact count of bytes, for JSON."""
-    value = q.to("B").magnitude
-    return f"{int(value) if float(value).is_integer() else value!r} B"

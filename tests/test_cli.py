@@ -25,7 +25,7 @@ def test_predict_prints_ceiling_binding_layers_and_formula(capsys):
     status, out, _ = run(capsys, "predict", "lecture", "--op", "read", "--transfer-size", "1MiB", "--nodes", "10", "--ppn", "4")
     assert status == 0
     assert "ceiling:   1,100 MiB/s, bound by client NICs (compute.nic)" in out
-    for line in ["client NICs           1,100 MiB/s", "devices               1,350 MiB/s", "10 × 110 MiB/s = 1,100 MiB/s",
+    for line in ["client NICs           1,100 MiB/s", "devices               1,350 MiB/s", "110 MiB/s × 10 = 1,100 MiB/s",
                  "n_compute*p*q*s/RTT_ethernet"]:
         assert line in out
     assert "Min(" in out and "<- binds" in out
@@ -36,12 +36,13 @@ def test_predict_json_is_versioned_and_has_every_layer(capsys):
     doc = json.loads(out)
     assert status == 0
     assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.0")
-    assert doc["ceiling"] == {"value": pytest.approx(110), "unit": "MiB/s"}
+    assert doc["ceiling"] == {"value": 110 * 2**20, "unit": "B/s"}  # JSON quantities are in canonical units
     assert doc["binding"] == ["compute.nic"]
     layers = {layer["layer"]: layer["limit"]["value"] for layer in doc["layers"]}
-    assert layers["network message rate"] == pytest.approx(625)
-    assert doc["workload"] == {"operation": "write", "transfer_size": "65536 B", "nodes": 1, "ppn": 1, "queue_depth": 1,
-                               "access": "sequential", "direct": None}
+    assert layers["network message rate"] == pytest.approx(625 * 2**20)
+    assert doc["symbols"]["RTT_ethernet"] == {"value": pytest.approx(1e-4), "unit": "s"}
+    assert doc["workload"] == {"operation": "write", "transfer_size": {"value": 65536, "unit": "B"}, "nodes": 1, "ppn": 1,
+                               "queue_depth": 1, "access": "sequential", "direct": None}
 
 
 def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsys):
@@ -50,7 +51,7 @@ def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsy
     lines = out.splitlines()
     assert any(LUSTRE_4PPN_READ in l and "1,800 MiB/s" in l and "164%" in l and "ABOVE-CEILING" in l for l in lines)
     assert any(LUSTRE_1PPN_READ in l and "1,095 MiB/s" in l and "AT-CEILING" in l for l in lines)
-    assert ("read of 1,800 MiB/s is 1.64x the ceiling of 1,100 MiB/s (beyond the noise of a single value): more than "
+    assert ("read of 1,800 MiB/s is 1.64x the ceiling of 1,100 MiB/s (beyond the 5% noise of a single value): more than "
             "client NICs (1,100 MiB/s), devices (1,350 MiB/s) can carry; likely served from the client's page cache") in out
     assert "read of 1,095 MiB/s is at the ceiling of 1,100 MiB/s (100%) set by client NICs (compute.nic)." in out
     assert out.rstrip().endswith("26 runs checked: 1 error, 18 warnings, 1 info")
@@ -76,16 +77,40 @@ def test_check_json(capsys):
     assert [f["code"] for f in at["findings"]] == ["AT-CEILING"] and at["ceiling"]["binding"] == ["compute.nic"]
 
 
-def test_repetitions_are_judged_with_their_confidence_interval(capsys, tmp_path):
+@pytest.mark.parametrize("samples, code, wording", [
+    ((1300, 1310, 1305), "ABOVE-CEILING", "with 95% confidence: its mean's interval is 1.18-1.20x"),
+    ((1000, 1250, 1100), "ABOVE-CEILING", "in its fastest repetition, 1,250 MiB/s (1.14x), beyond 5% noise"),
+    ((1080, 1100, 1090), "AT-CEILING", "is at the ceiling of 1,100 MiB/s (99%)"),
+    ((300, 1100), None, None),   # a 64 % mean is neither at the ceiling nor (with this noise) surely far below
+    ((100, 110, 105), "FAR-BELOW", "reaches only 10%"),
+])
+def test_repetitions_are_judged_each_and_by_their_interval(capsys, tmp_path, samples, code, wording):
     results = tmp_path / "reps.csv"
-    results.write_text("run,op,transfer_size,nodes,value,unit\n"
-                       + "".join(f"noisy,read,1 MiB,10,{v},MiB/s\n" for v in (1000, 1250, 1100))
-                       + "".join(f"tight,read,1 MiB,10,{v},MiB/s\n" for v in (1300, 1310, 1305)))
+    results.write_text("run,op,transfer_size,nodes,value,unit\n" + "".join(f"r,read,1 MiB,10,{v},MiB/s\n" for v in samples))
     _, out, _ = run(capsys, "check", "lecture", str(results), "--json")
-    findings = {r["run"]["label"]: [f["code"] for f in r["findings"]] for r in json.loads(out)["runs"]}
-    assert findings == {"noisy": ["AT-CEILING"], "tight": ["ABOVE-CEILING"]}
+    (result,) = json.loads(out)["runs"]
+    assert [f["code"] for f in result["findings"]] == ([code] if code else [])
+    if wording:
+        assert wording in result["findings"][0]["message"]
+    assert result["run"]["summary"]["n"] == len(samples)
+
+
+def test_findings_point_at_their_own_line(capsys, tmp_path):
+    results = tmp_path / "dup.csv"
+    results.write_text("op,transfer_size,nodes,value,unit\nread,1 MiB,10,2000,MiB/s\nread,1 MiB,10,500,MiB/s\n"
+                       "read,1 MiB,10,3000,MiB/s\n")
     _, out, _ = run(capsys, "check", "lecture", str(results))
-    assert "with 95% confidence" in out and "(n=3)" in out
+    assert f"ABOVE-CEILING  read 1 MiB seq, 10 nodes x 1 ppn (line 2)  ({results}:2)" in out
+    assert f"ABOVE-CEILING  read 1 MiB seq, 10 nodes x 1 ppn (line 4)  ({results}:4)" in out
+
+
+def test_a_run_that_does_not_fit_the_topology_names_its_line(capsys, tmp_path):
+    results = tmp_path / "big.csv"
+    results.write_text("op,transfer_size,nodes,value,unit\nread,1 MiB,11,2000,MiB/s\n")
+    status, _, err = run(capsys, "check", "lecture", str(results))
+    assert status == 2
+    assert f"{results}:2: run 'read 1 MiB seq, 11 nodes x 1 ppn' does not fit the topology: " in err
+    assert "clients.compute.count: the workload uses 11 nodes but the group has 10" in err
 
 
 def test_an_ambiguous_unit_is_an_error_until_the_user_says_what_it_means(capsys, tmp_path):
@@ -125,8 +150,17 @@ def test_usage_errors_exit_2_and_debug_shows_the_traceback(capsys):
     with pytest.raises(SystemExit) as stop:
         main(["predict", "lecture", "--op", "read", "--transfer-size", "1 Mb"])
     assert stop.value.code == 2 and "ambiguous" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["predict", "lecture", "--op", "read", "--transfer-size", "1e300 PiB"])
+    assert stop.value.code == 2 and "too large to compute with" in capsys.readouterr().err
     with pytest.raises(Exception, match="no such file"):
         main(["check", "--debug", "lecture", "nosuch.csv"])
+    with pytest.raises(Exception, match="no such file"):
+        main(["--debug", "check", "lecture", "nosuch.csv"])
+    for bad in ("-1", "inf", "nan", "1.5"):
+        with pytest.raises(SystemExit):
+            main(["check", "lecture", "lecture-results.csv", "--tolerance", bad])
+    assert "must be a fraction between 0 and 1" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -146,6 +180,8 @@ def test_topology_and_examples_commands(capsys):
     assert doc["format"] == "iobound/topology" and [g["count"] for g in doc["groups"]] == [10, 1, 5, 5]
     status, out, _ = run(capsys, "examples")
     assert "lecture.toml" in out and "lecture-results.csv" in out
+    doc = json.loads(run(capsys, "examples", "--json")[1])
+    assert {f["name"] for f in doc["files"]} >= {"lecture.toml", "lecture-hdd.toml", "lecture-results.csv"}
 
 
 def test_the_installed_command_runs():

@@ -8,7 +8,7 @@ from probes.errors import ToolOutputError
 from probes.readers import read_results
 from probes.units import Metric
 from probes.workload import Access, Operation
-from topologies.examples import example_path
+from topologies.bundled import example_path
 
 HEADER = "op,transfer_size,value,unit\n"
 

@@ -3,10 +3,11 @@
 import pickle
 
 import pytest
+from hypothesis import given, strategies as st
 
 from probes.errors import TopologyError
-from topologies.examples import example_names, load_example
-from topologies.load import load_topology, parse_topology
+from topologies.bundled import example_names, load_example
+from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.topology import Kind
 
 GOOD = """
@@ -73,7 +74,10 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     (('bandwidth = "200 MiB/s"', 'bandwidth = "200 op/s"'), "devices.d.bandwidth", "must be a bandwidth"),
     (('bandwidth = "200 MiB/s"', 'bandwidth = "0 MiB/s"'), "devices.d.bandwidth", "must be positive"),
     (('bandwidth = "200 MiB/s"', 'bandwidth = "200 Mb/s"'), "devices.d.bandwidth", "ambiguous"),
-    (('[[links]]\nbetween = ["sw", "s"]', ""), "links", "group 'd' cannot be reached from client group 'c'"),
+    (('[[links]]\nbetween = ["sw", "s"]', ""), "links", "client group 'c' has no path to any device group"),
+    (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[devices.e]\nbandwidth = "1 GB/s"'), "links",
+     "device group 'e' cannot be reached from any client group"),
+    (('[servers.s]', '[servers."s s"]'), 'servers.s s', "a group name may hold only letters, digits"),
     (("count = 4\nnic", "count = 0\nnic"), "clients.c.count", "at least 1"),
     (("count = 4\nnic", "count = 2.5\nnic"), "clients.c.count", "whole number"),
     (("count = 4\nnic", "cuont = 4\nnic"), "clients.c.cuont", "unknown key 'cuont'"),
@@ -88,6 +92,27 @@ def test_mistakes_are_named_with_file_and_key(change, where, message):
     assert err.value.where == where
     assert message in str(err.value)
     assert str(err.value).startswith(f"lab.toml: {where}: ")
+
+
+def test_links_carry_data_only_along_the_write_path():
+    """c -> n1 <- b: client c reaches the network, but b's network n2 leads on to the storage; c cannot."""
+    text = GOOD.replace('between = ["c", "sw"]', 'between = ["c", "n1"]') + (
+        '[networks.n1]\n[networks.n2]\n[clients.b]\nnic = "1 GbE"\n'
+        '[[links]]\nbetween = ["b", "n1"]\n[[links]]\nbetween = ["b", "n2"]\n[[links]]\nbetween = ["n2", "sw"]\n')
+    with pytest.raises(TopologyError, match="client group 'c' has no path to any device group"):
+        parse_topology(text)
+
+
+def test_a_capacity_table_may_leave_out_its_source():
+    t = parse_topology(GOOD.replace('nic = "10 GbE"', 'nic = { value = "10 GbE", note = "spec sheet lost" }'))
+    assert t.group("s").capacity("nic").source.kind == "unstated"
+
+
+def test_a_file_that_is_not_utf8(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(b'name = "caf\xe9"\n')
+    with pytest.raises(TopologyError, match="not UTF-8 text"):
+        load_topology(path)
 
 
 def test_unlimited_must_be_said_explicitly():
@@ -113,3 +138,35 @@ def test_errors_survive_pickling():
     err = TopologyError("a.toml", "links[0]", "bad")
     again = pickle.loads(pickle.dumps(err))
     assert str(again) == "a.toml: links[0]: bad" and isinstance(again, ValueError)
+
+
+_TOML_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.sampled_from(["1 GbE", "270 MiB/s", "0.1 ms", "x", "unlimited", "-1 B/s"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["count", "nic", "bandwidth", "iops", "rtt", "value", "source", "between", "c", "d"]), inner, max_size=3),
+    max_leaves=12,
+)
+
+
+_GROUPS = st.dictionaries(st.sampled_from(["c", "d", "sw", "bad name"]), st.dictionaries(
+    st.sampled_from(["count", "nic", "bandwidth", "iops", "rtt", "read_nic", "memory", "x"]), _TOML_VALUES, max_size=3), max_size=2)
+
+
+@given(st.fixed_dictionaries({}, optional={
+    "name": _TOML_VALUES, "clients": _GROUPS | _TOML_VALUES, "networks": _GROUPS, "servers": _GROUPS,
+    "devices": _GROUPS | _TOML_VALUES, "extra": _TOML_VALUES,
+    "links": st.lists(st.fixed_dictionaries({"between": st.lists(st.sampled_from(["c", "d", "sw", "q"]), max_size=3)},
+                                            optional={"bandwidth": _TOML_VALUES}) | _TOML_VALUES, max_size=3)}))
+def test_any_document_either_loads_or_raises_a_topology_error(doc):
+    try:
+        topology_from_dict(doc, source="fuzz.toml")
+    except TopologyError as err:
+        assert str(err).startswith("fuzz.toml")
+
+
+@given(st.text(max_size=120))
+def test_any_text_either_loads_or_raises_a_topology_error(text):
+    try:
+        parse_topology(text, source="fuzz.toml")
+    except TopologyError:
+        pass

@@ -22,6 +22,7 @@ Write ``"unlimited"`` for a capacity that is known not to limit.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,12 @@ from probes.errors import TopologyError, UnitError
 from probes.units import Metric, parse_quantity
 from topologies.topology import CAPACITY_KEYS, DIRECTIONAL, Capacity, Group, Kind, Link, Source, Topology
 
-__all__ = ["load_topology", "parse_topology", "SOURCE_KINDS"]
+__all__ = ["load_topology", "parse_topology", "topology_from_dict", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "links") + tuple(k.value for k in Kind)
 _GROUP_KEYS = ("count", "description")
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def load_topology(path: str | Path) -> Topology:
@@ -50,8 +52,10 @@ def load_topology(path: str | Path) -> Topology:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise TopologyError(str(path), "", f"cannot read the topology file ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise TopologyError(str(path), f"byte {exc.start}", "not UTF-8 text; a topology file is TOML, which is UTF-8") from exc
     return parse_topology(text, source=str(path), name=path.stem)
 
 
@@ -61,6 +65,11 @@ def parse_topology(text: str, *, source: str = "<topology>", name: str = "topolo
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise TopologyError(source, "", f"not valid TOML: {exc}") from exc
+    return topology_from_dict(doc, source=source, name=name)
+
+
+def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "topology") -> Topology:
+    """Build a Topology from the parsed TOML document (nested dicts and lists); ``source`` names it in errors."""
     _only(doc, _TOP_KEYS, source, "")
     groups: list[Group] = []
     for kind in Kind:
@@ -69,6 +78,8 @@ def parse_topology(text: str, *, source: str = "<topology>", name: str = "topolo
             raise TopologyError(source, kind.value, f"must be a table of {kind.value} groups, e.g. [{kind.value}.NAME]")
         for group_name, body in table.items():
             where = f"{kind.value}.{group_name}"
+            if not _NAME.fullmatch(group_name):
+                raise TopologyError(source, where, "a group name may hold only letters, digits, '_' and '-'")
             if any(g.name == group_name for g in groups):
                 raise TopologyError(source, where, f"the name {group_name!r} is used by two groups; names must be unique")
             groups.append(_group(group_name, kind, body, source, where))
@@ -128,7 +139,7 @@ def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
         if "value" not in value:
             raise TopologyError(source, where, "a capacity table needs a value, e.g. { value = \"110 MiB/s\", source = \"measured\" }")
         kind = value.get("source", "unstated")
-        if kind not in SOURCE_KINDS:
+        if "source" in value and kind not in SOURCE_KINDS:
             raise TopologyError(source, f"{where}.source", f"must be one of {', '.join(SOURCE_KINDS)}. Got {kind!r} instead.")
         origin = Source(kind, _text(value.get("note", ""), source, f"{where}.note"))
         value = value["value"]
@@ -169,16 +180,17 @@ def _check_system(topology: Topology) -> None:
         raise TopologyError(source, "clients", "no client group; add one, e.g. [clients.compute] with count and nic")
     if not storage:
         raise TopologyError(source, "devices", "no device or server group; add one, e.g. [devices.ssd] with count and bandwidth")
-    graph = topology.graph()
+    flow = nx.DiGraph((u, v) for u, v, _ in topology.data_links())
+    flow.add_nodes_from(g.name for g in topology.groups)
     for client in clients:
-        reached = nx.node_connected_component(graph, client.name)
-        for target in storage:
-            if target.name not in reached:
-                raise TopologyError(
-                    source, "links",
-                    f"{target.kind.singular} group {target.name!r} cannot be reached from client group "
-                    f"{client.name!r}; add [[links]] that connect them",
-                )
+        if not any(nx.has_path(flow, client.name, target.name) for target in storage):
+            raise TopologyError(source, "links", f"client group {client.name!r} has no path to any "
+                                f"{storage[0].kind.singular} group; data flows clients -> networks -> servers -> devices, "
+                                "so add [[links]] along that way")
+    for target in storage:
+        if not any(nx.has_path(flow, client.name, target.name) for client in clients):
+            raise TopologyError(source, "links", f"{target.kind.singular} group {target.name!r} cannot be reached "
+                                "from any client group; add [[links]] that connect them")
     for group in topology.groups:
         networked = bool(topology.neighbours(group.name, Kind.NETWORK))
         required = "nic" if group.kind in (Kind.CLIENT, Kind.SERVER) and networked else "bandwidth" if group.kind is Kind.DEVICE else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from probes.units import Metric, Quantity, format_quantity
+from probes.units import Metric, Quantity, format_quantity, quantity_json
 
 __all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS"]
 
@@ -60,7 +60,10 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Capacity:
-    """One per-member capacity; ``value is None`` means the file says it is unlimited."""
+    """One per-member capacity; ``value is None`` means the file says it is unlimited.
+
+    In JSON an unlimited capacity has ``"value": null``; a capacity not stated is absent.
+    """
 
     value: Quantity | None
     metric: Metric
@@ -90,7 +93,7 @@ class Group:
 
 @dataclass(frozen=True)
 class Link:
-    """Groups ``a`` and ``b`` are connected; ``bandwidth`` is the total of all their links, if it limits."""
+    """Groups ``a`` and ``b`` are connected; ``bandwidth`` is the total of all links between them (not per member)."""
 
     a: str
     b: str
@@ -124,6 +127,37 @@ class Topology:
         for link in self.links:
             graph.add_edge(link.a, link.b, link=link)
         return graph
+
+    def data_links(self) -> list[tuple[str, str, int]]:
+        """Every link as ``(from, to, index)`` in the direction writes move data (clients → devices).
+
+        Links between groups of the same kind (e.g. two switches) carry data both ways.
+        """
+        directed = []
+        for index, link in enumerate(self.links):
+            a, b = self.group(link.a), self.group(link.b)
+            if a.kind.rank <= b.kind.rank:
+                directed.append((a.name, b.name, index))
+            if b.kind.rank <= a.kind.rank:
+                directed.append((b.name, a.name, index))
+        return directed
+
+    def to_dict(self) -> dict:
+        """The topology as JSON-ready data: every capacity per member, canonical units, with its source."""
+        def capacity(c: Capacity | None) -> dict | None:
+            if c is None:
+                return None
+            return {"value": quantity_json(c.value), "metric": c.metric.name.lower(), "source": c.source.kind,
+                    "note": c.source.note}
+
+        return {
+            "name": self.name,
+            "description": self.description,
+            "path": self.path,
+            "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
+                        "capacities": {key: capacity(c) for key, c in g.capacities.items()}} for g in self.groups],
+            "links": [{"between": [link.a, link.b], "bandwidth": capacity(link.bandwidth)} for link in self.links],
+        }
 
     def neighbours(self, name: str, kind: Kind) -> tuple[Group, ...]:
         """The groups of ``kind`` linked to group ``name``."""

@@ -12,7 +12,7 @@ from probes.readers import read_results
 from probes.units import format_quantity
 from topologies.load import load_topology
 from assess.check import check_runs
-from assess.cli.inputs import alias_arg, resolve
+from assess.cli.inputs import alias_arg, fraction_arg, resolve
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
 from assess.render import dumps, envelope, table
 
@@ -27,9 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files: CSV tables, fio JSON")
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
-    parser.add_argument("--tolerance", type=float, default=TOLERANCE,
-                        help=f"relative noise of a single value, for runs without repetitions (default {TOLERANCE})")
-    parser.add_argument("--far-below", type=float, default=FAR_BELOW,
+    parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
+                        help=f"relative noise of the measurements behind a ceiling (default {TOLERANCE})")
+    parser.add_argument("--far-below", type=fraction_arg, default=FAR_BELOW,
                         help=f"flag runs under this fraction of their ceiling (default {FAR_BELOW})")
     parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
                         help="what an ambiguous unit in the results means, e.g. 'Mb/s=MB/s' (repeatable)")
@@ -64,12 +64,12 @@ def render(judgements: list[Judgement], system: str) -> str:
         for j in judgements
     ]
     lines = [f"system: {system}", "", table(("run", "measured", "ceiling", "ratio", "binding", "findings"), rows, right=(1, 2, 3))]
-    findings = sorted((f for j in judgements for f in j.findings), key=lambda f: -f.severity)
-    origins = {j.run.label: j.run.origin for j in judgements}
+    findings = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
     if findings:
         lines.append("")
-    for f in findings:
-        lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origins[f.run]})", f"        {f.message}"]
+    for f, origin in findings:
+        lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origin})", f"        {f.message}"]
+    findings = [f for f, _ in findings]
     remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
     if remedies:
         lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]

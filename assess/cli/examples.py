@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import argparse
 
-from topologies.examples import EXAMPLES, example_names
+from assess.render import dumps, envelope
+from topologies.bundled import EXAMPLES, example_names
+
+
+# examples format history:
+#   1.0  first version
+FORMAT_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    pass
+    parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        files = [{"name": name, "path": str(EXAMPLES / name)} for name in example_names()]
+        print(dumps(envelope("examples", FORMAT_VERSION, {"files": files})))
+        return 0
     for name in example_names():
         print(f"{name:24} {EXAMPLES / name}")
     return 0

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from probes.errors import InputError, UnitError
 from probes.units import Metric, parse_quantity
-from topologies.examples import example_names, example_path
+from topologies.bundled import example_names, example_path
 
-__all__ = ["resolve", "size_arg", "alias_arg", "count_arg"]
+__all__ = ["resolve", "size_arg", "alias_arg", "count_arg", "fraction_arg"]
 
 
 def resolve(word: str) -> Path:
@@ -45,3 +45,14 @@ def alias_arg(text: str) -> tuple[str, str]:
     if not sep or not written.strip() or not meant.strip():
         raise argparse.ArgumentTypeError(f"must look like 'Mb/s=MB/s' (as written = as meant). Got {text!r} instead.")
     return written.strip(), meant.strip()
+
+
+def fraction_arg(text: str) -> float:
+    """A fraction strictly between 0 and 1, such as a noise band or a threshold."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, such as 0.05. Got {text!r} instead.")
+    return value

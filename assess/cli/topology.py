@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 
-from models.ceiling import quantity_json
 from assess.cli.inputs import resolve
 from assess.render import dumps, envelope, table
 from topologies.load import load_topology
@@ -27,27 +26,10 @@ def run(args: argparse.Namespace) -> int:
     path = resolve(args.topology)
     topology = load_topology(path)
     if args.json:
-        print(dumps(envelope("topology", FORMAT_VERSION, to_dict(topology))))
+        print(dumps(envelope("topology", FORMAT_VERSION, topology.to_dict())))
     else:
         print(render(topology, path))
     return 0
-
-
-def to_dict(topology: Topology) -> dict:
-    return {
-        "name": topology.name,
-        "description": topology.description,
-        "path": topology.path,
-        "groups": [
-            {"name": g.name, "kind": g.kind.singular, "count": g.count, "capacities": {
-                key: {"per_member": None if c.value is None else quantity_json(c.value, c.metric.unit),
-                      "metric": c.metric.name.lower(), "source": c.source.kind, "note": c.source.note}
-                for key, c in g.capacities.items()}}
-            for g in topology.groups
-        ],
-        "links": [{"between": [link.a, link.b], "bandwidth": None if link.bandwidth is None or link.bandwidth.value is None
-                   else quantity_json(link.bandwidth.value, "B/s")} for link in topology.links],
-    }
 
 
 def render(topology: Topology, path) -> str:
