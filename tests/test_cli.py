@@ -214,3 +214,18 @@ def test_check_reads_real_fio_json(capsys, tmp_path, corpus, disk, bw, iops, cod
     assert result["run"]["origin"]["tool"] == "fio" and result["run"]["samples"] == [8876980]
     assert result["ceiling"]["binding_layers"] == ["device IOPS"]
     assert [f["code"] for f in result["findings"]] == [code]
+
+
+def test_every_finding_code_is_documented_and_has_a_clean_and_a_bad_control(capsys, tmp_path):
+    from assess.findings import CODES
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    results = tmp_path / "controls.csv"
+    # one run per code at 1,100 MiB/s ceiling, and a clean control at 70 % that raises nothing
+    values = {"ABOVE-CEILING": 1800, "AT-CEILING": 1095, "FAR-BELOW": 300, "clean": 770}
+    results.write_text("run,op,transfer_size,nodes,value,unit\n"
+                       + "".join(f"{code},read,1 MiB,10,{v},MiB/s\n" for code, v in values.items()))
+    doc = json.loads(run(capsys, "check", "lecture", str(results), "--json")[1])
+    raised = {r["run"]["label"]: [f["code"] for f in r["findings"]] for r in doc["runs"]}
+    assert raised == {**{code: [code] for code in CODES}, "clean": []}
+    for code in CODES:
+        assert f"`{code}`" in readme
