@@ -73,9 +73,8 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
         mixed = sp.Add(*(s.term for s in cut))
         expressions.append(mixed)
         terms.append(f"combined cut {numbers(mixed, values)} = {format_quantity(Q_(value, 'B/s'))}")
-    binding = _components(cut) + tuple(
-        c for layer in limited if layer.layer in binding_layers for c in layer.components if c not in _components(cut)
-    )
+    binding = tuple(dict.fromkeys(_components(cut) + tuple(
+        c for layer in limited if layer.layer in binding_layers for c in layer.components)))
     formula = sp.Min(*expressions, evaluate=False) if len(expressions) > 1 else expressions[0]
     used = sorted(formula.free_symbols, key=str)
     return Ceiling(

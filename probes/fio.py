@@ -6,15 +6,13 @@ benchmark's; what the output does not say is refused, never guessed.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import re
-from collections import Counter
 from typing import Any
 
 from probes.errors import ToolOutputError
-from probes.run import Origin, Run
+from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
 
@@ -66,7 +64,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     -------
     list of Run
         Labelled ``"<jobname> <read|write>"`` (``" (<hostname>)"`` added for client/server
-        runs, ``" #2"``... for repeated names), metric bandwidth in B/s, one sample each.
+        runs; repeated names get ``" #1"``, ``" #2"``...), metric bandwidth in B/s, one sample each.
 
     Raises
     ------
@@ -120,7 +118,7 @@ def parse(text: str, *, source: str) -> list[Run]:
             for run in _entry_runs(document, entry, where, client, origin)]
     if not runs:
         raise ToolOutputError(source, "jobs", "expected a job that read or wrote data; found none")
-    return _numbered(runs)
+    return distinct_labels(runs)
 
 
 def _decode(text: str, source: str) -> dict:
@@ -301,17 +299,6 @@ def _block_size(options: dict, index: int, kb_base: int, source: str) -> int:
     # With kb_base=1024, "k" is 1024 and "KiB" 1000; kb_base=1000 swaps them (fio's parse.c).
     base = {1000: 1024, 1024: 1000}[kb_base] if (suffix or "").lower() == "ib" else kb_base
     return int(number) * base ** (_PREFIXES.index(prefix.lower()) + 1)
-
-
-def _numbered(runs: list[Run]) -> list[Run]:
-    """Runs with labels made unique: a repeated label gets " #2", " #3"..."""
-    seen: Counter[str] = Counter()
-    numbered = []
-    for run in runs:
-        seen[run.label] += 1
-        n = seen[run.label]
-        numbered.append(dataclasses.replace(run, label=f"{run.label} #{n}") if n > 1 else run)
-    return numbered
 
 
 def _field(obj: dict, key: str, kind: type | tuple[type, ...], path: str, source: str) -> Any:

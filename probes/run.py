@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 
 from probes.stats import Summary, summarize
 from probes.units import Metric, Q_, Quantity, ureg
 from probes.workload import Workload
 
-__all__ = ["Origin", "Run"]
+__all__ = ["Origin", "Run", "distinct_labels"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +66,18 @@ class Run:
                        "tool": self.origin.tool, "tool_version": self.origin.tool_version},
             "tags": dict(self.tags),
         }
+
+
+def distinct_labels(runs: list[Run]) -> list[Run]:
+    """The runs with every shared label made unique: ``(line N)`` added where the origin has a line, else ``#n``."""
+    shared = Counter(run.label for run in runs)
+    seen: Counter[str] = Counter()
+    distinct = []
+    for run in runs:
+        if shared[run.label] == 1:
+            distinct.append(run)
+            continue
+        seen[run.label] += 1
+        suffix = f"(line {run.origin.line})" if run.origin.line else f"#{seen[run.label]}"
+        distinct.append(replace(run, label=f"{run.label} {suffix}"))
+    return distinct

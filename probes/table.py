@@ -14,7 +14,7 @@ import io
 from typing import Iterator, Mapping
 
 from probes.errors import ToolOutputError, UnitError
-from probes.run import Origin, Run
+from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric, Q_, parse_quantity, parse_unit, require
 from probes.workload import Access, Operation, Workload
 
@@ -78,13 +78,11 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
             runs[key] = (line, workload, [value], unit, metric, tags)
     if not runs:
         raise ToolOutputError(source, "", "has a header but no rows")
-    labels = {key: _label(key, tags, workload) for key, (_, workload, _, _, _, tags) in runs.items()}
-    shared = {label for label in labels.values() if list(labels.values()).count(label) > 1}
-    return [
-        Run(label=f"{labels[key]} (line {line})" if labels[key] in shared else labels[key], workload=workload,
-            metric=metric, samples=tuple(samples), unit=unit, origin=Origin(source, line, "table"), tags=tags)
+    return distinct_labels([
+        Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
+            origin=Origin(source, line, "table"), tags=tags)
         for key, (line, workload, samples, unit, metric, tags) in runs.items()
-    ]
+    ])
 
 
 def _rows(text: str) -> Iterator[tuple[int, list[str]]]:

@@ -210,7 +210,7 @@ def test_client_server_runs_name_the_host_and_leave_out_the_sum():
 def test_repeated_job_names_get_numbered_labels():
     # numjobs=3 without group_reporting: fio reports each clone under the same name.
     runs = fio.parse(_fio(*[_job(options={"numjobs": "3"}, read=10)] * 3), source="x.json")
-    assert [r.label for r in runs] == ["job read", "job read #2", "job read #3"]
+    assert [r.label for r in runs] == ["job read #1", "job read #2", "job read #3"]
 
 
 def test_old_fio_bandwidth_is_in_kib_per_second():

@@ -10,9 +10,8 @@ import argparse
 
 from probes.readers import read_results
 from probes.units import format_quantity
-from topologies.load import load_topology
 from assess.check import check_runs
-from assess.cli.inputs import alias_arg, fraction_arg, resolve
+from assess.cli.inputs import alias_arg, fraction_arg, open_topology, resolve
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
 from assess.render import dumps, envelope, table
 
@@ -38,19 +37,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = resolve(args.topology)
-    topology = load_topology(path)
+    topology = open_topology(args.topology)
     aliases = dict(args.unit_alias)
     runs = [r for word in args.results for r in read_results(resolve(word), aliases=aliases)]
     judgements = check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                             tolerance=args.tolerance, far_below=args.far_below)
     if args.json:
         print(dumps(envelope("check", FORMAT_VERSION, {
-            "topology": {"name": topology.name, "path": str(path)},
+            "topology": {"name": topology.name, "path": topology.path},
             "runs": [j.to_dict() for j in judgements],
         })))
     else:
-        print(render(judgements, f"{topology.name} ({path})"))
+        print(render(judgements, f"{topology.name} ({topology.path})"))
     threshold = _FAIL_ON[args.fail_on]
     failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
     return 1 if failed else 0
@@ -64,12 +62,12 @@ def render(judgements: list[Judgement], system: str) -> str:
         for j in judgements
     ]
     lines = [f"system: {system}", "", table(("run", "measured", "ceiling", "ratio", "binding", "findings"), rows, right=(1, 2, 3))]
-    findings = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
-    if findings:
+    located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
+    if located:
         lines.append("")
-    for f, origin in findings:
+    for f, origin in located:
         lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origin})", f"        {f.message}"]
-    findings = [f for f, _ in findings]
+    findings = [f for f, _ in located]
     remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
     if remedies:
         lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]

@@ -8,8 +8,10 @@ from pathlib import Path
 from probes.errors import InputError, UnitError
 from probes.units import Metric, parse_quantity
 from topologies.bundled import example_names, example_path
+from topologies.load import load_topology
+from topologies.topology import Topology
 
-__all__ = ["resolve", "size_arg", "alias_arg", "count_arg", "fraction_arg"]
+__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "fraction_arg"]
 
 
 def resolve(word: str) -> Path:
@@ -21,6 +23,11 @@ def resolve(word: str) -> Path:
     if bundled is not None:
         return bundled
     raise InputError(word, "", f"no such file, and no bundled example of that name (examples: {', '.join(example_names())})")
+
+
+def open_topology(word: str) -> Topology:
+    """The topology named on the command line (a file or a bundled example); its ``path`` says which."""
+    return load_topology(resolve(word))
 
 
 def size_arg(text: str):

@@ -11,9 +11,8 @@ from probes.units import format_quantity
 from probes.workload import Access, Operation, Workload
 from models.ceiling import Ceiling
 from models.predict import predict
-from assess.cli.inputs import count_arg, resolve, size_arg
+from assess.cli.inputs import count_arg, open_topology, size_arg
 from assess.render import dumps, envelope, table
-from topologies.load import load_topology
 
 # prediction format history:
 #   1.0  first version
@@ -33,16 +32,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = resolve(args.topology)
-    topology = load_topology(path)
+    topology = open_topology(args.topology)
     workload = Workload(Operation(args.op), args.transfer_size, nodes=args.nodes, ppn=args.ppn,
                         queue_depth=args.queue_depth, access=Access(args.access))
     ceiling = predict(topology, workload, clients=tuple(args.clients) if args.clients else None)
     if args.json:
-        print(dumps(envelope("prediction", FORMAT_VERSION, {"topology": {"name": topology.name, "path": str(path)},
+        print(dumps(envelope("prediction", FORMAT_VERSION, {"topology": {"name": topology.name, "path": topology.path},
                                                            **ceiling.to_dict()})))
     else:
-        print(render(ceiling, f"{topology.name} ({path})"))
+        print(render(ceiling, f"{topology.name} ({topology.path})"))
     return 0
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import argparse
 
-from assess.cli.inputs import resolve
+from assess.cli.inputs import open_topology
 from assess.render import dumps, envelope, table
-from topologies.load import load_topology
 from topologies.topology import Topology
 
 # topology format history:
@@ -23,19 +22,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    path = resolve(args.topology)
-    topology = load_topology(path)
+    topology = open_topology(args.topology)
     if args.json:
         print(dumps(envelope("topology", FORMAT_VERSION, topology.to_dict())))
     else:
-        print(render(topology, path))
+        print(render(topology))
     return 0
 
 
-def render(topology: Topology, path) -> str:
+def render(topology: Topology) -> str:
     rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
     rows += [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]
     links = [f"  {link.a} -- {link.b}" + (f"  ({link.bandwidth})" if link.bandwidth else "") for link in topology.links]
-    return "\n".join([f"{topology.name} ({path}): {topology.description}", "",
+    return "\n".join([f"{topology.name} ({topology.path}): {topology.description}", "",
                       table(("group", "kind", "count", "capacity", "per member (source)"), rows, right=(2,)),
                       "", "links:", *links])
