@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Sequence
 
-import probes
+from probes.document import dumps, envelope
 
 __all__ = ["table", "envelope", "dumps"]
 
@@ -18,12 +17,3 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
         return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     return "\n".join([line(headers), line("-" * w for w in widths), *(line(r) for r in rows)])
-
-
-def envelope(kind: str, version: str, body: dict) -> dict:
-    """Wrap machine output with its format name and version, so readers can check what they got."""
-    return {"format": f"iobound/{kind}", "format_version": version, "iobound_version": probes.__version__, **body}
-
-
-def dumps(doc: dict) -> str:
-    return json.dumps(doc, indent=2, ensure_ascii=False)

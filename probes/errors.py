@@ -6,7 +6,10 @@ so ``except ValueError`` still works for library users.
 
 from __future__ import annotations
 
-__all__ = ["IoboundError", "UnitError", "InputError", "ToolOutputError", "TopologyError"]
+import shlex
+
+__all__ = ["IoboundError", "UnitError", "InputError", "ToolOutputError", "TopologyError", "ProbeError",
+           "ToolNotFoundError", "ToolFailedError"]
 
 
 class IoboundError(Exception):
@@ -35,3 +38,32 @@ class ToolOutputError(InputError):
 
 class TopologyError(InputError):
     """Raised when a topology file is malformed or describes a system that cannot carry data."""
+
+
+class ProbeError(IoboundError, RuntimeError):
+    """Raised when a probe cannot measure: a tool is missing, fails, hangs, or a target is unsafe."""
+
+
+class ToolNotFoundError(ProbeError):
+    """Raised when a measurement tool is not installed; the message says how to install it."""
+
+    def __init__(self, tool: str, hint: str):
+        self.tool, self.hint = tool, hint
+        super().__init__(f"{tool} is not installed or not on PATH; {hint}")
+
+    def __reduce__(self):
+        return type(self), (self.tool, self.hint)
+
+
+class ToolFailedError(ProbeError):
+    """Raised when a tool exits with an error or runs past its time limit; shows argv, status and stderr's end."""
+
+    def __init__(self, argv: tuple[str, ...], status: int | None, stderr: str, timeout: float | None = None):
+        self.argv, self.status, self.stderr, self.timeout = tuple(argv), status, stderr, timeout
+        tail = "\n".join(stderr.strip().splitlines()[-5:])
+        what = f"did not finish within {timeout:g} s and was stopped" if timeout is not None else f"exited with status {status}"
+        super().__init__(f"{shlex.join(self.argv)} {what}" + (f"; its stderr ends:\n{tail}" if tail else ""))
+
+    def __reduce__(self):
+        return type(self), (self.argv, self.status, self.stderr, self.timeout)
+

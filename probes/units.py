@@ -24,6 +24,8 @@ __all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "
 
 ureg = pint.UnitRegistry()
 ureg.define("operation = [operation] = op")
+# Kernel events such as context switches: counted, but neither operations nor bytes.
+ureg.define("event = [event] = ev")
 Q_ = ureg.Quantity
 Quantity = pint.Quantity
 
@@ -35,6 +37,7 @@ class Metric(enum.Enum):
     OPERATION_RATE = ("operation rate", "op/s")
     LATENCY = ("latency", "s")
     SIZE = ("size", "B")
+    EVENT_RATE = ("event rate", "ev/s")
 
     def __init__(self, label: str, unit: str):
         self.label = label
@@ -46,7 +49,7 @@ class Metric(enum.Enum):
         for metric in cls:
             if _fits(q, metric):
                 return metric
-        raise UnitError(f"{q:~P} is not a bandwidth, an operation rate, a latency or a size.")
+        raise UnitError(f"{q:~P} is not a bandwidth, an operation rate, a latency, a size or an event rate.")
 
 
 # Unit spellings whose meaning differs between tools and people: refuse to guess.
@@ -204,12 +207,14 @@ _EXAMPLE_VALUES = {
     Metric.OPERATION_RATE: "15000 op/s",
     Metric.LATENCY: "0.1 ms",
     Metric.SIZE: "1 MiB",
+    Metric.EVENT_RATE: "330000 ev/s",
 }
 _EXAMPLES = {
     Metric.BANDWIDTH: "e.g. MiB/s or Gbit/s",
     Metric.OPERATION_RATE: "e.g. op/s or IOPS",
     Metric.LATENCY: "e.g. ms or µs",
     Metric.SIZE: "e.g. KiB or MiB",
+    Metric.EVENT_RATE: "e.g. ev/s",
 }
 
 # Units figures are shown in: the smallest that keeps the number below 10,000
@@ -219,6 +224,7 @@ _DISPLAY = {
     Metric.OPERATION_RATE: ("op/s", "Mop/s"),
     Metric.LATENCY: ("µs", "ms", "s"),
     Metric.SIZE: ("B", "KiB", "MiB", "GiB", "TiB", "PiB"),
+    Metric.EVENT_RATE: ("ev/s",),
 }
 
 
@@ -234,7 +240,7 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None 
         if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
             chosen = next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
         else:
-            limit = 10_000_000 if metric is Metric.OPERATION_RATE else 10_000
+            limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
             chosen = next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
     else:
         chosen = _unit(unit)

@@ -1,0 +1,101 @@
+"""Measurement: one metric of one component, its raw samples, and exactly how and where it was measured."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from probes.host import Host
+from probes.stats import Summary, summarize
+from probes.units import Metric, Q_, Quantity, ureg
+
+__all__ = ["Provenance", "Measurement"]
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """The tool, its version, the exact commands of one repetition, the host, the start (UTC, ISO 8601) and total seconds."""
+
+    tool: str
+    tool_version: str
+    commands: tuple[tuple[str, ...], ...]
+    host: Host
+    started_at: str
+    duration: float
+
+    def to_dict(self) -> dict:
+        return {"tool": self.tool, "tool_version": self.tool_version, "commands": [list(c) for c in self.commands],
+                "host": self.host.to_dict(), "started_at": self.started_at, "duration_s": self.duration}
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> "Provenance":
+        return cls(doc["tool"], doc["tool_version"], tuple(tuple(c) for c in doc["commands"]),
+                   Host.from_dict(doc["host"]), doc["started_at"], float(doc["duration_s"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """Repetitions of one figure, e.g. ``iperf3.send.p1`` in bit/s; ``samples`` are in ``unit``, in the order measured.
+
+    ``target`` is the relative half-width of the 95 % interval the repetitions aimed for;
+    ``complete`` is False while a probe run that was interrupted has yet to finish it.
+    """
+
+    name: str
+    description: str
+    metric: Metric
+    unit: str
+    samples: tuple[float, ...]
+    provenance: Provenance
+    target: float | None = None
+    complete: bool = True
+    parameters: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if not self.samples:
+            raise ValueError(f"Measurement {self.name!r} has no samples.")
+        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
+            raise ValueError(f"Measurement {self.name!r}: unit {self.unit!r} is not a {self.metric.label}.")
+
+    @property
+    def summary(self) -> Summary:
+        return summarize(self.samples)
+
+    @property
+    def value(self) -> Quantity:
+        """The mean of the repetitions."""
+        return Q_(self.summary.mean, self.unit)
+
+    @property
+    def half_width(self) -> float | None:
+        """Half-width of the 95 % confidence interval relative to the mean; None with fewer than two samples."""
+        return relative_half_width(self.summary)
+
+    @property
+    def reached(self) -> bool:
+        """Whether the repetitions met the target precision."""
+        return self.target is None or (self.half_width is not None and self.half_width <= self.target)
+
+    def to_dict(self) -> dict:
+        s = self.summary
+        return {
+            "name": self.name, "description": self.description, "metric": self.metric.name.lower(),
+            "unit": self.unit, "samples": list(self.samples),
+            "summary": {"n": s.n, "mean": s.mean, "std": s.std, "min": s.min, "max": s.max, "cv": s.cv,
+                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high], "half_width": self.half_width},
+            "target": self.target, "reached": self.reached, "complete": self.complete,
+            "parameters": self.parameters, "provenance": self.provenance.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, doc: dict) -> "Measurement":
+        """Read back what :meth:`to_dict` wrote; KeyError, ValueError or TypeError for anything else."""
+        return cls(doc["name"], doc["description"], Metric[doc["metric"].upper()], doc["unit"],
+                   tuple(float(x) for x in doc["samples"]), Provenance.from_dict(doc["provenance"]),
+                   doc.get("target"), bool(doc.get("complete", True)), dict(doc.get("parameters", {})))
+
+
+def relative_half_width(summary: Summary) -> float | None:
+    """Half the 95 % interval over the mean, the precision the repetitions reached."""
+    if summary.ci_high is None or summary.mean == 0:
+        return None
+    return (summary.ci_high - summary.mean) / abs(summary.mean)

@@ -1,0 +1,99 @@
+"""Run a measurement tool: no shell, a time limit, and errors that show what was run and how it ended."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from probes.errors import ToolFailedError, ToolNotFoundError
+
+__all__ = ["RawRun", "run_tool", "tool_version", "INSTALL"]
+
+# How to get each tool on Debian or Ubuntu, for the message when one is missing.
+INSTALL = {
+    "fio": "install it with: apt-get install fio",
+    "iperf3": "install it with: apt-get install iperf3",
+    "ping": "install it with: apt-get install iputils-ping",
+    "mpiexec": "install MPI with: apt-get install mpich, then pip install mpi4py",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RawRun:
+    """What one tool invocation produced; times are seconds since the epoch."""
+
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+    started_at: float
+    ended_at: float
+
+    @property
+    def duration(self) -> float:
+        return self.ended_at - self.started_at
+
+
+def locate(tool: str) -> str:
+    """The path of ``tool``, or ToolNotFoundError saying how to install it."""
+    path = shutil.which(tool)
+    if path is None:
+        raise ToolNotFoundError(tool, INSTALL.get(tool, "install it and make sure it is on PATH"))
+    return path
+
+
+def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool = True) -> RawRun:
+    """Run ``argv`` (never through a shell) and wait at most ``timeout`` seconds.
+
+    The tool runs in its own session, so on a timeout or Ctrl-C its whole process
+    group (fio's job processes too) is stopped and nothing is left running.
+    """
+    argv = tuple(str(a) for a in argv)
+    locate(argv[0])
+    started = time.time()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop(proc)
+        _, stderr = proc.communicate()
+        raise ToolFailedError(argv, None, stderr, timeout) from None
+    except BaseException:
+        _stop(proc)
+        proc.communicate()
+        raise
+    run = RawRun(argv, proc.returncode, stdout, stderr, started, time.time())
+    if check and proc.returncode != 0:
+        raise ToolFailedError(argv, proc.returncode, stderr or stdout)
+    return run
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """Stop the tool's process group: SIGTERM, then SIGKILL after two seconds."""
+    for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@functools.cache
+def tool_version(tool: str) -> str:
+    """The version a tool reports, e.g. ``3.33`` for fio-3.33; the first line of its answer if no number is found."""
+    flag = "-V" if tool == "ping" else "--version"
+    run = run_tool([tool, flag], timeout=10, check=False)
+    text = (run.stdout or run.stderr).strip()
+    found = re.search(r"(\d+(?:\.\d+)+)", text) or re.search(r"(\d{8})", text)
+    return found.group(1) if found else text.splitlines()[0] if text else "unknown"
