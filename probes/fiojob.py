@@ -28,7 +28,7 @@ def fio_argv(name: str, *, rw: str, bs: str, runtime: float, numjobs: int = 1, d
              iodepth: int = 1, readonly: bool = False) -> tuple[str, ...]:
     """The argv of a time-based fio job reporting JSON for the whole group."""
     argv = ["fio", f"--name={name}", f"--rw={rw}", f"--bs={bs}", f"--ioengine={ioengine}", f"--iodepth={iodepth}",
-            f"--numjobs={numjobs}", "--time_based", f"--runtime={runtime:g}s", "--group_reporting",
+            f"--numjobs={numjobs}", "--time_based", f"--runtime={max(round(runtime * 1000), 1)}ms", "--group_reporting",
             f"--direct={int(direct)}", "--output-format=json"]
     if directory is not None:
         argv += [f"--directory={directory}", "--filename_format=iobound.$jobnum"]
@@ -52,9 +52,9 @@ def lay_out(directory: str, numjobs: int, size: int) -> None:
 
 
 def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:
-    """Run fio once and sum the group's reads and writes; the time limit allows for laying out files."""
+    """Run fio once and sum the group's reads and writes; it may take half a minute more than ``runtime`` to start and stop."""
     with ContextSwitches() as ctx:
-        run = run_tool(argv, timeout=runtime * 3 + 120)
+        run = run_tool(argv, timeout=runtime * 2 + 30)
     start = run.stdout.find("{")  # fio prints warnings before the JSON on some versions
     try:
         job = json.loads(run.stdout[start:])["jobs"][0]

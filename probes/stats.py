@@ -51,5 +51,5 @@ def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summa
     from scipy.stats import t  # imported here: it costs a second at start-up, and most commands never need it
 
     std = statistics.stdev(values)
-    half = t.ppf(0.5 + confidence / 2, len(values) - 1) * std / math.sqrt(len(values))
+    half = float(t.ppf(0.5 + confidence / 2, len(values) - 1)) * std / math.sqrt(len(values))
     return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)

@@ -17,11 +17,17 @@ Format (every capacity is per member of its group)::
     [[links]]
     between = ["compute", "ethernet"]
 
-Write ``"unlimited"`` for a capacity that is known not to limit.
+Write ``"unlimited"`` for a capacity that is known not to limit. A capacity measured by
+``iobound probe`` names the probe set (relative to the topology file) and the measurement;
+its mean is used::
+
+    nic = { probe = "node01.json", measurement = "iperf3.send.p4" }
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -29,8 +35,10 @@ from typing import Any
 
 import networkx as nx
 
-from probes.errors import TopologyError, UnitError
-from probes.units import Metric, parse_quantity
+from probes.errors import InputError, TopologyError, UnitError
+from probes.measurement import Measurement
+from probes.probeset import read_probe_set
+from probes.units import Metric, format_quantity, parse_quantity
 from topologies.topology import CAPACITY_KEYS, DIRECTIONAL, Capacity, Group, Kind, Link, Source, Topology
 
 __all__ = ["load_topology", "parse_topology", "topology_from_dict", "SOURCE_KINDS"]
@@ -134,10 +142,13 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
 
 def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
     origin = Source("unstated")
+    if isinstance(value, dict) and "probe" in value:
+        return _probed(value, metric, source, where)
     if isinstance(value, dict):
         _only(value, ("value", "source", "note"), source, where)
         if "value" not in value:
-            raise TopologyError(source, where, "a capacity table needs a value, e.g. { value = \"110 MiB/s\", source = \"measured\" }")
+            raise TopologyError(source, where, "a capacity table needs a value, e.g. { value = \"110 MiB/s\", source = \"measured\" }, "
+                                "or a probe set, e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
         kind = value.get("source", "unstated")
         if "source" in value and kind not in SOURCE_KINDS:
             raise TopologyError(source, f"{where}.source", f"must be one of {', '.join(SOURCE_KINDS)}. Got {kind!r} instead.")
@@ -152,6 +163,45 @@ def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
     if quantity.magnitude <= 0:
         raise TopologyError(source, where, f"must be positive. Got {value!r} instead.")
     return Capacity(quantity, metric, origin)
+
+
+def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
+    """A capacity taken from a probe set: the mean of the named measurement, its precision in the note."""
+    _only(value, ("probe", "measurement", "note"), source, where)
+    path, name = value["probe"], value.get("measurement")
+    if not isinstance(path, str) or not isinstance(name, str):
+        raise TopologyError(source, where, "a probed capacity names a probe set and a measurement, "
+                            "e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
+    file = Path(source).parent / path
+    try:
+        measurements = _probe_set(str(file), os.stat(file).st_mtime_ns)
+    except OSError as exc:
+        raise TopologyError(source, f"{where}.probe", f"cannot read the probe set {str(file)!r} ({exc.strerror or exc})") from None
+    except InputError as exc:
+        raise TopologyError(source, f"{where}.probe", f"the probe set is unusable: {exc}") from None
+    if name not in measurements:
+        raise TopologyError(source, f"{where}.measurement", f"{str(file)!r} has no measurement {name!r}; "
+                            f"it has: {', '.join(sorted(measurements)) or 'none'}")
+    measurement = measurements[name]
+    if measurement.metric is not metric:
+        raise TopologyError(source, f"{where}.measurement", f"{name!r} is a {measurement.metric.label}, "
+                            f"but this capacity is a {metric.label}")
+    note = f"{path}: {name}, {_precision(measurement)}"
+    extra = _text(value.get("note", ""), source, f"{where}.note")
+    return Capacity(measurement.value, metric, Source("probe", f"{note}; {extra}" if extra else note))
+
+
+@functools.lru_cache(maxsize=32)
+def _probe_set(path: str, mtime_ns: int) -> dict[str, Measurement]:
+    """A probe set read once per load, even when many capacities name it (re-read when the file changes)."""
+    return read_probe_set(path)
+
+
+def _precision(measurement: Measurement) -> str:
+    s = measurement.summary
+    shown = format_quantity(measurement.value, measurement.metric)
+    width = measurement.half_width
+    return f"mean {shown} of {s.n}" + ("" if width is None else f" (95 % CI ± {width:.1%})")
 
 
 def _link(index: int, body: Any, names: list[str], source: str) -> Link:

@@ -1,0 +1,159 @@
+"""The probe framework: running tools, adaptive repetitions, probe set files, and capacities taken from them."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from probes.errors import InputError, ToolFailedError, ToolNotFoundError
+from probes.fiojob import ContextSwitches
+from probes.host import this_host
+from probes.measurement import Measurement, Provenance
+from probes.memory import scratch_directory, tmpfs_probes
+from probes.probe import MIN_REPETITIONS, Output, Probe, measure
+from probes.probeset import ProbeSetFile, read_probe_set
+from probes.runner import run_tool
+from probes.units import Metric
+from topologies.load import parse_topology
+
+
+def _series(values, title="series"):
+    """A probe whose repetitions yield ``values`` in turn (to test the stopping rule, not a tool)."""
+    it = iter(values)
+    return Probe(title, "true", (("true",),), (Output("x.rate", "a rate", Metric.OPERATION_RATE, "op/s"),),
+                 lambda: {"x.rate": next(it)})
+
+
+def _measurement(name="iperf3.send.p1", samples=(9.4e8, 9.5e8, 9.45e8), metric=Metric.BANDWIDTH, unit="bit/s"):
+    provenance = Provenance("iperf3", "3.12", (("iperf3", "-c", "peer"),), this_host(), "2026-11-21T10:00:00+00:00", 3.2)
+    return Measurement(name, "iperf3 to peer", metric, unit, samples, provenance, 0.05)
+
+
+def test_run_tool_errors_show_argv_status_and_stderr():
+    with pytest.raises(ToolFailedError, match=r"ls /no-such-dir exited with status 2; its stderr ends:\n.*No such file"):
+        run_tool(["ls", "/no-such-dir"], timeout=10)
+    with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed"):
+        run_tool(["no-such-tool"], timeout=10)
+
+
+def test_run_tool_stops_a_hanging_tool_and_its_children():
+    started = time.monotonic()
+    with pytest.raises(ToolFailedError, match=r"did not finish within 0.5 s and was stopped"):
+        run_tool(["sh", "-c", "sleep 30 & sleep 30"], timeout=0.5)  # a literal script, not built from input
+    assert time.monotonic() - started < 5
+
+
+def test_measure_stops_at_the_target_and_never_below_three_repetitions():
+    measured = measure(_series([100.0] * 10), target=0.05, budget=60)
+    assert measured[0].samples == (100.0,) * MIN_REPETITIONS and measured[0].reached
+    noisy = [100.0, 150.0, 80.0, 120.0, 101.0, 99.0, 100.0, 100.5, 99.5] + [100.0] * 200
+    measured = measure(_series(noisy), target=0.05, budget=60)[0]
+    assert MIN_REPETITIONS < measured.summary.n < 200
+    assert measured.half_width <= 0.05 and measured.reached and measured.complete
+
+
+def test_measure_reports_a_target_not_reached_within_the_budget():
+    measured = measure(_series([1.0, 2.0, 3.0, 4.0, 5.0] * 100), target=0.001, budget=0.0)[0]
+    assert measured.summary.n == MIN_REPETITIONS and not measured.reached
+
+
+def test_measure_continues_an_interrupted_measurement():
+    saved = []
+    with pytest.raises(StopIteration):  # the third repetition is interrupted
+        measure(_series([100.0, 100.0]), target=0.05, budget=60, progress=saved.append)
+    partial = saved[-1]
+    assert partial[0].summary.n == 2 and not partial[0].complete
+    continued = measure(_series([100.0] * 5), previous={m.name: m for m in partial})[0]
+    assert continued.summary.n == MIN_REPETITIONS and continued.complete
+    assert continued.provenance.started_at == partial[0].provenance.started_at
+
+
+def test_probe_set_is_never_overwritten_without_force_and_resumes(tmp_path):
+    path = tmp_path / "node.json"
+    store = ProbeSetFile(path)
+    store.record([_measurement()])
+    doc = json.loads(path.read_text())
+    assert (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.0")
+    assert doc["measurements"][0]["provenance"]["host"]["hostname"] == this_host().hostname
+    with pytest.raises(InputError, match="exists already; --resume continues it, --force replaces it"):
+        ProbeSetFile(path)
+    assert ProbeSetFile(path, resume=True).measurements.keys() == {"iperf3.send.p1"}
+    assert ProbeSetFile(path, force=True).measurements == {}
+    assert read_probe_set(path)["iperf3.send.p1"].samples == (9.4e8, 9.5e8, 9.45e8)  # still there until the first record
+
+
+def test_probe_set_errors_name_the_file_and_entry(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "iobound/probe-set", "format_version": "1.0", "measurements": [{"name": "x"}]}')
+    with pytest.raises(InputError, match=r"bad.json: measurements\[0\]: is not a measurement"):
+        read_probe_set(bad)
+    bad.write_text('{"format": "iobound/check"}')
+    with pytest.raises(InputError, match="expected an iobound/probe-set document. Got 'iobound/check'"):
+        read_probe_set(bad)
+    bad.write_text('{"format": "iobound/probe-set", "format_version": "9.0"}')
+    with pytest.raises(InputError, match="version '9.0' of iobound/probe-set cannot be read; this iobound reads 1.0"):
+        read_probe_set(bad)
+
+
+def test_resumed_probe_set_skips_finished_probes(tmp_path):
+    with scratch_directory() as scratch:
+        probe = tmpfs_probes(scratch, runtime=0.2, operations=("read",))[1]  # bs=1m bandwidth
+        store = ProbeSetFile(tmp_path / "p.json")
+        store.record(measure(probe, budget=2))
+        again = ProbeSetFile(tmp_path / "p.json", resume=True)
+        assert again.done(probe) is not None
+        other = tmpfs_probes(scratch, runtime=0.3, operations=("read",))[1]  # other commands: measured again
+        assert again.done(other) is None
+
+
+def test_tmpfs_probes_measure_operations_context_switches_and_bandwidth():
+    with scratch_directory() as scratch:
+        one_byte, one_mib = tmpfs_probes(scratch, runtime=0.3, operations=("read",))
+        iops, ctx = measure(one_byte, budget=3)
+        (bandwidth,) = measure(one_mib, budget=3)
+    # A 1-byte read is a system call: between 50,000 and 50 million a second on anything that runs Linux.
+    assert 5e4 < iops.summary.mean < 5e7 and iops.metric is Metric.OPERATION_RATE
+    assert ctx.metric is Metric.EVENT_RATE and ctx.summary.min > 0
+    assert 1e8 < bandwidth.summary.mean < 1e12 and bandwidth.unit == "B/s"
+    assert iops.provenance.commands[0][0] == "fio" and "--bs=1" in iops.provenance.commands[0]
+    assert iops.provenance.tool_version.count(".") >= 1
+
+
+def test_context_switches_counts_the_kernels_switches():
+    with ContextSwitches() as ctx:
+        run_tool(["sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 0.02; done"], timeout=10)
+    assert ctx.rate > 0
+
+
+def test_topology_takes_a_capacity_from_a_probe_set(tmp_path):
+    ProbeSetFile(tmp_path / "node01.json").record([_measurement()])
+    text = """
+[clients.c]
+nic = { probe = "node01.json", measurement = "iperf3.send.p1" }
+[servers.s]
+nic = "10 GbE"
+[networks.n]
+[devices.d]
+bandwidth = "1 GiB/s"
+[[links]]
+between = ["c", "n"]
+[[links]]
+between = ["n", "s"]
+[[links]]
+between = ["s", "d"]
+"""
+    topology = parse_topology(text, source=str(tmp_path / "t.toml"))
+    nic = topology.group("c").capacity("nic", "read")
+    assert nic.value.to("bit/s").magnitude == pytest.approx(9.45e8)
+    assert nic.source.kind == "probe" and "node01.json: iperf3.send.p1, mean" in nic.source.note
+    assert "of 3 (95 % CI ±" in nic.source.note
+    with pytest.raises(InputError, match=r"t.toml: clients.c.nic.measurement: .*has no measurement 'iperf3.send.p9'; it has: iperf3.send.p1"):
+        parse_topology(text.replace("p1", "p9"), source=str(tmp_path / "t.toml"))
+    with pytest.raises(InputError, match=r"clients.c.nic.probe: cannot read the probe set"):
+        parse_topology(text.replace("node01", "node02"), source=str(tmp_path / "t.toml"))
+    ProbeSetFile(tmp_path / "node03.json").record([_measurement("ping.rtt", (1e-4, 1.1e-4, 0.9e-4), Metric.LATENCY, "s")])
+    with pytest.raises(InputError, match="'ping.rtt' is a latency, but this capacity is a bandwidth"):
+        parse_topology(text.replace("node01.json", "node03.json").replace("iperf3.send.p1", "ping.rtt"),
+                       source=str(tmp_path / "t.toml"))
