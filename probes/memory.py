@@ -62,8 +62,14 @@ def _file_size(numjobs: int) -> int:
 
 
 @contextmanager
-def scratch_directory(tmpfs: str = TMPFS) -> Iterator[str]:
-    """A directory of iobound's own on ``tmpfs`` (a fixed name, so a resumed run uses the same commands), removed afterwards."""
+def scratch_directory(tmpfs: str | None = TMPFS) -> Iterator[str | None]:
+    """A directory of iobound's own on ``tmpfs`` (a fixed name, so a resumed run uses the same commands), removed afterwards.
+
+    With ``tmpfs=None`` (no memory probes) it yields None.
+    """
+    if tmpfs is None:
+        yield None
+        return
     base = Path(tmpfs)
     if not base.is_dir():
         raise ProbeError(f"{tmpfs} is not a directory; the memory probes need a tmpfs (give one with --tmpfs)")

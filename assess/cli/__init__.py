@@ -13,12 +13,12 @@ from typing import Sequence
 
 import probes
 from probes.errors import IoboundError
-from assess.cli import check, examples, predict, topology
+from assess.cli import check, examples, predict, probe, topology
 
 __all__ = ["main", "build_parser", "COMMANDS", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG"]
 
 EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
-COMMANDS = {"predict": predict, "check": check, "topology": topology, "examples": examples}
+COMMANDS = {"probe": probe, "predict": predict, "check": check, "topology": topology, "examples": examples}
 
 
 def build_parser() -> argparse.ArgumentParser:

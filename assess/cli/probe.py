@@ -1,0 +1,149 @@
+"""Measure this node and its path to a peer with ping, iperf3 and fio; write a probe set that topologies can use.
+
+Examples:
+  iobound probe serve                                       (on the peer: start the iperf3 servers)
+  iobound probe --peer node02 --device /dev/nvme0n1 -o node01.json
+  iobound probe show node01.json
+Each figure is repeated until its 95 % confidence interval is within --target of the mean,
+or its share of --budget is spent. The file is saved after every repetition: --resume
+continues an interrupted run, --force replaces an existing file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+from probes.errors import InputError
+from probes.iperf3 import serve_forever
+from probes.memory import TMPFS, scratch_directory
+from probes.plan import Plan, plan_probes
+from probes.probe import TARGET
+from probes.probeset import FORMAT_VERSION, ProbeSetFile, read_probe_set
+from probes.session import Outcome, run_probes
+from probes.units import Q_, format_quantity
+from assess.cli.inputs import count_arg, fraction_arg
+from assess.progress import ProbeProgress, figure
+from assess.render import dumps, envelope, table
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", metavar="FILE", help="probe set to write (default: HOSTNAME.json)")
+    parser.add_argument("--peer", metavar="HOST", help="measure the network to HOST, which runs 'iobound probe serve'")
+    parser.add_argument("--port", type=count_arg, default=5201, help="first iperf3 port of the peer (default 5201)")
+    parser.add_argument("--streams", type=count_arg, default=0, help="parallel iperf3 streams (default: one per CPU)")
+    parser.add_argument("--tmpfs", default=TMPFS, help=f"tmpfs directory for the memory probes (default {TMPFS})")
+    parser.add_argument("--no-memory", action="store_true", help="skip the memory probes on tmpfs")
+    parser.add_argument("--jobs", type=count_arg, default=0, help="parallel fio jobs (default: one per CPU)")
+    parser.add_argument("--device", action="append", default=[], metavar="PATH",
+                        help="block device or file to probe with direct I/O, read only unless --write (repeatable)")
+    parser.add_argument("--write", action="store_true", help="also probe writes on the devices")
+    parser.add_argument("--destroy-data", action="store_true",
+                        help="confirm that write probes may destroy data on devices that hold some")
+    parser.add_argument("--target", type=fraction_arg, default=TARGET,
+                        help=f"repeat until the 95 %% interval's half-width is under this fraction of the mean (default {TARGET})")
+    parser.add_argument("--budget", type=_seconds, default=90.0, help="time budget for the whole run, in seconds (default 90)")
+    parser.add_argument("--runtime", type=_seconds, default=1.0, help="seconds per repetition of fio and iperf3 (default 1)")
+    replace = parser.add_mutually_exclusive_group()
+    replace.add_argument("--force", action="store_true", help="replace an existing probe set")
+    replace.add_argument("--resume", action="store_true", help="continue an existing probe set, keeping what it measured")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("--json", action="store_true", help="print the probe set as JSON instead of a table")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    serve = actions.add_parser("serve", help="start iperf3 servers for a peer's probes, until Ctrl-C")
+    serve.add_argument("--port", dest="serve_port", type=count_arg, default=5201, help="first port (default 5201)")
+    serve.add_argument("--streams", dest="serve_streams", type=count_arg, default=0,
+                       help="servers to start, one per parallel stream of the peer (default: one per CPU, at least 2)")
+    serve.add_argument("--bind", metavar="ADDRESS", help="address to listen on (default: all)")
+    cluster = actions.add_parser(
+        "cluster", help="under mpirun/srun: each node probes itself, clients probe servers, rank 0 writes one probe set",
+        description="Run with one rank per node, e.g. mpirun -n 8 iobound probe -o cluster.json cluster --servers 2. "
+                    "The options before 'cluster' (--budget, --target, --device, --no-memory ...) apply to every node.")
+    cluster.add_argument("--servers", type=count_arg, required=True, metavar="N",
+                         help="the last N ranks are servers (they serve iperf3); the others are clients")
+    cluster.add_argument("--contention", action="store_true",
+                         help="all clients probe the servers at once, instead of one pair per server at a time")
+    show = actions.add_parser("show", help="print the measurements of a probe set")
+    show.add_argument("file", metavar="FILE", help="a probe set written by iobound probe")
+    show.add_argument("--json", dest="show_json", action="store_true", help="print versioned JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "serve":
+        streams, _ = Plan(streams=args.serve_streams).parallel
+        serve_forever(range(args.serve_port, args.serve_port + streams), bind=args.bind)
+        return 0
+    if args.action == "cluster":
+        return _cluster(args)
+    if args.action == "show":
+        measurements = read_probe_set(args.file)
+        print(dumps(_document(measurements.values())) if args.show_json else render(measurements.values()))
+        return 0
+    return _probe(args)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    plan = _plan(args)
+    if not (plan.peer or plan.devices or plan.tmpfs):
+        raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
+    store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
+    progress = ProbeProgress(quiet=args.quiet)
+    with scratch_directory(plan.tmpfs) as scratch:
+        outcome = run_probes(plan_probes(plan, scratch), store, progress, target=args.target, budget=args.budget)
+    return _report(args, outcome, store.path)
+
+
+def _plan(args: argparse.Namespace) -> Plan:
+    if args.destroy_data and not args.write:
+        raise InputError("--destroy-data", "", "only makes sense with --write (read probes never write)")
+    return Plan(args.peer, args.port, args.streams, None if args.no_memory else args.tmpfs, args.jobs,
+                tuple(args.device), args.write, args.destroy_data, args.runtime)
+
+
+def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
+    """Print the summary table (or JSON) and the failures; exit 2 if any probe failed."""
+    print(dumps(_document(outcome.measurements)) if args.json else render(outcome.measurements))
+    if not args.quiet:
+        print(f"saved to {path}", file=sys.stderr)
+    for probe, error in outcome.failures:
+        print(f"iobound: error: {probe.title}: {error}", file=sys.stderr)
+    return 2 if outcome.failures else 0
+
+
+def _cluster(args: argparse.Namespace) -> int:
+    from probes.cluster import run_cluster  # needs mpi4py, which only cluster runs do
+
+    plan = _plan(args)
+    outcome = run_cluster(plan, servers=args.servers, contention=args.contention,
+                          output=args.output or "cluster.json", force=args.force, resume=args.resume,
+                          target=args.target, budget=args.budget, reporter=ProbeProgress(quiet=args.quiet))
+    if outcome is None:  # not rank 0: rank 0 reports for everyone
+        return 0
+    return _report(args, outcome, args.output or "cluster.json")
+
+
+def _document(measurements) -> dict:
+    return envelope("probe-set", FORMAT_VERSION, {"measurements": [m.to_dict() for m in measurements]})
+
+
+def render(measurements) -> str:
+    """The summary table: every figure with its interval, spread and whether the precision target was met."""
+    rows = []
+    for m in measurements:
+        s = m.summary
+        spread = "" if s.cv is None else f"{s.cv:.1%}"
+        span = f"{format_quantity(Q_(s.min, m.unit), m.metric)} – {format_quantity(Q_(s.max, m.unit), m.metric)}"
+        flag = "" if m.reached else "target not reached" if m.complete else "interrupted"
+        rows.append((m.name, figure(m), spread, span, flag))
+    return table(("measurement", "mean ± 95 % CI", "cv", "min – max", ""), rows, right=(1, 2))
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text.rstrip("s"))
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, such as 90. Got {text!r} instead.")
+    return value

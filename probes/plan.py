@@ -1,0 +1,49 @@
+"""Which probes a node runs: network to a peer, the memory path on tmpfs, and storage devices, in that order."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from probes.device import device_probes
+from probes.iperf3 import iperf3_probes
+from probes.memory import TMPFS, tmpfs_probes
+from probes.ping import ping_probes
+from probes.probe import Probe
+
+__all__ = ["Plan", "plan_probes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What to probe. ``jobs`` and ``streams`` of 0 mean one per CPU; ``runtime`` is seconds per repetition."""
+
+    peer: str | None = None
+    port: int = 5201
+    streams: int = 0
+    tmpfs: str | None = TMPFS
+    jobs: int = 0
+    devices: tuple[str, ...] = ()
+    write: bool = False
+    destroy: bool = False
+    runtime: float = 1.0
+
+    @property
+    def parallel(self) -> tuple[int, int]:
+        """The parallel stream and fio job counts: one per CPU unless stated, and at least two."""
+        cpus = os.cpu_count() or 1
+        return max(self.streams or cpus, 2), max(self.jobs or cpus, 2)
+
+
+def plan_probes(plan: Plan, scratch: str | None) -> list[Probe]:
+    """The probes of ``plan``; ``scratch`` is the directory on tmpfs for the memory probes (None: no memory probes)."""
+    streams, jobs = plan.parallel
+    probes: list[Probe] = []
+    if plan.peer:
+        probes += ping_probes(plan.peer)
+        probes += iperf3_probes(plan.peer, port=plan.port, streams=(1, streams), time=plan.runtime)
+    if scratch:
+        probes += tmpfs_probes(scratch, jobs=(1, jobs), runtime=plan.runtime)
+    for device in plan.devices:
+        probes += device_probes(device, write=plan.write, destroy=plan.destroy, runtime=plan.runtime)
+    return probes

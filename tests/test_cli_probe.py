@@ -1,0 +1,88 @@
+"""`iobound probe` end to end: real fio on tmpfs, the summary table, the file, resume, and refusals."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assess.cli import main
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    """One short real probe run of the memory path, shared by the tests that read its file."""
+    path = tmp_path_factory.mktemp("probe") / "node.json"
+    status = main(["probe", "-o", str(path), "--jobs", "2", "--runtime", "0.2", "--budget", "8", "--quiet"])
+    return status, path
+
+
+def test_probe_writes_a_probe_set_with_every_figure(probed):
+    status, path = probed
+    doc = json.loads(path.read_text())
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.0")
+    names = {m["name"] for m in doc["measurements"]}
+    assert {"tmpfs.read.bs1.jobs1.iops", "tmpfs.read.bs1.jobs1.ctx", "tmpfs.write.bs1m.jobs2.bandwidth"} <= names
+    for m in doc["measurements"]:
+        assert m["summary"]["n"] >= 3 and len(m["samples"]) == m["summary"]["n"]
+        assert m["summary"]["ci95"][0] <= m["summary"]["mean"] <= m["summary"]["ci95"][1]
+        assert m["provenance"]["commands"][0][0] == "fio" and m["provenance"]["host"]["cpus"] >= 1
+        assert m["complete"] and m["target"] == 0.05
+
+
+def test_probe_show_prints_the_summary_table(probed, capsys):
+    _, path = probed
+    status, out, _ = run(capsys, "probe", "show", str(path))
+    assert status == 0
+    header = out.splitlines()[0]
+    for column in ("measurement", "mean ± 95 % CI", "cv", "min – max"):
+        assert column in header
+    assert "tmpfs.read.bs1m.jobs1.bandwidth" in out and "(n=" in out
+    status, out, _ = run(capsys, "probe", "show", str(path), "--json")
+    assert json.loads(out)["format"] == "iobound/probe-set"
+
+
+def test_probe_never_overwrites_and_resumes_without_measuring_again(probed, capsys):
+    _, path = probed
+    before = path.read_text()
+    status, _, err = run(capsys, "probe", "-o", str(path), "--runtime", "0.2")
+    assert status == 2 and "exists already; --resume continues it, --force replaces it" in err
+    assert path.read_text() == before
+    status, out, err = run(capsys, "probe", "-o", str(path), "--jobs", "2", "--runtime", "0.2", "--resume")
+    assert status == 0 and json.loads(path.read_text()) == json.loads(before)
+
+
+def test_topology_uses_the_probe_set_and_predict_reads_it(probed, tmp_path, capsys):
+    _, path = probed
+    topology = tmp_path / "node.toml"
+    topology.write_text(f"""
+[clients.me]
+nic = "unlimited"
+bandwidth = {{ probe = "{path}", measurement = "tmpfs.read.bs1m.jobs1.bandwidth" }}
+[devices.memory]
+bandwidth = {{ probe = "{path}", measurement = "tmpfs.read.bs1m.jobs2.bandwidth" }}
+[[links]]
+between = ["me", "memory"]
+""")
+    status, out, _ = run(capsys, "topology", str(topology))
+    assert status == 0 and "(probe: " in out and "tmpfs.read.bs1m.jobs1.bandwidth, mean" in out
+    status, out, _ = run(capsys, "predict", str(topology), "--op", "read", "--transfer-size", "1MiB", "--json")
+    assert status == 0 and json.loads(out)["ceiling"]["value"] > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--no-memory"], "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory"),
+    (["--write", "--no-memory", "--destroy-data"], "nothing to probe"),
+    (["--destroy-data"], "--destroy-data: only makes sense with --write"),
+    (["--tmpfs", "/no/such/dir"], "/no/such/dir is not a directory"),
+])
+def test_probe_refuses_what_cannot_work(argv, message, capsys, tmp_path):
+    status, _, err = run(capsys, "probe", "-o", str(tmp_path / "x.json"), *argv)
+    assert status == 2 and "Traceback" not in err and message in err
+    assert not (tmp_path / "x.json").exists()

@@ -1,0 +1,319 @@
+"""probes.ping and probes.iperf3: their parsers on real outputs, and real runs over loopback and a 1 Gbit/s veth link."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import socket
+import threading
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from probes import iperf3, ping
+from probes.errors import ProbeError, ToolOutputError
+from probes.probe import MIN_REPETITIONS, measure
+from tests.netns import shaped_link, unavailable
+
+# ---- ping: the parser on real outputs ---------------------------------------------------------
+
+# Replies each file prints, counted by hand; the truncated run prints 19 of its 20 (its summary says 20).
+PING_REPLIES = {
+    "cloudpilot_ping_4pkts_wan_214ms.txt": 4,  # CRLF line ends, whole milliseconds ("time=214 ms")
+    "csc458_ping_bufferbloat_q100_600pkts.txt": 588,  # most replies glued onto one line: "ms664 bytes from"
+    "csc458_ping_bufferbloat_truncated_pipe16.txt": 19,
+    "pkb_ping_iputils_100pkts.txt": 100,
+}
+
+
+def _corpus_files(corpus, folder):
+    """(file name, tool version) of each file SOURCES.tsv lists under ``folder``."""
+    with open(corpus / "SOURCES.tsv", encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t"))
+    return [(row["file"].split("/", 1)[1], row["tool_version"]) for row in rows if row["file"].startswith(f"{folder}/")]
+
+
+def _summary(text):
+    """The last 'N received' and 'rtt min/avg/max/mdev' average (s) ping printed: an oracle for the replies."""
+    received = [int(line.split(", ")[1].split()[0]) for line in text.splitlines() if " received, " in line]
+    average = [float(line.split(" = ")[1].split("/")[1]) / 1000 for line in text.splitlines() if line.startswith("rtt ")]
+    return received[-1], average[-1]
+
+
+def test_every_iputils_ping_output_of_the_corpus_gives_its_replies(corpus):
+    files = _corpus_files(corpus, "ping")
+    assert {name for name, version in files if version.startswith("iputils")} == set(PING_REPLIES)
+    for name, count in PING_REPLIES.items():
+        text = (corpus / "ping" / name).read_text(encoding="utf-8")
+        rtts = ping.parse(text, source=name)
+        received, average = _summary(text)
+        assert len(rtts) == count <= received, name
+        if count == received:  # the printed times are rounded, the summary's are not
+            assert sum(rtts) / len(rtts) == pytest.approx(average, rel=0.01), name
+        assert all(0 < r < 3 for r in rtts)
+
+
+def test_windows_ping_output_is_refused_by_name(corpus):
+    windows = [name for name, version in _corpus_files(corpus, "ping") if version.startswith("Windows")]
+    assert windows
+    for name in windows:
+        with pytest.raises(ToolOutputError, match="line 1: this is Windows ping output"):
+            ping.parse((corpus / "ping" / name).read_text(encoding="utf-8"), source=name)
+
+
+def test_duplicate_replies_are_left_out_and_ipv6_replies_read():
+    text = ("PING ::1(::1) 56 data bytes\n64 bytes from ::1: icmp_seq=1 ttl=64 time=0.030 ms\n"
+            "64 bytes from ::1: icmp_seq=1 ttl=64 time=0.900 ms (DUP!)\n64 bytes from ::1: icmp_seq=2 ttl=64 time=0.050 ms\n")
+    assert ping.parse(text, source="t") == pytest.approx([30e-6, 50e-6])
+
+
+@pytest.mark.parametrize("text, where, says", [
+    ("", "line 1", "the text is empty"),
+    ("Segmentation fault\n", "line 1", "starting 'PING <host>'; got 'Segmentation fault'"),
+    ("PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.\n", "line 1", "no reply line"),
+    ("PING h (10.0.0.9) 56(84) bytes of data.\nFrom 10.0.0.1 icmp_seq=1 Destination Host Unreachable\n\n"
+     "--- h ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms\n",
+     "line 5", "no reply to any packet"),
+])
+def test_output_without_replies_is_refused_with_the_line(text, where, says):
+    with pytest.raises(ToolOutputError, match=f"^out.txt: {where}: .*{says}"):
+        ping.parse(text, source="out.txt")
+
+
+@given(st.lists(st.floats(0.001, 5000, allow_nan=False).map(lambda ms: round(ms, 3)), min_size=1, max_size=20))
+def test_ping_replies_read_back_in_seconds(times):
+    lines = [f"64 bytes from 10.0.0.2: icmp_seq={i} ttl=64 time={ms:.3f} ms" for i, ms in enumerate(times, 1)]
+    assert ping.parse("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n" + "\n".join(lines), source="t") == \
+        pytest.approx([ms / 1000 for ms in times])
+
+
+@given(st.text())
+def test_ping_garbage_gives_replies_or_a_clear_error(text):
+    try:
+        assert all(r >= 0 for r in ping.parse(text, source="g"))
+    except ToolOutputError as exc:
+        assert str(exc).startswith("g: line ")
+
+
+def test_ping_has_a_deadline_and_a_slow_interval_for_users(monkeypatch):
+    monkeypatch.setattr(ping.os, "geteuid", lambda: 1000)
+    (probe,) = ping.ping_probes("node02")
+    assert probe.commands == (("ping", "-n", "-c", "10", "-i", "0.2", "-W", "2", "-w", "4", "node02"),)
+    assert [o.name for o in probe.outputs] == ["ping.rtt", "ping.message_rate"]
+
+
+# ---- iperf3: the parser on real outputs -------------------------------------------------------
+
+# end.sum_received.bits_per_second of each real output, read by hand (iperf 3.6 to 3.12).
+IPERF3_RECEIVED = {
+    "cloudpilot_iperf-3.9_json_tcp_200MB_aws-apsouth1_to_uswest2.json": 44123491.58,  # -n 200MB, no duration
+    "cloudpilot_iperf-3.9_json_tcp_t10_O3_gcp-syd_to_ibm-syd.json": 1822789751.43,
+    "ekfoury_iperf-3.6_json_tcp_P4_60s_mininet.json": 17535714055.22,  # 4 streams, duplicated keys
+    "flxo_iperf-3.12_json_tcp_P2_ipv6-linklocal.json": 644399310.30,  # the sender's sum is 690.8 Mbit/s
+    "flxo_iperf-3.12_json_udp_loopback_1Mbps.json": 1048281.43,
+}
+
+
+def test_every_iperf3_json_of_the_corpus_gives_the_receivers_throughput(corpus):
+    files = [name for name, version in _corpus_files(corpus, "iperf3") if "-J" in version]
+    assert set(files) == set(IPERF3_RECEIVED) | {"flxo_iperf-3.12_json_tcp_single.json"}
+    for name, rate in IPERF3_RECEIVED.items():
+        text = (corpus / "iperf3" / name).read_text(encoding="utf-8")
+        received = json.loads(text)["end"]["sum_received"]
+        assert iperf3.parse(text, source=name) == pytest.approx(rate, rel=1e-8)
+        assert rate == pytest.approx(received["bytes"] * 8 / received["seconds"], rel=1e-3)
+
+
+def test_an_interrupted_iperf3_run_is_refused_with_its_error(corpus):
+    text = (corpus / "iperf3" / "flxo_iperf-3.12_json_tcp_single.json").read_text(encoding="utf-8")
+    with pytest.raises(ToolOutputError, match="^s.json: error: iperf3 reported: interrupt - the client has terminated"):
+        iperf3.parse(text, source="s.json")
+
+
+def test_iperf3_text_output_is_refused(corpus):
+    texts = [name for name, version in _corpus_files(corpus, "iperf3") if "text" in version]
+    assert texts
+    for name in texts:
+        with pytest.raises(ToolOutputError, match="iperf3 -J prints|not valid JSON"):
+            iperf3.parse((corpus / "iperf3" / name).read_text(encoding="utf-8"), source=name)
+
+
+@pytest.mark.parametrize("text, says", [
+    ('{"start": {}, "end": {"sum_received": {"bits_per_second": 0}}}', "nothing was received"),
+    ('{"start": {}, "end": {}}', r"end.sum_received.bits_per_second: expected the receiver's bit/s, a number; got None"),
+    ('{"start": {}, "end": {"sum_rec', "line 1 column 23: not valid JSON"),
+    ('[1, 2]', "expected the JSON object iperf3 -J prints"),
+])
+def test_iperf3_output_without_a_throughput_is_refused(text, says):
+    with pytest.raises(ToolOutputError, match=says):
+        iperf3.parse(text, source="x")
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                         st.sampled_from(["start", "end", "error", "sum_received", "bits_per_second"]), inner, max_size=4),
+                     max_leaves=12)
+
+
+@given(_JSON.map(json.dumps) | st.text())
+def test_iperf3_garbage_gives_a_rate_or_a_clear_error(text):
+    try:
+        assert iperf3.parse(text, source="g") > 0
+    except ToolOutputError as exc:
+        assert str(exc).startswith("g")
+
+
+@pytest.mark.parametrize("version, commands", [
+    ("3.12", [("-p", "5201", "-P", "1")] * 1 + [("-p", str(p), "-P", "1") for p in range(5201, 5205)]),
+    ("3.16", [("-p", "5201", "-P", "1"), ("-p", "5201", "-P", "4")]),
+])
+def test_iperf3_before_3_16_runs_a_process_per_stream(monkeypatch, version, commands):
+    monkeypatch.setattr(iperf3, "tool_version", lambda tool: version)
+    probes = iperf3.iperf3_probes("node02", directions=("receive",), time=0.3)
+    assert [p.name for p in probes] == ["iperf3.receive.p1", "iperf3.receive.p4"]
+    argvs = [argv for p in probes for argv in p.commands]
+    assert [argv[3:5] + argv[7:9] for argv in argvs] == commands
+    assert all(argv[5:7] == ("-t", "1") and argv[-1] == "-R" for argv in argvs)  # 0.3 s rounded up
+
+
+def test_iperf3_refuses_a_time_it_would_read_as_for_ever():
+    with pytest.raises(ProbeError, match="whole number of seconds, at least 1. Got 0.5 instead"):
+        iperf3.iperf3_argv("node02", time=0.5)
+
+
+# ---- real runs on loopback ---------------------------------------------------------------------
+
+def _free_ports(count: int) -> range:
+    """``count`` consecutive loopback ports nothing listens on."""
+    for first in range(40000 + os.getpid() % 500 * 20, 60000, 20):
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return range(first, first + count)
+    pytest.skip("no free block of loopback ports")
+
+
+def _listened(port: int) -> bool:
+    """Whether something accepts connections on ``port`` of 127.0.0.1."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except ConnectionRefusedError:
+        return False
+    return True
+
+
+def test_ping_to_loopback_gives_a_positive_rtt_and_its_inverse_as_message_rate():
+    (probe,) = ping.ping_probes("127.0.0.1")
+    rtt, rate = measure(probe, budget=0)
+    assert rtt.name == "ping.rtt" and rtt.unit == "s" and len(rtt.samples) >= MIN_REPETITIONS
+    assert all(0 < r < 0.01 for r in rtt.samples)
+    assert rate.samples == pytest.approx([1 / r for r in rtt.samples])
+
+
+def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count():
+    ports = _free_ports(2)
+    with iperf3.serve(ports, bind="127.0.0.1"):
+        probes = iperf3.iperf3_probes("127.0.0.1", port=ports[0], streams=(1, 2))
+        (send,) = measure(probes[0], budget=0)
+        others = {p.name: p.once()[p.name] for p in probes[1:]}
+    assert send.name == "iperf3.send.p1" and send.unit == "bit/s" and len(send.samples) >= MIN_REPETITIONS
+    assert set(others) == {"iperf3.send.p2", "iperf3.receive.p1", "iperf3.receive.p2"}
+    assert min(send.samples + tuple(others.values())) > 1e8
+    assert not any(map(_listened, ports))  # the servers are gone
+
+
+def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
+    port = _free_ports(1)[0]
+    (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
+    started = time.monotonic()
+    with pytest.raises(ProbeError, match=f"iperf3 could not measure 127.0.0.1 port {port}: .*Connection refused"):
+        probe.once()
+    assert time.monotonic() - started < 2
+
+
+def test_a_busy_port_stops_the_servers_already_started():
+    ports = _free_ports(2)
+    with iperf3.serve(ports[:1], bind="127.0.0.1"):
+        with pytest.raises(ProbeError, match=f"server for port {ports[0]} .* stopped with status 1: .*in use"):
+            with iperf3.serve([ports[1], ports[0]], bind="127.0.0.1"):
+                pass
+    assert not _listened(ports[1])
+
+
+def test_serve_forever_serves_until_ctrl_c():
+    ports = _free_ports(1)
+    measured = []
+
+    def client_then_ctrl_c():
+        try:
+            (probe,) = iperf3.iperf3_probes("127.0.0.1", port=ports[0], streams=(1,), directions=("send",))
+            measured.append(probe.once()["iperf3.send.p1"])
+        finally:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    client = threading.Timer(0.5, client_then_ctrl_c)
+    client.start()
+    try:
+        iperf3.serve_forever(ports, bind="127.0.0.1")
+    finally:
+        client.cancel()
+        client.join()
+    assert measured and measured[0] > 1e8
+    assert not _listened(ports[0])
+
+
+# ---- real runs through a veth pair shaped to 1 Gbit/s ------------------------------------------
+
+@pytest.fixture(scope="module")
+def link():
+    reason = unavailable()
+    if reason:
+        pytest.skip(f"network namespace tests skipped: {reason}")
+    with shaped_link("1gbit", port=5201, servers=2) as made:
+        yield made
+
+
+@pytest.mark.parametrize("direction", ["send", "receive"])
+def test_iperf3_through_a_1_gbit_link_finds_its_tcp_payload_rate(link, direction):
+    # TCP over Ethernet carries 1448 of every 1514 bytes tbf counts: about 0.956 Gbit/s.
+    (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port, streams=(1,), directions=(direction,))
+    (m,) = measure(probe, budget=0)
+    assert len(m.samples) >= MIN_REPETITIONS
+    assert 0.85e9 < m.summary.mean < 1.0e9
+
+
+def test_two_iperf3_streams_share_the_link_not_double_it(link):
+    (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port, streams=(2,), directions=("send",))
+    assert 0.85e9 < probe.once()["iperf3.send.p2"] < 1.0e9
+
+
+def test_ping_through_the_link_answers(link):
+    (probe,) = ping.ping_probes(link.peer_address)
+    rtt = probe.once()["ping.rtt"]
+    assert 0 < rtt < 0.01
+
+
+def test_an_address_nothing_answers_fails_within_seconds(link):
+    (iperf,) = iperf3.iperf3_probes(link.silent_address, port=link.port, streams=(1,), directions=("send",))
+    (pinger,) = ping.ping_probes(link.silent_address)
+    started = time.monotonic()
+    with pytest.raises(ProbeError, match=f"iperf3 could not measure {link.silent_address} port {link.port}: .*timed out"):
+        iperf.once()
+    assert time.monotonic() - started < iperf3.CONNECT_TIMEOUT + 2
+    started = time.monotonic()
+    with pytest.raises(ProbeError, match=rf"^no reply from {link.silent_address} within 3 s$"):
+        pinger.once()
+    assert time.monotonic() - started < 5
+
+
+def test_a_closed_port_on_the_link_is_refused(link):
+    (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port + 2, streams=(1,), directions=("send",))
+    with pytest.raises(ProbeError, match=f"{link.peer_address} port {link.port + 2}: .*Connection refused"):
+        probe.once()
