@@ -8,11 +8,14 @@ from typing import Protocol, Sequence
 
 from probes.errors import ProbeError
 from probes.measurement import Measurement
-from probes.probe import TARGET, Probe, measure
+from probes.probe import MIN_REPETITIONS, TARGET, Probe, measure
 from probes.probeset import ProbeSetFile
 from probes.runner import locate
 
 __all__ = ["Reporter", "Outcome", "run_probes"]
+
+# Seconds a repetition is assumed to take before any has been timed: a 1 s run and its start-up.
+_FIRST_GUESS = 1.5
 
 
 class Reporter(Protocol):
@@ -37,7 +40,10 @@ class Outcome:
 
 def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter, *, target: float = TARGET,
                budget: float = 90.0) -> Outcome:
-    """Measure ``probes`` in order, saving after every repetition; each gets an equal share of what is left of ``budget``.
+    """Measure ``probes`` in order, saving after every repetition, within ``budget`` seconds in all.
+
+    Every probe's minimum repetitions are set aside first (timed from the same tool's
+    repetitions so far); what is left over is shared equally among the probes still to run.
 
     Every tool is looked up before anything runs, so a missing one stops the run at once with
     how to install it. A probe that fails (a peer that does not answer, a tool error) is reported
@@ -47,15 +53,26 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
         locate(tool)
     clock = time.monotonic()
     failures = []
+    timing: dict[str, list[float]] = {}  # tool -> [repetitions, seconds]
+
+    def minimum(p: Probe) -> float:
+        reps, seconds = timing.get(p.tool, (0, 0.0))
+        return MIN_REPETITIONS * (seconds / reps if reps else _FIRST_GUESS)
+
     for index, probe in enumerate(probes):
         reporter.started(index, len(probes), probe)
         done = store.done(probe)
         if done is not None:
             reporter.finished(done, True)
             continue
-        share = max(budget - (time.monotonic() - clock), 0.0) / (len(probes) - index)
+        rest = probes[index:]
+        spare = budget - (time.monotonic() - clock) - sum(minimum(p) for p in rest)
+        share = max(minimum(probe) + spare / len(rest), 0.0)  # over budget: each takes its minimum only
+        previous = store.partial(probe)
+        before = len(previous[probe.name].samples) if probe.name in previous else 0
+        started = time.monotonic()
         try:
-            measurements = measure(probe, target=target, budget=share, previous=store.partial(probe),
+            measurements = measure(probe, target=target, budget=share, previous=previous,
                                    progress=lambda ms: (store.record(ms), reporter.repetition(ms)))
         except ProbeError as exc:
             failures.append((probe, exc))
@@ -63,4 +80,7 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
             continue
         store.record(measurements)
         reporter.finished(measurements, False)
+        tool = timing.setdefault(probe.tool, [0, 0.0])
+        tool[0] += len(measurements[0].samples) - before
+        tool[1] += time.monotonic() - started
     return Outcome(tuple(store.measurements.values()), tuple(failures))

@@ -157,3 +157,48 @@ between = ["s", "d"]
     with pytest.raises(InputError, match="'ping.rtt' is a latency, but this capacity is a bandwidth"):
         parse_topology(text.replace("node01.json", "node03.json").replace("iperf3.send.p1", "ping.rtt"),
                        source=str(tmp_path / "t.toml"))
+
+
+class _Recorder:
+    """A Reporter that keeps what it was told."""
+
+    def __init__(self):
+        self.events = []
+
+    def started(self, index, total, probe):
+        self.events.append(("started", probe.name))
+
+    def repetition(self, measurements):
+        self.events.append(("repetition", measurements[0].summary.n))
+
+    def finished(self, measurements, reused):
+        self.events.append(("finished", measurements[0].name, reused))
+
+    def failed(self, probe, error):
+        self.events.append(("failed", probe.name, str(error)))
+
+
+def test_a_failing_probe_is_reported_and_the_others_go_on(tmp_path):
+    from probes.iperf3 import iperf3_probes
+    from probes.session import run_probes
+
+    with scratch_directory() as scratch:
+        probes = iperf3_probes("127.0.0.1", port=1, streams=(1,), directions=("send",))
+        probes += tmpfs_probes(scratch, runtime=0.2, operations=("write",))[1:]
+        recorder = _Recorder()
+        outcome = run_probes(probes, ProbeSetFile(tmp_path / "p.json"), recorder, budget=0)
+    (failed, error), = outcome.failures
+    assert failed.name == "iperf3.send.p1" and "iperf3 could not measure 127.0.0.1 port 1" in str(error)
+    assert [m.name for m in outcome.measurements] == ["tmpfs.write.bs1m.jobs1.bandwidth"]
+    assert outcome.measurements[0].summary.n == MIN_REPETITIONS  # no budget: the minimum, never fewer
+    assert ("finished", "tmpfs.write.bs1m.jobs1.bandwidth", False) in recorder.events
+    assert set(read_probe_set(tmp_path / "p.json")) == {"tmpfs.write.bs1m.jobs1.bandwidth"}
+
+
+def test_a_missing_tool_stops_the_run_before_anything_is_measured(tmp_path):
+    from probes.session import run_probes
+
+    probe = Probe("t", "no-such-tool", (("no-such-tool",),), (Output("t.x", "x", Metric.LATENCY, "s"),), dict)
+    with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed"):
+        run_probes([_series([1.0] * 3), probe], ProbeSetFile(tmp_path / "p.json"), _Recorder())
+    assert not (tmp_path / "p.json").exists()
