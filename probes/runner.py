@@ -20,7 +20,7 @@ INSTALL = {
     "fio": "install it with: apt-get install fio",
     "iperf3": "install it with: apt-get install iperf3",
     "ping": "install it with: apt-get install iputils-ping",
-    "mpiexec": "install MPI with: apt-get install mpich, then pip install mpi4py",
+    "mpiexec": "install MPI for cluster probing with: pip install 'iobound[cluster]' (mpi4py and the mpich wheel)",
 }
 
 

@@ -50,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IoboundError as exc:
         if debug:
             raise
-        print(f"iobound: error: {exc}", file=sys.stderr)
+        sys.stderr.write(f"iobound: error: {exc}\n")  # one write: lines of MPI ranks sharing stderr stay whole
         return EXIT_INPUT
     except BrokenPipeError:  # output piped into head and closed early
         sys.stderr.close()

@@ -1,0 +1,170 @@
+"""Cluster probes under a real mpiexec on this machine: ranks on localhost as clients, servers and nodes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from hypothesis import given, strategies as st
+
+from probes.cluster import schedule
+
+HOST = socket.gethostname()
+
+
+@given(st.integers(1, 12), st.integers(1, 12))
+def test_schedule_meets_every_pair_once_and_no_server_twice_in_a_round(clients, servers):
+    rounds = schedule(clients, servers)
+    pairs = [pair for r in rounds for pair in r]
+    assert sorted(pairs) == [(c, s) for c in range(clients) for s in range(servers)]
+    assert len(rounds) == max(clients, servers)
+    for r in rounds:
+        assert len({c for c, _ in r}) == len(r) == len({s for _, s in r})
+
+
+def test_contention_sends_every_client_at_once():
+    assert schedule(5, 2, contention=True) == [[(0, 0), (1, 1), (2, 0), (3, 1), (4, 0)]]
+
+
+@functools.cache
+def _mpiexec() -> str:
+    """The mpiexec beside this Python (the mpich wheel's), else the one on PATH; skip if MPI cannot start here."""
+    beside = Path(sys.executable).with_name("mpiexec")
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        pytest.skip("no mpiexec: pip install 'iobound[cluster]' installs one (the mpich wheel)")
+    check = subprocess.run([sys.executable, "-c", "from mpi4py import MPI"], capture_output=True, text=True, timeout=60)
+    if check.returncode != 0:
+        pytest.skip(f"mpi4py cannot load an MPI library: {check.stderr.strip().splitlines()[-1]}")
+    return found
+
+
+def _ports(count: int) -> int:
+    """A first port with ``count`` free ports after it on loopback, so runs beside other iperf3 tests do not collide."""
+    for _ in range(50):
+        first = random.randrange(20000, 30000)
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return first
+    pytest.skip("no free block of loopback ports")
+
+
+def cluster(ranks: int, output: Path, *options: str, port: int | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess:
+    """``iobound probe`` on ``ranks`` ranks of this host, two iperf3 streams and the shortest runs."""
+    argv = [_mpiexec(), "-n", str(ranks), sys.executable, "-m", "assess", "probe", "-o", str(output), "--streams", "2",
+            "--port", str(port or _ports(2 * ranks)), "--runtime", "0.3", "--budget", "10", *options]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _network(doc: dict) -> dict[tuple[str, str], list[dict]]:
+    pairs = defaultdict(list)
+    for m in doc["measurements"]:
+        if m["name"].startswith("net."):
+            pairs[m["parameters"]["client"], m["parameters"]["server"]].append(m)
+    return pairs
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory):
+    """Four ranks: 0 and 1 clients, 2 and 3 servers; rank 0 alone probes this host's device (a small file)."""
+    folder = tmp_path_factory.mktemp("cluster")
+    disk = folder / "disk.img"
+    disk.write_bytes(os.urandom(16 * 2**20))
+    output, port = folder / "cluster.json", _ports(8)
+    done = cluster(4, output, "--no-memory", "--device", str(disk), "cluster", "--servers", "2", port=port)
+    return done, output, port
+
+
+def test_rank_0_writes_one_probe_set_with_the_node_measured_once(probed):
+    done, output, _ = probed
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(output.read_text())
+    node = [m for m in doc["measurements"] if m["name"].startswith("node.")]
+    assert {m["name"] for m in node} == {f"node.{HOST}.device.disk-img.randread.4k.iops",
+                                         f"node.{HOST}.device.disk-img.read.1m.bandwidth"}
+    assert {m["parameters"]["rank"] for m in node} == {0}
+    assert all(m["summary"]["n"] >= 3 and m["complete"] for m in doc["measurements"])
+    assert f"node.{HOST}.device.disk-img.read.1m.bandwidth" in done.stdout  # rank 0 printed the table once
+    assert done.stdout.count("saved to") == 0 and done.stderr.count("saved to") == 1
+
+
+def test_every_client_measures_every_server_once_one_pair_per_server_a_round(probed):
+    done, output, _ = probed
+    pairs = _network(json.loads(output.read_text()))
+    clients, servers = [f"{HOST}-r{r}" for r in (0, 1)], [f"{HOST}-r{r}" for r in (2, 3)]
+    assert set(pairs) == {(c, s) for c in clients for s in servers}
+    rounds = defaultdict(set)
+    for (client, server), measurements in pairs.items():
+        names = {m["name"].removeprefix(f"net.{client}.{server}.") for m in measurements}
+        assert any(n.startswith("ping.") for n in names) and any(n.startswith("iperf3.") for n in names)
+        assert all(m["summary"]["n"] >= 3 and not m["parameters"]["contention"] for m in measurements)
+        assert {m["parameters"]["round"] for m in measurements} == {measurements[0]["parameters"]["round"]}
+        rounds[measurements[0]["parameters"]["round"]].add((client, server))
+    assert sorted(rounds) == [1, 2]
+    for pairs_in_round in rounds.values():
+        assert len({s for _, s in pairs_in_round}) == len({c for c, _ in pairs_in_round}) == 2
+
+
+def test_contention_sends_all_clients_to_one_server_at_once(tmp_path):
+    done = cluster(3, tmp_path / "contention.json", "--no-memory", "cluster", "--servers", "1", "--contention")
+    assert done.returncode == 0, done.stderr
+    pairs = _network(json.loads((tmp_path / "contention.json").read_text()))
+    assert set(pairs) == {(f"{HOST}-r0", f"{HOST}-r2"), (f"{HOST}-r1", f"{HOST}-r2")}
+    for measurements in pairs.values():
+        assert all(m["parameters"]["contention"] and m["parameters"]["round"] == 1 for m in measurements)
+        assert all(m["parameters"]["pairs"] == 2 and m["summary"]["n"] >= 3 for m in measurements)
+
+
+def test_resume_measures_nothing_again(probed, tmp_path):
+    _, output, port = probed
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(output.read_bytes())
+    disk = output.with_name("disk.img")
+    done = cluster(4, copy, "--no-memory", "--device", str(disk), "--resume", "cluster", "--servers", "2",
+                   port=port)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(copy.read_text()) == json.loads(output.read_text())
+    assert done.stderr.count("(from the file, not run again)") == 2 + 4 * 5
+
+
+def test_an_existing_probe_set_stops_every_rank_and_is_left_alone(probed):
+    _, output, _ = probed
+    before = output.read_bytes()
+    done = cluster(3, output, "--no-memory", "cluster", "--servers", "1", timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("exists already; --resume continues it, --force replaces it") == 3
+    assert output.read_bytes() == before
+
+
+def test_a_busy_server_port_stops_every_rank_naming_the_server(tmp_path):
+    port = _ports(4)
+    with socket.socket() as taken:
+        taken.bind(("", port + 2))
+        taken.listen()
+        done = cluster(4, tmp_path / "busy.json", "--no-memory", "cluster", "--servers", "2", port=port, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count(f"rank 3 on {HOST}: The iperf3 server for port {port + 2}") == 4
+    assert not (tmp_path / "busy.json").exists()
+
+
+def test_servers_must_leave_a_client(tmp_path):
+    done = cluster(2, tmp_path / "none.json", "--no-memory", "cluster", "--servers", "2", timeout=60)
+    assert done.returncode == 2 and done.stderr.count("2 server rank(s) leave no client among 2 rank(s)") == 2
+    alone = subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(tmp_path / "none.json"), "--no-memory",
+                            "cluster", "--servers", "1"], capture_output=True, text=True, timeout=60)
+    assert alone.returncode == 2 and "among 1 rank(s) (start it with mpiexec -n N or srun)" in alone.stderr
+    assert not (tmp_path / "none.json").exists()
