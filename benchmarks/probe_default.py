@@ -38,7 +38,7 @@ def run(long: float, device: str) -> int:
               f"targets reached: {sum(m.reached for m in measured.values())}/{len(measured)}")
         print(f"\nlong runs of {long:g} s each:")
         worst = 0.0
-        with scratch_directory(plan.tmpfs) as scratch:
+        with scratch_directory(plan.tmpfs, str(out) + ".long") as scratch:
             for probe in plan_probes(dataclasses.replace(plan, runtime=long), scratch):
                 if probe.tool == "ping":
                     continue

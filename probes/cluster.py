@@ -71,7 +71,7 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
         try:
             store = ProbeSetFile(output, force=force, resume=resume) if rank == 0 else None
             if hosts.index(hosts[rank]) == rank:
-                node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs)))
+                node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs, output)))
             net, ports = _network_probes(plan, rank, hosts, rounds, first, contention)
             if ports:  # setpriv ties each server to this rank: MPI stops the ranks of a failed run with SIGKILL
                 tied = ("setpriv", "--pdeathsig", "TERM") if shutil.which("setpriv") else ()

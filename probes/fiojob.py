@@ -46,9 +46,12 @@ def lay_out(directory: str, numjobs: int, size: int) -> None:
     block = b"\xa5" * 2**20
     for job in range(numjobs):
         path = os.path.join(directory, f"iobound.{job}")
-        with open(path, "ab") as f:
-            while f.tell() < size:
-                f.write(block[: size - f.tell()])
+        try:
+            with open(path, "ab") as f:
+                while f.tell() < size:
+                    f.write(block[: size - f.tell()])
+        except OSError as exc:
+            raise ProbeError(f"cannot lay out {path} for fio: {exc.strerror or exc}") from None
 
 
 def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:

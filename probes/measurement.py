@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from probes.host import Host
-from probes.stats import Summary, summarize
-from probes.units import Metric, Q_, Quantity, ureg
+from probes.samples import Repeated
+from probes.stats import Summary
+from probes.units import Metric
 
 __all__ = ["Provenance", "Measurement"]
 
@@ -33,7 +34,7 @@ class Provenance:
 
 
 @dataclass(frozen=True, slots=True)
-class Measurement:
+class Measurement(Repeated):
     """Repetitions of one figure, e.g. ``iperf3.send.p1`` in bit/s; ``samples`` are in ``unit``, in the order measured.
 
     ``target`` is the relative half-width of the 95 % interval the repetitions aimed for;
@@ -51,19 +52,7 @@ class Measurement:
     parameters: dict = field(default_factory=dict)
 
     def __post_init__(self):
-        if not self.samples:
-            raise ValueError(f"Measurement {self.name!r} has no samples.")
-        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
-            raise ValueError(f"Measurement {self.name!r}: unit {self.unit!r} is not a {self.metric.label}.")
-
-    @property
-    def summary(self) -> Summary:
-        return summarize(self.samples)
-
-    @property
-    def value(self) -> Quantity:
-        """The mean of the repetitions."""
-        return Q_(self.summary.mean, self.unit)
+        self._check(f"Measurement {self.name!r}")
 
     @property
     def half_width(self) -> float | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
 from contextlib import contextmanager
@@ -62,10 +64,12 @@ def _file_size(numjobs: int) -> int:
 
 
 @contextmanager
-def scratch_directory(tmpfs: str | None = TMPFS) -> Iterator[str | None]:
-    """A directory of iobound's own on ``tmpfs`` (a fixed name, so a resumed run uses the same commands), removed afterwards.
+def scratch_directory(tmpfs: str | None, key: str) -> Iterator[str | None]:
+    """A directory of iobound's own on ``tmpfs`` for the probe run ``key`` (its output file), removed afterwards.
 
-    With ``tmpfs=None`` (no memory probes) it yields None.
+    The name follows from ``key``, so a resumed run uses the same fio commands while runs
+    for other files never share a directory; a second run with the same key at the same
+    time is refused. With ``tmpfs=None`` (no memory probes) it yields None.
     """
     if tmpfs is None:
         yield None
@@ -73,9 +77,19 @@ def scratch_directory(tmpfs: str | None = TMPFS) -> Iterator[str | None]:
     base = Path(tmpfs)
     if not base.is_dir():
         raise ProbeError(f"{tmpfs} is not a directory; the memory probes need a tmpfs (give one with --tmpfs)")
-    path = base / f"iobound-probe-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
+    digest = hashlib.sha256(os.path.abspath(key).encode()).hexdigest()[:12]
+    path = base / f"iobound-probe-{digest}"
     try:
-        yield str(path)
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
+        path.mkdir(mode=0o700, exist_ok=True)
+        lock = open(path / ".lock", "w")
+    except OSError as exc:
+        raise ProbeError(f"cannot make a scratch directory in {tmpfs}: {exc.strerror or exc}") from None
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ProbeError(f"another iobound probe for {key} is running (it holds {path})") from None
+        try:
+            yield str(path)
+        finally:
+            shutil.rmtree(path, ignore_errors=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from probes.stats import Summary, summarize
-from probes.units import Metric, Q_, Quantity, ureg
+from probes.samples import Repeated
+from probes.units import Metric
 from probes.workload import Workload
 
 __all__ = ["Origin", "Run", "distinct_labels"]
@@ -26,7 +26,7 @@ class Origin:
 
 
 @dataclass(frozen=True, slots=True)
-class Run:
+class Run(Repeated):
     """One benchmark result. ``samples`` are in ``unit``, one per repetition, in the order measured."""
 
     label: str
@@ -38,19 +38,7 @@ class Run:
     tags: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self):
-        if not self.samples:
-            raise ValueError(f"Run {self.label!r} has no samples.")
-        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
-            raise ValueError(f"Run {self.label!r}: unit {self.unit!r} is not a {self.metric.label}.")
-
-    @property
-    def summary(self) -> Summary:
-        return summarize(self.samples)
-
-    @property
-    def value(self) -> Quantity:
-        """The mean over repetitions (the one sample if there is only one)."""
-        return Q_(self.summary.mean, self.unit)
+        self._check(f"Run {self.label!r}")
 
     def to_dict(self) -> dict:
         s = self.summary

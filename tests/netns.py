@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 import shutil
+import socket
 import subprocess
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -88,3 +90,17 @@ def _run(*argv: str) -> None:
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} failed: {done.stderr.strip()}")
+
+
+def free_ports(count: int) -> range:
+    """``count`` consecutive loopback ports nothing listens on, picked at random so test runs side by side do not collide."""
+    for _ in range(50):
+        first = random.randrange(20000, 60000 - count)
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return range(first, first + count)
+    raise RuntimeError(f"no {count} free consecutive ports on loopback")

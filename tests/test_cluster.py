@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import random
 import shutil
 import socket
 import subprocess
@@ -17,6 +16,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from probes.cluster import schedule
+from tests.netns import free_ports
 
 HOST = socket.gethostname()
 
@@ -48,25 +48,11 @@ def _mpiexec() -> str:
     return found
 
 
-def _ports(count: int) -> int:
-    """A first port with ``count`` free ports after it on loopback, so runs beside other iperf3 tests do not collide."""
-    for _ in range(50):
-        first = random.randrange(20000, 30000)
-        try:
-            for port in range(first, first + count):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return first
-    pytest.skip("no free block of loopback ports")
-
-
 def cluster(ranks: int, output: Path, *options: str, port: int | None = None,
             timeout: float = 120) -> subprocess.CompletedProcess:
     """``iobound probe`` on ``ranks`` ranks of this host, two iperf3 streams and the shortest runs."""
     argv = [_mpiexec(), "-n", str(ranks), sys.executable, "-m", "assess", "probe", "-o", str(output), "--streams", "2",
-            "--port", str(port or _ports(2 * ranks)), "--runtime", "0.3", "--budget", "10", *options]
+            "--port", str(port or free_ports(2 * ranks)[0]), "--runtime", "0.3", "--budget", "10", *options]
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
@@ -84,7 +70,7 @@ def probed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cluster")
     disk = folder / "disk.img"
     disk.write_bytes(os.urandom(16 * 2**20))
-    output, port = folder / "cluster.json", _ports(8)
+    output, port = folder / "cluster.json", free_ports(8)[0]
     done = cluster(4, output, "--no-memory", "--device", str(disk), "cluster", "--servers", "2", port=port)
     return done, output, port
 
@@ -151,7 +137,7 @@ def test_an_existing_probe_set_stops_every_rank_and_is_left_alone(probed):
 
 
 def test_a_busy_server_port_stops_every_rank_naming_the_server(tmp_path):
-    port = _ports(4)
+    port = free_ports(4)[0]
     with socket.socket() as taken:
         taken.bind(("", port + 2))
         taken.listen()

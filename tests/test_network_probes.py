@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from probes import iperf3, ping
 from probes.errors import ProbeError, ToolOutputError
 from probes.probe import MIN_REPETITIONS, measure
-from tests.netns import shaped_link, unavailable
+from tests.netns import free_ports, shaped_link, unavailable
 
 # ---- ping: the parser on real outputs ---------------------------------------------------------
 
@@ -187,19 +187,6 @@ def test_iperf3_refuses_a_time_it_would_read_as_for_ever():
 
 # ---- real runs on loopback ---------------------------------------------------------------------
 
-def _free_ports(count: int) -> range:
-    """``count`` consecutive loopback ports nothing listens on."""
-    for first in range(40000 + os.getpid() % 500 * 20, 60000, 20):
-        try:
-            for port in range(first, first + count):
-                with socket.socket() as s:
-                    s.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-        return range(first, first + count)
-    pytest.skip("no free block of loopback ports")
-
-
 def _listened(port: int) -> bool:
     """Whether something accepts connections on ``port`` of 127.0.0.1."""
     try:
@@ -218,7 +205,7 @@ def test_ping_to_loopback_gives_a_positive_rtt_and_its_inverse_as_message_rate()
 
 
 def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count():
-    ports = _free_ports(2)
+    ports = free_ports(2)
     with iperf3.serve(ports, bind="127.0.0.1"):
         probes = iperf3.iperf3_probes("127.0.0.1", port=ports[0], streams=(1, 2))
         (send,) = measure(probes[0], budget=0)
@@ -230,7 +217,7 @@ def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count()
 
 
 def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
-    port = _free_ports(1)[0]
+    port = free_ports(1)[0]
     (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
     started = time.monotonic()
     with pytest.raises(ProbeError, match=f"iperf3 could not measure 127.0.0.1 port {port}: .*Connection refused"):
@@ -239,7 +226,7 @@ def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
 
 
 def test_a_busy_port_stops_the_servers_already_started():
-    ports = _free_ports(2)
+    ports = free_ports(2)
     with iperf3.serve(ports[:1], bind="127.0.0.1"):
         with pytest.raises(ProbeError, match=f"server for port {ports[0]} .* stopped with status 1: .*in use"):
             with iperf3.serve([ports[1], ports[0]], bind="127.0.0.1"):
@@ -248,7 +235,7 @@ def test_a_busy_port_stops_the_servers_already_started():
 
 
 def test_serve_forever_serves_until_ctrl_c():
-    ports = _free_ports(1)
+    ports = free_ports(1)
     measured = []
 
     def client_then_ctrl_c():

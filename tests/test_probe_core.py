@@ -98,7 +98,7 @@ def test_probe_set_errors_name_the_file_and_entry(tmp_path):
 
 
 def test_resumed_probe_set_skips_finished_probes(tmp_path):
-    with scratch_directory() as scratch:
+    with scratch_directory("/dev/shm", __file__) as scratch:
         probe = tmpfs_probes(scratch, runtime=0.2, operations=("read",))[1]  # bs=1m bandwidth
         store = ProbeSetFile(tmp_path / "p.json")
         store.record(measure(probe, budget=2))
@@ -109,7 +109,7 @@ def test_resumed_probe_set_skips_finished_probes(tmp_path):
 
 
 def test_tmpfs_probes_measure_operations_context_switches_and_bandwidth():
-    with scratch_directory() as scratch:
+    with scratch_directory("/dev/shm", __file__) as scratch:
         one_byte, one_mib = tmpfs_probes(scratch, runtime=0.3, operations=("read",))
         iops, ctx = measure(one_byte, budget=3)
         (bandwidth,) = measure(one_mib, budget=3)
@@ -182,7 +182,7 @@ def test_a_failing_probe_is_reported_and_the_others_go_on(tmp_path):
     from probes.iperf3 import iperf3_probes
     from probes.session import run_probes
 
-    with scratch_directory() as scratch:
+    with scratch_directory("/dev/shm", __file__) as scratch:
         probes = iperf3_probes("127.0.0.1", port=1, streams=(1,), directions=("send",))
         probes += tmpfs_probes(scratch, runtime=0.2, operations=("write",))[1:]
         recorder = _Recorder()

@@ -89,7 +89,7 @@ def _probe(args: argparse.Namespace) -> int:
         raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
     store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
     progress = ProbeProgress(quiet=args.quiet)
-    with scratch_directory(plan.tmpfs) as scratch:
+    with scratch_directory(plan.tmpfs, str(store.path)) as scratch:
         outcome = run_probes(plan_probes(plan, scratch), store, progress, target=args.target, budget=args.budget)
     return _report(args, outcome, store.path)
 

@@ -1,0 +1,30 @@
+"""What Run and Measurement share: repetitions of one figure in one unit of one metric, and their summary."""
+
+from __future__ import annotations
+
+from probes.stats import Summary, summarize
+from probes.units import Q_, Quantity, ureg
+
+__all__ = ["Repeated"]
+
+
+class Repeated:
+    """A mixin for frozen dataclasses with ``samples``, ``unit`` and ``metric`` fields."""
+
+    __slots__ = ()
+
+    def _check(self, what: str) -> None:
+        """Refuse no samples, or a unit that is not of the metric; ``what`` names the record in the message."""
+        if not self.samples:
+            raise ValueError(f"{what} has no samples.")
+        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
+            raise ValueError(f"{what}: unit {self.unit!r} is not a {self.metric.label}.")
+
+    @property
+    def summary(self) -> Summary:
+        return summarize(self.samples)
+
+    @property
+    def value(self) -> Quantity:
+        """The mean over repetitions (the one sample if there is only one)."""
+        return Q_(self.summary.mean, self.unit)
