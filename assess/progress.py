@@ -43,15 +43,15 @@ class ProbeProgress:
     def repetition(self, measurements: list[Measurement]) -> None:
         first = measurements[0]
         width = first.half_width
-        aim = f"± {width:.1%}, aiming for {first.target:.0%}" if width is not None and first.target else "first repetitions"
+        aim = f"± {width:.1%}, aiming for {first.target:.1%}" if width is not None and first.target else "first repetitions"
         bar = "#" * min(first.summary.n, 20)
         self._line(f"{self.prefix} |{bar:<20}| {first.summary.n} ({aim})", False)
 
     def finished(self, measurements: list[Measurement], reused: bool) -> None:
         first = measurements[0]
         note = " (from the file, not run again)" if reused else "" if first.reached else \
-            f" (target ± {first.target:.0%} not reached within the time budget)"
+            f" (target ± {first.target:.1%} not reached within the time budget)"
         self._line(f"{self.prefix}: {figure(first)}{note}", True)
 
     def failed(self, probe: Probe, error: ProbeError) -> None:
-        self._line(f"{self.prefix}: FAILED: {error}", True)
+        self._line(f"{self.prefix}: FAILED (the reason follows the table)", True)

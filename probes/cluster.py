@@ -64,6 +64,8 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
         raise InputError("--servers", "", f"{servers} server rank(s) leave no client among {size} rank(s){hint}; "
                                           "the last N ranks serve iperf3, the others are clients")
     hosts = comm.allgather(this_host().hostname)
+    # Clients and servers must agree on ports and processes per pair: rank 0's stream count holds for all.
+    plan = replace(plan, streams=comm.bcast(plan.parallel[0] if rank == 0 else None))
     first = size - servers
     rounds = [[(c, first + s) for c, s in pairs] for pairs in schedule(first, servers, contention)]
     with ExitStack() as stack:

@@ -11,7 +11,7 @@ import errno
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from probes.errors import ProbeError, ToolFailedError
@@ -101,16 +101,18 @@ def device_probes(path: str, *, write: bool = False, destroy: bool = False, runt
                         ioengine="libaio", iodepth=iodepth, readonly=reading)
         where = f"fio {rw} on {path}, {label_bs} blocks, queue depth {iodepth}, direct"
         output = Output(f"device.{label}.{stem}", f"{where}: {metric.label}", metric, metric.unit)
-        probes.append(Probe(where, "fio", (argv,), (output,), _once(argv, runtime, output, None if reading else path),
+        probes.append(Probe(where, "fio", (argv,), (output,), _once(argv, runtime, output, None if reading else target, destroy),
                             {"path": path, "kind": kind, "rw": rw, "bs": bs, "iodepth": iodepth,
                              "ioengine": "libaio", "direct": True}))
     return probes
 
 
-def _once(argv, runtime, output, written):
+def _once(argv, runtime, output, planned: Target | None, destroy):
     def once():
-        if written:  # refused if it was mounted (or made swap) since the probes were made
-            check_writable(inspect_target(written), destroy=True)
+        if planned:  # refused if since planned it was mounted, made swap, or (a device) given a file system
+            now = inspect_target(planned.path)
+            new = tuple(r for r in now.data if r not in planned.data) if now.kind == "block" else ()
+            check_writable(replace(now, data=new), destroy=destroy)
         result = run_fio(argv, runtime=runtime)
         return {output.name: result.iops if output.metric is Metric.OPERATION_RATE else result.bandwidth}
     return once

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import threading
 import time
 from dataclasses import dataclass
@@ -64,7 +65,8 @@ def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:
         iops = sum(job[d]["iops"] for d in ("read", "write"))
         bandwidth = sum(job[d]["bw_bytes"] for d in ("read", "write"))
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ProbeError(f"{' '.join(argv)} printed no fio JSON result ({exc!r}); its output begins: {run.stdout[:200]!r}") from None
+        raise ProbeError(f"{shlex.join(argv)} printed no fio JSON result with jobs[0].read and .write "
+                         f"({type(exc).__name__}: {exc}); its output begins: {run.stdout[:200]!r}") from None
     return FioResult(iops, bandwidth, ctx.rate)
 
 

@@ -37,7 +37,8 @@ class Provenance:
 class Measurement(Repeated):
     """Repetitions of one figure, e.g. ``iperf3.send.p1`` in bit/s; ``samples`` are in ``unit``, in the order measured.
 
-    ``target`` is the relative half-width of the 95 % interval the repetitions aimed for;
+    ``target`` is the relative half-width of the 95 % interval the repetitions aimed for (None for
+    a figure that rode along with another's repetitions);
     ``complete`` is False while a probe run that was interrupted has yet to finish it.
     """
 
@@ -70,7 +71,8 @@ class Measurement(Repeated):
             "name": self.name, "description": self.description, "metric": self.metric.name.lower(),
             "unit": self.unit, "samples": list(self.samples),
             "summary": {"n": s.n, "mean": s.mean, "std": s.std, "min": s.min, "max": s.max, "cv": s.cv,
-                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high], "half_width": self.half_width},
+                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high],
+                        "relative_half_width": self.half_width},
             "target": self.target, "reached": self.reached, "complete": self.complete,
             "parameters": self.parameters, "provenance": self.provenance.to_dict(),
         }

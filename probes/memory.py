@@ -6,6 +6,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import stat
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -77,10 +78,17 @@ def scratch_directory(tmpfs: str | None, key: str) -> Iterator[str | None]:
     base = Path(tmpfs)
     if not base.is_dir():
         raise ProbeError(f"{tmpfs} is not a directory; the memory probes need a tmpfs (give one with --tmpfs)")
+    kind = _filesystem(str(base))
+    if kind not in ("tmpfs", "ramfs"):
+        raise ProbeError(f"{tmpfs} is on {kind}, not a tmpfs: the memory probes would measure a disk (give a tmpfs with --tmpfs)")
     digest = hashlib.sha256(os.path.abspath(key).encode()).hexdigest()[:12]
     path = base / f"iobound-probe-{digest}"
     try:
         path.mkdir(mode=0o700, exist_ok=True)
+        own = path.lstat()
+        if not stat.S_ISDIR(own.st_mode) or own.st_uid != os.geteuid() or own.st_mode & 0o077:
+            # Anyone may create this name in a shared tmpfs: files laid out in another's directory could be links.
+            raise ProbeError(f"{path} exists but is not a private directory of this user; remove it and try again")
         lock = open(path / ".lock", "w")
     except OSError as exc:
         raise ProbeError(f"cannot make a scratch directory in {tmpfs}: {exc.strerror or exc}") from None
@@ -93,3 +101,19 @@ def scratch_directory(tmpfs: str | None, key: str) -> Iterator[str | None]:
             yield str(path)
         finally:
             shutil.rmtree(path, ignore_errors=True)
+
+
+def _filesystem(path: str) -> str:
+    """The type of the file system ``path`` is on, from the mount point that holds it in /proc/self/mountinfo."""
+    real, best, kind = os.path.realpath(path), "", "an unknown file system"
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                fields = line.split()
+                point = fields[4].replace("\\040", " ")
+                inside = real == point or real.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, fields[fields.index("-") + 1]
+    except (OSError, ValueError, IndexError):
+        pass
+    return kind

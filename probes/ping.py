@@ -92,10 +92,10 @@ def _mean_rtt(argv: tuple[str, ...], peer: str, deadline: int) -> float:
         raise ToolFailedError(argv, run.returncode, run.stderr or run.stdout)
     try:
         rtts = parse(run.stdout, source=shlex.join(argv))
-    except ToolOutputError:
+    except ToolOutputError as exc:
         if run.returncode == 1:
             raise ProbeError(f"no reply from {peer} within {deadline} s") from None
-        raise
+        raise ProbeError(f"ping {peer} printed nothing iobound can read: {exc}") from None
     steady = rtts[1:] or rtts
     return sum(steady) / len(steady)
 

@@ -6,7 +6,8 @@ import os
 from dataclasses import dataclass
 
 from probes.device import device_probes
-from probes.iperf3 import iperf3_probes
+from probes.errors import ProbeError
+from probes.iperf3 import DEFAULT_PORT, iperf3_probes
 from probes.memory import TMPFS, tmpfs_probes
 from probes.ping import ping_probes
 from probes.probe import Probe
@@ -19,7 +20,7 @@ class Plan:
     """What to probe. ``jobs`` and ``streams`` of 0 mean one per CPU; ``runtime`` is seconds per repetition."""
 
     peer: str | None = None
-    port: int = 5201
+    port: int = DEFAULT_PORT
     streams: int = 0
     tmpfs: str | None = TMPFS
     jobs: int = 0
@@ -30,9 +31,9 @@ class Plan:
 
     @property
     def parallel(self) -> tuple[int, int]:
-        """The parallel stream and fio job counts: one per CPU unless stated, and at least two."""
-        cpus = os.cpu_count() or 1
-        return max(self.streams or cpus, 2), max(self.jobs or cpus, 2)
+        """The parallel stream and fio job counts: as stated, else one per CPU and at least two."""
+        default = max(os.cpu_count() or 1, 2)
+        return self.streams or default, self.jobs or default
 
 
 def plan_probes(plan: Plan, scratch: str | None) -> list[Probe]:
@@ -41,9 +42,13 @@ def plan_probes(plan: Plan, scratch: str | None) -> list[Probe]:
     probes: list[Probe] = []
     if plan.peer:
         probes += ping_probes(plan.peer)
-        probes += iperf3_probes(plan.peer, port=plan.port, streams=(1, streams), time=plan.runtime)
+        probes += iperf3_probes(plan.peer, port=plan.port, streams=sorted({1, streams}), time=plan.runtime)
     if scratch:
-        probes += tmpfs_probes(scratch, jobs=(1, jobs), runtime=plan.runtime)
+        probes += tmpfs_probes(scratch, jobs=tuple(sorted({1, jobs})), runtime=plan.runtime)
     for device in plan.devices:
         probes += device_probes(device, write=plan.write, destroy=plan.destroy, runtime=plan.runtime)
+    names = [o.name for p in probes for o in p.outputs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ProbeError(f"two probes would be saved as {twice[0]}: devices need different file names")
     return probes

@@ -72,7 +72,8 @@ def measure(probe: Probe, *, target: float = TARGET, budget: float = 10.0, max_r
         provenance = Provenance(probe.tool, version, probe.commands, this_host(), started_at,
                                 spent_before + time.monotonic() - clock)
         return [Measurement(o.name, o.description, o.metric, o.unit, tuple(samples[o.name]), provenance,
-                            target, complete, dict(probe.parameters)) for o in probe.outputs if samples[o.name]]
+                            target if o is probe.outputs[0] else None, complete, dict(probe.parameters))
+                for o in probe.outputs if samples[o.name]]
 
     while True:
         n = len(samples[probe.name])
@@ -80,7 +81,7 @@ def measure(probe: Probe, *, target: float = TARGET, budget: float = 10.0, max_r
             width = relative_half_width(summarize(samples[probe.name]))
             elapsed = time.monotonic() - clock
             per_repetition = elapsed / done if done else 0.0
-            if (width is not None and width <= target) or n >= max_repetitions or elapsed + per_repetition > budget:
+            if (width is not None and width <= target) or n >= max_repetitions or elapsed + per_repetition >= budget:
                 break
         values = probe.once()
         for output in probe.outputs:

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Iterable
 
 from probes.document import dumps, envelope, read_document, write_atomic
 from probes.errors import InputError
+from probes.host import this_host
 from probes.measurement import Measurement
 from probes.probe import Probe
 
-__all__ = ["read_probe_set", "ProbeSetFile", "FORMAT_VERSION"]
+__all__ = ["read_probe_set", "document", "ProbeSetFile", "FORMAT_VERSION"]
 
 # 1.0: measurements with samples, summary, target, parameters and provenance (tool, version, commands, host).
 FORMAT_VERSION = "1.0"
 KIND = "probe-set"
+
+
+def document(measurements: Iterable[Measurement]) -> dict:
+    """The versioned JSON document of a probe set."""
+    return envelope(KIND, FORMAT_VERSION, {"measurements": [m.to_dict() for m in measurements]})
 
 
 def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
@@ -48,22 +55,33 @@ class ProbeSetFile:
                 raise InputError(str(path), "", "exists already; --resume continues it, --force replaces it")
         elif not self.path.parent.is_dir():
             raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} does not exist")
+        if not os.access(self.path.parent, os.W_OK):
+            raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} is not writable")
 
     def done(self, probe: Probe) -> list[Measurement] | None:
-        """The finished measurements of ``probe`` if this file has them from the same commands."""
+        """The finished measurements of ``probe`` if this file has them from the same commands on this host."""
         found = [self.measurements.get(o.name) for o in probe.outputs]
-        if all(m is not None and m.complete and m.provenance.commands == probe.commands for m in found):
+        if all(m is not None and m.complete and _same(m, probe) for m in found):
             return found
         return None
 
     def partial(self, probe: Probe) -> dict[str, Measurement]:
-        """The samples an interrupted run took of ``probe`` with the same commands, to be continued."""
-        return {o.name: m for o in probe.outputs
-                if (m := self.measurements.get(o.name)) is not None and m.provenance.commands == probe.commands}
+        """The samples an interrupted run took of ``probe`` with the same commands on this host, to be continued."""
+        return {o.name: m for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and _same(m, probe)}
+
+    def conflicts(self, probe: Probe) -> list[str]:
+        """The names of ``probe`` this file holds from other commands or another host: measuring again would lose them."""
+        return [o.name for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and not _same(m, probe)]
 
     def record(self, measurements: list[Measurement]) -> None:
         """Add or replace ``measurements`` and save the whole set."""
         for measurement in measurements:
             self.measurements[measurement.name] = measurement
-        doc = envelope(KIND, FORMAT_VERSION, {"measurements": [m.to_dict() for m in self.measurements.values()]})
-        write_atomic(self.path, dumps(doc) + "\n")
+        try:
+            write_atomic(self.path, dumps(document(self.measurements.values())) + "\n")
+        except OSError as exc:
+            raise InputError(str(self.path), "", f"cannot be written: {exc.strerror or exc}") from None
+
+
+def _same(measurement: Measurement, probe: Probe) -> bool:
+    return measurement.provenance.commands == probe.commands and measurement.provenance.host.hostname == this_host().hostname

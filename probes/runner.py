@@ -20,7 +20,6 @@ INSTALL = {
     "fio": "install it with: apt-get install fio",
     "iperf3": "install it with: apt-get install iperf3",
     "ping": "install it with: apt-get install iputils-ping",
-    "mpiexec": "install MPI for cluster probing with: pip install 'iobound[cluster]' (mpi4py and the mpich wheel)",
 }
 
 
@@ -35,10 +34,6 @@ class RawRun:
     started_at: float
     ended_at: float
 
-    @property
-    def duration(self) -> float:
-        return self.ended_at - self.started_at
-
 
 def locate(tool: str) -> str:
     """The path of ``tool``, or ToolNotFoundError saying how to install it."""
@@ -52,7 +47,7 @@ def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool =
     """Run ``argv`` (never through a shell) and wait at most ``timeout`` seconds.
 
     The tool runs in its own session, so on a timeout or Ctrl-C its whole process
-    group (fio's job processes too) is stopped and nothing is left running.
+    group (fio's job processes too) is stopped: SIGTERM, then SIGKILL.
     """
     argv = tuple(str(a) for a in argv)
     locate(argv[0])
@@ -63,16 +58,24 @@ def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool =
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         _stop(proc)
-        _, stderr = proc.communicate()
+        stderr = _rest(proc)
         raise ToolFailedError(argv, None, stderr, timeout) from None
     except BaseException:
         _stop(proc)
-        proc.communicate()
+        _rest(proc)
         raise
     run = RawRun(argv, proc.returncode, stdout, stderr, started, time.time())
     if check and proc.returncode != 0:
         raise ToolFailedError(argv, proc.returncode, stderr or stdout)
     return run
+
+
+def _rest(proc: subprocess.Popen) -> str:
+    """What a stopped tool wrote to stderr; nothing if a child that left its group still holds the pipes."""
+    try:
+        return proc.communicate(timeout=5)[1] or ""
+    except subprocess.TimeoutExpired:
+        return ""
 
 
 def _stop(proc: subprocess.Popen) -> None:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from probes.errors import ProbeError
+from probes.errors import InputError, ProbeError
 from probes.measurement import Measurement
 from probes.probe import MIN_REPETITIONS, TARGET, Probe, measure
 from probes.probeset import ProbeSetFile
@@ -14,7 +14,7 @@ from probes.runner import locate
 
 __all__ = ["Reporter", "Outcome", "run_probes"]
 
-# Seconds a repetition is assumed to take before any has been timed: a 1 s run and its start-up.
+# Seconds a repetition is assumed to take before one of its tool has been timed: a default 1 s run and its start-up.
 _FIRST_GUESS = 1.5
 
 
@@ -45,12 +45,16 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
     Every probe's minimum repetitions are set aside first (timed from the same tool's
     repetitions so far); what is left over is shared equally among the probes still to run.
 
-    Every tool is looked up before anything runs, so a missing one stops the run at once with
+    Every tool is looked up before the first measurement, so a missing one stops the run at once with
     how to install it. A probe that fails (a peer that does not answer, a tool error) is reported
     and the others go on. Probes finished in ``store`` with the same commands are not run again.
     """
     for tool in sorted({p.tool for p in probes}):
         locate(tool)
+    clashes = [name for p in probes for name in store.conflicts(p)]
+    if clashes:
+        raise InputError(str(store.path), "", f"holds {', '.join(clashes)} measured with other commands or on another "
+                         "host; measuring again would lose them. Write a new file, or replace this one with --force")
     clock = time.monotonic()
     failures = []
     timing: dict[str, list[float]] = {}  # tool -> [repetitions, seconds]

@@ -220,6 +220,15 @@ def test_a_write_probe_checks_again_before_each_run(loop, mount_on):
     assert blkid_type(loop) == "ext4"
 
 
+def test_a_file_system_made_after_planning_is_not_overwritten_without_confirmation(loop):
+    probes = device_probes(loop, write=True, runtime=RUNTIME)
+    assert probes[2].once()[probes[2].name] > 0  # the empty device: writing is fine
+    run("mkfs.ext4", "-q", loop)
+    with pytest.raises(ProbeError, match="holds an ext4 file system; a write probe would destroy it"):
+        probes[2].once()
+    assert blkid_type(loop) == "ext4"
+
+
 def test_every_reason_is_named():
     target = Target("/dev/sdx", "block", 2**40, data=("a gpt partition table", "an LVM2_member signature"))
     with pytest.raises(ProbeError, match="holds a gpt partition table and an LVM2_member signature; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -202,3 +203,50 @@ def test_a_missing_tool_stops_the_run_before_anything_is_measured(tmp_path):
     with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed"):
         run_probes([_series([1.0] * 3), probe], ProbeSetFile(tmp_path / "p.json"), _Recorder())
     assert not (tmp_path / "p.json").exists()
+
+
+def test_a_resume_that_would_measure_a_figure_again_differently_is_refused(tmp_path):
+    from probes.session import run_probes
+
+    with scratch_directory("/dev/shm", __file__) as scratch:
+        probe = tmpfs_probes(scratch, runtime=0.2, operations=("read",))[1]
+        store = ProbeSetFile(tmp_path / "p.json")
+        store.record(measure(probe, budget=0))
+        other = tmpfs_probes(scratch, runtime=0.3, operations=("read",))[1]
+        before = (tmp_path / "p.json").read_text()
+        with pytest.raises(InputError, match="holds tmpfs.read.bs1m.jobs1.bandwidth measured with other commands or "
+                                             "on another host; measuring again would lose them"):
+            run_probes([other], ProbeSetFile(tmp_path / "p.json", resume=True), _Recorder())
+    assert (tmp_path / "p.json").read_text() == before
+
+
+def test_figures_that_ride_along_have_no_target_of_their_own():
+    with scratch_directory("/dev/shm", __file__) as scratch:
+        iops, ctx = measure(tmpfs_probes(scratch, runtime=0.2, operations=("read",))[0], target=0.5, budget=0)
+    assert iops.target == 0.5 and ctx.target is None and ctx.reached
+
+
+def test_the_scratch_directory_must_be_on_a_tmpfs_and_private(tmp_path):
+    from probes.errors import ProbeError
+
+    with pytest.raises(ProbeError, match=r"is on \w+, not a tmpfs: the memory probes would measure a disk"):
+        with scratch_directory(str(tmp_path), "x"):
+            pass
+    with scratch_directory("/dev/shm", "shared") as path:
+        os.chmod(path, 0o777)  # as if another user had made it first
+        with pytest.raises(ProbeError, match="exists but is not a private directory of this user"):
+            with scratch_directory("/dev/shm", "shared"):
+                pass
+
+
+def test_a_plan_never_saves_two_figures_under_one_name(tmp_path):
+    from probes.errors import ProbeError
+    from probes.plan import Plan, plan_probes
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "disk.img").write_bytes(os.urandom(2**20))
+    with pytest.raises(ProbeError, match="two probes would be saved as device.disk-img.randread.4k.iops"):
+        plan_probes(Plan(tmpfs=None, devices=(str(tmp_path / "a/disk.img"), str(tmp_path / "b/disk.img"))), None)
+    one = plan_probes(Plan(tmpfs=None, peer="127.0.0.1", streams=1), None)
+    assert [p.name for p in one] == ["ping.rtt", "iperf3.send.p1", "iperf3.receive.p1"]

@@ -21,7 +21,7 @@ Write ``"unlimited"`` for a capacity that is known not to limit. A capacity meas
 ``iobound probe`` names the probe set (relative to the topology file) and the measurement;
 its mean is used::
 
-    nic = { probe = "node01.json", measurement = "iperf3.send.p4" }
+    nic = { probe = "node01.json", measurement = "iperf3.send.p1" }
 """
 
 from __future__ import annotations
@@ -183,6 +183,9 @@ def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
         raise TopologyError(source, f"{where}.measurement", f"{str(file)!r} has no measurement {name!r}; "
                             f"it has: {', '.join(sorted(measurements)) or 'none'}")
     measurement = measurements[name]
+    if not measurement.complete:
+        raise TopologyError(source, f"{where}.measurement", f"{name!r} in {str(file)!r} is from an interrupted probe run; "
+                            "finish it with iobound probe --resume")
     if measurement.metric is not metric:
         raise TopologyError(source, f"{where}.measurement", f"{name!r} is a {measurement.metric.label}, "
                             f"but this capacity is a {metric.label}")
@@ -201,7 +204,8 @@ def _precision(measurement: Measurement) -> str:
     s = measurement.summary
     shown = format_quantity(measurement.value, measurement.metric)
     width = measurement.half_width
-    return f"mean {shown} of {s.n}" + ("" if width is None else f" (95 % CI ± {width:.1%})")
+    missed = "" if measurement.reached else ", short of its precision target"
+    return f"mean {shown} of {s.n}" + ("" if width is None else f" (95 % CI ± {width:.1%}{missed})")
 
 
 def _link(index: int, body: Any, names: list[str], source: str) -> Link:

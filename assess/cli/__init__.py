@@ -1,23 +1,24 @@
 """The iobound command line: one subcommand per question, ``main(argv) -> exit status``.
 
-Exit status: 0 all good; 1 ``check`` raised a finding at or above ``--fail-on``;
-2 bad input or usage (the message says what and where; ``--debug`` shows the traceback);
-3 an internal error, which is a bug to report.
+Exit statuses are in :mod:`assess.cli.status`; ``--debug`` shows the traceback of an error.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from typing import Sequence
 
 import probes
 from probes.errors import IoboundError
 from assess.cli import check, examples, predict, probe, topology
+from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
-__all__ = ["main", "build_parser", "COMMANDS", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG"]
+__all__ = ["main", "build_parser", "COMMANDS", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
+           "EXIT_PROBE_FAILED", "EXIT_INTERRUPTED"]
 
-EXIT_OK, EXIT_FINDINGS, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 COMMANDS = {"probe": probe, "predict": predict, "check": check, "topology": topology, "examples": examples}
 
 
@@ -25,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="iobound",
         description="Model a storage system, predict what a benchmark can show, and catch results too good to be true.",
-        epilog="Exit status: 0 ok, 1 findings at or above --fail-on (check), 2 bad input or usage, 3 internal error.",
+        epilog="Exit status: 0 ok, 1 findings at or above --fail-on (check), 2 bad input or usage, 3 internal error, "
+               "4 some probes failed (the others are saved), 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"iobound {probes.__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -45,8 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
     args = build_parser().parse_args(argv)
     debug = getattr(args, "debug", False)
+    # SIGTERM and SIGHUP (a closed ssh session) unwind like Ctrl-C, so tools and servers are stopped.
+    handled = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
+    previous = {sig: signal.signal(sig, _interrupt) for sig in handled}
     try:
         return COMMANDS[args.command].run(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\niobound: interrupted\n")
+        return EXIT_INTERRUPTED
     except IoboundError as exc:
         if debug:
             raise
@@ -61,3 +69,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"iobound: internal error: {type(exc).__name__}: {exc} (please report it; --debug shows the traceback)",
               file=sys.stderr)
         return EXIT_BUG
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt

@@ -16,22 +16,23 @@ import socket
 import sys
 
 from probes.errors import InputError
-from probes.iperf3 import serve_forever
+from probes.iperf3 import DEFAULT_PORT, serve_forever
 from probes.memory import TMPFS, scratch_directory
 from probes.plan import Plan, plan_probes
 from probes.probe import TARGET
-from probes.probeset import FORMAT_VERSION, ProbeSetFile, read_probe_set
+from probes.probeset import ProbeSetFile, document, read_probe_set
 from probes.session import Outcome, run_probes
 from probes.units import Q_, format_quantity
 from assess.cli.inputs import count_arg, fraction_arg
+from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, figure
-from assess.render import dumps, envelope, table
+from assess.render import dumps, table
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", help="probe set to write (default: HOSTNAME.json)")
     parser.add_argument("--peer", metavar="HOST", help="measure the network to HOST, which runs 'iobound probe serve'")
-    parser.add_argument("--port", type=count_arg, default=5201, help="first iperf3 port of the peer (default 5201)")
+    parser.add_argument("--port", type=count_arg, default=DEFAULT_PORT, help=f"first iperf3 port of the peer (default {DEFAULT_PORT})")
     parser.add_argument("--streams", type=count_arg, default=0, help="parallel iperf3 streams (default: one per CPU)")
     parser.add_argument("--tmpfs", default=TMPFS, help=f"tmpfs directory for the memory probes (default {TMPFS})")
     parser.add_argument("--no-memory", action="store_true", help="skip the memory probes on tmpfs")
@@ -52,9 +53,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the probe set as JSON instead of a table")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     serve = actions.add_parser("serve", help="start iperf3 servers for a peer's probes, until Ctrl-C")
-    serve.add_argument("--port", dest="serve_port", type=count_arg, default=5201, help="first port (default 5201)")
+    serve.add_argument("--port", dest="serve_port", type=count_arg, default=DEFAULT_PORT,
+                       help=f"first port (default {DEFAULT_PORT})")
     serve.add_argument("--streams", dest="serve_streams", type=count_arg, default=0,
-                       help="servers to start, one per parallel stream of the peer (default: one per CPU, at least 2)")
+                       help="servers to start: as many as the prober's --streams (default: one per CPU here, at least 2)")
     serve.add_argument("--bind", metavar="ADDRESS", help="address to listen on (default: all)")
     cluster = actions.add_parser(
         "cluster", help="under mpirun/srun: each node probes itself, clients probe servers, rank 0 writes one probe set",
@@ -72,13 +74,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.action == "serve":
         streams, _ = Plan(streams=args.serve_streams).parallel
-        serve_forever(range(args.serve_port, args.serve_port + streams), bind=args.bind)
+        ports = range(args.serve_port, args.serve_port + streams)
+        print(f"serving iperf3 on ports {ports.start}-{ports.stop - 1} for up to {streams} streams "
+              f"(the prober's --streams must not exceed it); Ctrl-C stops", file=sys.stderr, flush=True)
+        serve_forever(ports, bind=args.bind)
         return 0
     if args.action == "cluster":
         return _cluster(args)
     if args.action == "show":
         measurements = read_probe_set(args.file)
-        print(dumps(_document(measurements.values())) if args.show_json else render(measurements.values()))
+        print(dumps(document(measurements.values())) if args.show_json else render(measurements.values()))
         return 0
     return _probe(args)
 
@@ -89,8 +94,14 @@ def _probe(args: argparse.Namespace) -> int:
         raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
     store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
     progress = ProbeProgress(quiet=args.quiet)
-    with scratch_directory(plan.tmpfs, str(store.path)) as scratch:
-        outcome = run_probes(plan_probes(plan, scratch), store, progress, target=args.target, budget=args.budget)
+    try:
+        with scratch_directory(plan.tmpfs, str(store.path)) as scratch:
+            outcome = run_probes(plan_probes(plan, scratch), store, progress, target=args.target, budget=args.budget)
+    except KeyboardInterrupt:
+        kept = f"{len(store.measurements)} measurements are saved in {store.path}; --resume continues" \
+            if store.measurements else "nothing was measured yet"
+        sys.stderr.write(f"\niobound: interrupted: {kept}\n")
+        return EXIT_INTERRUPTED
     return _report(args, outcome, store.path)
 
 
@@ -102,13 +113,13 @@ def _plan(args: argparse.Namespace) -> Plan:
 
 
 def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
-    """Print the summary table (or JSON) and the failures; exit 2 if any probe failed."""
-    print(dumps(_document(outcome.measurements)) if args.json else render(outcome.measurements))
+    """Print the summary table (or JSON) and the failures; exit 4 if any probe failed (the others are saved)."""
+    print(dumps(document(outcome.measurements)) if args.json else render(outcome.measurements))
     if not args.quiet:
         print(f"saved to {path}", file=sys.stderr)
     for probe, error in outcome.failures:
-        print(f"iobound: error: {probe.title}: {error}", file=sys.stderr)
-    return 2 if outcome.failures else 0
+        sys.stderr.write(f"iobound: error: {probe.title}: {error}\n")
+    return EXIT_PROBE_FAILED if outcome.failures else EXIT_OK
 
 
 def _cluster(args: argparse.Namespace) -> int:
@@ -121,10 +132,6 @@ def _cluster(args: argparse.Namespace) -> int:
     if outcome is None:  # not rank 0: rank 0 reports for everyone
         return 0
     return _report(args, outcome, args.output or "cluster.json")
-
-
-def _document(measurements) -> dict:
-    return envelope("probe-set", FORMAT_VERSION, {"measurements": [m.to_dict() for m in measurements]})
 
 
 def render(measurements) -> str:
