@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import subprocess
@@ -106,7 +107,8 @@ def test_an_interrupted_probe_keeps_what_it_measured_and_resume_finishes_it(tmp_
     assert proc.returncode == 130, err
     assert "measurements are saved in" in err and "--resume continues" in err and "Traceback" not in err
     kept = {m["name"]: m["samples"] for m in json.loads(path.read_text())["measurements"]}
-    assert not list(Path("/dev/shm").glob("iobound-probe-*"))  # the scratch directory is gone
+    digest = hashlib.sha256(str(path).encode()).hexdigest()[:12]
+    assert not Path(f"/dev/shm/iobound-probe-{digest}").exists()  # this run's scratch directory is gone
     status = main(["probe", "-o", str(path), "--jobs", "2", "--runtime", "0.2", "--budget", "5", "--resume", "--quiet"])
     final = {m["name"]: m for m in json.loads(path.read_text())["measurements"]}
     assert status == 0 and all(m["complete"] for m in final.values()) and len(final) == 12

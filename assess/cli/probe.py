@@ -21,7 +21,7 @@ from probes.memory import TMPFS, scratch_directory
 from probes.plan import Plan, plan_probes
 from probes.probe import TARGET
 from probes.probeset import ProbeSetFile, document, read_probe_set
-from probes.session import Outcome, run_probes
+from probes.session import BUDGET, Outcome, run_probes
 from probes.units import Q_, format_quantity
 from assess.cli.inputs import count_arg, fraction_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
@@ -44,7 +44,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="confirm that write probes may destroy data on devices that hold some")
     parser.add_argument("--target", type=fraction_arg, default=TARGET,
                         help=f"repeat until the 95 %% interval's half-width is under this fraction of the mean (default {TARGET})")
-    parser.add_argument("--budget", type=_seconds, default=90.0, help="time budget for the whole run, in seconds (default 90)")
+    parser.add_argument("--budget", type=_seconds, default=BUDGET,
+                        help=f"seconds for all repetitions (default {BUDGET:g}: with start-up, a default run ends within 90 s)")
     parser.add_argument("--runtime", type=_seconds, default=1.0, help="seconds per repetition of fio and iperf3 (default 1)")
     replace = parser.add_mutually_exclusive_group()
     replace.add_argument("--force", action="store_true", help="replace an existing probe set")
