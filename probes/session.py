@@ -73,7 +73,7 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
         if done is not None:
             reporter.finished(done, True)
             continue
-        rest = probes[index:]
+        rest = [p for p in probes[index:] if store.done(p) is None]  # finished ones cost nothing
         spare = budget - (time.monotonic() - clock) - sum(minimum(p) for p in rest)
         share = max(minimum(probe) + spare / len(rest), 0.0)  # over budget: each takes its minimum only
         previous = store.partial(probe)

@@ -250,3 +250,22 @@ def test_a_plan_never_saves_two_figures_under_one_name(tmp_path):
         plan_probes(Plan(tmpfs=None, devices=(str(tmp_path / "a/disk.img"), str(tmp_path / "b/disk.img"))), None)
     one = plan_probes(Plan(tmpfs=None, peer="127.0.0.1", streams=1), None)
     assert [p.name for p in one] == ["ping.rtt", "iperf3.send.p1", "iperf3.receive.p1"]
+
+
+def test_the_budget_is_shared_and_kept(tmp_path):
+    from probes.session import run_probes
+
+    def slow(name):
+        values = iter([1.0, 2.0] * 1000)  # too noisy to reach the target: only the budget stops it
+
+        def once():
+            time.sleep(0.05)
+            return {name: next(values)}
+        return Probe(name, "true", (("true", name),), (Output(name, name, Metric.OPERATION_RATE, "op/s"),), once)
+
+    started = time.monotonic()
+    outcome = run_probes([slow(f"p{i}.rate") for i in range(3)], ProbeSetFile(tmp_path / "p.json"), _Recorder(), budget=1.5)
+    counts = [m.summary.n for m in outcome.measurements]
+    assert time.monotonic() - started < 1.5 + 1.0
+    assert all(n > MIN_REPETITIONS for n in counts) and max(counts) - min(counts) <= 0.5 * max(counts)
+    assert not any(m.reached for m in outcome.measurements)
