@@ -1,0 +1,631 @@
+"""Read IOR's output (text of IOR 3.0 to 4.x, and ``-O summaryFormat=json``) into bandwidth runs.
+
+One :class:`~probes.run.Run` per test and operation (write, read), one sample per iteration,
+in MiB/s as IOR prints them; what the output does not say is refused, never guessed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+from probes.errors import ToolOutputError
+from probes.run import Origin, Run, distinct_labels
+from probes.units import Q_, Metric
+from probes.workload import Access, Operation, Workload
+
+__all__ = ["looks_like", "parse"]
+
+# Units. IOR's "bw(MiB/s)" column, the summary's "Max(MiB)"/"Mean(MiB)" and the JSON "bwMiB" /
+# "bwMeanMIB" are 2^20 bytes per second. IOR's "MB" is NOT always 2^20: in every text file of the
+# corpus (IOR 3.0.1 to 4.1.0) "Max Write: 421.05 MiB/sec (441.51 MB/sec)" has MB = 10^6
+# (421.05 * 1.048576 = 441.51), and the JSON "writeMB" likewise. IOR 2.x is said to print
+# "MB/s" columns meaning 2^20, but the corpus holds no IOR 2.x output to check that against,
+# so a "bw(MB/s)" column is refused rather than read with a guessed base.
+UNIT = "MiB/s"
+
+_HEADER = re.compile(r"^IOR-(\S+?): MPI Coordinated Test of Parallel I/O", re.MULTILINE)
+_JSON_OPENING = re.compile(r"^[ \t\ufeff]*\{", re.MULTILINE)
+_COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$")
+_TEST_ID = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started\b)")
+# The option lines of the "Options:" block (3.2+, "key : value") and of the old "Summary:"
+# block (3.0/3.1, tab-indented "key = value"); only the keys iobound uses.
+_KEYS = ("api", "access", "ordering in a file", "nodes", "tasks", "clients per node", "clients",
+         "repetitions", "xfersize")
+_OPTION = re.compile(r"^\s*(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*[:=]\s*(.*?)\s*$")
+_RESULTS_HEADER = re.compile(r"^access\s+bw\(([A-Za-z]+)/s\)")
+_SUMMARY_TITLE = re.compile(r"^Summary of all tests:")
+_SUMMARY_HEADER = re.compile(r"^Operation\s+Max\(MiB\)")
+_ROW = re.compile(r"^(write|read)\s")
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+_COUNT = re.compile(r"[0-9]{1,9}")
+_CLIENTS = re.compile(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
+_SIZE = re.compile(r"([0-9]{1,15})(\.[0-9]+)?\s*(bytes|KiB|MiB|GiB|TiB)")
+_SIZE_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_OPERATIONS = {"write": Operation.WRITE, "read": Operation.READ}
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like IOR's text or JSON output: a cheap sniff, not a validation.
+
+    Examples
+    --------
+    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\nBegan : today\\n")
+    True
+    >>> looks_like('{"Version": "3.3.0", "Began": "today", "tests": []}')
+    True
+    >>> looks_like("access,rank,runtime\\nwrite,0,1.0\\n")
+    False
+    """
+    if _HEADER.search(text):
+        return True
+    return ('"Version"' in text and '"Began"' in text and ('"tests"' in text or '"Command line"' in text)
+            and _JSON_OPENING.search(text) is not None)
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """One bandwidth run per IOR test and operation (write, read), in MiB/s.
+
+    Parameters
+    ----------
+    text : what IOR printed: its text output (several runs one after another are read in
+        turn; lines around them, such as launcher or ssh messages, are skipped), or its
+        ``-O summaryFormat=json`` output.
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        Labelled ``"<api> <access> <write|read>"`` (``" test N"`` added for test ids other
+        than 0; repeated labels get ``" (line N)"``), metric bandwidth in MiB/s, one sample
+        per iteration in the order run; the origin's line is the first result row.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not IOR's output, is truncated (an IOR run with no result rows and no
+        summary, or fewer rows than its repetitions; the error names the line of the run's
+        header), has a malformed row, JSON that cannot be repaired, or leaves the workload
+        unknown (no transfer size, no processes per node).
+
+    Notes
+    -----
+    - Samples are the per-iteration rows (text ``write``/``read`` rows, JSON ``Results``).
+      Where an operation has none, but the ``Summary of all tests`` table (or the JSON
+      ``summary``) has it, the run's one sample is the summary's mean and it is tagged
+      ``("summary_only", ...)`` with the repetitions, min, max and standard deviation: the
+      per-iteration values are not invented from them. Max-only lines (``Max Write:``) are
+      never read as samples.
+    - Nodes are ``nodes`` where printed; IOR 3.0 to 3.2 print only tasks and clients per
+      node, so nodes are tasks / clients per node (tagged ``("nodes", "tasks / clients per
+      node")``). Processes per node are ``clients per node`` (IOR counts them on node 0:
+      ``nodes x clients per node`` may differ from ``tasks``; every run is tagged with its tasks).
+    - Access is random where IOR says so (``ordering in a file : random``, ``random
+      offsets``, ``randomOffset: 1``); "random task offset" orders tasks, not offsets.
+    - Direct I/O is true where the output shows it (``useO_DIRECT`` in the JSON parameters,
+      ``-B``, ``--posix.odirect`` or ``useO_DIRECT=1`` on the command line), else unknown.
+    - IOR releases print invalid JSON at times; trailing commas, missing commas between
+      values and bare ``nan``/``inf`` numbers are repaired and the repair is tagged
+      ``("json_repaired", ...)`` on every run; anything else is refused.
+    """
+    opening = _JSON_OPENING.search(text)
+    header = _HEADER.search(text)
+    if opening is not None and (header is None or opening.start() < header.start()):
+        return distinct_labels(_parse_json(text, opening, source))
+    if header is None:
+        first = text.strip().split("\n", 1)[0][:60]
+        found = repr(first) if first else "an empty text"
+        raise ToolOutputError(source, "line 1", "expected IOR's output (a line 'IOR-<version>: MPI "
+                              f"Coordinated Test of Parallel I/O' or its JSON); found {found}")
+    return distinct_labels(_parse_text(text, source))
+
+
+# ---------------------------------------------------------------------------------------------
+# Text output
+
+
+@dataclass
+class _Test:
+    """One IOR test as read from the text: options, per-iteration rows and summary rows."""
+
+    id: int
+    line: int
+    options: dict[str, tuple[str, int]] = field(default_factory=dict)
+    rows: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    summary: dict[str, tuple[dict[str, str], int]] = field(default_factory=dict)
+
+
+@dataclass
+class _Invocation:
+    version: str
+    line: int
+    command: str = ""
+    tests: list[_Test] = field(default_factory=list)
+    results_seen: bool = False
+
+
+def _parse_text(text: str, source: str) -> list[Run]:
+    invocations: list[_Invocation] = []
+    mode = ""  # "results" after a results header, "summary" after the summary title
+    columns: list[str] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            invocations.append(_Invocation(header[1], number))
+            mode = ""
+            continue
+        if not invocations:
+            continue
+        run = invocations[-1]
+        stripped = line.strip()
+        command = _COMMAND.match(line)
+        if command and not run.command:
+            run.command = command[1]
+            continue
+        test_id = _TEST_ID.match(line)
+        if test_id:
+            run.tests.append(_Test(int(test_id[1] or test_id[2]), number))
+            mode = ""
+            continue
+        results = _RESULTS_HEADER.match(line)
+        if results:
+            if results[1] != "MiB":
+                raise ToolOutputError(source, f"line {number}", f"expected a bw(MiB/s) column; found "
+                                      f"bw({results[1]}/s), whose base (10^6 or 2^20) iobound does not guess")
+            columns = stripped.split()
+            mode = "results"
+            run.results_seen = True
+            continue
+        if _SUMMARY_TITLE.match(line):
+            mode = "summary"
+            columns = []
+            continue
+        if mode == "summary" and _SUMMARY_HEADER.match(line):
+            columns = stripped.split()
+            continue
+        if _ROW.match(line) and mode in ("results", "summary"):
+            _row(run, mode, columns, stripped, number, source)
+            continue
+        option = _OPTION.match(line)
+        if option and mode == "":
+            if not run.tests:  # IOR 3.0/3.1 print "Test 0 started" before; be lenient
+                run.tests.append(_Test(0, number))
+            run.tests[-1].options.setdefault(option[1], (option[2], number))
+    if not invocations:
+        raise ToolOutputError(source, "line 1", "expected IOR's header line; found none")
+    runs = []
+    for invocation in invocations:
+        runs.extend(_invocation_runs(invocation, source))
+    return runs
+
+
+def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int, source: str) -> None:
+    cells = row.split()
+    if mode == "results":
+        if not run.tests:
+            raise ToolOutputError(source, f"line {number}", "expected the test's options before its "
+                                  "result rows; found a result row first")
+        if len(cells) != len(columns):
+            raise ToolOutputError(source, f"line {number}", f"expected {len(columns)} columns "
+                                  f"({' '.join(columns)}); found {len(cells)}: the row is cut or malformed")
+        bandwidth = _bandwidth(cells[1], f"line {number}", source)
+        run.tests[-1].rows.setdefault(cells[0], []).append((bandwidth, number))
+        return
+    if not columns:
+        raise ToolOutputError(source, f"line {number}", "expected the 'Operation Max(MiB) ...' header "
+                              "of the summary table; found a row first")
+    if len(cells) != len(columns):
+        raise ToolOutputError(source, f"line {number}", f"expected {len(columns)} columns in the summary "
+                              f"row; found {len(cells)}: the row is cut or malformed")
+    values = dict(zip(columns, cells))
+    test_id = values.get("Test#", "0")
+    if not _COUNT.fullmatch(test_id):
+        raise ToolOutputError(source, f"line {number}", f"expected a test number in column Test#; found {test_id!r}")
+    test = next((t for t in run.tests if t.id == int(test_id)), None)
+    if test is None:
+        raise ToolOutputError(source, f"line {number}", f"expected a test {test_id} before its summary "
+                              "row; found no such test in this IOR run")
+    test.summary.setdefault(cells[0], (values, number))
+
+
+def _bandwidth(text: str, where: str, source: str) -> float:
+    if not _NUMBER.fullmatch(text):
+        raise ToolOutputError(source, where, f"expected a bandwidth in MiB/s; found {text[:40]!r}")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ToolOutputError(source, where, f"expected a finite bandwidth; found {text[:40]!r}")
+    return value
+
+
+def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
+    origin_version = run.version
+    where = f"line {run.line}"
+    if not run.tests or not any(t.rows or t.summary for t in run.tests):
+        missing = "result rows ('access bw(MiB/s) ...' table)" if not run.results_seen else "a write or read row"
+        raise ToolOutputError(source, where, f"expected {missing} or the 'Summary of all tests:' table "
+                              f"for this IOR-{run.version} run; found neither: the output is truncated "
+                              "or the run failed")
+    runs = []
+    direct = _direct_from_command(run.command)
+    for test in run.tests:
+        options = test.options
+        repetitions = _int_option(options, "repetitions", source) if "repetitions" in options else None
+        for name, operation in _OPERATIONS.items():
+            rows = test.rows.get(name, [])
+            summary = test.summary.get(name)
+            if not rows and summary is None:
+                continue
+            tags: list[tuple[str, str]] = []
+            if rows:
+                if repetitions is not None and len(rows) < repetitions:
+                    raise ToolOutputError(
+                        source, f"line {rows[-1][1]}",
+                        f"expected {repetitions} {name} rows (repetitions : {repetitions}, line "
+                        f"{options['repetitions'][1]}); found {len(rows)}: the output is truncated")
+                samples = tuple(bw for bw, _ in rows)
+                line = rows[0][1]
+            else:
+                values, line = summary
+                mean = _bandwidth(values.get("Mean(MiB)", "?"), f"line {line}", source)
+                samples = (mean,)
+                tags.append(("summary_only", _summary_note(values.get("reps", "?"), values.get("Min(MiB)", "?"),
+                                                           values.get("Max(MiB)", "?"), values.get("StdDev", "?"))))
+            workload, more = _text_workload(test, operation, direct, source)
+            tags = more + tags
+            origin = Origin(path=source, line=line, tool="ior", tool_version=origin_version)
+            runs.append(Run(label=_label(options, test.id, name), workload=workload,
+                            metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
+                            tags=tuple(tags)))
+    return runs
+
+
+def _summary_note(reps: Any, low: Any, high: Any, std: Any) -> str:
+    return (f"only the summary of {reps} repetitions is in the output (min {low}, max {high}, "
+            f"std {std} MiB/s); the sample is its mean")
+
+
+def _label(options: dict, test_id: int, operation: str) -> str:
+    api = options.get("api", ("", 0))[0].split(" ", 1)[0]
+    access = options.get("access", ("", 0))[0].split(",", 1)[0].strip()
+    words = [w for w in (api, access) if w] + ([f"test {test_id}"] if test_id else []) + [operation]
+    return " ".join(words)
+
+
+def _text_workload(test: _Test, operation: Operation, direct: bool | None,
+                   source: str) -> tuple[Workload, list[tuple[str, str]]]:
+    options = test.options
+    tags: list[tuple[str, str]] = []
+    nodes = _int_option(options, "nodes", source) if "nodes" in options else None
+    ppn = _int_option(options, "clients per node", source) if "clients per node" in options else None
+    tasks = _int_option(options, "tasks", source) if "tasks" in options else None
+    if "clients" in options:  # IOR 3.0/3.1: "clients = 96 (12 per node)"
+        value, line = options["clients"]
+        match = _CLIENTS.fullmatch(value)
+        if match is None:
+            raise ToolOutputError(source, f"line {line}", f"expected 'clients = N (M per node)'; found {value!r}")
+        tasks, ppn = int(match[1]), int(match[2])
+    if ppn is None or ppn < 1:
+        raise ToolOutputError(source, f"line {test.line}", "expected 'clients per node' in the test's "
+                              "options; found none, so the processes per node are unknown")
+    if nodes is None:
+        if tasks is None or tasks % ppn or tasks < ppn:
+            raise ToolOutputError(source, f"line {test.line}", f"expected 'nodes', or tasks that are a "
+                                  f"multiple of the {ppn} clients per node; found tasks {tasks}")
+        nodes = tasks // ppn
+        tags.append(("nodes", "tasks / clients per node"))
+    if nodes < 1:
+        raise ToolOutputError(source, f"line {options['nodes'][1]}", "expected at least 1 node; found 0")
+    if tasks is not None:
+        tags.append(("tasks", str(tasks)))
+    if "api" in options:
+        tags.append(("api", options["api"][0]))
+    ordering = options.get("ordering in a file", ("", 0))[0]
+    access = Access.RANDOM if "random" in ordering else Access.SEQUENTIAL
+    size = _text_transfer_size(test, source)
+    return Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn,
+                    access=access, direct=direct), tags
+
+
+def _text_transfer_size(test: _Test, source: str) -> int:
+    if "xfersize" not in test.options:
+        raise ToolOutputError(source, f"line {test.line}", "expected 'xfersize' in the test's options; "
+                              "found none, so the transfer size is unknown")
+    value, line = test.options["xfersize"]
+    match = _SIZE.fullmatch(value)
+    if match is None:
+        raise ToolOutputError(source, f"line {line}", f"expected a transfer size such as '2 MiB' or "
+                              f"'47008 bytes'; found {value!r}")
+    if match[2] is None:
+        size = int(match[1]) * _SIZE_UNITS[match[3]]
+    else:  # "45.91 KiB" is rounded: the summary table's xsize column has the bytes
+        exact = {values.get("xsize") for values, _ in test.summary.values()}
+        exact.discard(None)
+        if len(exact) != 1 or not _COUNT.fullmatch(next(iter(exact))):
+            raise ToolOutputError(source, f"line {line}", f"expected an exact transfer size; found the "
+                                  f"rounded {value!r} and no summary table with the bytes")
+        size = int(next(iter(exact)))
+    if size < 1:
+        raise ToolOutputError(source, f"line {line}", f"expected a positive transfer size; found {value!r}")
+    return size
+
+
+def _int_option(options: dict, name: str, source: str) -> int:
+    value, line = options[name]
+    if not _COUNT.fullmatch(value):
+        raise ToolOutputError(source, f"line {line}", f"expected a whole number for {name!r}; found {value[:40]!r}")
+    return int(value)
+
+
+def _direct_from_command(command: str) -> bool | None:
+    """True if the command line asks for O_DIRECT; None (unknown) otherwise: a script may set it."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    for word in words:
+        if word == "-B" or word.startswith("--posix.odirect") or word.replace(" ", "") == "useO_DIRECT=1":
+            return True
+        if word.startswith("useO_DIRECT=") and word.split("=", 1)[1].strip() not in ("", "0"):
+            return True
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON output
+
+
+def _parse_json(text: str, opening: re.Match, source: str) -> list[Run]:
+    document, repairs = _decode(text, opening, source)
+    if not isinstance(document, dict):
+        raise ToolOutputError(source, "line 1", "expected IOR's JSON object; found another JSON value")
+    version = document.get("Version")
+    if not isinstance(version, str) or "tests" not in document:
+        present = ", ".join(repr(k) for k in list(document)[:8]) or "nothing"
+        raise ToolOutputError(source, "tests" if isinstance(version, str) else "Version",
+                              f"expected IOR's JSON with 'Version' and 'tests'; found {present}")
+    tests = _check(document["tests"], list, "tests", source)
+    summary = document.get("summary", [])
+    summary = _check(summary, list, "summary", source)
+    command = document.get("Command line", "")
+    direct_command = _direct_from_command(command) if isinstance(command, str) else None
+    origin = Origin(path=source, line=None, tool="ior", tool_version=version)
+    runs = []
+    for index, test in enumerate(tests):
+        where = f"tests[{index}]"
+        test = _check(test, dict, where, source)
+        runs.extend(_json_test_runs(test, where, summary, direct_command, repairs, origin))
+    if not runs:
+        raise ToolOutputError(source, "tests", "expected at least one test with write or read results "
+                              "('Results' or 'summary'); found none: the output is truncated or the run failed")
+    return runs
+
+
+def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool | None,
+                    repairs: str, origin: Origin) -> list[Run]:
+    source = origin.path
+    parameters = _check(test.get("Parameters", {}), dict, f"{where}.Parameters", source)
+    options = _check(test.get("Options", {}), dict, f"{where}.Options", source)
+    test_id = test.get("TestID", parameters.get("testID", 0))
+    results: list[tuple[str, dict]] = []
+
+    def flatten(node: Any, path: str) -> None:
+        if isinstance(node, list):
+            for i, child in enumerate(node):
+                flatten(child, f"{path}[{i}]")
+        else:
+            results.append((path, _check(node, dict, path, source)))
+
+    flatten(_check(test.get("Results", []), list, f"{where}.Results", source), f"{where}.Results")
+    runs = []
+    for name, operation in _OPERATIONS.items():
+        samples = []
+        for path, result in results:
+            if result.get("access") == name:
+                samples.append(_json_number(result, "bwMiB", path, source))
+        tags: list[tuple[str, str]] = []
+        if not samples:
+            entry = next(((i, s) for i, s in enumerate(summary) if isinstance(s, dict)
+                          and s.get("operation") == name and s.get("TestID", 0) == test_id), None)
+            if entry is None:
+                continue
+            i, values = entry
+            path = f"summary[{i}]"
+            samples = [_json_number(values, "bwMeanMIB", path, source)]
+            tags.append(("summary_only", _summary_note(values.get("repetitions", "?"), values.get("bwMinMIB", "?"),
+                                                       values.get("bwMaxMIB", "?"), values.get("bwStdMIB", "?"))))
+        workload, more = _json_workload(parameters, options, where, operation, direct_command, source)
+        if repairs:
+            more.append(("json_repaired", repairs))
+        api = str(parameters.get("api", options.get("api", "")))
+        access = str(options.get("access", "file-per-process" if parameters.get("filePerProc") == 1
+                                 else "single-shared-file" if parameters.get("filePerProc") == 0 else ""))
+        label_options = {"api": (api, 0), "access": (access, 0)}
+        runs.append(Run(label=_label(label_options, test_id if isinstance(test_id, int) else 0, name),
+                        workload=workload, metric=Metric.BANDWIDTH, samples=tuple(samples), unit=UNIT,
+                        origin=origin, tags=tuple(more + tags)))
+    return runs
+
+
+def _json_workload(parameters: dict, options: dict, where: str, operation: Operation,
+                   direct_command: bool | None, source: str) -> tuple[Workload, list[tuple[str, str]]]:
+    tags: list[tuple[str, str]] = []
+    if "transferSize" in parameters:
+        size = _json_count(parameters, "transferSize", f"{where}.Parameters", source)
+    elif "xfersize" in options:
+        value = options["xfersize"]
+        match = _SIZE.fullmatch(value) if isinstance(value, str) else None
+        if match is None or match[2] is not None:
+            raise ToolOutputError(source, f"{where}.Options.xfersize",
+                                  f"expected an exact transfer size such as '2 MiB'; found {_describe(value)}")
+        size = int(match[1]) * _SIZE_UNITS[match[3]]
+    else:
+        raise ToolOutputError(source, f"{where}.Parameters.transferSize", "expected the transfer size; "
+                              "found neither 'transferSize' nor 'xfersize'")
+    # The "Options" block is what IOR prints in its text output; "Parameters" the raw settings.
+    if "nodes" in options:
+        nodes = _json_count(options, "nodes", f"{where}.Options", source)
+    else:
+        nodes = _json_count(parameters, "nodes", f"{where}.Parameters", source)
+    if "clients per node" in options:
+        ppn = _json_count(options, "clients per node", f"{where}.Options", source)
+    else:
+        ppn = _json_count(parameters, "tasksPerNode", f"{where}.Parameters", source)
+    if "tasks" in options:
+        tags.append(("tasks", str(_json_count(options, "tasks", f"{where}.Options", source))))
+    api = parameters.get("api", options.get("api"))
+    if isinstance(api, str):
+        tags.append(("api", api))
+    random = parameters.get("randomOffset", 0)
+    ordering = options.get("ordering in a file", "")
+    access = Access.RANDOM if (random not in (0, None, False)) or "random" in str(ordering) else Access.SEQUENTIAL
+    direct = direct_command
+    if "useO_DIRECT" in parameters:
+        direct = bool(parameters["useO_DIRECT"]) or direct_command is True
+    workload = Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn,
+                        access=access, direct=direct)
+    return workload, tags
+
+
+def _json_count(obj: dict, key: str, path: str, source: str) -> int:
+    if key not in obj:
+        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
+        raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**63:
+        raise ToolOutputError(source, f"{path}.{key}", f"expected a whole number of at least 1; found {_describe(value)}")
+    return value
+
+
+def _json_number(obj: dict, key: str, path: str, source: str) -> float:
+    if key not in obj:
+        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
+        raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ToolOutputError(source, f"{path}.{key}", f"expected a number; found {_describe(value)}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not 0 <= number < math.inf:
+        raise ToolOutputError(source, f"{path}.{key}", f"expected a finite bandwidth of at least 0; "
+                              f"found {_describe(value)}")
+    return number
+
+
+def _check(value: Any, kind: type, where: str, source: str) -> Any:
+    if not isinstance(value, kind):
+        raise ToolOutputError(source, where, f"expected {_KINDS[kind]}; found {_describe(value)}")
+    return value
+
+
+_KINDS = {dict: "an object", list: "a list"}
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return f"the number {repr(value)[:40]}"
+
+
+# Repairs of IOR's invalid JSON, each applied outside strings only. Every repair keeps the line
+# breaks, so a later syntax error's line is the line in the file.
+_STRING = r'"(?:\\.|[^"\\\n])*"'
+_TRAILING_COMMA = re.compile(_STRING + r"|(,)(\s*[}\]])")
+# A value's end, then a line break, then a value's start, with no comma between.
+_MISSING_COMMA = re.compile(_STRING + r"((?=\s*\n\s*[\"{\[]))?|([}\]0-9el])(\s*\n\s*)(?=[\"{\[])")
+_BARE_NAN = re.compile(_STRING + r"|(?<=[:\[,\s])(-?(?:nan|inf|NaN|Infinity|-nan))(?=\s*[,}\]])")
+
+
+def _decode(text: str, opening: re.Match, source: str) -> tuple[Any, str]:
+    start = opening.end() - 1
+    prefix = "\n" * text.count("\n", 0, start)  # keep line numbers
+    body = prefix + text[start:]
+    repairs: list[str] = []
+    for attempt in range(4):
+        try:
+            document, end = json.JSONDecoder().raw_decode(body, len(prefix))
+        except json.JSONDecodeError as exc:
+            if attempt == 3:
+                raise ToolOutputError(
+                    source, f"line {exc.lineno}, column {exc.colno}",
+                    f"expected valid JSON, found a syntax error ({exc.msg}) that iobound cannot repair"
+                    + (f" (after repairing: {'; '.join(repairs)})" if repairs else "")
+                    + ": the output is malformed or truncated") from None
+            body, note = [_remove_trailing_commas, _insert_missing_commas, _null_bare_nans][attempt](body)
+            if note:
+                repairs.append(note)
+            continue
+        except (ValueError, RecursionError) as exc:
+            raise ToolOutputError(source, "line 1", f"expected IOR's JSON, found a value Python cannot "
+                                  f"read ({exc})") from None
+        rest = body[end:].strip()
+        if rest:
+            line = body.count("\n", 0, end) + 1
+            raise ToolOutputError(source, f"line {line}", f"expected one JSON object; found more after it "
+                                  f"({rest[:30]!r})")
+        return document, "; ".join(repairs)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _lines_of(body: str, positions: list[int]) -> str:
+    lines = [body.count("\n", 0, p) + 1 for p in positions[:3]]
+    more = ", ..." if len(positions) > 3 else ""
+    return ", ".join(map(str, lines)) + more
+
+
+def _remove_trailing_commas(body: str) -> tuple[str, str]:
+    positions: list[int] = []
+
+    def fix(m: re.Match) -> str:
+        if m.group(1) is None:
+            return m.group(0)
+        positions.append(m.start(1))
+        return m.group(2)
+
+    fixed = _TRAILING_COMMA.sub(fix, body)
+    return fixed, (f"removed {len(positions)} trailing comma(s) (line {_lines_of(body, positions)})"
+                   if positions else "")
+
+
+def _insert_missing_commas(body: str) -> tuple[str, str]:
+    positions: list[int] = []
+
+    def fix(m: re.Match) -> str:
+        if m.group(2) is None:  # a string, followed by a line break and a value or not
+            if m.group(1) is None:
+                return m.group(0)
+            positions.append(m.end())
+            return m.group(0) + ","
+        positions.append(m.end(2))
+        return m.group(2) + "," + m.group(3)
+
+    fixed = _MISSING_COMMA.sub(fix, body)
+    return fixed, (f"inserted {len(positions)} missing comma(s) (line {_lines_of(body, positions)})"
+                   if positions else "")
+
+
+def _null_bare_nans(body: str) -> tuple[str, str]:
+    positions: list[int] = []
+
+    def fix(m: re.Match) -> str:
+        if m.group(1) is None:
+            return m.group(0)
+        positions.append(m.start(1))
+        return "null"
+
+    fixed = _BARE_NAN.sub(fix, body)
+    return fixed, (f"read {len(positions)} bare nan/inf value(s) as null (line {_lines_of(body, positions)})"
+                   if positions else "")

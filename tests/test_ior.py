@@ -1,0 +1,364 @@
+"""probes.ior: real IOR outputs (text 3.0.1 to 4.1.0, JSON 3.3.0 and 3.4.0) read as printed, and anything else refused clearly."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from probes import ior
+from probes.errors import ToolOutputError
+from probes.readers import read_results
+from probes.units import Metric
+from probes.workload import Access, Operation
+
+READ, WRITE = Operation.READ, Operation.WRITE
+RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
+
+# Every IOR output of the corpus: (version, number of runs) ...
+IOR_OUTPUTS = {
+    "akrr_ior-3.0.1_multiapi_gpfs_ub-ccr.txt": ("3.0.1", 20),
+    "akrr_ior-3.2.0_multiapi_ub-ccr.txt": ("3.2.0", 20),
+    "akrr_ior-3.3.0+dev_multiapi_stampede2-knl.txt": ("3.3.0+dev", 20),
+    "cnes-hal_io500_ior-3.2.1_easy_write.txt": ("3.2.1", 1),
+    "ddn-ai400_io500_ior-3.3alpha1_easy_read.txt": ("3.3alpha1", 1),
+    "ddn-ai400_io500_ior-3.3alpha1_easy_write.txt": ("3.3alpha1", 1),
+    "io500-2017_sandia_ior-3.1.0_easy_vv_tasklist.txt": ("3.1.0", 2),
+    "io500-2017_sandia_ior-3.1.0_easy_write.txt": ("3.1.0", 1),
+    "io500-2017_sandia_ior-3.1.0_hard_read.txt": ("3.1.0", 1),
+    "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json": ("3.3.0", 2),
+    "knowext_ior-3.3.0_json_mpiio_fpp_b64m_t2m_s5_i5.json": ("3.3.0", 2),
+    "knowext_ior-3.4.0+dev_json_laptop_defaults.json": ("3.4.0+dev", 2),
+    "lrz-daos_io500_ior-4.1.0+dev_easy_read.txt": ("4.1.0+dev", 1),
+    "lrz-daos_io500_ior-4.1.0+dev_hard_write.txt": ("4.1.0+dev", 1),
+    "lrz-daos_io500_ior-4.1.0+dev_rnd4K_read.txt": ("4.1.0+dev", 1),
+    "narval_io500_ior-3.4.0+dev_easy_read.txt": ("3.4.0+dev", 1),
+    "narval_io500_ior-3.4.0+dev_easy_write.txt": ("3.4.0+dev", 1),
+    "narval_io500_ior-3.4.0+dev_hard_write.txt": ("3.4.0+dev", 1),
+    "oci-beegfs_io500_ior-3.3.0+dev_easy_write.txt": ("3.3.0+dev", 1),
+    "oci-beegfs_io500_ior-3.3.0+dev_hard_read.txt": ("3.3.0+dev", 1),
+    "reading-tx2-ext4_io500_ior-3.4.0+dev_easy_write.txt": ("3.4.0+dev", 1),
+    "summit_io500_ior-3.2.0_easy_write.txt": ("3.2.0", 1),
+    "summit_io500_ior-3.2.0_hard_write.txt": ("3.2.0", 1),
+}
+# ... and files beside them that are not IOR output.
+NOT_IOR = ["narval_io500_ior-3.4.0+dev_easy_write_perrank.csv", "knowext_jube_configuration_ior-sweep.xml"]
+
+# What some outputs say, read from the file by hand:
+# (label, operation, samples in MiB/s, line, transfer size in B, nodes, ppn, access).
+CORPUS_RUNS = {
+    # IOR-3.2.0 (line 1); no "nodes" line: tasks 1008 and clients per node 2 (lines 22-23) give
+    # 504 nodes; xfersize 16 MiB (line 25); one write row, bw 2210511 (line 38), after WARNING lines.
+    "summit_io500_ior-3.2.0_easy_write.txt": [
+        ("POSIX file-per-process write", WRITE, (2210511.0,), 38, 16 << 20, 504, 2, SEQ)],
+    # IOR-3.1.0, old "Summary:" block: clients = 2 (2 per node) (line 16), xfersize 2 MiB
+    # (line 18); write row 421.05 (line 23).
+    "io500-2017_sandia_ior-3.1.0_easy_write.txt": [
+        ("MPIIO file-per-process write", WRITE, (421.05,), 23, 2 << 20, 1, 2, SEQ)],
+    # IOR-4.1.0+dev: ordering in a file: random (line 17), nodes 192, clients per node 112
+    # (lines 20, 22), xfersize 4096 bytes (line 27); read row 193651 (line 42).
+    "lrz-daos_io500_ior-4.1.0+dev_rnd4K_read.txt": [
+        ("DFS file-per-process read", READ, (193651.0,), 42, 4096, 192, 112, RAND)],
+    # xfersize 47008 bytes (line 24), nodes 640 x 1 (lines 19, 21); write row 5710 (line 39).
+    "narval_io500_ior-3.4.0+dev_hard_write.txt": [
+        ("POSIX single-shared-file write", WRITE, (5710.0,), 39, 47008, 640, 1, SEQ)],
+    # IOR-3.1.0 shows xfersize rounded as 45.91 KiB; the summary's xsize column says 47008.
+    "io500-2017_sandia_ior-3.1.0_hard_read.txt": [
+        ("MPIIO single-shared-file read", READ, (308.18,), 23, 47008, 1, 2, SEQ)],
+    # JSON, IOR 3.3.0: 5 repetitions, Results is a list per iteration of [write, read]; bwMiB of
+    # the writes at lines 75, 103, 131, 159, 187 ... ; Options nodes 1, clients per node 16.
+    "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json": [
+        ("mpiio file-per-process write", WRITE, (866.3597, 1549.1201, 2285.8630, 1794.7243, 1854.7488),
+         None, 2 << 20, 1, 16, SEQ),
+        ("mpiio file-per-process read", READ, (4918.9160, 4426.5968, 2878.6197, 4556.9110, 4744.6275),
+         None, 2 << 20, 1, 16, SEQ)],
+    # JSON, IOR 3.4.0+dev: Results is a flat list; transferSize 262144, 1 node x 1.
+    "knowext_ior-3.4.0+dev_json_laptop_defaults.json": [
+        ("POSIX single-shared-file write", WRITE, (2545.0874,), None, 262144, 1, 1, SEQ),
+        ("POSIX single-shared-file read", READ, (9258.9492,), None, 262144, 1, 1, SEQ)],
+    # IOR-3.3.0+dev: a blank line between the write (line 59) and the read row (line 62), then a
+    # "remove" row with dashes (line 63) that is no sample; nodes 2 x 1 (lines 43, 45).
+    "akrr_ior-3.3.0+dev_multiapi_stampede2-knl.txt": [
+        ("POSIX single-shared-file write", WRITE, (426.77,), 59, 20 << 20, 2, 1, SEQ),
+        ("POSIX single-shared-file read", READ, (332.55,), 62, 20 << 20, 2, 1, SEQ)],
+}
+
+
+def _text(corpus, name):
+    return (corpus / "ior" / name).read_text(encoding="utf-8", errors="replace")
+
+
+def _facts(run):
+    w = run.workload
+    return (run.label, w.operation, run.samples, run.origin.line, w.transfer_size.to("B").magnitude,
+            w.nodes, w.ppn, w.access)
+
+
+@pytest.mark.parametrize("name", sorted(IOR_OUTPUTS))
+def test_every_ior_output_is_read(corpus, name):
+    version, count = IOR_OUTPUTS[name]
+    text = _text(corpus, name)
+    assert ior.looks_like(text)
+    runs = ior.parse(text, source=name)
+    assert len(runs) == count
+    assert len({r.label for r in runs}) == count
+    for run in runs:
+        assert (run.metric, run.unit, run.origin.tool, run.origin.tool_version) == (
+            Metric.BANDWIDTH, "MiB/s", "ior", version)
+        assert all(math.isfinite(s) and s > 0 for s in run.samples)
+        assert run.workload.queue_depth == 1
+        assert run.workload.direct is None  # no corpus output shows O_DIRECT
+        assert "summary_only" not in dict(run.tags)  # every file has per-iteration rows
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS_RUNS))
+def test_corpus_values_read_by_hand(corpus, name):
+    runs = ior.parse(_text(corpus, name), source=name)
+    assert [_facts(r) for r in runs[:len(CORPUS_RUNS[name])]] == CORPUS_RUNS[name]
+
+
+def test_concatenated_runs_keep_apart_and_get_line_labels(corpus):
+    name = "akrr_ior-3.0.1_multiapi_gpfs_ub-ccr.txt"
+    runs = ior.parse(_text(corpus, name), source=name)
+    # 20 IOR runs of one iteration each: 10 writes, then 10 reads (lines 141 ... 2744).
+    assert [r.workload.operation for r in runs] == [WRITE] * 10 + [READ] * 10
+    assert runs[0].samples == (613.2,) and runs[0].origin.line == 141
+    assert runs[2].label == "MPIIO single-shared-file write (line 413)"  # "-a MPIIO" and "-a MPIIO -c"
+    # clients = 96 (12 per node): 8 nodes, derived and said so.
+    assert (runs[0].workload.nodes, runs[0].workload.ppn) == (8, 12)
+    assert dict(runs[0].tags)["nodes"] == "tasks / clients per node"
+
+
+def test_nodes_are_printed_ones_even_when_tasks_disagree(corpus):
+    # Options: nodes 52, tasks 1024, clients per node 20 (lines 75-77): 52 x 20 is 1040.
+    name = "knowext_ior-3.3.0_json_mpiio_fpp_b64m_t2m_s5_i5.json"
+    run = ior.parse(_text(corpus, name), source=name)[0]
+    assert (run.workload.nodes, run.workload.ppn, dict(run.tags)["tasks"]) == (52, 20, "1024")
+
+
+@pytest.mark.parametrize("name", NOT_IOR)
+def test_files_that_are_not_ior_output_are_refused(corpus, name):
+    text = _text(corpus, name)
+    assert not ior.looks_like(text)
+    with pytest.raises(ToolOutputError, match=f"^{re.escape(name)}: line 1: expected IOR's output"):
+        ior.parse(text, source=name)
+
+
+def test_other_tools_outputs_are_not_taken_for_ior(corpus):
+    others = [p for p in sorted(corpus.rglob("*")) if p.is_file() and p.parent.name != "ior"]
+    assert len(others) > 50
+    for path in others:
+        assert not ior.looks_like(path.read_text(encoding="utf-8", errors="replace")), path.name
+
+
+def test_read_results_chooses_the_ior_reader(corpus):
+    runs = read_results(corpus / "ior" / "io500-2017_sandia_ior-3.1.0_easy_write.txt")
+    assert [(r.label, r.samples) for r in runs] == [("MPIIO file-per-process write", (421.05,))]
+    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected fio JSON output"):
+        read_results(corpus / "ior" / "knowext_jube_configuration_ior-sweep.xml")
+
+
+@pytest.mark.parametrize("name", sorted(IOR_OUTPUTS))
+def test_truncated_outputs_raise_tool_output_errors_or_keep_what_is_complete(corpus, name):
+    text = _text(corpus, name)
+    for cut in [1, 2, 50, len(text) - 2] + [len(text) * k // 9 for k in range(1, 9)]:
+        try:
+            runs = ior.parse(text[:cut], source=name)
+        except ToolOutputError as exc:
+            assert re.match(f"^{re.escape(name)}: (line [0-9]+|tests)", str(exc)), str(exc)
+        else:
+            assert runs and all(r.samples for r in runs)
+
+
+def test_a_run_cut_before_its_results_names_what_is_missing(corpus):
+    name = "narval_io500_ior-3.4.0+dev_easy_write.txt"
+    text = "\n".join(_text(corpus, name).splitlines()[:30])  # up to the options block
+    with pytest.raises(ToolOutputError) as err:
+        ior.parse(text, source=name)
+    assert str(err.value).startswith(f"{name}: line 1: expected result rows ('access bw(MiB/s) ...' table) "
+                                     "or the 'Summary of all tests:' table")
+
+
+TEXT = """\
+IOR-3.3.0: MPI Coordinated Test of Parallel I/O
+Began               : Mon Jan  1 00:00:00 2024
+Command line        : ior -w -r -i 3 -t 1m -b 16m {flags}
+Machine             : Linux n1
+TestID              : 0
+Options:
+api                 : POSIX
+access              : single-shared-file
+ordering in a file  : {ordering}
+nodes               : 2
+tasks               : 8
+clients per node    : 4
+repetitions         : 3
+xfersize            : 1 MiB
+
+Results:
+
+access    bw(MiB/s)  IOPS       Latency(s)  block(KiB) xfer(KiB)  open(s)    wr/rd(s)   close(s)   total(s)   iter
+------    ---------  ----       ----------  ---------- ---------  --------   --------   --------   --------   ----
+{rows}
+Summary of all tests:
+Operation   Max(MiB)   Min(MiB)  Mean(MiB)     StdDev   Max(OPs)   Min(OPs)  Mean(OPs)     StdDev    Mean(s) Test# #Tasks tPN reps fPP reord reordoff reordrand seed segcnt   blksiz    xsize aggs(MiB)   API RefNum
+write         300.00     100.00     200.00      81.65     300.00     100.00     200.00      81.65    1.00000     0      8   4    3   0     0        1         0    0      1 16777216  1048576     128.0 POSIX      0
+read          600.00     400.00     500.00      81.65     600.00     400.00     500.00      81.65    1.00000     0      8   4    3   0     0        1         0    0      1 16777216  1048576     128.0 POSIX      0
+Finished            : Mon Jan  1 00:00:09 2024
+"""
+ROWS = "\n".join(f"{op:<9} {bw:<10} 1.0        0.1         16384      1024       0.1        1.0        0.1        1.0        {i}"
+                 for i, (w, r) in enumerate([(100, 400), (200, 500), (300, 600)]) for op, bw in (("write", w), ("read", r)))
+
+
+def _synthetic(rows=ROWS, ordering="sequential", flags=""):
+    return TEXT.format(rows=rows, ordering=ordering, flags=flags)
+
+
+def test_iterations_interleaved_become_one_run_per_operation():
+    write, read = ior.parse(_synthetic(), source="s.txt")
+    assert (write.samples, read.samples) == ((100.0, 200.0, 300.0), (400.0, 500.0, 600.0))
+    assert (write.workload.describe(), write.origin.line) == ("write 1 MiB seq, 2 nodes x 4 ppn", 20)
+
+
+@pytest.mark.parametrize("ordering, flags, access, direct", [
+    ("random", "", RAND, None), ("sequential", "-B", SEQ, True), ("sequential", "--posix.odirect", SEQ, True),
+    ("sequential", "-O useO_DIRECT=1", SEQ, True),
+])
+def test_random_offsets_and_direct_io_are_read_where_shown(ordering, flags, access, direct):
+    [run, _] = ior.parse(_synthetic(ordering=ordering, flags=flags), source="s.txt")
+    assert (run.workload.access, run.workload.direct) == (access, direct)
+
+
+def test_without_rows_the_summary_mean_is_one_tagged_sample():
+    write, read = ior.parse(_synthetic(rows=""), source="s.txt")
+    assert (write.samples, write.origin.line) == ((200.0,), 23)
+    assert dict(write.tags)["summary_only"].startswith("only the summary of 3 repetitions is in the output "
+                                                        "(min 100.00, max 300.00, std 81.65 MiB/s)")
+
+
+def test_fewer_rows_than_repetitions_is_a_truncation():
+    rows = "\n".join(ROWS.splitlines()[:3])
+    with pytest.raises(ToolOutputError, match=r"^s.txt: line 22: expected 3 write rows \(repetitions : 3, line 13\); "
+                                              "found 2: the output is truncated"):
+        ior.parse(_synthetic(rows=rows), source="s.txt")
+
+
+@pytest.mark.parametrize("change, where, found", [
+    (("bw(MiB/s)", "bw(MB/s)"), "line 18", "found bw(MB/s)"),
+    (("xfersize            : 1 MiB", "xfersize            : 1 furlong"), "line 14", "'1 furlong'"),
+    (("clients per node    : 4\n", ""), "line 5", "'clients per node'"),
+    (("write     100 ", "write     1e0x "), "line 20", "'1e0x'"),
+    (("1.0        0", "1.0"), "line 20", "expected 11 columns"),
+])
+def test_malformed_text_is_refused_with_the_line(change, where, found):
+    with pytest.raises(ToolOutputError) as err:
+        ior.parse(_synthetic().replace(*change, 1), source="s.txt")
+    assert str(err.value).startswith(f"s.txt: {where}: expected"), str(err.value)
+    assert found in str(err.value)
+
+
+def _json(corpus):
+    return _text(corpus, "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json")
+
+
+@pytest.mark.parametrize("change, repair", [
+    (('"totalTime": 0.3694\n', '"totalTime": 0.3694,\n'), "removed 1 trailing comma(s) (line 95)"),
+    (('"bwMiB": 866.3597, \n', '"bwMiB": 866.3597 \n'), "inserted 1 missing comma(s) (line 87)"),
+    (('      }\n, \n            {', '      }\n            {'), "inserted 1 missing comma(s) (line 96)"),
+    (('"bwStdMIB": 466.7816', '"bwStdMIB": -nan'), "read 1 bare nan/inf value(s) as null (line 254)"),
+])
+def test_invalid_json_is_repaired_and_the_repair_recorded(corpus, change, repair):
+    text = _json(corpus)
+    assert change[0] in text
+    runs = ior.parse(text.replace(*change, 1), source="r.json")
+    assert runs[0].samples == (866.3597, 1549.1201, 2285.8630, 1794.7243, 1854.7488)
+    assert dict(runs[0].tags)["json_repaired"] == repair
+
+
+def test_valid_json_is_not_marked_repaired(corpus):
+    assert all("json_repaired" not in dict(r.tags) for r in ior.parse(_json(corpus), source="r.json"))
+
+
+def test_json_that_cannot_be_repaired_names_the_line(corpus):
+    text = _json(corpus).replace('"access": "write"', '"access" "write"', 1)
+    with pytest.raises(ToolOutputError, match=r"^r.json: line 86, column 18: expected valid JSON, found a syntax "
+                                              "error .* that iobound cannot repair"):
+        ior.parse(text, source="r.json")
+
+
+def test_json_without_results_falls_back_to_the_summary(corpus):
+    document = json.loads(_json(corpus))
+    document["tests"][0]["Results"] = []
+    write, read = ior.parse(json.dumps(document), source="r.json")
+    assert (write.samples, read.samples) == ((1670.1632,), (4305.1342,))
+    assert "summary_only" in dict(write.tags)
+
+
+def test_json_options_show_random_and_direct(corpus):
+    document = json.loads(_json(corpus))
+    document["tests"][0]["Parameters"] |= {"randomOffset": 1, "useO_DIRECT": 1}
+    run = ior.parse(json.dumps(document), source="r.json")[0]
+    assert (run.workload.access, run.workload.direct) == (RAND, True)
+
+
+@pytest.mark.parametrize("edit, where", [
+    (lambda d: d["tests"][0].update(Results=[], summary=None) or d.update(summary=[]), "tests"),
+    (lambda d: d["tests"][0]["Results"][0][0].update(bwMiB="fast"), "tests[0].Results[0][0].bwMiB"),
+    (lambda d: d["tests"][0]["Results"][0][0].update(bwMiB=-1), "tests[0].Results[0][0].bwMiB"),
+    (lambda d: d["tests"][0]["Parameters"].update(transferSize=0), "tests[0].Parameters.transferSize"),
+    (lambda d: d["tests"][0]["Options"].pop("clients per node") and d["tests"][0]["Parameters"].pop("tasksPerNode"),
+     "tests[0].Parameters.tasksPerNode"),
+    (lambda d: d.pop("tests"), "tests"),
+])
+def test_json_errors_name_the_field(corpus, edit, where):
+    document = json.loads(_json(corpus))
+    edit(document)
+    with pytest.raises(ToolOutputError) as err:
+        ior.parse(json.dumps(document), source="r.json")
+    assert str(err.value).startswith(f"r.json: {where}: expected"), str(err.value)
+
+
+# Fuzzing: nothing but ToolOutputError may come out, whatever the text.
+def _parse_or_refuse(text):
+    try:
+        runs = ior.parse(text, source="fuzz.txt")
+    except ToolOutputError as exc:
+        assert str(exc).startswith("fuzz.txt: ")
+        return
+    assert runs
+    for run in runs:
+        assert all(math.isfinite(s) and s >= 0 for s in run.samples)
+        assert run.workload.transfer_size.magnitude > 0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text() | st.builds(lambda a, b: f"{a}\nIOR-3.3.0: MPI Coordinated Test of Parallel I/O\n{b}",
+                             st.text(), st.text()))
+def test_any_text_is_read_or_refused(text):
+    assert isinstance(ior.looks_like(text), bool)
+    _parse_or_refuse(text)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
+    name = data.draw(st.sampled_from(sorted(IOR_OUTPUTS)))
+    text = _text(corpus, name)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    junk = data.draw(st.text(max_size=8) | st.sampled_from(["", ",", "}", "\n", "-nan", "write     1", "\t= x"]))
+    _parse_or_refuse(text[:start] + junk + text[end:])
+    _parse_or_refuse(text[:end])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+                    max_leaves=10))
+def test_any_json_is_read_or_refused(value):
+    _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": value}))
+    _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": [{"Results": [value], "Parameters": value}]}))
