@@ -31,6 +31,9 @@ CONNECT_TIMEOUT = 3.0
 # with many streams; older versions get one process (and one server port) per stream.
 THREADED = (3, 16)
 _DIRECTIONS = {"send": "from this host to", "receive": "to this host from"}
+# What an iperf3 server answers while it still finishes the previous test, and how often to try again.
+_BUSY = "the server is busy running a test"
+_BUSY_RETRIES = 5
 
 
 def iperf3_argv(peer: str, *, port: int = DEFAULT_PORT, time: float = 1, streams: int = 1,
@@ -103,9 +106,12 @@ def iperf3_probes(peer: str, *, port: int = DEFAULT_PORT, streams: Sequence[int]
 def _once(commands, ports, peer, time, name):
     def once():
         timeout = time + CONNECT_TIMEOUT + 10
-        with ThreadPoolExecutor(len(commands)) as pool:
-            runs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
-        return {name: sum(_throughput(run, peer, p) for run, p in zip(runs, ports))}
+        for attempt in range(_BUSY_RETRIES + 1):
+            with ThreadPoolExecutor(len(commands)) as pool:
+                runs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
+            if attempt == _BUSY_RETRIES or not any(_BUSY in run.stdout for run in runs):
+                return {name: sum(_throughput(run, peer, p) for run, p in zip(runs, ports))}
+            clock.sleep(0.2 * (attempt + 1))  # a server still closing the last test says it is busy: as it asks, try again
     return once
 
 

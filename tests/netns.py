@@ -93,9 +93,13 @@ def _run(*argv: str) -> None:
 
 
 def free_ports(count: int) -> range:
-    """``count`` consecutive loopback ports nothing listens on, picked at random so test runs side by side do not collide."""
+    """``count`` consecutive loopback ports nothing listens on, picked at random so test runs side by side do not collide.
+
+    They lie below Linux's ephemeral range (32768 up), where a client's connection of another
+    test could take a port between this check and the server's bind.
+    """
     for _ in range(50):
-        first = random.randrange(20000, 60000 - count)
+        first = random.randrange(20000, 32000 - count)
         try:
             for port in range(first, first + count):
                 with socket.socket() as s:

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import threading
 import time
 
@@ -214,6 +215,19 @@ def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count()
     assert set(others) == {"iperf3.send.p2", "iperf3.receive.p1", "iperf3.receive.p2"}
     assert min(send.samples + tuple(others.values())) > 1e8
     assert not any(map(_listened, ports))  # the servers are gone
+
+
+def test_a_busy_server_is_asked_again_until_it_is_free():
+    port = free_ports(1)[0]
+    with iperf3.serve([port], bind="127.0.0.1"):
+        other = subprocess.Popen(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "2", "-J"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(0.5)  # the other client's test is running: the server answers "busy"
+            (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
+            assert probe.once()["iperf3.send.p1"] > 1e8
+        finally:
+            other.wait(10)
 
 
 def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
