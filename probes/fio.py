@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from probes.errors import ToolOutputError
+from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
@@ -109,7 +110,7 @@ def parse(text: str, *, source: str) -> list[Run]:
         if key in document:
             for index, entry in enumerate(_field(document, key, list, "", source)):
                 where = f"{key}[{index}]"
-                entries.append((where, _check(entry, dict, where, source), key == "client_stats"))
+                entries.append((where, check(entry, dict, where, source), key == "client_stats"))
     if not entries:
         raise ToolOutputError(source, "jobs", "expected at least one job in 'jobs' or 'client_stats'; "
                               "found no jobs")
@@ -221,15 +222,15 @@ def _options(document: dict, entry: dict, where: str, source: str) -> dict[str, 
         shared = document["global options"]
         if isinstance(shared, list):  # fio >= 3.39 with several servers: one dict per server
             for index, server in enumerate(shared):
-                server = _check(server, dict, f"global options[{index}]", source)
+                server = check(server, dict, f"global options[{index}]", source)
                 if all(server.get(key) == entry.get(key) for key in ("hostname", "port")):
                     own = {k: v for k, v in server.items() if k not in ("hostname", "port")}
                     sections.append((f"global options[{index}]", own))
         else:
-            sections.append(("global options", _check(shared, dict, "global options", source)))
+            sections.append(("global options", check(shared, dict, "global options", source)))
     if "job options" in entry:
         path = f"{where}.job options"
-        sections.append((path, _check(entry["job options"], dict, path, source)))
+        sections.append((path, check(entry["job options"], dict, path, source)))
     return {name: (value, f"{path}.{name}") for path, section in sections
             for name, value in section.items()}
 
@@ -238,7 +239,7 @@ def _option(options: dict, name: str, source: str) -> tuple[str, str] | None:
     if name not in options:
         return None
     value, where = options[name]
-    return _check(value, str, where, source), where
+    return check(value, str, where, source), where
 
 
 def _access(options: dict, source: str) -> Access:
@@ -306,13 +307,7 @@ def _field(obj: dict, key: str, kind: type | tuple[type, ...], path: str, source
     if key not in obj:
         present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
         raise ToolOutputError(source, where, f"expected this field; it is missing (found {present})")
-    return _check(obj[key], kind, where, source)
-
-
-def _check(value: Any, kind: type | tuple[type, ...], where: str, source: str) -> Any:
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise ToolOutputError(source, where, f"expected {_KINDS[kind]}; found {_describe(value)}")
-    return value
+    return check(obj[key], kind, where, source)
 
 
 def _number(obj: dict, key: str, path: str, source: str) -> float:
@@ -324,23 +319,5 @@ def _number(obj: dict, key: str, path: str, source: str) -> float:
     # fio writes 64-bit counters: anything larger (or inf, NaN, negative) is not its output.
     if not 0 <= number < 2.0**64:
         raise ToolOutputError(source, f"{path}.{key}",
-                              f"expected a number from 0 to 2**64; found {_describe(value)}")
+                              f"expected a number from 0 to 2**64; found {describe(value)}")
     return number
-
-
-_KINDS = {str: "a string", int: "a whole number", dict: "an object", list: "a list",
-          (int, float): "a number"}
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}"
-    return f"the number {repr(value)[:40]}"

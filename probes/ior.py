@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from probes.errors import ToolOutputError
+from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
@@ -387,16 +388,16 @@ def _parse_json(text: str, opening: re.Match, source: str) -> list[Run]:
         present = ", ".join(repr(k) for k in list(document)[:8]) or "nothing"
         raise ToolOutputError(source, "tests" if isinstance(version, str) else "Version",
                               f"expected IOR's JSON with 'Version' and 'tests'; found {present}")
-    tests = _check(document["tests"], list, "tests", source)
+    tests = check(document["tests"], list, "tests", source)
     summary = document.get("summary", [])
-    summary = _check(summary, list, "summary", source)
+    summary = check(summary, list, "summary", source)
     command = document.get("Command line", "")
     direct_command = _direct_from_command(command) if isinstance(command, str) else None
     origin = Origin(path=source, line=None, tool="ior", tool_version=version)
     runs = []
     for index, test in enumerate(tests):
         where = f"tests[{index}]"
-        test = _check(test, dict, where, source)
+        test = check(test, dict, where, source)
         runs.extend(_json_test_runs(test, where, summary, direct_command, repairs, origin))
     if not runs:
         raise ToolOutputError(source, "tests", "expected at least one test with write or read results "
@@ -407,8 +408,8 @@ def _parse_json(text: str, opening: re.Match, source: str) -> list[Run]:
 def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool | None,
                     repairs: str, origin: Origin) -> list[Run]:
     source = origin.path
-    parameters = _check(test.get("Parameters", {}), dict, f"{where}.Parameters", source)
-    options = _check(test.get("Options", {}), dict, f"{where}.Options", source)
+    parameters = check(test.get("Parameters", {}), dict, f"{where}.Parameters", source)
+    options = check(test.get("Options", {}), dict, f"{where}.Options", source)
     test_id = test.get("TestID", parameters.get("testID", 0))
     results: list[tuple[str, dict]] = []
 
@@ -417,9 +418,9 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
             for i, child in enumerate(node):
                 flatten(child, f"{path}[{i}]")
         else:
-            results.append((path, _check(node, dict, path, source)))
+            results.append((path, check(node, dict, path, source)))
 
-    flatten(_check(test.get("Results", []), list, f"{where}.Results", source), f"{where}.Results")
+    flatten(check(test.get("Results", []), list, f"{where}.Results", source), f"{where}.Results")
     runs = []
     for name, operation in _OPERATIONS.items():
         samples = []
@@ -460,7 +461,7 @@ def _json_workload(parameters: dict, options: dict, where: str, operation: Opera
         match = _SIZE.fullmatch(value) if isinstance(value, str) else None
         if match is None or match[2] is not None:
             raise ToolOutputError(source, f"{where}.Options.xfersize",
-                                  f"expected an exact transfer size such as '2 MiB'; found {_describe(value)}")
+                                  f"expected an exact transfer size such as '2 MiB'; found {describe(value)}")
         size = int(match[1]) * _SIZE_UNITS[match[3]]
     else:
         raise ToolOutputError(source, f"{where}.Parameters.transferSize", "expected the transfer size; "
@@ -496,7 +497,7 @@ def _json_count(obj: dict, key: str, path: str, source: str) -> int:
         raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**63:
-        raise ToolOutputError(source, f"{path}.{key}", f"expected a whole number of at least 1; found {_describe(value)}")
+        raise ToolOutputError(source, f"{path}.{key}", f"expected a whole number of at least 1; found {describe(value)}")
     return value
 
 
@@ -506,38 +507,15 @@ def _json_number(obj: dict, key: str, path: str, source: str) -> float:
         raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
     value = obj[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ToolOutputError(source, f"{path}.{key}", f"expected a number; found {_describe(value)}")
+        raise ToolOutputError(source, f"{path}.{key}", f"expected a number; found {describe(value)}")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if not 0 <= number < math.inf:
         raise ToolOutputError(source, f"{path}.{key}", f"expected a finite bandwidth of at least 0; "
-                              f"found {_describe(value)}")
+                              f"found {describe(value)}")
     return number
-
-
-def _check(value: Any, kind: type, where: str, source: str) -> Any:
-    if not isinstance(value, kind):
-        raise ToolOutputError(source, where, f"expected {_KINDS[kind]}; found {_describe(value)}")
-    return value
-
-
-_KINDS = {dict: "an object", list: "a list"}
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return str(value).lower()
-    if isinstance(value, str):
-        return f"the string {value[:40]!r}"
-    return f"the number {repr(value)[:40]}"
 
 
 # Repairs of IOR's invalid JSON, each applied outside strings only. Every repair keeps the line
@@ -554,17 +532,17 @@ def _decode(text: str, opening: re.Match, source: str) -> tuple[Any, str]:
     prefix = "\n" * text.count("\n", 0, start)  # keep line numbers
     body = prefix + text[start:]
     repairs: list[str] = []
-    for attempt in range(4):
+    for attempt in range(len(_REPAIRS) + 1):
         try:
             document, end = json.JSONDecoder().raw_decode(body, len(prefix))
         except json.JSONDecodeError as exc:
-            if attempt == 3:
+            if attempt == len(_REPAIRS):
                 raise ToolOutputError(
                     source, f"line {exc.lineno}, column {exc.colno}",
                     f"expected valid JSON, found a syntax error ({exc.msg}) that iobound cannot repair"
                     + (f" (after repairing: {'; '.join(repairs)})" if repairs else "")
                     + ": the output is malformed or truncated") from None
-            body, note = [_remove_trailing_commas, _insert_missing_commas, _null_bare_nans][attempt](body)
+            body, note = _repair(body, *_REPAIRS[attempt])
             if note:
                 repairs.append(note)
             continue
@@ -586,46 +564,31 @@ def _lines_of(body: str, positions: list[int]) -> str:
     return ", ".join(map(str, lines)) + more
 
 
-def _remove_trailing_commas(body: str) -> tuple[str, str]:
+def _repair(body: str, pattern: re.Pattern, fix, what: str) -> tuple[str, str]:
+    """Apply one repair at every match ``fix`` accepts (it returns the new text and where, or None); say what it did."""
     positions: list[int] = []
 
-    def fix(m: re.Match) -> str:
-        if m.group(1) is None:
+    def replace(m: re.Match) -> str:
+        done = fix(m)
+        if done is None:
             return m.group(0)
-        positions.append(m.start(1))
-        return m.group(2)
+        text, at = done
+        positions.append(at)
+        return text
 
-    fixed = _TRAILING_COMMA.sub(fix, body)
-    return fixed, (f"removed {len(positions)} trailing comma(s) (line {_lines_of(body, positions)})"
-                   if positions else "")
-
-
-def _insert_missing_commas(body: str) -> tuple[str, str]:
-    positions: list[int] = []
-
-    def fix(m: re.Match) -> str:
-        if m.group(2) is None:  # a string, followed by a line break and a value or not
-            if m.group(1) is None:
-                return m.group(0)
-            positions.append(m.end())
-            return m.group(0) + ","
-        positions.append(m.end(2))
-        return m.group(2) + "," + m.group(3)
-
-    fixed = _MISSING_COMMA.sub(fix, body)
-    return fixed, (f"inserted {len(positions)} missing comma(s) (line {_lines_of(body, positions)})"
-                   if positions else "")
+    fixed = pattern.sub(replace, body)
+    return fixed, (f"{what.format(n=len(positions))} (line {_lines_of(body, positions)})" if positions else "")
 
 
-def _null_bare_nans(body: str) -> tuple[str, str]:
-    positions: list[int] = []
+def _missing_comma(m: re.Match) -> tuple[str, int] | None:
+    if m.group(2) is None:  # a string, followed by a line break and a value or not
+        return None if m.group(1) is None else (m.group(0) + ",", m.end())
+    return m.group(2) + "," + m.group(3), m.end(2)
 
-    def fix(m: re.Match) -> str:
-        if m.group(1) is None:
-            return m.group(0)
-        positions.append(m.start(1))
-        return "null"
 
-    fixed = _BARE_NAN.sub(fix, body)
-    return fixed, (f"read {len(positions)} bare nan/inf value(s) as null (line {_lines_of(body, positions)})"
-                   if positions else "")
+# The repairs, tried one more at a time while the JSON does not decode.
+_REPAIRS = (
+    (_TRAILING_COMMA, lambda m: None if m.group(1) is None else (m.group(2), m.start(1)), "removed {n} trailing comma(s)"),
+    (_MISSING_COMMA, _missing_comma, "inserted {n} missing comma(s)"),
+    (_BARE_NAN, lambda m: None if m.group(1) is None else ("null", m.start(1)), "read {n} bare nan/inf value(s) as null"),
+)
