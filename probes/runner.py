@@ -79,17 +79,41 @@ def _rest(proc: subprocess.Popen) -> str:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """Stop the tool's process group: SIGTERM, then SIGKILL after two seconds."""
+    """Stop the tool's whole process group: SIGTERM, then SIGKILL for what is left after two seconds.
+
+    fio's job processes may outlive its main process by a moment; the group must be empty
+    before the caller removes the files they write.
+    """
     for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(proc.pid, sig)
         except ProcessLookupError:
-            return
-        try:
-            proc.wait(grace)
-            return
-        except subprocess.TimeoutExpired:
+            break
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and _alive(proc):
+            time.sleep(0.02)
+        if not _alive(proc):
+            break
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _alive(proc: subprocess.Popen) -> bool:
+    """Whether a live process of the tool's group is left; zombies, waiting for a parent to reap them, do not count."""
+    proc.poll()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
             continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == proc.pid and fields[0] != "Z":  # fields: state, ppid, pgrp, ...
+            return True
+    return False
 
 
 @functools.cache

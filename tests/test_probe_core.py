@@ -42,8 +42,18 @@ def test_run_tool_errors_show_argv_status_and_stderr():
 def test_run_tool_stops_a_hanging_tool_and_its_children():
     started = time.monotonic()
     with pytest.raises(ToolFailedError, match=r"did not finish within 0.5 s and was stopped"):
-        run_tool(["sh", "-c", "sleep 30 & sleep 30"], timeout=0.5)  # a literal script, not built from input
+        run_tool(["sh", "-c", "sleep 31.5 & sleep 31.5"], timeout=0.5)  # a literal script, not built from input
     assert time.monotonic() - started < 5
+    left = []
+    for entry in os.listdir("/proc"):
+        try:
+            cmdline = open(f"/proc/{entry}/cmdline", "rb").read() if entry.isdigit() else b""
+            state = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[0] if cmdline else "Z"
+        except OSError:
+            continue
+        if cmdline == b"sleep\x0031.5\x00" and state != "Z":
+            left.append(entry)
+    assert not left  # the background child was stopped with the group
 
 
 def test_measure_stops_at_the_target_and_never_below_three_repetitions():
