@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from probes.samples import Repeated
+from probes.stats import Summary
 from probes.units import Metric
 from probes.workload import Workload
 
@@ -27,29 +28,40 @@ class Origin:
 
 @dataclass(frozen=True, slots=True)
 class Run(Repeated):
-    """One benchmark result. ``samples`` are in ``unit``, one per repetition, in the order measured."""
+    """One benchmark result. ``samples`` are in ``unit``, one per repetition, in the order measured.
+
+    ``workload`` is None for what is not a storage workload (a network test, a timed
+    command). A tool that printed only a summary of its repetitions (mdtest) gives
+    ``reported`` and no samples. ``durations`` are seconds per repetition, where known.
+    """
 
     label: str
-    workload: Workload
+    workload: Workload | None
     metric: Metric
     samples: tuple[float, ...]
     unit: str
     origin: Origin
     tags: tuple[tuple[str, str], ...] = field(default=())
+    reported: Summary | None = None
+    durations: tuple[float, ...] = ()
 
     def __post_init__(self):
         self._check(f"Run {self.label!r}")
+        if self.samples and self.reported is not None:
+            raise ValueError(f"Run {self.label!r} has both samples and a reported summary; it takes one or the other.")
 
     def to_dict(self) -> dict:
         s = self.summary
         return {
             "label": self.label,
-            "workload": self.workload.to_dict(),
+            "workload": None if self.workload is None else self.workload.to_dict(),
             "metric": self.metric.name.lower(),
             "unit": self.unit,
             "samples": list(self.samples),
             "summary": {"n": s.n, "mean": s.mean, "std": s.std, "min": s.min, "max": s.max,
-                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high]},
+                        "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high],
+                        "source": "samples" if self.samples else "reported by the tool"},
+            "durations_s": list(self.durations),
             "origin": {"path": self.origin.path, "line": self.origin.line,
                        "tool": self.origin.tool, "tool_version": self.origin.tool_version},
             "tags": dict(self.tags),

@@ -12,17 +12,20 @@ class Repeated:
     """A mixin for frozen dataclasses with ``samples``, ``unit`` and ``metric`` fields."""
 
     __slots__ = ()
+    # The summary a tool printed when it did not print the repetitions; records that have it set a field.
+    reported: Summary | None = None
 
     def _check(self, what: str) -> None:
         """Refuse no samples, or a unit that is not of the metric; ``what`` names the record in the message."""
-        if not self.samples:
+        if not self.samples and self.reported is None:
             raise ValueError(f"{what} has no samples.")
         if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
             raise ValueError(f"{what}: unit {self.unit!r} is not a {self.metric.label}.")
 
     @property
     def summary(self) -> Summary:
-        return summarize(self.samples)
+        """Over the samples; a record without samples carries the summary its tool reported instead."""
+        return self.reported if self.reported is not None else summarize(self.samples)
 
     @property
     def value(self) -> Quantity:

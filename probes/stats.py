@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Summary", "summarize", "CONFIDENCE"]
+__all__ = ["Summary", "summarize", "from_reported", "CONFIDENCE"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
 CONFIDENCE = 0.95
@@ -53,3 +53,21 @@ def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summa
     std = statistics.stdev(values)
     half = float(t.ppf(0.5 + confidence / 2, len(values) - 1)) * std / math.sqrt(len(values))
     return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)
+
+
+def from_reported(n: int, mean: float, std: float | None, low: float, high: float,
+                  confidence: float = CONFIDENCE) -> Summary:
+    """The summary a tool printed instead of its repetitions (mdtest, IOR's summary table).
+
+    ``std`` is the sample standard deviation when ``n > 1``; the interval is then
+    computed as :func:`summarize` would from the samples.
+    """
+    values = (mean, low, high) + (() if std is None else (std,))
+    if n < 1 or not all(math.isfinite(x) for x in values) or not low <= mean <= high or (std or 0) < 0:
+        raise ValueError(f"Not a summary of repetitions: n={n}, mean={mean}, std={std}, min={low}, max={high}.")
+    if n == 1 or std is None:
+        return Summary(n, mean, None, low, high, None, None)
+    from scipy.stats import t
+
+    half = float(t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
+    return Summary(n, mean, std, low, high, mean - half, mean + half)

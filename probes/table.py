@@ -1,7 +1,8 @@
 """Read a results table: CSV with one measured value per row and its unit spelled out.
 
 Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
-``value`` and ``unit`` are required; ``run``, ``nodes``, ``ppn``, ``queue_depth``,
+``value`` and ``unit`` are required (``transfer_size`` may be empty: unknown, or
+a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``, ``ppn``, ``queue_depth``,
 ``access`` and ``direct`` are optional; any other column is kept as a tag (e.g.
 ``system``). Rows with the same ``run`` are repetitions of one run; without a
 ``run`` column every row is a run of its own.
@@ -111,8 +112,11 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
         require(Q_(value, unit), metric, what="the value")
         column = "op"
         operation = Operation(row["op"].lower())
+        if operation.is_metadata and metric is not Metric.OPERATION_RATE:
+            raise UnitError(f"A metadata operation ({operation.value}) is counted in op/s, not in {row['unit']!r}.")
         column = "transfer_size"
-        size = parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
+        size = (parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
+                if row["transfer_size"].strip() else None)
         column = "access"
         access = Access((row.get("access") or "sequential").lower())
         counts = {}

@@ -12,10 +12,23 @@ __all__ = ["Operation", "Access", "Workload"]
 
 
 class Operation(enum.Enum):
-    """The data operation a run performs; metadata operations come with the metadata models."""
+    """What a run does: move data (write, read) or one metadata operation per file or directory.
+
+    ``open`` is mdtest's "File read": open, read the file's few bytes, close.
+    """
 
     WRITE = "write"
     READ = "read"
+    CREATE = "create"
+    STAT = "stat"
+    OPEN = "open"
+    RENAME = "rename"
+    REMOVE = "remove"
+    FIND = "find"
+
+    @property
+    def is_metadata(self) -> bool:
+        return self not in (Operation.WRITE, Operation.READ)
 
 
 class Access(enum.Enum):
@@ -29,22 +42,30 @@ class Access(enum.Enum):
 class Workload:
     """One benchmark configuration.
 
-    ``nodes=None`` means every client node of the topology; ``direct=None`` that the
-    benchmark's output did not say whether the page cache was bypassed.
+    ``None`` means the output did not say: ``nodes=None`` every client node of the
+    topology, ``transfer_size=None`` an unknown size (or none: metadata operations),
+    ``direct=None`` unknown page-cache use. ``data_set`` is the bytes all processes
+    together write or read in one repetition, ``shared_file`` whether they share one file.
     """
 
     operation: Operation
-    transfer_size: Quantity
+    transfer_size: Quantity | None
     nodes: int | None = None
     ppn: int = 1
     queue_depth: int = 1
     access: Access = Access.SEQUENTIAL
     direct: bool | None = None
+    data_set: Quantity | None = None
+    shared_file: bool | None = None
 
     def __post_init__(self):
-        require(self.transfer_size, Metric.SIZE, what="The transfer size")
-        if self.transfer_size.magnitude <= 0:
-            raise UnitError(f"The transfer size must be positive. Got {self.transfer_size:~P} instead.")
+        for name, what in (("transfer_size", "The transfer size"), ("data_set", "The data set")):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            require(value, Metric.SIZE, what=what)
+            if value.magnitude <= 0:
+                raise UnitError(f"{what} must be positive. Got {value:~P} instead.")
         for name in ("ppn", "queue_depth") + (("nodes",) if self.nodes is not None else ()):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -53,31 +74,41 @@ class Workload:
     def describe(self) -> str:
         """A short label such as ``read 1 MiB seq, 10 nodes x 4 ppn``."""
         nodes = "all nodes" if self.nodes is None else f"{self.nodes} node{'s' if self.nodes != 1 else ''}"
-        size = format_quantity(self.transfer_size, Metric.SIZE)
         depth = f", qd {self.queue_depth}" if self.queue_depth != 1 else ""
+        if self.operation.is_metadata:
+            return f"{self.operation.value}, {nodes} x {self.ppn} ppn{depth}"
+        size = "? B" if self.transfer_size is None else format_quantity(self.transfer_size, Metric.SIZE)
         access = "rand" if self.access is Access.RANDOM else "seq"
         return f"{self.operation.value} {size} {access}, {nodes} x {self.ppn} ppn{depth}"
 
     def to_dict(self) -> dict:
         return {
             "operation": self.operation.value,
-            "transfer_size": quantity_json(self.transfer_size),
+            "transfer_size": None if self.transfer_size is None else quantity_json(self.transfer_size),
             "nodes": self.nodes,
             "ppn": self.ppn,
             "queue_depth": self.queue_depth,
             "access": self.access.value,
             "direct": self.direct,
+            "data_set": None if self.data_set is None else quantity_json(self.data_set),
+            "shared_file": self.shared_file,
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> "Workload":
         return cls(
             operation=Operation(d["operation"]),
-            transfer_size=quantity_from_json(d["transfer_size"], Metric.SIZE, what="transfer_size"),
+            transfer_size=_size(d.get("transfer_size"), "transfer_size"),
             nodes=d.get("nodes"),
             ppn=d.get("ppn", 1),
             queue_depth=d.get("queue_depth", 1),
             access=Access(d.get("access", "sequential")),
             direct=d.get("direct"),
+            data_set=_size(d.get("data_set"), "data_set"),
+            shared_file=d.get("shared_file"),
         )
+
+
+def _size(value, what: str) -> Quantity | None:
+    return None if value is None else quantity_from_json(value, Metric.SIZE, what=what)
 

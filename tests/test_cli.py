@@ -35,14 +35,15 @@ def test_predict_json_is_versioned_and_has_every_layer(capsys):
     status, out, _ = run(capsys, "predict", "lecture", "--op", "write", "--transfer-size", "64 KiB", "--nodes", "1", "--json")
     doc = json.loads(out)
     assert status == 0
-    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.0")
+    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.1")
     assert doc["ceiling"] == {"value": 110 * 2**20, "unit": "B/s"}  # JSON quantities are in canonical units
     assert doc["binding"] == ["compute.nic"]
     layers = {layer["layer"]: layer["limit"]["value"] for layer in doc["layers"]}
     assert layers["network message rate"] == pytest.approx(625 * 2**20)
     assert doc["symbols"]["RTT_ethernet"] == {"value": pytest.approx(1e-4), "unit": "s"}
     assert doc["workload"] == {"operation": "write", "transfer_size": {"value": 65536, "unit": "B"}, "nodes": 1, "ppn": 1,
-                               "queue_depth": 1, "access": "sequential", "direct": None}
+                               "queue_depth": 1, "access": "sequential", "direct": None,
+                               "data_set": None, "shared_file": None}
 
 
 def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsys):

@@ -16,7 +16,8 @@ from assess.render import dumps, envelope, table
 
 # prediction format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+#   1.1  workload gains data_set and shared_file (null when not known)
+FORMAT_VERSION = "1.1"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
