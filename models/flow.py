@@ -95,12 +95,16 @@ class FlowNetwork:
         self.stages: list[Stage] = []
         self.assumptions: list[str] = []
         self.unstated: list[str] = []
+        self.sizeless: list[str] = []
         for group in topology.groups:
             if group.kind is not Kind.CLIENT or group.name in self.clients:
                 self._chain(group)
         self._connect()
         if self.unstated:
             self.assumptions.append(f"not stated, so taken as unlimited: {', '.join(self.unstated)}")
+        if self.sizeless:
+            self.assumptions.append("the transfer size is not known, so limits per request are left out (an upper "
+                                    f"bound): {', '.join(self.sizeless)}")
         self.source, self.sink = CLIENTS, STORAGE
         if workload.operation is Operation.READ:
             self.graph = self.graph.reverse(copy=True)
@@ -129,8 +133,8 @@ class FlowNetwork:
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
         n = sp.Symbol(f"n_{group.name}", positive=True)
-        values: dict[sp.Symbol, Quantity | int] = {n: self._count(group), SIZE: self.workload.transfer_size,
-                                                     PPN: self.workload.ppn, DEPTH: self.workload.queue_depth}
+        values: dict[sp.Symbol, Quantity | int] = {n: self._count(group), PPN: self.workload.ppn,
+                                                     DEPTH: self.workload.queue_depth}
         if key == "messages":
             return self._messages(group, layer, n, values)
         capacity = group.capacity(key, self.workload.operation.value)
@@ -142,10 +146,20 @@ class FlowNetwork:
             if capacity is None:
                 self.unstated.append(f"{group.name}.{key}")
             return None
+        if key == "iops" and not self._sized(f"{group.name}.iops", values):
+            return None
         symbol = sp.Symbol(f"{_SYMBOL[key]}_{group.name}", positive=True)
         values[symbol] = capacity.value
         term = n * symbol * SIZE if key == "iops" else n * symbol
         return Stage(f"{group.name}.{key}", layer, term, values)
+
+    def _sized(self, component: str, values: dict) -> bool:
+        """Put the transfer size into ``values``; False (and noted) when the workload does not know it."""
+        if self.workload.transfer_size is None:
+            self.sizeless.append(component)
+            return False
+        values[SIZE] = self.workload.transfer_size
+        return True
 
     def _messages(self, group: Group, layer: str, n: sp.Symbol, values: dict) -> Stage | None:
         """Little's law: a node with ppn x queue depth requests in flight, each waiting a round trip."""
@@ -154,6 +168,8 @@ class FlowNetwork:
         if not networks:
             return None
         rtt_value, network = min(networks, key=lambda pair: pair[0].m_as("s"))
+        if not self._sized(f"{network}.rtt", values):
+            return None
         rtt = sp.Symbol(f"RTT_{network}", positive=True)
         values[rtt] = rtt_value
         self.assumptions.append(

@@ -13,7 +13,14 @@ from models.ceiling import TIE, Ceiling, LayerLimit
 from models.flow import FlowNetwork, Stage, canonical, numbers
 from topologies.topology import Topology
 
-__all__ = ["predict"]
+__all__ = ["predict", "unmodelled"]
+
+
+def unmodelled(workload: Workload) -> str | None:
+    """Why :func:`predict` has no ceiling for ``workload``, or None when it has one."""
+    if workload.operation.is_metadata:
+        return f"iobound models data bandwidth only; a {workload.operation.value} rate has no ceiling yet"
+    return None
 
 
 def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:
@@ -32,6 +39,8 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
 
     Raises
     ------
+    ValueError
+        If the workload is one the model does not cover (see :func:`unmodelled`).
     TopologyError
         If no capacity limits the path, the client group is unknown, or the
         workload asks for more nodes than the group has.
@@ -45,6 +54,9 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
     >>> str(ceiling)
     '1,100 MiB/s (client NICs)'
     """
+    reason = unmodelled(workload)
+    if reason:
+        raise ValueError(reason)
     network = FlowNetwork(topology, workload, clients)
     overall = network.min_cut()
     if overall is None:

@@ -16,6 +16,7 @@ from typing import Any
 from probes.errors import ToolOutputError
 from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
+from probes.stats import Summary, from_reported
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
 
@@ -35,13 +36,14 @@ _COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$")
 _TEST_ID = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started\b)")
 # The option lines of the "Options:" block (3.2+, "key : value") and of the old "Summary:"
 # block (3.0/3.1, tab-indented "key = value"); only the keys iobound uses.
-_KEYS = ("api", "access", "ordering in a file", "nodes", "tasks", "clients per node", "clients",
-         "repetitions", "xfersize")
+_KEYS = ("api", "access", "ordering in a file", "ordering inter file", "nodes", "tasks", "clients per node",
+         "clients", "repetitions", "xfersize", "aggregate filesize", "stonewallingTime")
 _OPTION = re.compile(r"^\s*(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*[:=]\s*(.*?)\s*$")
 _RESULTS_HEADER = re.compile(r"^access\s+bw\(([A-Za-z]+)/s\)")
 _SUMMARY_TITLE = re.compile(r"^Summary of all tests:")
 _SUMMARY_HEADER = re.compile(r"^Operation\s+Max\(MiB\)")
 _ROW = re.compile(r"^(write|read)\s")
+_MOVED = re.compile(r"^WARNING: Using actual aggregate bytes moved = ([0-9]{1,20})\.?\s*$")
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _COUNT = re.compile(r"[0-9]{1,9}")
 _CLIENTS = re.compile(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
@@ -136,8 +138,11 @@ class _Test:
     id: int
     line: int
     options: dict[str, tuple[str, int]] = field(default_factory=dict)
-    rows: dict[str, list[tuple[float, int]]] = field(default_factory=dict)
+    rows: dict[str, list[tuple[float, int, float | None]]] = field(default_factory=dict)
     summary: dict[str, tuple[dict[str, str], int]] = field(default_factory=dict)
+    # Bytes moved by a run stopped by stonewalling, from IOR's warning before the operation's first row.
+    moved: dict[str, int] = field(default_factory=dict)
+    pending_moved: int | None = None
 
 
 @dataclass
@@ -188,6 +193,10 @@ def _parse_text(text: str, source: str) -> list[Run]:
         if mode == "summary" and _SUMMARY_HEADER.match(line):
             columns = stripped.split()
             continue
+        moved = _MOVED.match(line)
+        if moved and run.tests:
+            run.tests[-1].pending_moved = int(moved[1])
+            continue
         if _ROW.match(line) and mode in ("results", "summary"):
             _row(run, mode, columns, stripped, number, source)
             continue
@@ -214,7 +223,13 @@ def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int,
             raise ToolOutputError(source, f"line {number}", f"expected {len(columns)} columns "
                                   f"({' '.join(columns)}); found {len(cells)}: the row is cut or malformed")
         bandwidth = _bandwidth(cells[1], f"line {number}", source)
-        run.tests[-1].rows.setdefault(cells[0], []).append((bandwidth, number))
+        total = cells[columns.index("total(s)")] if "total(s)" in columns else ""
+        seconds = float(total) if _NUMBER.fullmatch(total) else None
+        test = run.tests[-1]
+        test.rows.setdefault(cells[0], []).append((bandwidth, number, seconds))
+        if test.pending_moved is not None:
+            test.moved.setdefault(cells[0], test.pending_moved)
+            test.pending_moved = None
         return
     if not columns:
         raise ToolOutputError(source, f"line {number}", "expected the 'Operation Max(MiB) ...' header "
@@ -261,32 +276,49 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
             if not rows and summary is None:
                 continue
             tags: list[tuple[str, str]] = []
+            reported, durations = None, ()
             if rows:
                 if repetitions is not None and len(rows) < repetitions:
                     raise ToolOutputError(
                         source, f"line {rows[-1][1]}",
                         f"expected {repetitions} {name} rows (repetitions : {repetitions}, line "
                         f"{options['repetitions'][1]}); found {len(rows)}: the output is truncated")
-                samples = tuple(bw for bw, _ in rows)
+                samples = tuple(bw for bw, _, _ in rows)
                 line = rows[0][1]
+                if all(seconds is not None for _, _, seconds in rows):
+                    durations = tuple(seconds for _, _, seconds in rows)
             else:
                 values, line = summary
-                mean = _bandwidth(values.get("Mean(MiB)", "?"), f"line {line}", source)
-                samples = (mean,)
-                tags.append(("summary_only", _summary_note(values.get("reps", "?"), values.get("Min(MiB)", "?"),
-                                                           values.get("Max(MiB)", "?"), values.get("StdDev", "?"))))
+                samples = ()
+                where = f"line {line}"
+                reported = _reported(values.get("reps", "?"), *(_bandwidth(values.get(key, "?"), where, source) for key in
+                                     ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
             workload, more = _text_workload(test, operation, direct, source)
-            tags = more + tags
+            tags = more + tags + _own_writes(test.options.get("ordering inter file", ("", 0))[0],
+                                             test.rows.keys() | test.summary.keys(), name)
             origin = Origin(path=source, line=line, tool="ior", tool_version=origin_version)
             runs.append(Run(label=_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
-                            tags=tuple(tags)))
+                            tags=tuple(tags), reported=reported, durations=durations))
     return runs
 
 
-def _summary_note(reps: Any, low: Any, high: Any, std: Any) -> str:
-    return (f"only the summary of {reps} repetitions is in the output (min {low}, max {high}, "
-            f"std {std} MiB/s); the sample is its mean")
+def _reported(reps: Any, mean: float, std: float, low: float, high: float, *, where: str, source: str) -> Summary:
+    """The summary table's figures for an operation whose per-iteration rows are not in the output."""
+    count = str(reps)
+    if not _COUNT.fullmatch(count) or int(count) < 1:
+        raise ToolOutputError(source, where, f"expected the number of repetitions in the summary; found {count[:40]!r}")
+    try:
+        return from_reported(int(count), mean, std if int(count) > 1 else None, low, high)
+    except ValueError as exc:
+        raise ToolOutputError(source, where, f"expected a consistent summary (min <= mean <= max); {exc}") from exc
+
+
+def _own_writes(ordering: str, operations, name: str) -> list[tuple[str, str]]:
+    """Tag a read of the same test's writes by the tasks that wrote them (IOR without -C): the node's cache holds them."""
+    if name == "read" and "write" in operations and ("no tasks offsets" in ordering or ordering == "0"):
+        return [("reads_own_writes", "each task reads what it wrote in this test (no -C task reordering)")]
+    return []
 
 
 def _label(options: dict, test_id: int, operation: str) -> str:
@@ -327,8 +359,14 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
     ordering = options.get("ordering in a file", ("", 0))[0]
     access = Access.RANDOM if "random" in ordering else Access.SEQUENTIAL
     size = _text_transfer_size(test, source)
-    return Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn,
-                    access=access, direct=direct), tags
+    if operation.value in test.moved:
+        data_set = Q_(test.moved[operation.value], "B") if test.moved[operation.value] > 0 else None
+    elif options.get("stonewallingTime", ("0", 0))[0] not in ("0", ""):
+        data_set = None  # stopped at a deadline, and IOR did not say how much it moved
+    else:
+        data_set = _data_set(options.get("aggregate filesize", ("", 0))[0])
+    return Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn, access=access,
+                    direct=direct, data_set=data_set, shared_file=_shared(options.get("access", ("", 0))[0])), tags
 
 
 def _text_transfer_size(test: _Test, source: str) -> int:
@@ -423,11 +461,13 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
     flatten(check(test.get("Results", []), list, f"{where}.Results", source), f"{where}.Results")
     runs = []
     for name, operation in _OPERATIONS.items():
-        samples = []
+        samples, durations = [], []
         for path, result in results:
             if result.get("access") == name:
                 samples.append(_json_number(result, "bwMiB", path, source))
+                durations.append(result.get("totalTime"))
         tags: list[tuple[str, str]] = []
+        reported = None
         if not samples:
             entry = next(((i, s) for i, s in enumerate(summary) if isinstance(s, dict)
                           and s.get("operation") == name and s.get("TestID", 0) == test_id), None)
@@ -435,10 +475,14 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
                 continue
             i, values = entry
             path = f"summary[{i}]"
-            samples = [_json_number(values, "bwMeanMIB", path, source)]
-            tags.append(("summary_only", _summary_note(values.get("repetitions", "?"), values.get("bwMinMIB", "?"),
-                                                       values.get("bwMaxMIB", "?"), values.get("bwStdMIB", "?"))))
+            reported = _reported(values.get("repetitions", "?"), *(_json_number(values, key, path, source) for key in
+                                 ("bwMeanMIB", "bwStdMIB", "bwMinMIB", "bwMaxMIB")), where=path, source=source)
+        if not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) for t in durations):
+            durations = []
         workload, more = _json_workload(parameters, options, where, operation, direct_command, source)
+        ordering = str(options.get("ordering inter file", parameters.get("reorderTasks", "")))
+        more += _own_writes(ordering, {r.get("access") for _, r in results} | {
+            s.get("operation") for s in summary if isinstance(s, dict) and s.get("TestID", 0) == test_id}, name)
         if repairs:
             more.append(("json_repaired", repairs))
         api = str(parameters.get("api", options.get("api", "")))
@@ -447,7 +491,8 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
         label_options = {"api": (api, 0), "access": (access, 0)}
         runs.append(Run(label=_label(label_options, test_id if isinstance(test_id, int) else 0, name),
                         workload=workload, metric=Metric.BANDWIDTH, samples=tuple(samples), unit=UNIT,
-                        origin=origin, tags=tuple(more + tags)))
+                        origin=origin, tags=tuple(more + tags), reported=reported,
+                        durations=tuple(float(t) for t in durations)))
     return runs
 
 
@@ -486,9 +531,29 @@ def _json_workload(parameters: dict, options: dict, where: str, operation: Opera
     direct = direct_command
     if "useO_DIRECT" in parameters:
         direct = bool(parameters["useO_DIRECT"]) or direct_command is True
-    workload = Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn,
-                        access=access, direct=direct)
+    aggregate = options.get("aggregate filesize")
+    if parameters.get("deadlineForStonewalling", 0) not in (0, None) or options.get("stonewallingTime", 0) not in (0, None):
+        aggregate = None  # stopped at a deadline: the planned size was not all moved
+    shared = parameters.get("filePerProc")
+    workload = Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn, access=access,
+                        direct=direct, data_set=_data_set(aggregate) if isinstance(aggregate, str) else None,
+                        shared_file=(shared == 0) if shared in (0, 1) else _shared(str(options.get("access", ""))))
     return workload, tags
+
+
+def _data_set(text: str):
+    """IOR's ``aggregate filesize`` (all tasks' bytes per repetition, rounded as printed), or None."""
+    match = _SIZE.fullmatch(text.strip())
+    if match is None or float(match[1] + (match[2] or "")) <= 0:
+        return None
+    return Q_(float(match[1] + (match[2] or "")) * _SIZE_UNITS[match[3]], "B")
+
+
+def _shared(access: str) -> bool | None:
+    """True for ``single-shared-file``, False for ``file-per-process``, None if IOR did not say."""
+    if access.startswith("single-shared-file"):
+        return True
+    return False if access.startswith("file-per-process") else None
 
 
 def _json_count(obj: dict, key: str, path: str, source: str) -> int:

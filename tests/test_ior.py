@@ -112,7 +112,7 @@ def test_every_ior_output_is_read(corpus, name):
         assert all(math.isfinite(s) and s > 0 for s in run.samples)
         assert run.workload.queue_depth == 1
         assert run.workload.direct is None  # no corpus output shows O_DIRECT
-        assert "summary_only" not in dict(run.tags)  # every file has per-iteration rows
+        assert run.samples and run.reported is None  # every file has per-iteration rows
 
 
 @pytest.mark.parametrize("name", sorted(CORPUS_RUNS))
@@ -233,11 +233,13 @@ def test_random_offsets_and_direct_io_are_read_where_shown(ordering, flags, acce
     assert (run.workload.access, run.workload.direct) == (access, direct)
 
 
-def test_without_rows_the_summary_mean_is_one_tagged_sample():
+def test_without_rows_the_summary_is_the_reported_one():
     write, read = ior.parse(_synthetic(rows=""), source="s.txt")
-    assert (write.samples, write.origin.line) == ((200.0,), 23)
-    assert dict(write.tags)["summary_only"].startswith("only the summary of 3 repetitions is in the output "
-                                                        "(min 100.00, max 300.00, std 81.65 MiB/s)")
+    assert (write.samples, write.origin.line) == ((), 23)
+    s = write.summary
+    assert (s.n, s.mean, s.std, s.min, s.max) == (3, 200.0, 81.65, 100.0, 300.0)
+    assert s.ci_high == pytest.approx(200 + 4.3026527299 * 81.65 / 3**0.5, rel=1e-6)
+    assert write.to_dict()["summary"]["source"] == "reported by the tool"
 
 
 def test_fewer_rows_than_repetitions_is_a_truncation():
@@ -294,8 +296,9 @@ def test_json_without_results_falls_back_to_the_summary(corpus):
     document = json.loads(_json(corpus))
     document["tests"][0]["Results"] = []
     write, read = ior.parse(json.dumps(document), source="r.json")
-    assert (write.samples, read.samples) == ((1670.1632,), (4305.1342,))
-    assert "summary_only" in dict(write.tags)
+    assert (write.samples, read.samples) == ((), ())
+    assert (write.summary.n, write.summary.mean, read.summary.mean) == (5, 1670.1632, 4305.1342)
+    assert write.durations == () and write.value.m_as("MiB/s") == 1670.1632
 
 
 def test_json_options_show_random_and_direct(corpus):
@@ -362,3 +365,23 @@ def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
 def test_any_json_is_read_or_refused(value):
     _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": value}))
     _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": [{"Results": [value], "Parameters": value}]}))
+
+
+def test_data_set_durations_and_file_sharing_are_read(corpus):
+    akrr = ior.parse(_text(corpus, "akrr_ior-3.0.1_multiapi_gpfs_ub-ccr.txt"), source="a.txt")[0]
+    assert (akrr.workload.data_set.m_as("GiB"), akrr.workload.shared_file, akrr.durations) == (18.75, True, (31.31,))
+    # Stopped by stonewalling: the bytes IOR says it moved, not the planned 6054.69 TiB.
+    narval = ior.parse(_text(corpus, "narval_io500_ior-3.4.0+dev_easy_write.txt"), source="n.txt")[0]
+    assert (narval.workload.data_set.m_as("B"), narval.workload.shared_file) == (130681090867200, False)
+    # Stopped by stonewalling, and IOR did not say how much it moved: unknown.
+    summit = ior.parse(_text(corpus, "summit_io500_ior-3.2.0_hard_write.txt"), source="s.txt")[0]
+    assert summit.workload.data_set is None
+    write, read = ior.parse(_json(corpus), source="r.json")
+    assert write.durations == (0.3694, 0.2066, 0.1400, 0.1783, 0.1725)
+    assert write.workload.data_set.m_as("MiB") == 320
+
+
+def test_reads_by_the_tasks_that_wrote_are_tagged(corpus):
+    laptop = ior.parse(_text(corpus, "knowext_ior-3.4.0+dev_json_laptop_defaults.json"), source="l.json")
+    assert [("reads_own_writes" in dict(r.tags)) for r in laptop] == [False, True]
+    assert all("reads_own_writes" not in dict(r.tags) for r in ior.parse(_json(corpus), source="r.json"))  # -C
