@@ -1,10 +1,24 @@
 """Findings: what assessment says about one run, as data with a stable code, a severity and a remedy.
 
-Codes (stable; scripts may rely on them):
+Codes (stable; scripts may rely on them), by what they look at:
 
-ABOVE-CEILING  error    the run is faster than any data path of the topology allows
-AT-CEILING     info     the run sits at the ceiling: the binding component limits it
-FAR-BELOW      warning  the run reaches less than a fraction of the ceiling
+against the run's ceiling (this module)
+ABOVE-CEILING     error    the run is faster than any data path of the topology allows
+AT-CEILING        info     the run sits at the ceiling: the binding component limits it
+FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
+the run alone (assess.quality)
+FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval
+HIGH-VARIATION    warning  the repetitions vary more than a quiet system's do
+MAX-HEADLINE      warning  the figure is the best repetition, not the mean
+SHORT-RUN         warning  repetitions too short to leave start-up and caches behind
+SMALL-DATA-SET    warning  the data set fits in the memory that can cache it
+OWN-WRITES        warning  reads of data the same tasks (nodes) have just written
+TOOL-INVALID      warning  the benchmark itself marked the result invalid
+TRANSFER-MISFIT   warning  the transfer size does not fit the file system's block size
+the run beside others (assess.siblings)
+UNIT-MIXUP        warning  a ratio to the ceiling or to a sibling run is a unit factor
+RANDOM-NOT-SLOWER warning  small random reads as fast as sequential ones
+READ-FAR-FASTER   warning  reads far faster than the writes of the same files
 """
 
 from __future__ import annotations
@@ -13,11 +27,12 @@ import enum
 from dataclasses import dataclass, field
 
 from probes.run import Run
-from probes.stats import CONFIDENCE, summarize
+from probes.stats import CONFIDENCE, Summary
 from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
 
-__all__ = ["Severity", "Finding", "Judgement", "judge", "CODES", "TOLERANCE", "FAR_BELOW"]
+__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "CODES",
+           "TOLERANCE", "FAR_BELOW"]
 
 # A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
 # more than this above it is "above": the figures behind a ceiling are measurements
@@ -60,24 +75,55 @@ class Finding:
                 "remedy": self.remedy, "evidence": self.evidence}
 
 
-CODES = ("ABOVE-CEILING", "AT-CEILING", "FAR-BELOW")
+CODES = ("ABOVE-CEILING", "AT-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
+         "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES", "TOOL-INVALID", "TRANSFER-MISFIT", "UNIT-MIXUP",
+         "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
 
 
 @dataclass(frozen=True)
 class Judgement:
-    """A run's measured bandwidth against its ceiling: the ratio, its confidence interval and the findings."""
+    """A run against its ceiling (the ratio and its confidence interval) and every finding about it.
+
+    ``ceiling`` is None when the model has none for the run; ``no_ceiling`` then says why.
+    """
 
     run: Run
-    measured: Quantity
-    ceiling: Ceiling
-    ratio: float
+    measured: Quantity | None
+    ceiling: Ceiling | None
+    ratio: float | None
     ratio_interval: tuple[float, float] | None
     findings: tuple[Finding, ...]
+    no_ceiling: str = ""
 
     def to_dict(self) -> dict:
-        return {"run": self.run.to_dict(), "measured": quantity_json(self.measured), "ceiling": self.ceiling.to_dict(),
+        return {"run": self.run.to_dict(), "measured": quantity_json(self.measured),
+                "ceiling": None if self.ceiling is None else self.ceiling.to_dict(), "no_ceiling": self.no_ceiling or None,
                 "ratio": self.ratio, "ratio_ci95": list(self.ratio_interval) if self.ratio_interval else None,
                 "findings": [f.to_dict() for f in self.findings]}
+
+
+def bandwidth_factor(run: Run) -> float | None:
+    """What turns the run's values into B/s (an op/s rate times the transfer size); None if they are no bandwidth."""
+    if run.metric is Metric.BANDWIDTH:
+        return Q_(1, run.unit).m_as("B/s")
+    workload = run.workload
+    if run.metric is Metric.OPERATION_RATE and workload and workload.transfer_size is not None \
+            and not workload.operation.is_metadata:
+        return (Q_(1, run.unit) * workload.transfer_size / Q_(1, "op")).m_as("B/s")
+    return None
+
+
+def bandwidth_summary(run: Run) -> Summary | None:
+    """The run's summary in B/s, from its samples or from the summary its tool reported; None if no bandwidth."""
+    factor = bandwidth_factor(run)
+    if factor is None:
+        return None
+    s = run.summary
+
+    def scaled(x):
+        return None if x is None else x * factor
+
+    return Summary(s.n, s.mean * factor, scaled(s.std), s.min * factor, s.max * factor, scaled(s.ci_low), scaled(s.ci_high))
 
 
 def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> Judgement:
@@ -90,10 +136,7 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     a single sample) is under ``far_below`` of it. An operation rate (op/s) counts
     as the bandwidth it implies: rate x transfer size.
     """
-    samples = [Q_(x, run.unit) for x in run.samples]
-    if run.metric is Metric.OPERATION_RATE:
-        samples = [x * run.workload.transfer_size / Q_(1, "op") for x in samples]
-    summary = summarize([x.m_as("B/s") for x in samples])
+    summary = bandwidth_summary(run)
     limit = ceiling.value.m_as("B/s")
     measured = Q_(summary.mean, "B/s")
     ratio = summary.mean / limit

@@ -36,12 +36,14 @@ class Kind(enum.Enum):
         return self.value[:-1]
 
 
-# The capacities a group of each kind may state, per member, with their metric.
+# The capacities a group of each kind may state, per member, with their metric. A server's
+# ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit).
 # bandwidth, iops and nic may also be given per direction as read_X and write_X.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY},
-    Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE},
+    Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
+                  "block_size": Metric.SIZE},
     Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE},
 }
 DIRECTIONAL = ("nic", "bandwidth", "iops")

@@ -1,6 +1,6 @@
-"""Check measured results against the topology's ceilings, and say which are impossible, at the limit or far below.
+"""Check measured results against the topology's ceilings, and say what is impossible, at the limit, far below or unsound.
 
-Reads results tables (CSV with explicit units) and fio JSON output, in any mix.
+Reads every format ``iobound read`` knows, in any mix.
 Example:  iobound check lecture lecture-results.csv
 """
 
@@ -17,13 +17,17 @@ from assess.render import dumps, envelope, table
 
 # check format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+#   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
+#        sibling findings; runs carry durations and a reported summary
+FORMAT_VERSION = "1.1"
+# Findings of one code shown in full; the rest are listed by run (--json has them all).
+_SHOWN = 3
 _FAIL_ON = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR, "never": None}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
-    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files: CSV tables, fio JSON")
+    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
     parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
@@ -57,16 +61,26 @@ def run(args: argparse.Namespace) -> int:
 def render(judgements: list[Judgement], system: str) -> str:
     """One row per run, every finding (worst first), each distinct remedy once, and a count by severity."""
     rows = [
-        (j.run.label, _measured(j), format_quantity(j.ceiling.value), f"{j.ratio:.0%}",
-         ", ".join(j.ceiling.binding_layers), " ".join(f.code for f in j.findings))
+        (j.run.label, _measured(j), "-" if j.ceiling is None else format_quantity(j.ceiling.value),
+         "-" if j.ratio is None else f"{j.ratio:.0%}",
+         f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
+         " ".join(f.code for f in j.findings))
         for j in judgements
     ]
     lines = [f"system: {system}", "", table(("run", "measured", "ceiling", "ratio", "binding", "findings"), rows, right=(1, 2, 3))]
     located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
     if located:
         lines.append("")
+    shown: dict[str, list[str]] = {}
     for f, origin in located:
-        lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origin})", f"        {f.message}"]
+        others = shown.setdefault(f.code, [])
+        others.append(f.run)
+        if len(others) <= _SHOWN:
+            lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origin})", f"        {f.message}"]
+    for code, runs in shown.items():
+        if len(runs) > _SHOWN:
+            lines.append(f"{'':7} {code} also for {len(runs) - _SHOWN} more run(s): see the table's findings "
+                         "column (--json has every message)")
     findings = [f for f, _ in located]
     remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
     if remedies:
@@ -79,5 +93,5 @@ def render(judgements: list[Judgement], system: str) -> str:
 
 def _measured(j: Judgement) -> str:
     s = j.run.summary
-    shown = format_quantity(j.measured)
+    shown = format_quantity(j.measured if j.measured is not None else j.run.value, j.run.metric)
     return shown if s.n == 1 else f"{shown} (n={s.n})"

@@ -1,0 +1,179 @@
+"""Findings about one run on its own: its repetitions, their spread and length, its data set, the tool's own marks."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from probes.run import Run
+from probes.stats import CONFIDENCE
+from probes.units import Q_, Metric, Quantity, format_quantity
+from probes.workload import Operation
+from models.caches import Memory
+from assess.findings import Finding, Severity
+
+__all__ = ["Limits", "run_findings", "repetitions_needed"]
+
+# The relative half-width a repetition count should reach, as the probes aim for.
+TARGET = 0.05
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Where a run's quality becomes a finding.
+
+    The coefficients of variation are kept apart for writes and reads, as seeds/000 measured
+    them on a quiet Lustre system: writes varied 5-7 %, reads under 2 %. A run noisier than
+    10 % (writes, metadata) or 5 % (reads) is noisier than such a system's.
+    """
+
+    repetitions: int = 3
+    cv_write: float = 0.10
+    cv_read: float = 0.05
+    cv_other: float = 0.10
+    min_duration: float = 10.0
+    data_set_factor: float = 2.0
+    read_data_set_factor: float = 10.0
+
+    def cv(self, operation: Operation | None) -> float:
+        if operation is Operation.READ:
+            return self.cv_read
+        return self.cv_write if operation is Operation.WRITE else self.cv_other
+
+
+def repetitions_needed(cv: float, target: float = TARGET, confidence: float = CONFIDENCE) -> int:
+    """The fewest repetitions whose mean's confidence interval is within ``target`` of it at this variation."""
+    from scipy.stats import t
+
+    n = 2
+    while n < 10_000 and float(t.ppf(0.5 + confidence / 2, n - 1)) * cv / math.sqrt(n) > target:
+        n += 1
+    return n
+
+
+def run_findings(run: Run, *, memory: Memory | None = None, block_size: Quantity | None = None,
+                 limits: Limits = Limits()) -> list[Finding]:
+    """Every finding that needs nothing but the run and, for the data set and block size, the system's memory and FS."""
+    checks = (_repetitions(run, limits), _variation(run, limits), _max_headline(run), _short(run, limits),
+              _data_set(run, memory, limits), _own_writes(run), _invalid(run), _misfit(run, block_size))
+    return [f for f in checks if f is not None]
+
+
+def _repetitions(run: Run, limits: Limits) -> Finding | None:
+    s = run.summary
+    if s.n >= limits.repetitions:
+        return None
+    spread = "one value: no spread and no confidence interval" if s.n == 1 else \
+        f"{s.n} values: a confidence interval from {s.n - 1} degree(s) of freedom is too wide to judge by"
+    needed = f"; this spread (cv {s.cv:.1%}) calls for {repetitions_needed(s.cv)}" if s.cv else ""
+    return Finding("FEW-REPETITIONS", Severity.WARNING, run.label,
+                   f"{run.label} has {s.n} repetition{'s' if s.n != 1 else ''} ({spread}).",
+                   f"repeat it at least {limits.repetitions} times (IOR -i, mdtest -i, fio loops){needed}",
+                   {"repetitions": s.n, "minimum": limits.repetitions})
+
+
+def _variation(run: Run, limits: Limits) -> Finding | None:
+    s = run.summary
+    operation = run.workload.operation if run.workload else None
+    threshold = limits.cv(operation)
+    if s.cv is None or s.cv <= threshold:
+        return None
+    needed = repetitions_needed(s.cv)
+    what = operation.value + "s" if operation else "its repetitions"
+    return Finding("HIGH-VARIATION", Severity.WARNING, run.label,
+                   f"{run.label} varies by {s.cv:.1%} (coefficient of variation over {s.n} repetitions, "
+                   f"{_range(run)}), above the {threshold:.0%} that {what} on a quiet system stay under.",
+                   f"find what disturbs it (other jobs, caches, a failing component); with this spread {needed} "
+                   f"repetitions give a mean within ±{TARGET:.0%} at {CONFIDENCE:.0%} confidence",
+                   {"cv": s.cv, "threshold": threshold, "repetitions": s.n, "repetitions_needed": needed})
+
+
+def _max_headline(run: Run) -> Finding | None:
+    statistic = dict(run.tags).get("statistic", "").lower()
+    if statistic not in ("max", "maximum", "best", "peak"):
+        return None
+    return Finding("MAX-HEADLINE", Severity.WARNING, run.label,
+                   f"{run.label} is the {statistic} of its repetitions, not their mean: it overstates what the "
+                   "system sustains and hides the spread.",
+                   "report the mean with its standard deviation or confidence interval (and min-max beside it)",
+                   {"statistic": statistic})
+
+
+def _short(run: Run, limits: Limits) -> Finding | None:
+    if not run.durations:
+        return None
+    mean = sum(run.durations) / len(run.durations)
+    if mean >= limits.min_duration:
+        return None
+    return Finding("SHORT-RUN", Severity.WARNING, run.label,
+                   f"{run.label} ran {mean:.3g} s per repetition (mean of {len(run.durations)}), under "
+                   f"{limits.min_duration:g} s: opening files, start-up and write-back caches weigh in its figure.",
+                   "run each repetition longer (more data, or a stonewall deadline such as IOR -D / fio runtime), "
+                   f"{limits.min_duration:g} s at least",
+                   {"mean_duration_s": mean, "minimum_s": limits.min_duration})
+
+
+def _data_set(run: Run, memory: Memory | None, limits: Limits) -> Finding | None:
+    workload = run.workload
+    if memory is None or workload is None or workload.data_set is None or workload.operation.is_metadata:
+        return None
+    known = [m for m in (memory.clients, memory.servers) if m is not None]
+    if not known:
+        return None
+    total = sum(known[1:], known[0])
+    which = "clients' and servers'" if len(known) == 2 else ("clients'" if memory.clients is not None else "servers'")
+    ratio = (workload.data_set / total).m_as("")
+    evidence = {"data_set_B": workload.data_set.m_as("B"), "memory_B": total.m_as("B"), "ratio": ratio}
+    shown = f"{format_quantity(workload.data_set, Metric.SIZE)} is {ratio:.2g}x the {which} memory ({format_quantity(total, Metric.SIZE)})"
+    if ratio < limits.data_set_factor:
+        return Finding("SMALL-DATA-SET", Severity.WARNING, run.label,
+                       f"{run.label}: its data set of {shown}, under the {limits.data_set_factor:g}x that keeps "
+                       "caches from holding it (seeds/000).",
+                       f"use a data set at least {limits.data_set_factor:g}x the aggregate memory "
+                       f"({limits.read_data_set_factor:g}x for reads), or drop caches and use fresh data sets", evidence)
+    if workload.operation is Operation.READ and ratio < limits.read_data_set_factor:
+        return Finding("SMALL-DATA-SET", Severity.INFO, run.label,
+                       f"{run.label}: its data set of {shown}; for reads seeds/001 recommends "
+                       f"{limits.read_data_set_factor:g}x and reading the oldest data set.",
+                       f"read data sets {limits.read_data_set_factor:g}x the aggregate memory, oldest first", evidence)
+    return None
+
+
+def _own_writes(run: Run) -> Finding | None:
+    note = dict(run.tags).get("reads_own_writes")
+    if note is None:
+        return None
+    return Finding("OWN-WRITES", Severity.WARNING, run.label,
+                   f"{run.label} reads data just written by the same tasks ({note}): their node's page cache "
+                   "may still hold it, and the read then never reaches the storage.",
+                   "let another node read it back (IOR -C, with -Q set to the tasks per node) or drop the caches "
+                   "between write and read", {"note": note})
+
+
+def _invalid(run: Run) -> Finding | None:
+    reason = dict(run.tags).get("invalid")
+    if reason is None:
+        return None
+    return Finding("TOOL-INVALID", Severity.WARNING, run.label,
+                   f"{run.origin.tool} marked {run.label} invalid: {reason}.",
+                   "rerun it under the benchmark's rules before comparing it with anything", {"reason": reason})
+
+
+def _misfit(run: Run, block_size: Quantity | None) -> Finding | None:
+    workload = run.workload
+    if block_size is None or workload is None or workload.transfer_size is None or workload.operation.is_metadata:
+        return None
+    size, block = round(workload.transfer_size.m_as("B")), round(block_size.m_as("B"))
+    if size % block == 0 or block % size == 0:
+        return None
+    return Finding("TRANSFER-MISFIT", Severity.WARNING, run.label,
+                   f"{run.label} moves {format_quantity(workload.transfer_size, Metric.SIZE)} per request, neither a "
+                   f"multiple nor a divisor of the file system's {format_quantity(block_size, Metric.SIZE)} blocks: "
+                   "requests straddle blocks (read-modify-write on writes), and throughput peaks where they match (seeds/000).",
+                   f"use a transfer size that is a multiple of {format_quantity(block_size, Metric.SIZE)}",
+                   {"transfer_size_B": size, "block_size_B": block})
+
+
+def _range(run: Run) -> str:
+    s = run.summary
+    return f"{format_quantity(Q_(s.min, run.unit), run.metric)} to {format_quantity(Q_(s.max, run.unit), run.metric)}"
