@@ -3,7 +3,8 @@
 Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
 ``value`` and ``unit`` are required (``transfer_size`` may be empty: unknown, or
 a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``, ``ppn``, ``queue_depth``,
-``access`` and ``direct`` are optional; any other column is kept as a tag (e.g.
+``access``, ``direct``, ``data_set`` (all processes' bytes, e.g. ``2 TiB``) and ``duration``
+(of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
 ``system``). Rows with the same ``run`` are repetitions of one run; without a
 ``run`` column every row is a run of its own.
 """
@@ -22,7 +23,7 @@ from probes.workload import Access, Operation, Workload
 __all__ = ["looks_like", "parse"]
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
-WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct")
+WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "data_set", "duration")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
@@ -56,7 +57,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
                               f"it has: {', '.join(header)}")
     if len(set(header)) != len(header):
         raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
-    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple]] = {}
+    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None]]] = {}
     while True:
         try:
             line, cells = next(rows)
@@ -67,22 +68,24 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
         row = dict(zip(header, (c.strip() for c in cells)))
-        workload, value, unit, metric = _row(row, source, line, aliases)
+        workload, value, unit, metric, duration = _row(row, source, line, aliases)
         tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS)
         key = row.get("run") or f"line {line}"
         if key in runs:
-            first, known, samples, known_unit, _, _ = runs[key]
+            first, known, samples, known_unit, _, _, durations = runs[key]
             if known != workload or known_unit != unit:
                 raise ToolOutputError(source, f"line {line}", f"run {key!r} was given another workload or unit on line {first}")
             samples.append(value)
+            durations.append(duration)
         else:
-            runs[key] = (line, workload, [value], unit, metric, tags)
+            runs[key] = (line, workload, [value], unit, metric, tags, [duration])
     if not runs:
         raise ToolOutputError(source, "", "has a header but no rows")
     return distinct_labels([
         Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
-            origin=Origin(source, line, "table"), tags=tags)
-        for key, (line, workload, samples, unit, metric, tags) in runs.items()
+            origin=Origin(source, line, "table"), tags=tags,
+            durations=tuple(durations) if None not in durations else ())
+        for key, (line, workload, samples, unit, metric, tags, durations) in runs.items()
     ])
 
 
@@ -100,7 +103,7 @@ def _columns(header: list[str]) -> list[str]:
     return [c.strip().lower() for c in header]
 
 
-def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric]:
+def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric, float | None]:
     column = "unit"
     try:
         unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
@@ -125,11 +128,17 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
                 counts[column] = _count(row[column])
         column = "direct"
         direct = _flag(row.get("direct", ""))
+        column = "data_set"
+        data_set = parse_quantity(row["data_set"], Metric.SIZE, what="the data set", aliases=aliases) \
+            if row.get("data_set") else None
+        column = "duration"
+        duration = parse_quantity(row["duration"], Metric.LATENCY, what="the duration").m_as("s") \
+            if row.get("duration") else None
         column = "transfer_size"
-        workload = Workload(operation, size, access=access, direct=direct, **counts)
+        workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, **counts)
     except (ValueError, UnitError) as exc:
         raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
-    return workload, value, f"{unit:~P}", metric
+    return workload, value, f"{unit:~P}", metric, duration
 
 
 def _reason(exc: Exception, column: str, cell: str) -> str:

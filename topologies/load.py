@@ -133,7 +133,7 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
     capacities = {
-        key: _capacity(value, keys[key.split("_", 1)[-1]], source, f"{where}.{key}")
+        key: _capacity(value, keys[key.removeprefix("read_").removeprefix("write_")], source, f"{where}.{key}")
         for key, value in body.items()
         if key not in _GROUP_KEYS
     }

@@ -1,0 +1,158 @@
+"""Every finding code: a clean control that raises nothing, and a bad control that raises exactly that code."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from probes.run import Origin, Run
+from probes.stats import from_reported
+from probes.units import Q_, Metric
+from probes.workload import Access, Operation, Workload
+from topologies.load import parse_topology
+from assess.check import check_runs
+from assess.findings import CODES
+from assess.quality import repetitions_needed
+from assess.siblings import unit_factor
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# 4 clients with 1,000 MiB/s NICs read at most 4,000 MiB/s; the devices write at most
+# 2 x 600 = 1,200 MiB/s. (Reads may reach 3.3x writes here, so a read 4x a write can
+# happen within the ceilings, and a clean pair need not be one.) Memory: 4 x 64 + 2 x 128 = 512 GiB. The file system's blocks: 4 MiB.
+SYSTEM = parse_topology("""
+[clients.c]
+count = 4
+nic = "1000 MiB/s"
+memory = "64 GiB"
+[networks.net]
+[servers.s]
+count = 2
+nic = "unlimited"
+memory = "128 GiB"
+block_size = "4 MiB"
+[devices.d]
+count = 2
+read_bandwidth = "3000 MiB/s"
+write_bandwidth = "600 MiB/s"
+[[links]]
+between = ["c", "net"]
+[[links]]
+between = ["net", "s"]
+[[links]]
+between = ["s", "d"]
+""")
+
+
+def _run(label, operation, samples, *, size="4 MiB", access=Access.SEQUENTIAL, tags=(), durations=None,
+         data_set="10 TiB", path="results.txt"):
+    workload = Workload(operation, Q_(size), nodes=4, access=access, data_set=Q_(data_set))
+    return Run(label, workload, Metric.BANDWIDTH, tuple(samples), "MiB/s", Origin(path, None, "test"), tuple(tags),
+               durations=durations if durations is not None else (60.0,) * len(samples))
+
+
+# 60-92 % of each ceiling, 3 quiet repetitions of a minute, 20x the memory; reads 2.5x writes.
+CLEAN = {
+    "write": _run("write", Operation.WRITE, (1100, 1105, 1095)),
+    "read": _run("read", Operation.READ, (2800, 2810, 2790)),
+    "random": _run("random", Operation.READ, (2400, 2410, 2390), size="4 KiB", access=Access.RANDOM),
+}
+
+
+def _codes(runs: dict[str, Run]) -> dict[str, list[str]]:
+    return {j.run.label: [f.code for f in j.findings] for j in check_runs(SYSTEM, list(runs.values()))}
+
+
+def test_the_clean_control_raises_nothing():
+    assert _codes(CLEAN) == {"write": [], "read": [], "random": []}
+
+
+BAD = {
+    "ABOVE-CEILING": ("read", dict(samples=(4300, 4310, 4290))),
+    "AT-CEILING": ("read", dict(samples=(3990, 4000, 4010))),
+    "FAR-BELOW": ("random", dict(samples=(1000, 1005, 995))),
+    "FEW-REPETITIONS": ("read", dict(samples=(2800,), durations=(60.0,))),
+    "HIGH-VARIATION": ("read", dict(samples=(2400, 2800, 3200))),
+    "MAX-HEADLINE": ("read", dict(tags=(("statistic", "max"),))),
+    "SHORT-RUN": ("read", dict(durations=(2.0, 2.0, 2.0))),
+    "SMALL-DATA-SET": ("read", dict(workload=dict(data_set=Q_(100, "GiB")))),
+    "OWN-WRITES": ("read", dict(tags=(("reads_own_writes", "no -C"),))),
+    "TOOL-INVALID": ("read", dict(tags=(("invalid", "stonewall time not reached"),))),
+    "TRANSFER-MISFIT": ("read", dict(workload=dict(transfer_size=Q_(3, "MiB")))),
+    # A second read of the same workload, 1.048576x the first, each known to +-0.3 %: MB vs MiB.
+    "UNIT-MIXUP": ("twin", dict(samples=(2936.0, 2944.0, 2928.0))),
+    "RANDOM-NOT-SLOWER": ("random", dict(samples=(2900, 2910, 2890))),
+    "READ-FAR-FASTER": ("write", dict(samples=(620, 622, 618))),  # the read, 4.5x this write, is flagged
+}
+FLAGGED = {"READ-FAR-FASTER": "read"}
+
+
+@pytest.mark.parametrize("code", CODES)
+def test_each_bad_control_raises_exactly_its_code(code):
+    target, change = BAD[code]
+    runs = dict(CLEAN)
+    if target == "twin":
+        runs["twin"] = replace(CLEAN["read"], label="twin", **change)
+        target = "twin"
+    else:
+        change = dict(change)
+        workload = change.pop("workload", None)
+        if workload:
+            change["workload"] = replace(runs[target].workload, **workload)
+        runs[target] = replace(runs[target], **change)
+    raised = _codes(runs)
+    assert raised.pop(FLAGGED.get(code, target)) == [code]
+    assert all(codes == [] for codes in raised.values()), raised
+
+
+def test_every_code_is_documented():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    import assess.findings
+    for code in CODES:
+        assert f"`{code}`" in readme and code in assess.findings.__doc__
+
+
+def test_variation_is_judged_apart_for_writes_and_reads():
+    """seeds/000: writes vary 5-7 % on a quiet system, reads under 2 %; 8 % is noisy for a read only."""
+    samples = (800, 880, 960)  # cv 9.1 %
+    write = replace(CLEAN["write"], samples=(840 * 0.92, 840, 840 * 1.08))
+    read = replace(CLEAN["read"], samples=(2800 * 0.92, 2800, 2800 * 1.08))
+    assert samples and _codes({"write": write, "read": read}) == {"write": [], "read": ["HIGH-VARIATION"]}
+
+
+def test_repetitions_needed_follows_the_t_interval():
+    # cv 10 %: t(0.975, n-1) x 0.10 / sqrt(n) <= 0.05 first at n = 18 (2.110 x 0.1 / 4.243 = 0.0497)
+    assert repetitions_needed(0.10) == 18
+    assert repetitions_needed(0.01) == 3
+
+
+def test_a_reported_summary_is_judged_like_samples():
+    """mdtest prints max, min, mean and std over iterations; their spread counts as the samples' would."""
+    noisy = replace(CLEAN["read"], samples=(), reported=from_reported(3, 2800, 400, 2400, 3200), durations=())
+    assert _codes({"read": noisy}) == {"read": ["HIGH-VARIATION"]}
+
+
+@pytest.mark.parametrize("ratio, noise, factor", [
+    (8.0, 0.05, 8.0), (1 / 8.388608, 0.05, 8.388608), (1000.4, 0.05, 1000.0),
+    (1.048576, 0.003, 1.048576), (1.048576, 0.05, None),  # within the noise of 5 %: says nothing
+    (1.3, 0.001, None),
+])
+def test_unit_factors_count_only_beyond_noise(ratio, noise, factor):
+    match = unit_factor(ratio, noise)
+    assert (match[0] if match else None) == factor
+
+
+def test_a_run_at_an_eighth_of_its_ceiling_is_likely_bits_for_bytes():
+    bits = replace(CLEAN["read"], samples=(500, 501, 499))
+    assert _codes({"read": bits}) == {"read": ["FAR-BELOW", "UNIT-MIXUP"]}
+
+
+def test_metadata_and_network_runs_have_no_ceiling_but_are_still_judged():
+    create = Run("create", Workload(Operation.CREATE, None, nodes=4), Metric.OPERATION_RATE, (), "op/s",
+                 Origin("md.txt", 3, "mdtest"), reported=from_reported(1, 5000, None, 5000, 5000))
+    ping = Run("rtt", None, Metric.LATENCY, (0.1, 0.15, 0.12), "ms", Origin("ping.txt", None, "ping"))
+    judgements = check_runs(SYSTEM, [create, ping])
+    assert [(j.ceiling, j.no_ceiling.split(";")[0], [f.code for f in j.findings]) for j in judgements] == [
+        (None, "iobound models data bandwidth only", ["FEW-REPETITIONS"]),
+        (None, "not a storage workload (ping result)", ["HIGH-VARIATION"]),
+    ]
