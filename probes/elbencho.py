@@ -158,7 +158,6 @@ class _Setup:
     nodes: int | None = None
     direct: bool | None = None
     rand: bool = False
-    line: int | None = None
     tags: tuple[tuple[str, str], ...] = ()
 
 
@@ -187,8 +186,7 @@ def _read_tables(text: str, source: str) -> list[_Table]:
         if phase is not None:
             if line.strip() == "---":
                 phase = None
-            elif _ROW.match(line):
-                row = _ROW.match(line)
+            elif row := _ROW.match(line):
                 phase.rows.setdefault(row[1], (row[2], number))
             elif _PHASE.match(line) or _HEADER.match(line):
                 raise ToolOutputError(source, f"line {phase.line}", f"expected the {phase.name} phase to end "
@@ -215,26 +213,26 @@ def _setup_line(line: str, number: int, wrapper: _Setup, pending: _Setup, source
     setting = _WRAPPER_SETTING.match(line)
     if setting:
         if setting[1] == "threads":
-            wrapper = replace(wrapper, threads=_count(setting[2], f"line {number}", source), line=number)
+            wrapper = replace(wrapper, threads=_count(setting[2], f"line {number}", source) or None)
         else:
             wrapper = replace(wrapper, block=_human_size(setting[2], f"line {number}", source))
-        return wrapper, replace(pending, threads=wrapper.threads, block=wrapper.block, line=wrapper.line)
+        return wrapper, replace(pending, threads=wrapper.threads, block=wrapper.block)
     working = _WORKING_ON.match(line)
     if working:
-        return wrapper, _dataset_setup(wrapper, working[1], int(working[2]), number)
+        return wrapper, _dataset_setup(wrapper, working[1], int(working[2]))
     command = _COMMAND_LINE.match(line)
     if command:
         return wrapper, _command_setup(command[1], number, source)
     return wrapper, pending
 
 
-def _dataset_setup(wrapper: _Setup, path: str, threads: int, number: int) -> _Setup:
+def _dataset_setup(wrapper: _Setup, path: str, threads: int) -> _Setup:
     """mtelbencho's "Working on <dir>/<N>x<size> with T threads...": the data set, its file size and threads."""
     name = path.rstrip("/").rsplit("/", 1)[-1]
     match = _DATASET_NAME.fullmatch(name)
     file_size = int(match[2]) * _NAMED_SIZES[match[3]] if match else None
     return replace(wrapper, threads=threads if threads > 0 else None, file_size=file_size or None,
-                   dataset=name, line=number, tags=(("dataset", path),))
+                   dataset=name, tags=(("dataset", path),))
 
 
 def _command_setup(quoted: str, number: int, source: str) -> _Setup:
@@ -260,7 +258,7 @@ def _command_setup(quoted: str, number: int, source: str) -> _Setup:
     nodes, tags = _hosts(values.get("hosts"))
     return _Setup(threads=threads or None, block=block or None, file_size=size or None, iodepth=max(iodepth, 1),
                   nodes=nodes, direct=("direct" in flags) if defaults else None, rand="rand" in flags,
-                  line=number, tags=tags + (("command", " ".join(args)),))
+                  tags=tags + (("command", " ".join(args)),))
 
 
 def _hosts(hosts: str | None) -> tuple[int | None, tuple[tuple[str, str], ...]]:
@@ -272,6 +270,8 @@ def _hosts(hosts: str | None) -> tuple[int | None, tuple[tuple[str, str], ...]]:
         return None, tags
     total = 0
     for host in re.split(r"[,\s]+(?![^\[]*\])", hosts.strip()):
+        if re.search(r"[\[\]]", _HOST_RANGE.sub("", host)):
+            return None, tags  # brackets elbencho would not expand
         count = 1
         for group in _HOST_RANGE.findall(host):
             count *= sum(_range_size(item) for item in group.split(",") if item)
@@ -283,7 +283,7 @@ def _range_size(item: str) -> int:
     start, _, end = item.partition("-")
     if not end:
         return 1
-    if not (start.isdigit() and end.isdigit()):
+    if not (re.fullmatch(r"[0-9]{1,9}", start) and re.fullmatch(r"[0-9]{1,9}", end)):
         return 0
     return max(int(end) - int(start) + 1, 0)
 
@@ -297,7 +297,7 @@ def _elapsed(kind: str, values: str, number: int, source: str) -> float:
     if kind == "ms":
         return _number(cells[1], f"line {number}", source, "an elapsed time in ms") / 1000
     match = _HUMAN_TIME.fullmatch(cells[1])
-    if match is None or not cells[1]:
+    if match is None:
         raise ToolOutputError(source, f"line {number}", f"expected an elapsed time such as '2m3.241s' or "
                               f"'12ms'; found {cells[1][:40]!r}")
     if match[4] is not None:

@@ -8,7 +8,7 @@ left unknown, never guessed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
@@ -191,7 +191,7 @@ def _scan(text: str, source: str) -> tuple[list[_Invocation], list[tuple[int, st
         probe = _CLIENT_PROBE.fullmatch(line) if line.startswith("hostname=") else None
         version = probe or _VERSION.fullmatch(line)
         if (description or version) and invocation.blocks:
-            invocation = _Invocation()  # a job description after results starts another fio run
+            invocation = _Invocation()  # a description or version line after results: another fio run
             invocations.append(invocation)
         if description:
             key = (description["name"], int(description["group"]))
@@ -270,12 +270,9 @@ def _amount(text: str, where: str, source: str) -> Quantity:
 
 
 def _invocation_runs(invocation: _Invocation, source: str) -> list[Run]:
-    runs = []
-    for block in invocation.blocks:
-        if block.name == _ALL_CLIENTS:
-            continue
-        runs.extend(_block_runs(invocation, block, source))
-    return runs
+    """The runs of one fio run's result blocks, leaving out the client's sum of all hosts."""
+    return [run for block in invocation.blocks if block.name != _ALL_CLIENTS
+            for run in _block_runs(invocation, block, source)]
 
 
 def _block_runs(invocation: _Invocation, block: _Block, source: str) -> list[Run]:
@@ -291,7 +288,7 @@ def _block_runs(invocation: _Invocation, block: _Block, source: str) -> list[Run
                               "lines; found 'mixed' (unified_rw_reporting sums reads and writes, and a run is one "
                               "or the other)")
     settings = _block_settings(invocation, block, source)
-    origin_version = invocation.version
+    origin = Origin(path=source, line=None, tool="fio", tool_version=invocation.version)
     tags = (("fio_error", str(block.error)),) if block.error else ()
     runs = []
     for direction in block.directions:
@@ -310,7 +307,7 @@ def _block_runs(invocation: _Invocation, block: _Block, source: str) -> list[Run
         runs.append(Run(
             label=f"{block.name} {direction.operation}", workload=workload, metric=Metric.BANDWIDTH,
             samples=(direction.bandwidth,), unit=direction.unit,
-            origin=Origin(path=source, line=direction.line, tool="fio", tool_version=origin_version),
+            origin=replace(origin, line=direction.line),
             tags=tags, durations=(direction.seconds,),
         ))
     return runs

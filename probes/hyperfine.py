@@ -89,6 +89,8 @@ def _decode(text: str, source: str) -> dict:
     except json.JSONDecodeError as exc:
         raise ToolOutputError(source, f"line {exc.lineno}, column {exc.colno}",
                               f"expected hyperfine's JSON (--export-json); found invalid JSON ({exc.msg})") from exc
+    except ValueError as exc:  # a whole number of more than 4300 digits
+        raise ToolOutputError(source, "line 1", f"expected hyperfine's JSON; found a number it cannot hold ({exc})") from exc
     except RecursionError as exc:
         raise ToolOutputError(source, "line 1", "expected hyperfine's JSON; found JSON nested too deeply") from exc
     if not isinstance(document, dict):

@@ -126,8 +126,10 @@ def parse(text: str, *, source: str) -> list[Run]:
         ``find`` operation rates (create, stat, open for mdtest-hard-read, remove, find); one
         sample each, in the unit io500 printed, with the phase's time as its duration. Tags:
         ``("phase", name as printed)``, ``("score", ...)`` with the scores as printed,
-        ``("invalid", reason)`` where io500 marked the phase invalid, ``("unscored", ...)`` for
-        a phase outside the score. The version is io500's tag where printed
+        ``("invalid", reason)`` where io500 marked the phase invalid (``[INVALID]``,
+        ``[RESULT-invalid]``, ``; ERROR INVALID ...`` in result.txt, io500.sh's "[Warning] This
+        cannot be official score"), ``("error", ...)`` for result.txt's other ``; ERROR`` lines,
+        ``("unscored", ...)`` for a phase outside the score. The version is io500's tag where printed
         (``io500-sc21``), else the era (``io500.sh``, ``prototype 2017``).
 
     Raises
@@ -375,8 +377,16 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
         workload = Workload(operation=_OPERATIONS[name], transfer_size=None)
     return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
                origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
-               tags=tuple(tags + phase.tags + run_tags),
+               tags=_merged(tags + phase.tags + run_tags),
                durations=() if phase.duration is None else (phase.duration,))
+
+
+def _merged(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The tags with the values of a repeated key joined by '; ' (two reasons a phase is invalid)."""
+    joined: dict[str, str] = {}
+    for key, value in tags:
+        joined[key] = f"{joined[key]}; {value}" if key in joined else value
+    return tuple(joined.items())
 
 
 def _ior_workload(kind: str, operation: str, phase: _Phase, source: str) -> tuple[Workload, list[tuple[str, str]]]:

@@ -25,7 +25,8 @@ over its iterations, so each run carries ``reported`` and no samples.
 # here, "15354.700 kiops" in io500/summit_io500-sc18_full_summary.txt). The SUMMARY time table
 # holds the seconds each phase took, NOT ms/op as 4.x's heading says: rate x time = items, e.g.
 # narval easy write 79439.712 op/s x 315.707 s = 25.08e6 = 640 tasks x 39187 items, lrz-daos
-# Tree creation 1.755 op/s x 0.570 s = 1 directory (a 570 ms/op reading would need 1/0.570 op/s).
+# Tree creation 1.755 op/s x 0.570 s = 1 directory (0.570 ms/op would be 1754 op/s). Sizes: mdtest
+# prints none but -w/-e, bytes per file, which are tagged as written on the command line.
 
 from __future__ import annotations
 
@@ -126,8 +127,9 @@ def parse(text: str, *, source: str) -> list[Run]:
     - ``reported`` is ``from_reported(iterations, mean, std, min, max)``; the iterations come
       from "(of N iterations)", else ``-i``; if neither is printed the run is tagged
       ``("iterations", "unknown ...")`` and n = 1 with no std (a std needs a known n).
-      The std is mdtest's converted to a sample std where it is over the iterations, and left
-      out where it is over every task's estimate (IOR 3.2 to 3.4); see the ``statistics`` tag.
+      The std is a sample std over the iterations (1.9.3's population std is converted), and
+      left out where mdtest's is over every task's estimate (IOR 3.2 to 3.4); see the
+      ``statistics`` tag.
     - Rows of 0.000 in every column are phases mdtest did not run; they are skipped when the
       command line shows the phase was not asked for (-C/-T/-E/-r/-U select phases, none means
       all; tree creation goes with -C, tree removal with -r). A zero row of a phase that was
@@ -137,8 +139,9 @@ def parse(text: str, *, source: str) -> list[Run]:
       With more iterations that table's summary is a ``phase_time`` tag.
     - Nodes come from "on N node(s)"; processes per node are tasks / nodes (mdtest's -N is a
       stride, not nodes). Without -u, task 0 alone builds and removes the tree, so tree runs
-      have 1 node x 1 ppn. -w/-e bytes per file, -u (unique directory per task) and -S (one
-      shared file) are tags; the "File create (stonewall)" row is a ``stonewall`` tag.
+      have 1 node x 1 ppn. -S (one file for all tasks) sets ``shared_file`` of file runs; -w/-e
+      bytes per file and -u (unique directory per task) are tags, and so is the "File create
+      (stonewall)" row (``stonewall``).
     """
     if not _HEADER.search(text):
         first = text.strip().split("\n", 1)[0][:60]
@@ -180,6 +183,8 @@ class _Block:
 
 @dataclass
 class _Invocation:
+    """One mdtest run, from its launch line: version, tasks, nodes, command line, tests, failure line."""
+
     version: str
     line: int
     tasks: int

@@ -5,13 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping
 
-from probes import fio, ior, table
+from probes import elbencho, fio, fiotext, hyperfine, io500, ior, mdtest, table
 from probes.errors import ToolOutputError
 from probes.run import Run
 
 __all__ = ["read_results", "FORMATS"]
 
-FORMATS = ("fio JSON output (--output-format=json)", "IOR output (text, or -O summaryFormat=json)",
+FORMATS = ("fio JSON output (--output-format=json)", "fio normal text output", "IOR output (text, or -O summaryFormat=json)",
+           "mdtest output", "io500 results (result.txt, result_summary.txt, io500.sh summaries)",
+           "elbencho output", "hyperfine --export-json",
            "a results CSV with columns " + ", ".join(table.REQUIRED))
 
 
@@ -30,8 +32,18 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
         raise ToolOutputError(source, "", f"cannot read the file ({exc.strerror or exc})") from exc
     if fio.looks_like(text):
         return fio.parse(text, source=source)
+    if fiotext.looks_like(text):
+        return fiotext.parse(text, source=source)
     if ior.looks_like(text):
         return ior.parse(text, source=source)
+    if mdtest.looks_like(text):
+        return mdtest.parse(text, source=source)
+    if io500.looks_like(text):
+        return io500.parse(text, source=source)
+    if elbencho.looks_like(text):
+        return elbencho.parse(text, source=source)
+    if hyperfine.looks_like(text):
+        return hyperfine.parse(text, source=source)
     if table.looks_like(text):
         return table.parse(text, source=source, aliases=aliases)
     raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(FORMATS))

@@ -248,7 +248,7 @@ def test_jobs_without_group_reporting_are_one_run_per_process():
     blocks = [_block(), _block(lines=["  read: IOPS=250, BW=1000KiB/s (1024kB/s)(9.77MiB/10000msec)"])]
     runs = fiotext.parse(_output([_description(), "..."], blocks), source="n.txt")
     assert [(r.label, r.samples, r.workload.ppn) for r in runs] == [
-        ("job read (line 6)", (1024.0,), 1), ("job read (line 8)", (1000.0,), 1)]
+        ("job read (line 7)", (1024.0,), 1), ("job read (line 9)", (1000.0,), 1)]
 
 
 def test_randrw_gives_a_read_and_a_write_with_their_block_sizes():
@@ -278,7 +278,7 @@ def test_client_server_output_leaves_out_the_all_clients_sum():
     blocks = [_block(), _block(), "Run status group 0 (all jobs):", _block(name="All clients", jobs=2)]
     runs = fiotext.parse(_output(descriptions, blocks, version=""), source="c.txt")
     assert [(r.label, r.origin.tool_version) for r in runs] == [
-        ("job read (line 8)", "fio-3.33"), ("job read (line 10)", "fio-3.33")]
+        ("job read (line 9)", "fio-3.33"), ("job read (line 11)", "fio-3.33")]
 
 
 def test_two_runs_one_after_another_are_both_read():
@@ -286,18 +286,18 @@ def test_two_runs_one_after_another_are_both_read():
     second = _output([_description(rw="randread", depth=32)], version="fio-3.36")
     runs = fiotext.parse(first + second, source="two.txt")
     assert [(r.label, r.workload.access, r.workload.queue_depth, r.origin.tool_version) for r in runs] == [
-        ("job read (line 6)", SEQ, 1, "fio-3.35"), ("job read (line 16)", RAND, 32, "fio-3.36")]
+        ("job read (line 6)", SEQ, 1, "fio-3.35"), ("job read (line 15)", RAND, 32, "fio-3.36")]
 
 
 @pytest.mark.parametrize("text, where, found", [
     pytest.param(_output(blocks=[_block(lines=["  mixed: IOPS=256, BW=1024KiB/s (1049kB/s)(10.0MiB/10000msec)"])]),
                  "line 6", "found 'mixed'", id="unified_rw_reporting"),
-    pytest.param(_output([_description(bs="4096B-65.5KiB")]), "line 5", "found the range 4096 B to 65.5 KiB",
+    pytest.param(_output([_description(bs="4096B-65.5KiB")]), "line 5", "found the range 4096 B to 67072 B",
                  id="bsrange"),
     pytest.param(_output([_description().replace(", (T) 4096B-4096B", ", bs_is_seq_rand")]), "line 1",
                  "found bs_is_seq_rand", id="bs_is_seq_rand"),
     pytest.param(_output([_description(name="a"), _description(name="b", rw="write")], [_block(name="a", jobs=2)]),
-                 "line 5", "found job descriptions that differ (lines 1, 2)", id="group of different jobs"),
+                 "line 6", "found job descriptions that differ (lines 1, 2)", id="group of different jobs"),
     pytest.param(_output([_description(name="other")]), "line 5", "expected the line 'job: (g=0): rw=...",
                  id="no description"),
     pytest.param(_output([_description(rw="sideways")]), "line 1", "found rw=sideways", id="unknown rw"),
@@ -314,7 +314,7 @@ def test_two_runs_one_after_another_are_both_read():
                  "found 0msec", id="no time"),
     pytest.param(_output(blocks=[_block(lines=["  read : io=10240KB, bw=1024.0KB/s, iops=256, runt= 10000msec"])]),
                  "line 6", "found fio 2 output", id="fio 2"),
-    pytest.param(_output() + _block() + "\n\nRun status group 0 (all jobs):\n", "line 14",
+    pytest.param(_output() + _block() + "\n\nRun status group 0 (all jobs):\n", "line 13",
                  "fio --status-interval prints one per interval", id="status-interval"),
     pytest.param("fio-3.36\nStarting 1 process\n", "line 1", "found none (the text starts with 'fio-3.36')",
                  id="nothing run"),

@@ -1,4 +1,4 @@
-"""probes.io500: every io500 file of the corpus (2017 prototype, io500.sh 2017-2020, C app SC20-ISC25) read as printed."""
+"""probes.io500: every io500 file of the corpus (prototype 2017, io500.sh 2017-20, C app SC20-ISC25) read as printed."""
 
 from __future__ import annotations
 
@@ -294,7 +294,7 @@ mode            = standard
 
 [ior-easy-write]
 t_start         = 2023-01-01 00:00:00
-exe             = ./ior -C -Q 1 -g -k -e -o /d/ior-easy/ior_file_easy -t 512k -b 10m -F -w -D 300 -a POSIX --posix.odirect
+exe             = ./ior -C -Q 1 -g -k -e -o /d/ior-easy/file -t 512k -b 10m -F -w -D 300 -a POSIX --posix.odirect
 ; ERROR INVALID Runtime is smaller than expected minimum runtime
 score           = 1.500000
 t_delta         = 20.0000
@@ -399,3 +399,13 @@ def test_cut_and_mangled_real_files_are_read_or_refused(corpus, data):
                                                             "[SCORE]\n", "; ERROR INVALID x\n", "[RESULT] "]))
     _parse_or_refuse(text[:start] + junk + text[end:])
     _parse_or_refuse(text[:end])
+
+
+def test_two_reasons_for_one_invalid_phase_are_both_kept():
+    log = ("[Starting] ior_easy_write\n[Warning] This cannot be official score. The runtime of 9 seconds is below "
+           "5 minutes\n[RESULT-invalid] BW   phase 1   ior_easy_write   0.411 GiB/s : time   9.73 seconds\n")
+    [run] = io500.parse(log, source="log.txt")
+    assert dict(run.tags)["invalid"] == ("io500 marked the result [RESULT-invalid] (a write phase shorter than the "
+                                         "minimum runtime); This cannot be official score. The runtime of 9 "
+                                         "seconds is below 5 minutes")
+    assert [k for k, _ in run.tags].count("invalid") == 1

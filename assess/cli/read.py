@@ -1,0 +1,103 @@
+"""Print what iobound reads in benchmark outputs: tool and version, workload, samples and units, in one form.
+
+Takes any mix of IOR, mdtest, io500, fio (JSON and text), iperf3, iperf2, ping, elbencho,
+hyperfine and results CSV files; the format is found from the content. A file that
+cannot be read is reported and the others are still printed (exit status 2).
+Example:  iobound read ior.txt mdtest.txt --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+
+from probes.errors import IoboundError
+from probes.readers import read_results
+from probes.run import Run
+from probes.units import Q_, format_quantity
+from assess.cli.inputs import alias_arg, resolve
+from assess.cli.status import EXIT_INPUT, EXIT_OK
+from assess.render import dumps, envelope, table
+
+# results format history:
+#   1.0  first version
+FORMAT_VERSION = "1.0"
+CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "data_set",
+               "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results", metavar="FILE", nargs="+", help="benchmark outputs or results tables")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help=f"print iobound/results {FORMAT_VERSION} JSON")
+    form.add_argument("--csv", action="store_true", help="print one CSV row per repetition (iobound check reads it back)")
+    parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
+                        help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    runs, failed = [], []
+    for word in args.results:
+        try:
+            runs.extend(read_results(resolve(word), aliases=dict(args.unit_alias)))
+        except IoboundError as exc:
+            failed.append(str(exc))
+    if args.json:
+        print(dumps(envelope("results", FORMAT_VERSION, {"runs": [r.to_dict() for r in runs], "errors": failed})))
+    elif args.csv:
+        print(to_csv(runs), end="")
+    elif runs:
+        print(render(runs))
+    for message in failed:
+        sys.stderr.write(f"iobound: error: {message}\n")
+    return EXIT_INPUT if failed else EXIT_OK
+
+
+def render(runs: list[Run]) -> str:
+    """One row per run: its summary over repetitions, what it measured and where it was read."""
+    rows = []
+    for r in runs:
+        s = r.summary
+        mean = format_quantity(r.value, r.metric)
+        unit = mean.rsplit(" ", 1)[-1]  # the spread and interval in the mean's unit
+
+        def shown(x):
+            return format_quantity(Q_(x, r.unit), r.metric, unit=unit)
+
+        spread = "" if s.std is None else f" ± {shown(s.std)}"
+        ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}"
+        tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
+        rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
+                     r.workload.describe() if r.workload else "-", tool, str(r.origin)))
+    lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
+    if any(not r.samples for r in runs):
+        lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
+    return "\n".join(lines)
+
+
+def to_csv(runs: list[Run]) -> str:
+    """A results table: a row per repetition (or one row with the reported mean), with units spelled out."""
+    out = io.StringIO()
+    out.write(f"# iobound/results {FORMAT_VERSION} as CSV\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in runs:
+        w = r.workload
+        fields = {"run": r.label, "unit": r.unit, "tool": r.origin.tool, "tool_version": r.origin.tool_version or "",
+                  "source": str(r.origin)}
+        if w is not None:
+            fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
+                       "access": w.access.value, "direct": "" if w.direct is None else str(w.direct).lower(),
+                       "transfer_size": "" if w.transfer_size is None else f"{w.transfer_size.m_as('B'):g} B",
+                       "data_set": "" if w.data_set is None else f"{w.data_set.m_as('B'):g} B"}
+        if r.samples:
+            durations = r.durations or ("",) * len(r.samples)
+            for value, seconds in zip(r.samples, durations):
+                writer.writerow([{**fields, "value": value, "duration": f"{seconds} s" if seconds != "" else ""}.get(c, "")
+                                 for c in CSV_COLUMNS])
+        else:
+            row = {**fields, "value": r.summary.mean, "statistic": "mean", "n": r.summary.n}
+            writer.writerow([row.get(c, "") for c in CSV_COLUMNS])
+    return out.getvalue()
