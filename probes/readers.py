@@ -9,16 +9,19 @@ from probes import elbencho, fio, fiotext, hyperfine, io500, ior, mdtest, table
 from probes.errors import ToolOutputError
 from probes.run import Run
 
-__all__ = ["read_results", "FORMATS"]
+__all__ = ["read_results", "READERS", "FORMATS"]
 
-FORMATS = ("fio JSON output (--output-format=json)", "fio normal text output", "IOR output (text, or -O summaryFormat=json)",
-           "mdtest output", "io500 results (result.txt, result_summary.txt, io500.sh summaries)",
-           "elbencho output", "hyperfine --export-json",
-           "a results CSV with columns " + ", ".join(table.REQUIRED))
+# In the order their sniffs are tried: each module has looks_like(text) and parse(text, source=...).
+READERS = {"fio": fio, "fio-text": fiotext, "ior": ior, "mdtest": mdtest, "io500": io500, "elbencho": elbencho,
+           "hyperfine": hyperfine, "table": table}
+FORMATS = ("fio JSON output (--output-format=json)", "fio normal text output",
+           "IOR output (text, or -O summaryFormat=json)", "mdtest output",
+           "io500 results (result.txt, result_summary.txt, io500.sh summaries)", "elbencho output",
+           "hyperfine --export-json", "a results CSV with columns " + ", ".join(table.REQUIRED))
 
 
 def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) -> list[Run]:
-    """The runs in a results file.
+    """The runs in a results file; ``aliases`` say what ambiguous units in a results table mean.
 
     Raises
     ------
@@ -30,20 +33,9 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ToolOutputError(source, "", f"cannot read the file ({exc.strerror or exc})") from exc
-    if fio.looks_like(text):
-        return fio.parse(text, source=source)
-    if fiotext.looks_like(text):
-        return fiotext.parse(text, source=source)
-    if ior.looks_like(text):
-        return ior.parse(text, source=source)
-    if mdtest.looks_like(text):
-        return mdtest.parse(text, source=source)
-    if io500.looks_like(text):
-        return io500.parse(text, source=source)
-    if elbencho.looks_like(text):
-        return elbencho.parse(text, source=source)
-    if hyperfine.looks_like(text):
-        return hyperfine.parse(text, source=source)
-    if table.looks_like(text):
-        return table.parse(text, source=source, aliases=aliases)
+    for module in READERS.values():
+        if module.looks_like(text):
+            if module is table:
+                return table.parse(text, source=source, aliases=aliases)
+            return module.parse(text, source=source)
     raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(FORMATS))

@@ -3,7 +3,7 @@
 Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
 ``value`` and ``unit`` are required (``transfer_size`` may be empty: unknown, or
 a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``, ``ppn``, ``queue_depth``,
-``access``, ``direct``, ``data_set`` (all processes' bytes, e.g. ``2 TiB``) and ``duration``
+``access``, ``direct``, ``shared_file`` (true or false), ``data_set`` (all processes' bytes, e.g. ``2 TiB``) and ``duration``
 (of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
 ``system``). Rows with the same ``run`` are repetitions of one run; without a
 ``run`` column every row is a run of its own.
@@ -23,7 +23,7 @@ from probes.workload import Access, Operation, Workload
 __all__ = ["looks_like", "parse"]
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
-WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "data_set", "duration")
+WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "data_set", "duration")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
@@ -128,6 +128,8 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
                 counts[column] = _count(row[column])
         column = "direct"
         direct = _flag(row.get("direct", ""))
+        column = "shared_file"
+        shared = _flag(row.get("shared_file", ""))
         column = "data_set"
         data_set = parse_quantity(row["data_set"], Metric.SIZE, what="the data set", aliases=aliases) \
             if row.get("data_set") else None
@@ -135,7 +137,8 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
         duration = parse_quantity(row["duration"], Metric.LATENCY, what="the duration").m_as("s") \
             if row.get("duration") else None
         column = "transfer_size"
-        workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, **counts)
+        workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, shared_file=shared,
+                            **counts)
     except (ValueError, UnitError) as exc:
         raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
     return workload, value, f"{unit:~P}", metric, duration
@@ -149,6 +152,7 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
         "access": "one of " + ", ".join(a.value for a in Access),
         "value": "a finite, non-negative number",
         "direct": "true or false",
+        "shared_file": "true or false",
     }.get(column, "a whole number of at least 1")
     return f"must be {expected}. Got {cell!r} instead."
 

@@ -24,8 +24,8 @@ from assess.render import dumps, envelope, table
 # results format history:
 #   1.0  first version
 FORMAT_VERSION = "1.0"
-CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "data_set",
-               "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
+CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file",
+               "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -89,9 +89,8 @@ def to_csv(runs: list[Run]) -> str:
                   "source": str(r.origin)}
         if w is not None:
             fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
-                       "access": w.access.value, "direct": "" if w.direct is None else str(w.direct).lower(),
-                       "transfer_size": "" if w.transfer_size is None else f"{w.transfer_size.m_as('B'):g} B",
-                       "data_set": "" if w.data_set is None else f"{w.data_set.m_as('B'):g} B"}
+                       "access": w.access.value, "direct": _flag(w.direct), "shared_file": _flag(w.shared_file),
+                       "transfer_size": _bytes(w.transfer_size), "data_set": _bytes(w.data_set)}
         if r.samples:
             durations = r.durations or ("",) * len(r.samples)
             for value, seconds in zip(r.samples, durations):
@@ -101,3 +100,15 @@ def to_csv(runs: list[Run]) -> str:
             row = {**fields, "value": r.summary.mean, "statistic": "mean", "n": r.summary.n}
             writer.writerow([row.get(c, "") for c in CSV_COLUMNS])
     return out.getvalue()
+
+
+def _flag(value: bool | None) -> str:
+    return "" if value is None else str(value).lower()
+
+
+def _bytes(size) -> str:
+    """A size in bytes, exact: ``2097152 B``, not a rounded ``2.09715e+06 B``."""
+    if size is None:
+        return ""
+    value = size.m_as("B")
+    return f"{int(value) if float(value).is_integer() else value!r} B"

@@ -1,0 +1,65 @@
+"""Mutations of real tool outputs that a reader must survive: cut, repeated, corrupted (for the fuzz tests and benchmark)."""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["mutate", "MUTATIONS"]
+
+
+def _truncate(text: str, rng: random.Random) -> str:
+    return text[: rng.randrange(len(text) + 1)]
+
+
+def _drop_lines(text: str, rng: random.Random) -> str:
+    lines = text.splitlines(keepends=True)
+    for _ in range(rng.randint(1, 5)):
+        if lines:
+            del lines[rng.randrange(len(lines))]
+    return "".join(lines)
+
+
+def _repeat_lines(text: str, rng: random.Random) -> str:
+    lines = text.splitlines(keepends=True)
+    if not lines:
+        return text
+    i = rng.randrange(len(lines))
+    return "".join(lines[:i] + lines[i: i + rng.randint(1, 4)] * rng.randint(2, 3) + lines[i:])
+
+
+def _flip_characters(text: str, rng: random.Random) -> str:
+    chars = list(text)
+    for _ in range(rng.randint(1, 20)):
+        if chars:
+            chars[rng.randrange(len(chars))] = rng.choice("0123456789.-e:,{}[]\"\n \t\x00é∞nanINF")
+    return "".join(chars)
+
+
+def _swap_numbers(text: str, rng: random.Random) -> str:
+    out, i = [], 0
+    while i < len(text):
+        if text[i].isdigit() and rng.random() < 0.05:
+            j = i
+            while j < len(text) and (text[j].isdigit() or text[j] == "."):
+                j += 1
+            out.append(rng.choice(["0", "-1", "1e308", "nan", "inf", "99999999999999999999", "", "0.0.0", "١٢"]))
+            i = j
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+def _splice(text: str, rng: random.Random) -> str:
+    a, b = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+    return text[:a] + text[b:] + text[a:b]
+
+
+MUTATIONS = (_truncate, _drop_lines, _repeat_lines, _flip_characters, _swap_numbers, _splice)
+
+
+def mutate(text: str, rng: random.Random) -> str:
+    """One to three random mutations of ``text``."""
+    for _ in range(rng.randint(1, 3)):
+        text = rng.choice(MUTATIONS)(text, rng)
+    return text

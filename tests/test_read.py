@@ -1,0 +1,110 @@
+"""iobound read and format detection over the whole corpus; every reader survives mutated real outputs."""
+
+import csv
+import io
+import json
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from assess.cli import main
+from probes import table
+from probes.errors import ToolOutputError
+from probes.readers import READERS, read_results
+from tests.mutations import mutate
+
+# What the corpus holds that is not a benchmark's results, or a run that failed: refused clearly. And
+# fio 2.1.4's JSON, which lists no job options: its workload would have to be guessed (test_fio).
+NOT_RESULTS = ("config.ini", "system-information", ".fio", "_bw.1.log", "FAILED", "error_max_jobs",
+               "verify_error_lines", ".csv", ".xml", "pkb_fio-2.1.4_5jobs.json")
+
+
+def _files(corpus):
+    return sorted(p for p in corpus.rglob("*") if p.is_file() and p.name not in ("README.md", "SOURCES.tsv"))
+
+
+def test_every_results_file_of_the_corpus_is_detected_and_read(corpus):
+    unread = []
+    for path in _files(corpus):
+        try:
+            runs = read_results(path)
+        except ToolOutputError as exc:
+            if not any(mark in path.name for mark in NOT_RESULTS) and path.parent.name in READERS_BY_FOLDER:
+                unread.append(f"{path.name}: {exc}")
+            continue
+        assert runs, path
+        tools = {r.origin.tool for r in runs}
+        assert tools <= READERS_BY_FOLDER.get(path.parent.name, tools), (path, tools)
+    assert unread == []
+
+
+# The tool each corpus folder's outputs must be read as (io500's ior/mdtest outputs are IOR's and mdtest's).
+READERS_BY_FOLDER = {"ior": {"ior"}, "mdtest": {"mdtest"}, "io500": {"io500"}, "fio": {"fio"},
+                     "elbencho": {"elbencho"}, "hyperfine": {"hyperfine"}}
+
+
+def test_read_prints_the_runs_and_keeps_going_past_a_bad_file(corpus, capsys, tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("nothing a benchmark wrote\n")
+    ior = corpus / "ior" / "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json"
+    mdtest = corpus / "mdtest" / "narval_io500_mdtest-3.4.0+dev_easy_write.txt"
+    assert main(["read", str(ior), str(bad), str(mdtest)]) == 2
+    out, err = capsys.readouterr()
+    assert "mpiio file-per-process write  1,670 MiB/s ± 522 MiB/s   5  1,022 MiB/s - 2,318 MiB/s" in out
+    assert "File creation" in out and "79,440 op/s  1*" in out and "* the tool printed only a summary" in out
+    assert f"iobound: error: {bad}: not a format iobound reads" in err
+
+
+def test_read_json_is_the_common_versioned_form(corpus, capsys):
+    mdtest = corpus / "mdtest" / "akrr_mdtest-1.9.3_multirun_ub-ccr.txt"
+    assert main(["read", str(mdtest), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["format"], doc["format_version"], doc["errors"]) == ("iobound/results", "1.0", [])
+    first = doc["runs"][0]
+    assert first["origin"] == {"path": str(mdtest), "line": 111, "tool": "mdtest", "tool_version": "1.9.3"}
+    assert (first["metric"], first["unit"], first["samples"]) == ("operation_rate", "op/s", [])
+    assert first["summary"]["n"] == 2 and first["summary"]["source"] == "reported by the tool"
+    assert first["workload"]["operation"] == "create" and first["workload"]["transfer_size"] is None
+
+
+def test_read_csv_is_a_results_table_that_check_reads_back(corpus, capsys, tmp_path):
+    ior = corpus / "ior" / "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json"
+    assert main(["read", str(ior), "--csv"]) == 0
+    text = capsys.readouterr().out
+    rows = list(csv.DictReader(io.StringIO(text.split("\n", 1)[1])))
+    assert len(rows) == 10 and rows[0]["value"] == "866.3597" and rows[0]["duration"] == "0.3694 s"
+    runs = table.parse(text, source="back.csv")
+    original = read_results(ior)
+    assert [(r.label, r.samples, r.durations) for r in runs] == [(r.label, r.samples, r.durations) for r in original]
+    assert [r.workload for r in runs] == [r.workload for r in original]
+
+
+@pytest.fixture(scope="module")
+def originals(corpus):
+    """Per reader, the corpus files it claims (and the bundled results table)."""
+    texts = {name: [] for name in READERS}
+    for path in _files(corpus):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        name = next((n for n, m in READERS.items() if m.looks_like(text)), None)
+        if name:
+            texts[name].append(text)
+    from topologies.bundled import example_path
+    texts["table"].append(example_path("lecture-results.csv").read_text(encoding="utf-8"))
+    return texts
+
+
+@pytest.mark.parametrize("name", list(READERS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2**32 - 1))
+def test_mutated_real_outputs_give_runs_or_a_clear_error(originals, name, seed):
+    """benchmarks/readers.py runs 10,000 of these per reader; here a few hundred keep it from regressing."""
+    rng = random.Random(seed)
+    text = mutate(rng.choice(originals[name]), rng)
+    try:
+        runs = READERS[name].parse(text, source="fuzz.txt")
+    except ToolOutputError as exc:
+        assert str(exc).startswith("fuzz.txt")
+    else:
+        assert all(r.summary.n >= 1 for r in runs)
