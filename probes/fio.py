@@ -14,7 +14,7 @@ from typing import Any
 from probes.errors import ToolOutputError
 from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
-from probes.units import Q_, Metric
+from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
 
 __all__ = ["looks_like", "parse"]
@@ -187,14 +187,19 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
     direct = _flag(options, "direct", source)
     if direct is None:  # buffered=0 is direct=1; fio's default is buffered I/O
         direct = _flag(options, "buffered", source) is False
+    data_set = _data_set(options, ppn, kb_base, source)
     runs = []
     for index, operation in enumerate((Operation.READ, Operation.WRITE)):
         path = f"{where}.{operation.value}"
         stats = _field(entry, operation.value, dict, where, source)
-        moved = _number(stats, "io_bytes", path, source)
+        # fio 3 writes io_bytes in bytes beside io_kbytes; fio 2.x wrote io_bytes in KiB, and no io_kbytes.
+        moved = _number(stats, "io_bytes", path, source) * (1 if "io_kbytes" in stats else 1024)
+        runtime = _number(stats, "runtime", path, source) / 1000 if "runtime" in stats else 0.0
         if "bw_bytes" in stats:
             bandwidth = _number(stats, "bw_bytes", path, source)
-        else:  # fio 2.x and 3.1 write bw in KiB/s only
+        elif runtime > 0:  # fio 2.x and 3.1 write bw in whole KiB/s only: the bytes over the time are exact
+            bandwidth = moved / runtime
+        else:
             bandwidth = 1024 * _number(stats, "bw", path, source)
         if moved == 0 and bandwidth == 0:
             continue
@@ -206,11 +211,12 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
             queue_depth=queue_depth,
             access=access,
             direct=direct,
+            data_set=data_set,
         )
         runs.append(Run(
             label=f"{name} {operation.value}{host}", workload=workload, metric=Metric.BANDWIDTH,
             samples=(bandwidth,), unit="B/s", origin=origin,
-            tags=(("fio_error", str(error)),) if error else (),
+            tags=(("fio_error", str(error)),) if error else (), durations=(runtime,) if runtime > 0 else (),
         ))
     return runs
 
@@ -290,10 +296,27 @@ def _block_size(options: dict, index: int, kb_base: int, source: str) -> int:
     text = parts[min(index, len(parts) - 1)]
     if not text.strip():  # ",64k": the read size keeps fio's default
         return _DEFAULT_BS
-    match = _SIZE.fullmatch(text)
-    if match is None or int(match[1]) == 0:
+    size = _bytes(text, kb_base)
+    if size is None:
         raise ToolOutputError(source, where,
                               f"expected a block size such as '4k' or '1m'; found {value!r}")
+    return size
+
+
+def _data_set(options: dict, jobs: int, kb_base: int, source: str) -> Quantity | None:
+    """The bytes the job's files hold (``size``; times the jobs it reports for, unless they share a ``filename``)."""
+    got = _option(options, "size", source)
+    size = _bytes(got[0], kb_base) if got else None
+    if size is None:  # not given, or a percentage of the device
+        return None
+    return Q_(size * (1 if "filename" in options else jobs), "B")
+
+
+def _bytes(text: str, kb_base: int) -> int | None:
+    """A size as fio reads it, or None if it is not one (or is zero)."""
+    match = _SIZE.fullmatch(text)
+    if match is None or int(match[1]) == 0:
+        return None
     number, prefix, suffix = match.groups()
     if prefix is None:
         return int(number)

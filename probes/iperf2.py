@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 
 from probes.errors import ToolOutputError
-from probes.iperf3_results import RATE_UNITS, Interval, interval, rate_in
+from probes.iperf3_results import RATE_UNITS, UDP_RECEIVED, Interval, hosts_label, interval, rate_in
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
 
@@ -27,7 +27,6 @@ _SERVER = re.compile(r"^Server listening on (TCP|UDP) port (\d+)", re.MULTILINE)
 _CONNECTION = re.compile(r"\[\s*(\d+)\] local (\S+) port (\d+) connected with (\S+) port (\d+)(.*)$", re.MULTILINE)
 _SERVER_REPORT = re.compile(r"\[\s*(\d+)\] Server Report:")
 _VERSION = re.compile(r"^iperf version (\S+)")
-_UDP = re.compile(r"(\d+(?:\.\d+)?) ms\s+(\d+)/\s*(\d+)\s+\(([^)%]*)%\)")
 
 
 def looks_like(text: str) -> bool:
@@ -91,7 +90,6 @@ class _Stream:
     """One connection: its interval lines, final line, and (UDP) the server's report on it."""
 
     id: str
-    line: int
     local: tuple[str, str] | None = None
     remote: tuple[str, str] | None = None
     extra: str = ""
@@ -116,7 +114,6 @@ class _Group:
 class _Section:
     """What one 'Client connecting to' or 'Server listening on' header (or both, iperf -d) covers."""
 
-    line: int
     protocol: str | None = None
     connect_port: str | None = None
     listen_port: str | None = None
@@ -136,26 +133,26 @@ def _read(text: str, source: str) -> tuple[list[_Section], str | None]:
             continue
         header = _CLIENT.match(line) or _SERVER.match(line)
         if header:
-            _header(sections, header, number)
+            _header(sections, header)
             continue
         if not sections:
-            sections.append(_Section(number))
+            sections.append(_Section())
         section = sections[-1]
         if match := _CONNECTION.search(line):
-            stream = _Stream(match[1], number, (match[2], match[3]), (match[4], match[5]), match[6])
+            stream = _Stream(match[1], (match[2], match[3]), (match[4], match[5]), match[6])
             section.streams.append(stream)
             section.current[stream.id] = stream
         elif match := _SERVER_REPORT.search(line):
-            _stream(section, match[1], number).report_next = True
+            (section.current.get(match[1]) or _stream(section, match[1])).report_next = True
         elif item := interval(line, number, source):
             _add(section, item)
     return sections, version
 
 
-def _header(sections: list[_Section], header: re.Match, number: int) -> None:
+def _header(sections: list[_Section], header: re.Match) -> None:
     """Start a section; a client header right after a server's (iperf -d, -r) joins it."""
     if not sections or sections[-1].streams:
-        sections.append(_Section(number))
+        sections.append(_Section())
     section = sections[-1]
     if header.re is _CLIENT:
         section.protocol, section.connect_port = header[2], header[3]
@@ -163,11 +160,12 @@ def _header(sections: list[_Section], header: re.Match, number: int) -> None:
         section.protocol, section.listen_port = header[1], header[2]
 
 
-def _stream(section: _Section, id: str, number: int) -> _Stream:
-    """The open stream ``id``; one is made, without addresses, when its connection line is not in the text."""
+def _stream(section: _Section, id: str) -> _Stream:
+    """The open stream ``id``: after its final line only its server report joins it; a later line opens a new
+    stream, as does a line whose connection line is not in the text (then without addresses)."""
     stream = section.current.get(id)
     if stream is None or stream.summary is not None and not stream.report_next:
-        stream = _Stream(id, number)
+        stream = _Stream(id)
         section.streams.append(stream)
         section.current[id] = stream
     return stream
@@ -177,7 +175,7 @@ def _add(section: _Section, item: Interval) -> None:
     if item.id.startswith("SUM"):
         _add_sum(section, item)
         return
-    stream = _stream(section, item.id, item.line)
+    stream = _stream(section, item.id)
     if stream.report_next:
         stream.server_report, stream.report_next = item, False
     elif item.start == 0 and stream.lines:
@@ -252,10 +250,7 @@ def _sends(section: _Section, stream: _Stream) -> bool | None:
 def _hosts(stream: _Stream, sends: bool | None) -> str | None:
     if stream.local is None or stream.remote is None:
         return None
-    local, remote = stream.local[0], stream.remote[0]
-    if sends is None:
-        return f"{local} <-> {remote}"
-    return f"{local} -> {remote}" if sends else f"{remote} -> {local}"
+    return hosts_label(stream.local[0], stream.remote[0], sends)
 
 
 def _tags(section: _Section, streams: int, summary: Interval | None,
@@ -275,7 +270,7 @@ def _tags(section: _Section, streams: int, summary: Interval | None,
 
 def _udp(item: Interval) -> list[tuple[str, str]]:
     """Jitter and loss where the line has them (a UDP receiver's line)."""
-    match = _UDP.search(item.rest)
+    match = UDP_RECEIVED.search(item.rest)
     if match is None:
         return []
     return [("jitter_ms", match[1]), ("lost_packets", f"{match[2]} of {match[3]}"), ("lost_percent", match[4])]

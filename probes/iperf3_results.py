@@ -18,7 +18,8 @@ from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
 
-__all__ = ["looks_like", "parse", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "Interval", "interval", "rate_in"]
+__all__ = ["looks_like", "parse", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
+           "rate_in", "hosts_label"]
 
 # Units. iperf3's JSON "bits_per_second" is bits per second with no prefix (SI: "bit/s").
 # Its text prints figures with unit_snprintf (esnet/iperf src/units.c): rates in bits take
@@ -60,7 +61,8 @@ _VERSION = re.compile(r"^iperf (3\.\S+)")
 _FAILURE = re.compile(r"^iperf3: ((?:error|interrupt) - .*?)\s*$")
 _SIDE = re.compile(r"\s(sender|receiver)\s*$")
 _RETRANSMITS = re.compile(r"^\s+(\d+)\s")
-_UDP = re.compile(r"(" + _NUMBER + r") ms\s+(\d+)/\s*(\d+)\s+\(([^)%]*)%\)")
+# A UDP receiver's cells after the rate: "0.018 ms  1/181 (0.55%)" (iperf 2 pads: "1/  181").
+UDP_RECEIVED = re.compile(r"(" + _NUMBER + r") ms\s+(\d+)/\s*(\d+)\s+\(([^)%]*)%\)")
 
 
 def looks_like(text: str) -> bool:
@@ -164,8 +166,11 @@ def interval(line: str, number: int, source: str) -> Interval | None:
             raise ToolOutputError(source, f"line {number}", "expected an interval line '[ ID] start-end sec "
                                   f"<transfer> <rate> <unit>/sec'; found {line.strip()[:80]!r}")
         return None
-    return Interval(number, match["id"], match["role"] or "", Decimal(match["start"]), Decimal(match["end"]),
-                    match["rate"], match["unit"], match["rest"])
+    start, end = Decimal(match["start"]), Decimal(match["end"])
+    if end < start:
+        raise ToolOutputError(source, f"line {number}", f"expected an interval that ends after it starts; found "
+                              f"{match['start']}-{match['end']} sec")
+    return Interval(number, match["id"], match["role"] or "", start, end, match["rate"], match["unit"], match["rest"])
 
 
 def rate_in(item: Interval, unit: str, source: str) -> float:
@@ -175,7 +180,10 @@ def rate_in(item: Interval, unit: str, source: str) -> float:
     if kind != wanted_kind:
         raise ToolOutputError(source, f"line {item.line}", f"expected a rate in {wanted_kind}s per second like the "
                               f"lines before; found {item.rate} {item.unit}")
-    return float(Decimal(item.rate) * size / wanted_size)
+    value = float(Decimal(item.rate) * size / wanted_size)
+    if not math.isfinite(value):
+        raise ToolOutputError(source, f"line {item.line}", f"expected a finite rate; found {item.rate[:40]} {item.unit}")
+    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,6 +191,16 @@ def rate_in(item: Interval, unit: str, source: str) -> float:
 
 
 def _parse_json(text: str, start: int, source: str) -> list[Run]:
+    documents = _documents(text, start, source)
+    runs = []
+    for document, line in documents:
+        prefix = "" if len(documents) == 1 else f"object at line {line}: "
+        runs.extend(_document_runs(document, line, prefix, source))
+    return runs
+
+
+def _documents(text: str, start: int, source: str) -> list[tuple[Any, int]]:
+    """The JSON values one after another from ``start`` on, each with the line it starts at."""
     documents = []
     decoder = json.JSONDecoder()
     position = start
@@ -193,6 +211,9 @@ def _parse_json(text: str, start: int, source: str) -> list[Run]:
         except json.JSONDecodeError as exc:
             raise ToolOutputError(source, f"line {exc.lineno}", f"expected iperf3's JSON; found invalid JSON "
                                   f"({exc.msg}, column {exc.colno}): the output is cut or mangled") from None
+        except RecursionError:
+            raise ToolOutputError(source, f"line {line}", "expected iperf3's JSON; found arrays or objects "
+                                  "nested too deep to read") from None
         documents.append((document, line))
         rest = text[position:].lstrip()
         if rest and not rest.startswith("{"):
@@ -200,11 +221,7 @@ def _parse_json(text: str, start: int, source: str) -> list[Run]:
             raise ToolOutputError(source, f"line {after}", f"expected another iperf3 JSON object or the end; "
                                   f"found {rest.splitlines()[0][:60]!r}")
         position = len(text) - len(rest)
-    runs = []
-    for document, line in documents:
-        prefix = "" if len(documents) == 1 else f"object at line {line}: "
-        runs.extend(_document_runs(document, line, prefix, source))
-    return runs
+    return documents
 
 
 @dataclass
@@ -266,7 +283,7 @@ def _document_runs(document: Any, line: int, prefix: str, source: str) -> list[R
             tags.append(("omitted", f"{omitted} interval(s) of the -O warm-up left out"))
         if isinstance(error, str):
             tags.append(("error", error))
-        runs.append(Run(label=_json_label(start, test, bool(suffix), fields), workload=None, metric=Metric.BANDWIDTH,
+        runs.append(Run(label=_json_label(start, test, bool(suffix)), workload=None, metric=Metric.BANDWIDTH,
                         samples=tuple(samples), unit=BIT_RATE, origin=origin, tags=tuple(tags),
                         durations=tuple(durations)))
     return runs
@@ -310,7 +327,7 @@ def _json_tags(test: dict, end: dict, suffix: str, fields: _Fields) -> list[tupl
     return tags
 
 
-def _json_label(start: dict, test: dict, bidir_reverse: bool, fields: _Fields) -> str:
+def _json_label(start: dict, test: dict, bidir_reverse: bool) -> str:
     """``iperf3 TCP 4 streams A -> B``: the client sends unless reversed; a server's output is the other side."""
     connected = start.get("connected")
     first = connected[0] if isinstance(connected, list) and connected and isinstance(connected[0], dict) else {}
@@ -324,11 +341,11 @@ def _json_label(start: dict, test: dict, bidir_reverse: bool, fields: _Fields) -
     if isinstance(local, str) and isinstance(remote, str):
         reverse = bool(test.get("reverse")) != bidir_reverse
         sends = None if client is None else client != reverse
-        words.append(_hosts(local, remote, sends))
+        words.append(hosts_label(local, remote, sends))
     return " ".join(words)
 
 
-def _hosts(local: str, remote: str, sends: bool | None) -> str:
+def hosts_label(local: str, remote: str, sends: bool | None) -> str:
     """``local -> remote`` when this side sends, the other way when it receives, ``<->`` when unknown."""
     if sends is None:
         return f"{local} <-> {remote}"
@@ -349,18 +366,23 @@ class _Test:
     hosts: tuple[str, str] | None = None
     protocol: str | None = None
     header: str | None = None
+    columns: str = ""
     summary_mode: bool = False
     error: str | None = None
     intervals: dict[str, dict[str, list[Interval]]] = field(default_factory=dict)
     summaries: dict[str, dict[str, list[tuple[Interval, str | None]]]] = field(default_factory=dict)
     omitted: dict[str, int] = field(default_factory=dict)
+    cut_line: int | None = None
 
 
 def _parse_text(text: str, source: str) -> list[Run]:
     tests: list[_Test] = []
     version = None
     quoting_server = False  # after "Server output:" (--get-server-output) the server's own text follows
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = text.splitlines()
+    # A last line without its newline may be cut before "(omitted)" or "sender": it is not read.
+    unterminated = len(lines) if text and text[-1] not in "\r\n" else None
+    for number, line in enumerate(lines, start=1):
         if _CONNECTING.match(line):
             tests.append(_Test(number, client=True))
             quoting_server = False
@@ -373,8 +395,8 @@ def _parse_text(text: str, source: str) -> list[Run]:
         if _ACCEPTED.match(line):
             tests.append(_Test(number, client=False))
             continue
-        if _VERSION.match(line) and version is None:
-            version = _VERSION.match(line)[1]
+        if (found := _VERSION.match(line)) and version is None:
+            version = found[1]
             continue
         item = interval(line, number, source)
         if item is None:
@@ -382,6 +404,9 @@ def _parse_text(text: str, source: str) -> list[Run]:
             continue
         if not tests:
             tests.append(_Test(number, client=None))
+        if number == unterminated:
+            tests[-1].cut_line = number
+            continue
         _add(tests[-1], item)
     runs = []
     for test in tests:
@@ -406,6 +431,7 @@ def _setting(tests: list[_Test], line: str, number: int) -> None:
     elif match := _STARTING.match(line):
         test.protocol = match[1]
     elif match := _HEADER.match(line):
+        test.columns += match[1]
         if test.intervals or test.omitted:
             test.summary_mode = True
         elif test.header is None:
@@ -425,11 +451,12 @@ def _add(test: _Test, item: Interval) -> None:
 
 
 def _test_runs(test: _Test, version: str | None, source: str) -> list[Run]:
-    roles = sorted(set(test.intervals) | set(test.summaries))
+    roles = list(dict.fromkeys([*test.intervals, *test.summaries]))
     if not roles:
         said = f"; iperf3 said: {test.error}" if test.error else ""
+        omitted = " but intervals of the -O warm-up" if test.omitted else ""
         raise ToolOutputError(source, f"line {test.line}", "expected interval or summary lines for the iperf3 test "
-                              f"starting here; found none: the output is truncated or the test failed{said}")
+                              f"starting here; found none{omitted}: the output is truncated or the test failed{said}")
     return [_role_run(test, role, version, source) for role in roles]
 
 
@@ -439,7 +466,7 @@ def _role_run(test: _Test, role: str, version: str | None, source: str) -> Run:
     streams = {i for i in by_id if i != "SUM"} or {i for i in summaries if i != "SUM"}
     key = "SUM" if "SUM" in by_id or "SUM" in summaries else next(iter(streams), "SUM")
     if len(streams) > 1 and key != "SUM":
-        first = min(items[0].line for items in by_id.values())
+        first = min((items[0].line for items in by_id.values()), default=test.line)
         raise ToolOutputError(source, f"line {first}", f"expected [SUM] lines adding up the {len(streams)} streams; "
                               "found none: the output is truncated")
     lines = by_id.get(key, [])
@@ -462,18 +489,17 @@ def _whole_test(totals: list[tuple[Interval, str | None]], test: _Test, source: 
     chosen = by_side.get("receiver") or (totals[0][0] if len(totals) == 1 else None)
     if chosen is None:
         raise ToolOutputError(source, f"line {test.line}", "expected interval lines or a receiver summary line; "
-                              "found only a sender summary")
+                              f"found {len(totals)} summary lines and no receiver line")
     return chosen
 
 
 def _text_protocol(test: _Test) -> str | None:
     """As the text shows it: 'Starting Test' (-V), UDP's jitter or datagram columns, TCP's retransmissions."""
-    header = test.header or ""
     if test.protocol:
         return test.protocol
-    if "Jitter" in header or "Datagrams" in header:
+    if "Jitter" in test.columns or "Datagrams" in test.columns:
         return "UDP"
-    return "TCP" if "Retr" in header else None
+    return "TCP" if "Retr" in test.columns else None
 
 
 def _sends(test: _Test, role: str) -> bool | None:
@@ -496,7 +522,7 @@ def _text_label(test: _Test, role: str, streams: int) -> str:
     protocol = _text_protocol(test)
     words = ["iperf3"] + ([protocol] if protocol else []) + [f"{streams} stream{'s' if streams != 1 else ''}"]
     if test.hosts:
-        words.append(_hosts(*test.hosts, _sends(test, role)))
+        words.append(hosts_label(*test.hosts, _sends(test, role)))
     return " ".join(words)
 
 
@@ -510,13 +536,13 @@ def _text_tags(test: _Test, role: str, streams: int, totals: list[tuple[Interval
         tags.append(("bidir", role))
     for item, side in totals:
         if side is None:
-            tags.append(("summary", f"{item.shown()}{item.rest.rstrip()}"))
+            tags.append(("summary", f"{item.shown()} ({' '.join(item.rest.split())})"))
             continue
         tags.append(("sum_sent" if side == "sender" else "sum_received", item.shown()))
         retransmits = _RETRANSMITS.match(item.rest)
         if side == "sender" and retransmits and protocol != "UDP":
             tags.append(("retransmits", retransmits[1]))
-        udp = _UDP.search(item.rest)
+        udp = UDP_RECEIVED.search(item.rest)
         if side == "receiver" and udp:
             tags += [("jitter_ms", udp[1]), ("lost_packets", udp[2]), ("lost_percent", udp[4])]
     if not totals:
@@ -525,4 +551,7 @@ def _text_tags(test: _Test, role: str, streams: int, totals: list[tuple[Interval
         tags.append(("omitted", f"{test.omitted[role]} interval(s) of the -O warm-up left out"))
     if test.error:
         tags.append(("error", test.error))
+    if test.cut_line:
+        tags.append(("cut_line", f"line {test.cut_line} ends the output without a newline and may be cut "
+                                 "short: it is left out"))
     return tags

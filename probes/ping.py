@@ -16,7 +16,7 @@ from probes.probe import Output, Probe
 from probes.runner import run_tool
 from probes.units import Metric
 
-__all__ = ["ping_argv", "parse", "ping_probes", "FAST_INTERVAL", "USER_INTERVAL"]
+__all__ = ["ping_argv", "parse", "ping_probes", "REPLY", "line_of", "FAST_INTERVAL", "USER_INTERVAL"]
 
 # Seconds between packets: root may send every 2 ms (the lecture floods with -f);
 # 0.2 s is the smallest interval older iputils allow other users.
@@ -25,7 +25,7 @@ USER_INTERVAL = 0.2
 # Seconds to wait for the last reply after the last packet is sent.
 _GRACE = 2
 # One reply as iputils prints it ("icmp_req" before 2012); replies may share a line in captured logs.
-_REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
+REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
 _HEADER = re.compile(r"^PING \S+", re.MULTILINE)
 _SUMMARY = re.compile(r"^\d+ packets transmitted, \d+ received", re.MULTILINE)
 
@@ -46,17 +46,17 @@ def parse(text: str, *, source: str) -> list[float]:
     ToolOutputError
         If the text is not iputils ping output (Windows ping's is refused by name) or holds no reply.
     """
-    rtts = [float(m.group(1)) / 1000 for m in _REPLY.finditer(text) if not m.group("dup")]
+    rtts = [float(m["time"]) / 1000 for m in REPLY.finditer(text) if not m["dup"]]
     if rtts:
         return rtts
     if "Reply from " in text or "Pinging " in text:
         raise ToolOutputError(source, "line 1", "this is Windows ping output; iobound reads Linux (iputils) ping output")
     summary = _SUMMARY.search(text)
     if summary:
-        raise ToolOutputError(source, f"line {_line(text, summary.start())}",
+        raise ToolOutputError(source, f"line {line_of(text, summary.start())}",
                               f"no reply to any packet ({summary.group(0)!r})")
     if _HEADER.search(text):
-        raise ToolOutputError(source, f"line {_line(text, len(text.rstrip()))}",
+        raise ToolOutputError(source, f"line {line_of(text, len(text.rstrip()))}",
                               "no reply line ('64 bytes from ...: icmp_seq=1 ... time=0.1 ms')")
     found = f"got {text.strip().splitlines()[0][:80]!r}" if text.strip() else "the text is empty"
     raise ToolOutputError(source, "line 1", f"expected iputils ping output starting 'PING <host>'; {found}")
@@ -105,5 +105,5 @@ def _deadline(count: int, interval: float) -> int:
     return math.ceil(count * interval) + _GRACE
 
 
-def _line(text: str, offset: int) -> int:
+def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1

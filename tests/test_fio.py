@@ -20,7 +20,8 @@ RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
 
 # What each real output says, read from the file by hand:
 # (label, bandwidth in B/s, transfer size in B, queue depth, ppn, access, direct).
-# Older fio (2.17, 3.1) writes no bw_bytes, only "bw" in KiB/s, so those expect bw * 1024.
+# Older fio (2.17, 3.1) writes no bw_bytes, only "bw" in whole KiB/s: those expect the exact io_bytes
+# over the runtime (io_bytes in bytes in 3.x, where io_kbytes stands beside it; in KiB in 2.x).
 CORPUS_RUNS = {
     # fio-3.14-6-g97134. jobs[0] is named "random-read" (line 8), yet its job options (lines 13-23)
     # say rw=randwrite, bs=4k, iodepth=4, numjobs=16, group_reporting=1, direct=1: the file name's
@@ -29,24 +30,24 @@ CORPUS_RUNS = {
         "fio-3.14-6-g97134", [("random-read write", WRITE, 205594119, 4096, 4, 16, RAND, True)]),
     # fio-3.1: no bw_bytes; read.bw 10 KiB/s (line 32); randread, 4k, iodepth 1, numjobs 1 (lines 14-22).
     "fioplot_fio-3.1_floppy-1.44MB_randread_j1_qd1.json": (
-        "fio-3.1", [("iotest read", READ, 10 * 1024, 4096, 1, 1, RAND, True)]),
+        "fio-3.1", [("iotest read", READ, 1474560 / 135.476, 4096, 1, 1, RAND, True)]),  # bw 10 KiB/s
     # fio-3.1: read.bw 244147 KiB/s (line 33); iodepth 1 and numjobs 32 (lines 17, 22), grouped.
     "fioplot_fio-3.1_intel-d3-s4610-sata_randread_j1_qd32.json": (
-        "fio-3.1", [("random-read read", READ, 244147 * 1024, 4096, 1, 32, RAND, True)]),
+        "fio-3.1", [("random-read read", READ, 15000924160 / 60.002, 4096, 1, 32, RAND, True)]),
     # fio-3.1: read.bw 574816 KiB/s (line 33); iodepth 16, numjobs 64 (lines 17, 22).
     "fioplot_fio-3.1_p420i-3xmx200-raid0_randread_j16_qd64.json": (
-        "fio-3.1", [("random-read read", READ, 574816 * 1024, 4096, 16, 64, RAND, True)]),
+        "fio-3.1", [("random-read read", READ, 35324375040 / 60.013, 4096, 16, 64, RAND, True)]),
     # fio-3.1: read.bw 288 KiB/s (line 33), one job at queue depth 1.
     "fioplot_fio-3.1_samsung-f1-7200rpm-hdd_randread_j1_qd1.json": (
-        "fio-3.1", [("random-read read", READ, 288 * 1024, 4096, 1, 1, RAND, True)]),
+        "fio-3.1", [("random-read read", READ, 17711104 / 60.012, 4096, 1, 1, RAND, True)]),
     # fio-3.6-31-g4386: read.bw_bytes 87037905 (line 33); iodepth 16, numjobs 16 (lines 17, 22).
     "fioplot_fio-3.6_ceph-rbd-hdd_randread_j16_qd16.json": (
         "fio-3.6-31-g4386", [("random-read read", READ, 87037905, 4096, 16, 16, RAND, True)]),
     # fio-2.17: global options direct=1, group_reporting=1 (lines 12, 17); each job randread or
     # randwrite, bs=16k, iodepth=1, numjobs=2 (lines 27-32, 249-254); bw 129386 and 39312 KiB/s.
     "pkb_fio-2.17_hist_libaio.json": ("fio-2.17", [
-        ("rand_16k_read_100%-io-depth-1-num-jobs-2 read", READ, 129386 * 1024, 16384, 1, 2, RAND, True),
-        ("rand_16k_write_100%-io-depth-1-num-jobs-2 write", WRITE, 39312 * 1024, 16384, 1, 2, RAND, True),
+        ("rand_16k_read_100%-io-depth-1-num-jobs-2 read", READ, 1294256 * 1024 / 10.003, 16384, 1, 2, RAND, True),
+        ("rand_16k_write_100%-io-depth-1-num-jobs-2 write", WRITE, 393280 * 1024 / 10.004, 16384, 1, 2, RAND, True),
     ]),
     # fio-3.13 on Windows: two "fio: pid=..., err=42" lines before the JSON; global options rw=read,
     # bs=4k, iodepth=512 and no direct (lines 8-13): buffered; read.bw_bytes 202249835 (line 31).
@@ -73,7 +74,7 @@ def _text(corpus, name):
 
 def _facts(run):
     w = run.workload
-    return (run.label, w.operation, run.samples[0], w.transfer_size.to("B").magnitude,
+    return (run.label, w.operation, pytest.approx(run.samples[0], rel=1e-12), w.transfer_size.to("B").magnitude,
             w.queue_depth, w.ppn, w.access, w.direct)
 
 
@@ -327,3 +328,23 @@ def test_any_json_is_read_or_refused(value, prefix):
 @given(fio_shaped())
 def test_any_fio_shaped_json_is_read_or_refused(document):
     _parse_or_refuse(json.dumps(document, indent=2))
+
+
+def test_durations_and_data_set_are_read(corpus):
+    # fio-3.26: read.runtime 60,001 ms; size=... per job; floppy: size not given.
+    floppy = fio.parse(_text(corpus, "fioplot_fio-3.1_floppy-1.44MB_randread_j1_qd1.json"), source="f.json")[0]
+    assert floppy.durations == (135.476,)
+    pkb = fio.parse(_text(corpus, "pkb_fio-2.17_hist_libaio.json"), source="p.json")[0]
+    assert pkb.durations == (10.003,)
+
+
+def test_the_data_set_is_the_size_of_the_job_files(corpus):
+    document = json.loads(_text(corpus, "vc_fio-3.26-19_disk_fill_readwrite.json"))
+    options = document["jobs"][0]["job options"]
+    options |= {"size": "1g", "numjobs": "4", "group_reporting": "1"}
+    shared = options.pop("filename")  # the disk it filled
+    assert fio.parse(json.dumps(document), source="d.json")[0].workload.data_set.m_as("GiB") == 4  # a file per job
+    options["filename"] = shared
+    assert fio.parse(json.dumps(document), source="d.json")[0].workload.data_set.m_as("GiB") == 1  # one file shared
+    options["size"] = "100%"
+    assert fio.parse(json.dumps(document), source="d.json")[0].workload.data_set is None  # of a device not described

@@ -42,7 +42,8 @@ def test_every_results_file_of_the_corpus_is_detected_and_read(corpus):
 
 # The tool each corpus folder's outputs must be read as (io500's ior/mdtest outputs are IOR's and mdtest's).
 READERS_BY_FOLDER = {"ior": {"ior"}, "mdtest": {"mdtest"}, "io500": {"io500"}, "fio": {"fio"},
-                     "elbencho": {"elbencho"}, "hyperfine": {"hyperfine"}}
+                     "elbencho": {"elbencho"}, "hyperfine": {"hyperfine"}, "iperf3": {"iperf3"}, "iperf2": {"iperf2"},
+                     "ping": {"ping"}}
 
 
 def test_read_prints_the_runs_and_keeps_going_past_a_bad_file(corpus, capsys, tmp_path):
