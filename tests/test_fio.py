@@ -106,17 +106,6 @@ def test_fio_2_1_4_lists_no_options_so_its_workload_is_refused(corpus):
         fio.parse(_text(corpus, NO_OPTIONS), source=NO_OPTIONS)
 
 
-def test_other_tools_outputs_are_not_taken_for_fio(corpus):
-    others = [p for p in sorted(corpus.rglob("*")) if p.is_file() and p.parent != corpus
-              and not (p.parent.name == "fio" and p.name in FIO_JSON)]
-    assert len(others) > 50  # iperf3 and hyperfine JSON, fio job files and text output, IOR ...
-    for path in others:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        assert not fio.looks_like(text), path.name
-        with pytest.raises(ToolOutputError, match=f"^{re.escape(path.name)}: "):
-            fio.parse(text, source=path.name)
-
-
 @pytest.mark.parametrize("name", FIO_JSON)
 def test_truncated_outputs_raise_tool_output_errors(corpus, name):
     text = _text(corpus, name).rstrip()

@@ -109,3 +109,16 @@ def test_mutated_real_outputs_give_runs_or_a_clear_error(originals, name, seed):
         assert str(exc).startswith("fuzz.txt")
     else:
         assert all(r.summary.n >= 1 for r in runs)
+
+
+# Which readers may claim the files of each corpus folder.
+CLAIMS = {"ior": {"ior"}, "mdtest": {"mdtest"}, "io500": {"io500"}, "fio": {"fio", "fio-text"},
+          "elbencho": {"elbencho"}, "hyperfine": {"hyperfine"}, "iperf3": {"iperf3"}, "iperf2": {"iperf2"},
+          "ping": {"ping"}}
+
+
+def test_each_reader_claims_only_its_own_tools_files_and_no_file_has_two(corpus):
+    for path in _files(corpus):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        claimed = {name for name, module in READERS.items() if module.looks_like(text)}
+        assert len(claimed) <= 1 and claimed <= CLAIMS[path.parent.name], (path.name, claimed)
