@@ -15,9 +15,7 @@ __all__ = ["Comparison", "compare", "speed"]
 
 def speed(run: Run) -> Summary:
     """The run's summary in its metric's canonical unit (B/s, op/s, s)."""
-    s, factor = run.summary, Q_(1, run.unit).m_as(run.metric.unit)
-    scale = (lambda x: None if x is None else x * factor)
-    return Summary(s.n, s.mean * factor, scale(s.std), s.min * factor, s.max * factor, scale(s.ci_low), scale(s.ci_high))
+    return run.summary.scaled(Q_(1, run.unit).m_as(run.metric.unit))
 
 
 @dataclass(frozen=True)

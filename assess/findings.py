@@ -116,14 +116,7 @@ def bandwidth_factor(run: Run) -> float | None:
 def bandwidth_summary(run: Run) -> Summary | None:
     """The run's summary in B/s, from its samples or from the summary its tool reported; None if no bandwidth."""
     factor = bandwidth_factor(run)
-    if factor is None:
-        return None
-    s = run.summary
-
-    def scaled(x):
-        return None if x is None else x * factor
-
-    return Summary(s.n, s.mean * factor, scaled(s.std), s.min * factor, s.max * factor, scaled(s.ci_low), scaled(s.ci_high))
+    return None if factor is None else run.summary.scaled(factor)
 
 
 def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> Judgement:

@@ -40,8 +40,8 @@ class _Figure:
     @property
     def noise(self) -> float:
         """The relative half-width of the mean's interval; for a single value, the 5 % of a quiet system (TOLERANCE)."""
-        s = self.summary
-        return TOLERANCE if s.ci_high is None or s.mean == 0 else (s.ci_high - s.mean) / s.mean
+        width = self.summary.relative_half_width
+        return TOLERANCE if width is None else width
 
 
 def unit_factor(ratio: float, noise: float) -> tuple[float, str] | None:

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from probes.host import Host
 from probes.samples import Repeated
-from probes.stats import Summary
 from probes.units import Metric
 
 __all__ = ["Provenance", "Measurement"]
@@ -58,7 +57,7 @@ class Measurement(Repeated):
     @property
     def half_width(self) -> float | None:
         """Half-width of the 95 % confidence interval relative to the mean; None with fewer than two samples."""
-        return relative_half_width(self.summary)
+        return self.summary.relative_half_width
 
     @property
     def reached(self) -> bool:
@@ -84,9 +83,3 @@ class Measurement(Repeated):
                    tuple(float(x) for x in doc["samples"]), Provenance.from_dict(doc["provenance"]),
                    doc.get("target"), bool(doc.get("complete", True)), dict(doc.get("parameters", {})))
 
-
-def relative_half_width(summary: Summary) -> float | None:
-    """Half the 95 % interval over the mean, the precision the repetitions reached."""
-    if summary.ci_high is None or summary.mean == 0:
-        return None
-    return (summary.ci_high - summary.mean) / abs(summary.mean)

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from typing import Callable, Mapping
 
 from probes.host import this_host
-from probes.measurement import Measurement, Provenance, relative_half_width
+from probes.measurement import Measurement, Provenance
 from probes.runner import tool_version
 from probes.stats import summarize
 from probes.units import Metric
@@ -78,7 +78,7 @@ def measure(probe: Probe, *, target: float = TARGET, budget: float = 10.0, max_r
     while True:
         n = len(samples[probe.name])
         if n >= MIN_REPETITIONS:
-            width = relative_half_width(summarize(samples[probe.name]))
+            width = summarize(samples[probe.name]).relative_half_width
             elapsed = time.monotonic() - clock
             per_repetition = elapsed / done if done else 0.0
             if (width is not None and width <= target) or n >= max_repetitions or elapsed + per_repetition >= budget:

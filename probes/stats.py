@@ -33,6 +33,19 @@ class Summary:
         """Coefficient of variation (std / mean), the relative noise of the samples."""
         return None if self.std is None or self.mean == 0 else self.std / self.mean
 
+    @property
+    def relative_half_width(self) -> float | None:
+        """The interval's half-width over the mean: how precisely the mean is known; None for one sample."""
+        return None if self.ci_high is None or self.mean == 0 else (self.ci_high - self.mean) / abs(self.mean)
+
+    def scaled(self, factor: float) -> "Summary":
+        """The same summary with every figure times ``factor`` (a change of unit)."""
+        def times(x):
+            return None if x is None else x * factor
+
+        return Summary(self.n, self.mean * factor, times(self.std), self.min * factor, self.max * factor,
+                       times(self.ci_low), times(self.ci_high))
+
 
 def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
     """Summarise repetitions of one measurement.
