@@ -7,7 +7,7 @@ operation: IOR's write and read of one test, fio's jobs of one file.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from probes.run import Run
 from probes.stats import Summary
@@ -84,79 +84,82 @@ def sibling_findings(runs: list[Run]) -> dict[int, list[Finding]]:
 
 def _same(a: Run, b: Run, *, but_operation: bool = False) -> bool:
     """Same file, same tags (the system a table row names, IOR's tasks) but notes, same workload (but the operation)."""
-    da, db = a.workload.to_dict(), b.workload.to_dict()
+    other = b.workload
     if but_operation:
-        for d in (da, db):
-            d.pop("operation")
-            d.pop("data_set")
-    return a.origin.path == b.origin.path and da == db and _kind(a) == _kind(b)
+        other = replace(other, operation=a.workload.operation, data_set=a.workload.data_set)
+    return a.origin.path == b.origin.path and a.workload == other and _kind(a) == _kind(b)
 
 
 def _kind(run: Run) -> dict[str, str]:
     return {k: v for k, v in run.tags if k not in NOTES}
 
 
+def _partners(figures: dict[int, _Figure], chosen, partner):
+    """Each figure ``chosen`` accepts, with the first other figure (earlier ones first) that ``partner`` pairs with it."""
+    for i, a in figures.items():
+        if chosen(a):
+            b = next((b for j, b in figures.items() if j != i and partner(a, b, j < i)), None)
+            if b is not None:
+                yield i, a, b
+
+
 def _mixups(figures: dict[int, _Figure]):
-    """A run whose mean is a unit factor away from a sibling of the same workload (the first of them is the reference)."""
-    items = sorted(figures.items())
-    for k, (i, a) in enumerate(items):
-        for j, b in items[:k]:
-            if not _same(a.run, b.run):
-                continue
-            match = unit_factor(a.summary.mean / b.summary.mean, max(a.noise, b.noise))
-            if match:
-                factor, meaning = match
-                yield i, Finding("UNIT-MIXUP", Severity.WARNING, a.run.label,
-                                 f"{a.run.label} ({format_quantity(Q_(a.summary.mean, 'B/s'))}) is "
-                                 f"{a.summary.mean / b.summary.mean:.4g}x {b.run.label} "
-                                 f"({format_quantity(Q_(b.summary.mean, 'B/s'))}), the same workload: "
-                                 f"{meaning} ({factor:g}), likely a unit mixed up.",
-                                 "check the unit each figure was written in", {"sibling": b.run.label, "factor": factor})
-                break
+    """A run whose mean is a unit factor away from an earlier run of the same workload."""
+    def partner(a, b, earlier):
+        return earlier and _same(a.run, b.run) and unit_factor(a.summary.mean / b.summary.mean, max(a.noise, b.noise))
+
+    for i, a, b in _partners(figures, lambda a: True, partner):
+        factor, meaning = unit_factor(a.summary.mean / b.summary.mean, max(a.noise, b.noise))
+        yield i, Finding("UNIT-MIXUP", Severity.WARNING, a.run.label,
+                         f"{a.run.label} ({format_quantity(Q_(a.summary.mean, 'B/s'))}) is "
+                         f"{a.summary.mean / b.summary.mean:.4g}x {b.run.label} "
+                         f"({format_quantity(Q_(b.summary.mean, 'B/s'))}), the same workload: "
+                         f"{meaning} ({factor:g}), likely a unit mixed up.",
+                         "check the unit each figure was written in", {"sibling": b.run.label, "factor": factor})
 
 
 def _random_reads(figures: dict[int, _Figure]):
-    """Small random reads at or above sequential reads of the same nodes and processes, beyond noise."""
-    reads = {i: f for i, f in figures.items() if f.run.workload.operation is Operation.READ}
-    for i, small in reads.items():
-        w = small.run.workload
-        if w.access is not Access.RANDOM or w.transfer_size is None or w.transfer_size > SMALL_RANDOM:
-            continue
-        for j, seq in reads.items():
-            v = seq.run.workload
-            if v.access is not Access.SEQUENTIAL or (v.nodes, v.ppn) != (w.nodes, w.ppn) or \
-                    small.run.origin.path != seq.run.origin.path:
-                continue
-            low = small.summary.ci_low if small.summary.ci_low is not None else small.summary.mean
-            high = seq.summary.ci_high if seq.summary.ci_high is not None else seq.summary.mean
-            if low >= high:
-                yield i, Finding(
-                    "RANDOM-NOT-SLOWER", Severity.WARNING, small.run.label,
-                    f"{small.run.label} reads {format_quantity(Q_(small.summary.mean, 'B/s'))} in random "
-                    f"{format_quantity(w.transfer_size)} requests, at or above the sequential "
-                    f"{format_quantity(Q_(seq.summary.mean, 'B/s'))} of {seq.run.label}: no device seeks that fast, "
-                    "so the data came from a cache (or the file is sparse).",
-                    "read a data set larger than the memory, written in full (no holes), with caches dropped",
-                    {"sequential": seq.run.label, "random_B_s": small.summary.mean, "sequential_B_s": seq.summary.mean})
-                break
+    """Small random reads at or above sequential reads of the same file, nodes and processes, beyond noise."""
+    def small_random(f):
+        w = f.run.workload
+        return (w.operation is Operation.READ and w.access is Access.RANDOM and w.transfer_size is not None
+                and w.transfer_size <= SMALL_RANDOM)
+
+    def faster_than(small, seq, earlier):
+        v, w = seq.run.workload, small.run.workload
+        if v.operation is not Operation.READ or v.access is not Access.SEQUENTIAL or (v.nodes, v.ppn) != (w.nodes, w.ppn) \
+                or small.run.origin.path != seq.run.origin.path or _kind(small.run) != _kind(seq.run):
+            return False
+        low = small.summary.ci_low if small.summary.ci_low is not None else small.summary.mean
+        high = seq.summary.ci_high if seq.summary.ci_high is not None else seq.summary.mean
+        return low >= high
+
+    for i, small, seq in _partners(figures, small_random, faster_than):
+        yield i, Finding(
+            "RANDOM-NOT-SLOWER", Severity.WARNING, small.run.label,
+            f"{small.run.label} reads {format_quantity(Q_(small.summary.mean, 'B/s'))} in random "
+            f"{format_quantity(small.run.workload.transfer_size)} requests, at or above the sequential "
+            f"{format_quantity(Q_(seq.summary.mean, 'B/s'))} of {seq.run.label}: no device seeks that fast, "
+            "so the data came from a cache (or the file is sparse).",
+            "read a data set larger than the memory, written in full (no holes), with caches dropped",
+            {"sequential": seq.run.label, "random_B_s": small.summary.mean, "sequential_B_s": seq.summary.mean})
 
 
 def _reads_over_writes(figures: dict[int, _Figure]):
     """Reads of the same files (same file, same workload but the operation) far faster than their writes."""
-    for i, read in figures.items():
-        if read.run.workload.operation is not Operation.READ:
-            continue
-        for j, write in figures.items():
-            if write.run.workload.operation is not Operation.WRITE or not _same(read.run, write.run, but_operation=True):
-                continue
-            ratio = read.summary.mean / write.summary.mean if write.summary.mean else math.inf
-            if ratio > READ_OVER_WRITE:
-                yield i, Finding(
-                    "READ-FAR-FASTER", Severity.WARNING, read.run.label,
-                    f"{read.run.label} ({format_quantity(Q_(read.summary.mean, 'B/s'))}) is {ratio:.3g}x "
-                    f"{write.run.label} ({format_quantity(Q_(write.summary.mean, 'B/s'))}) of the same files: more "
-                    f"than the {READ_OVER_WRITE:g}x devices show: the reads were served from a cache, the files "
-                    "are sparse (holes read as zeros without touching the disks), or the writes were held back.",
-                    "drop caches (clients and servers) between write and read, read from another node, and "
-                    "write files in full", {"write": write.run.label, "ratio": ratio})
-                break
+    def ratio(read, write):
+        return read.summary.mean / write.summary.mean if write.summary.mean else math.inf
+
+    def slow_write(read, write, earlier):
+        return (write.run.workload.operation is Operation.WRITE and _same(read.run, write.run, but_operation=True)
+                and ratio(read, write) > READ_OVER_WRITE)
+
+    for i, read, write in _partners(figures, lambda f: f.run.workload.operation is Operation.READ, slow_write):
+        yield i, Finding(
+            "READ-FAR-FASTER", Severity.WARNING, read.run.label,
+            f"{read.run.label} ({format_quantity(Q_(read.summary.mean, 'B/s'))}) is {ratio(read, write):.3g}x "
+            f"{write.run.label} ({format_quantity(Q_(write.summary.mean, 'B/s'))}) of the same files: more "
+            f"than the {READ_OVER_WRITE:g}x devices show: the reads were served from a cache, the files "
+            "are sparse (holes read as zeros without touching the disks), or the writes were held back.",
+            "drop caches (clients and servers) between write and read, read from another node, and "
+            "write files in full", {"write": write.run.label, "ratio": ratio(read, write)})
