@@ -89,12 +89,15 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
             if problem is not None:
                 raise ProbeError(f"rank {k} on {hosts[k]}: {problem}") from problem
         existing = comm.bcast(store.measurements if rank == 0 else None)
+        # A figure the file holds from other commands would be lost: every rank learns it before anyone measures.
+        mine = _Share(existing, output)
+        mine.refuse_conflicts(sum(comm.allgather([n for p in node + sum(net, []) for n in mine.conflicts(p)]), []))
         widest, per_round = max(f[1] for f in found), max(f[2] for f in found)
         share = budget / max(widest + len(rounds) * per_round, 1)
         failures: list[tuple[Probe, ProbeError]] = []
         try:
             for probes, phase in [(node, widest)] + [(probes, per_round) for probes in net]:
-                _phase(comm, store, probes, existing, reporter, target, share * phase, failures)
+                _phase(comm, store, probes, existing, reporter, target, share * phase, failures, output)
         except BaseException as exc:  # MPI would wait for ever for a rank that left: stop them all
             stack.close()
             what = ": ".join(filter(None, (type(exc).__name__, str(exc))))
@@ -137,9 +140,9 @@ def _network_probes(plan: Plan, rank: int, hosts: list[str], rounds: list[list[t
 
 
 def _phase(comm, store: ProbeSetFile | None, probes: list[Probe], existing: dict[str, Measurement],
-           reporter: Reporter, target: float, budget: float, failures: list) -> None:
+           reporter: Reporter, target: float, budget: float, failures: list, output) -> None:
     """Run this rank's ``probes`` of one phase, wait for every rank, and gather their results into rank 0's file."""
-    done = _Share({o.name: existing[o.name] for p in probes for o in p.outputs if o.name in existing})
+    done = _Share({o.name: existing[o.name] for p in probes for o in p.outputs if o.name in existing}, output)
     outcome = run_probes(probes, done, reporter, target=target, budget=budget)
     request = comm.Ibarrier()  # no rank starts the next phase before all finished this one
     while not request.Test():
@@ -155,8 +158,8 @@ def _phase(comm, store: ProbeSetFile | None, probes: list[Probe], existing: dict
 class _Share(ProbeSetFile):
     """One rank's results of one phase, kept in memory until rank 0 gathers them into the probe set file."""
 
-    def __init__(self, measurements: dict[str, Measurement]):
-        self.measurements = measurements
+    def __init__(self, measurements: dict[str, Measurement], path):
+        self.measurements, self.path = measurements, path
 
     def record(self, measurements: list[Measurement]) -> None:
         self.measurements.update((m.name, m) for m in measurements)

@@ -73,6 +73,12 @@ class ProbeSetFile:
         """The names of ``probe`` this file holds from other commands or another host: measuring again would lose them."""
         return [o.name for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and not _same(m, probe)]
 
+    def refuse_conflicts(self, names: list[str]) -> None:
+        """InputError if ``names`` (of :meth:`conflicts`, maybe from several ranks) is not empty."""
+        if names:
+            raise InputError(str(self.path), "", f"holds {', '.join(names)} measured with other commands or on another "
+                             "host; measuring again would lose them. Write a new file, or replace this one with --force")
+
     def record(self, measurements: list[Measurement]) -> None:
         """Add or replace ``measurements`` and save the whole set."""
         for measurement in measurements:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from probes.errors import InputError, ProbeError
+from probes.errors import ProbeError
 from probes.measurement import Measurement
 from probes.probe import MIN_REPETITIONS, TARGET, Probe, measure
 from probes.probeset import ProbeSetFile
@@ -55,10 +55,7 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
     """
     for tool in sorted({p.tool for p in probes}):
         locate(tool)
-    clashes = [name for p in probes for name in store.conflicts(p)]
-    if clashes:
-        raise InputError(str(store.path), "", f"holds {', '.join(clashes)} measured with other commands or on another "
-                         "host; measuring again would lose them. Write a new file, or replace this one with --force")
+    store.refuse_conflicts([name for p in probes for name in store.conflicts(p)])
     clock = time.monotonic()
     failures = []
     timing: dict[str, list[float]] = {}  # tool -> [repetitions, seconds]

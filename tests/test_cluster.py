@@ -127,6 +127,18 @@ def test_resume_measures_nothing_again(probed, tmp_path):
     assert done.stderr.count("(from the file, not run again)") == 2 + 4 * 5
 
 
+def test_resume_with_other_commands_stops_every_rank_before_measuring(probed, tmp_path):
+    """--runtime 0.5 changes every command: resuming would overwrite figures measured with 0.3 s runs."""
+    _, output, port = probed
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(output.read_bytes())
+    done = cluster(4, copy, "--runtime", "0.5", "--no-memory", "--device", str(output.with_name("disk.img")),
+                   "--resume", "cluster", "--servers", "2", port=port)  # the later --runtime wins
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("measured with other commands or on another host; measuring again would lose them") == 4
+    assert copy.read_bytes() == output.read_bytes()
+
+
 def test_an_existing_probe_set_stops_every_rank_and_is_left_alone(probed):
     _, output, _ = probed
     before = output.read_bytes()
