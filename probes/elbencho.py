@@ -13,6 +13,7 @@ from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
+from probes.textlines import beginning
 
 __all__ = ["looks_like", "parse"]
 
@@ -131,8 +132,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     """
     tables = _read_tables(text, source)
     if not tables:
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected elbencho's results table (a line 'OPERATION "
                               f"RESULT TYPE FIRST DONE LAST DONE'); found {found}")
     runs = [run for table in tables for phase in table.phases for run in _phase_runs(table.setup, phase, source)]

@@ -16,6 +16,7 @@ from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
+from probes.textlines import line_of
 
 __all__ = ["looks_like", "parse"]
 
@@ -130,7 +131,7 @@ def _decode(text: str, source: str) -> dict:
         found = f"{first!r} and no line starting with '{{'" if first else "an empty text"
         raise ToolOutputError(source, "line 1",
                               f"expected fio's JSON output (a line starting with '{{'); found {found}")
-    line = text.count("\n", 0, opening.start()) + 1
+    line = line_of(text, opening.start())
     try:
         document, end = json.JSONDecoder().raw_decode(text, opening.end() - 1)
     except json.JSONDecodeError as exc:

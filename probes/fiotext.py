@@ -14,6 +14,7 @@ from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
+from probes.textlines import beginning
 
 __all__ = ["looks_like", "parse"]
 
@@ -391,7 +392,6 @@ def _no_results(text: str, errors: list[tuple[int, str]], source: str) -> ToolOu
         number, message = errors[0]
         return ToolOutputError(source, f"line {number}", "expected fio's job results ('<job>: (groupid=N, jobs=N): "
                                f"err=...'); found only fio's error messages, the first {message[:90]!r}: the run failed")
-    first = meaningful[0][1].strip()[:60] if meaningful else ""
-    found = repr(first) if first else "an empty text"
+    found = beginning(meaningful[0][1] if meaningful else "")
     return ToolOutputError(source, "line 1", "expected fio's job results ('<job>: (groupid=N, jobs=N): err=...'); "
                            f"found none (the text starts with {found}): the output is truncated or the run failed")

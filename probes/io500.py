@@ -20,6 +20,7 @@ from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
+from probes.textlines import beginning
 
 __all__ = ["looks_like", "parse"]
 
@@ -160,10 +161,8 @@ def parse(text: str, *, source: str) -> list[Run]:
     elif looks_like(text):
         phases, version, tags = _read_summary(lines, source)
     else:
-        first = text.strip().split("\n", 1)[0][:60]
         raise ToolOutputError(source, "line 1", "expected an io500 results file ('[RESULT] ...' lines, "
-                              f"'[ior-easy-write]' sections or the 2017 prototype's lines); found "
-                              f"{repr(first) if first else 'an empty text'}")
+                              f"'[ior-easy-write]' sections or the 2017 prototype's lines); found {beginning(text)}")
     runs = [run for phase in phases if (run := _run(phase, version, tags, source)) is not None]
     if not runs:
         raise ToolOutputError(source, f"line {max(len(lines), 1)}", "expected at least one io500 phase with a "

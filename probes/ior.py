@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +18,7 @@ from probes.run import Origin, Run, distinct_labels
 from probes.stats import Summary, from_reported
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
+from probes.textlines import beginning, line_of, split_words
 
 __all__ = ["looks_like", "parse"]
 
@@ -120,8 +120,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     if opening is not None and (header is None or opening.start() < header.start()):
         return distinct_labels(_parse_json(text, opening, source))
     if header is None:
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected IOR's output (a line 'IOR-<version>: MPI "
                               f"Coordinated Test of Parallel I/O' or its JSON); found {found}")
     return distinct_labels(_parse_text(text, source))
@@ -401,10 +400,7 @@ def _int_option(options: dict, name: str, source: str) -> int:
 
 def _direct_from_command(command: str) -> bool | None:
     """True if the command line asks for O_DIRECT; None (unknown) otherwise: a script may set it."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        words = command.split()
+    words = split_words(command)
     for word in words:
         if word == "-B" or word.startswith("--posix.odirect") or word.replace(" ", "") == "useO_DIRECT=1":
             return True
@@ -616,7 +612,7 @@ def _decode(text: str, opening: re.Match, source: str) -> tuple[Any, str]:
                                   f"read ({exc})") from None
         rest = body[end:].strip()
         if rest:
-            line = body.count("\n", 0, end) + 1
+            line = line_of(body, end)
             raise ToolOutputError(source, f"line {line}", f"expected one JSON object; found more after it "
                                   f"({rest[:30]!r})")
         return document, "; ".join(repairs)
@@ -624,7 +620,7 @@ def _decode(text: str, opening: re.Match, source: str) -> tuple[Any, str]:
 
 
 def _lines_of(body: str, positions: list[int]) -> str:
-    lines = [body.count("\n", 0, p) + 1 for p in positions[:3]]
+    lines = [line_of(body, p) for p in positions[:3]]
     more = ", ..." if len(positions) > 3 else ""
     return ", ".join(map(str, lines)) + more
 

@@ -13,6 +13,7 @@ from probes.errors import ToolOutputError
 from probes.iperf3_results import RATE_UNITS, UDP_RECEIVED, Interval, hosts_label, interval, rate_in
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
+from probes.textlines import beginning
 
 __all__ = ["looks_like", "parse"]
 
@@ -72,8 +73,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     None otherwise.
     """
     if not looks_like(text):
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected iperf 2's output (a line 'Client connecting to <host>, "
                               f"TCP port <n>', 'Server listening on TCP port <n>' or '[  3] local ... connected "
                               f"with ...'); found {found}")

@@ -17,6 +17,7 @@ from probes.errors import ToolOutputError
 from probes.jsonfields import check, describe
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
+from probes.textlines import beginning, line_of
 
 __all__ = ["looks_like", "parse", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
            "rate_in", "hosts_label"]
@@ -125,8 +126,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     if opening is not None and (marker is None or opening.start() < marker):
         return distinct_labels(_parse_json(text, opening.start(), source))
     if marker is None:
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected iperf3's output (its -J JSON, or text with a line "
                               f"'Connecting to host ...' or '[  5] local ... connected to ...'); found {found}")
     return distinct_labels(_parse_text(text, source))
@@ -205,7 +205,7 @@ def _documents(text: str, start: int, source: str) -> list[tuple[Any, int]]:
     decoder = json.JSONDecoder()
     position = start
     while position < len(text):
-        line = text.count("\n", 0, position) + 1
+        line = line_of(text, position)
         try:
             document, position = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
@@ -217,7 +217,7 @@ def _documents(text: str, start: int, source: str) -> list[tuple[Any, int]]:
         documents.append((document, line))
         rest = text[position:].lstrip()
         if rest and not rest.startswith("{"):
-            after = text.count("\n", 0, len(text) - len(rest)) + 1
+            after = line_of(text, len(text) - len(rest))
             raise ToolOutputError(source, f"line {after}", f"expected another iperf3 JSON object or the end; "
                                   f"found {rest.splitlines()[0][:60]!r}")
         position = len(text) - len(rest)

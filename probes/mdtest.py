@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from dataclasses import dataclass, field
 
 from probes.errors import ToolOutputError
@@ -40,6 +39,7 @@ from probes.run import Origin, Run, distinct_labels
 from probes.stats import from_reported
 from probes.units import Metric
 from probes.workload import Access, Operation, Workload
+from probes.textlines import beginning, split_words
 
 __all__ = ["looks_like", "parse"]
 
@@ -144,8 +144,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       (stonewall)" row (``stonewall``).
     """
     if not _HEADER.search(text):
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected mdtest's output (a line 'mdtest-<version> was "
                               f"launched with N total task(s) on M node(s)'); found {found}")
     runs = []
@@ -323,10 +322,7 @@ def _options(command: str | None) -> _Options:
     """Flags and option values of mdtest's command line (getopt style: -n 10, -n=10, -n10, -FC)."""
     if command is None:
         return _Options(False)
-    try:
-        words = shlex.split(command)
-    except ValueError:  # a cut line leaves a quote open
-        words = command.split()
+    words = split_words(command)
     flags, values = set(), {}
     index = 1  # words[0] is the program
     while index < len(words):

@@ -15,8 +15,9 @@ from probes.errors import ProbeError, ToolFailedError, ToolOutputError
 from probes.probe import Output, Probe
 from probes.runner import run_tool
 from probes.units import Metric
+from probes.textlines import line_of
 
-__all__ = ["ping_argv", "parse", "ping_probes", "REPLY", "line_of", "FAST_INTERVAL", "USER_INTERVAL"]
+__all__ = ["ping_argv", "parse", "ping_probes", "REPLY", "FAST_INTERVAL", "USER_INTERVAL"]
 
 # Seconds between packets: root may send every 2 ms (the lecture floods with -f);
 # 0.2 s is the smallest interval older iputils allow other users.
@@ -104,6 +105,3 @@ def _deadline(count: int, interval: float) -> int:
     """Whole seconds (all ping accepts) for sending ``count`` packets and hearing the last reply."""
     return math.ceil(count * interval) + _GRACE
 
-
-def line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1

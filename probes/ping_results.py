@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass
 
 from probes.errors import ToolOutputError
-from probes.ping import REPLY, line_of
+from probes.ping import REPLY
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
+from probes.textlines import beginning, line_of
 
 __all__ = ["looks_like", "parse"]
 
@@ -90,8 +91,7 @@ def parse(text: str, *, source: str) -> list[Run]:
         if _LINUX_STATISTICS.search(text) or REPLY.search(text):
             raise ToolOutputError(source, "line 1", "expected a 'PING <host> ...' line before the replies and "
                                   "statistics; found none: the start of the output is missing")
-        first = text.strip().split("\n", 1)[0][:60]
-        found = repr(first) if first else "an empty text"
+        found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected ping's output, starting 'PING <host> ...' (iputils) "
                               f"or 'Pinging <host> ...' (Windows); found {found}")
     return distinct_labels(_runs(text, _LINUX_FLAVOUR, source))
