@@ -15,7 +15,10 @@ from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
 from probes.textlines import beginning
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "elbencho output"
 
 # Units. elbencho's "Throughput MiB/s" and "Total MiB" are 2^20 bytes: in the corpus, the WRITE of
 # 1024 files of 1 GiB (large-files sweep, line 17) prints "Total MiB : 1048576" (1024 x 2^30 B =

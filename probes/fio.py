@@ -18,7 +18,10 @@ from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
 from probes.textlines import line_of
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "fio JSON output (--output-format=json)"
 
 # A line opening the JSON object. fio may print error lines before it
 # ("fio: pid=19192, err=42/file:io_u.c:2074, ..."), so the object need not start the text.

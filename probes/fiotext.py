@@ -16,7 +16,10 @@ from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
 from probes.textlines import beginning
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "fio normal text output"
 
 # Units. fio (stat.c show_ddir_status) prints "BW=<bw> (<alt>)": with the default kb_base=1024
 # <bw> has binary prefixes (KiB/s, MiB/s, GiB/s: 2^10, 2^20, 2^30 B/s) and <alt> decimal ones

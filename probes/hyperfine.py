@@ -17,7 +17,10 @@ from probes.run import Origin, Run, distinct_labels
 from probes.stats import from_reported
 from probes.units import Metric
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "hyperfine --export-json"
 
 # Unit. Every time in the JSON is in seconds, whatever --time-unit says: hyperfine's JsonExporter
 # serialises its results as measured and ignores the display unit (src/export/json.rs), and in the

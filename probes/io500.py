@@ -22,7 +22,10 @@ from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
 from probes.textlines import beginning
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
 
 # Units, with the evidence for each.
 # - io500.sh prints "GB/s" (2017 to 2019) and "GiB/s" (2020) for the same computation: IOR's

@@ -20,7 +20,10 @@ from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
 from probes.textlines import beginning, line_of, split_words
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "IOR output (text, or -O summaryFormat=json)"
 
 # Units. IOR's "bw(MiB/s)" column, the summary's "Max(MiB)"/"Mean(MiB)" and the JSON "bwMiB" /
 # "bwMeanMIB" are 2^20 bytes per second. IOR's "MB" is NOT always 2^20: in every text file of the
@@ -257,7 +260,6 @@ def _bandwidth(text: str, where: str, source: str) -> float:
 
 
 def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
-    origin_version = run.version
     where = f"line {run.line}"
     if not run.tests or not any(t.rows or t.summary for t in run.tests):
         missing = "result rows ('access bw(MiB/s) ...' table)" if not run.results_seen else "a write or read row"
@@ -274,7 +276,6 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
             summary = test.summary.get(name)
             if not rows and summary is None:
                 continue
-            tags: list[tuple[str, str]] = []
             reported, durations = None, ()
             if rows:
                 if repetitions is not None and len(rows) < repetitions:
@@ -293,9 +294,9 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                 reported = _reported(values.get("reps", "?"), *(_bandwidth(values.get(key, "?"), where, source) for key in
                                      ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
             workload, more = _text_workload(test, operation, direct, source)
-            tags = more + tags + _own_writes(test.options.get("ordering inter file", ("", 0))[0],
+            tags = more + _own_writes(test.options.get("ordering inter file", ("", 0))[0],
                                              test.rows.keys() | test.summary.keys(), name)
-            origin = Origin(path=source, line=line, tool="ior", tool_version=origin_version)
+            origin = Origin(path=source, line=line, tool="ior", tool_version=run.version)
             runs.append(Run(label=_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
                             tags=tuple(tags), reported=reported, durations=durations))
@@ -462,7 +463,6 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
             if result.get("access") == name:
                 samples.append(_json_number(result, "bwMiB", path, source))
                 durations.append(result.get("totalTime"))
-        tags: list[tuple[str, str]] = []
         reported = None
         if not samples:
             entry = next(((i, s) for i, s in enumerate(summary) if isinstance(s, dict)
@@ -487,7 +487,7 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
         label_options = {"api": (api, 0), "access": (access, 0)}
         runs.append(Run(label=_label(label_options, test_id if isinstance(test_id, int) else 0, name),
                         workload=workload, metric=Metric.BANDWIDTH, samples=tuple(samples), unit=UNIT,
-                        origin=origin, tags=tuple(more + tags), reported=reported,
+                        origin=origin, tags=tuple(more), reported=reported,
                         durations=tuple(float(t) for t in durations)))
     return runs
 

@@ -15,7 +15,10 @@ from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
 from probes.textlines import beginning
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "iperf 2 text output"
 
 # Units: as in iperf3 (see probes.iperf3_results), "Mbits/sec" is 10^6 bit/s and "KBytes" 2^10 B.
 # The corpus agrees: congestion-control_iperf2_server_tcp_mininet.txt line 7,

@@ -20,7 +20,10 @@ from probes.units import Metric
 from probes.textlines import beginning, line_of
 
 __all__ = ["looks_like", "parse", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
-           "rate_in", "hosts_label"]
+           "rate_in", "hosts_label", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "iperf3 output (-J JSON or text)"
 
 # Units. iperf3's JSON "bits_per_second" is bits per second with no prefix (SI: "bit/s").
 # Its text prints figures with unit_snprintf (esnet/iperf src/units.c): rates in bits take

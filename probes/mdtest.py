@@ -41,7 +41,10 @@ from probes.units import Metric
 from probes.workload import Access, Operation, Workload
 from probes.textlines import beginning, split_words
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "mdtest output"
 
 UNIT = "op/s"
 

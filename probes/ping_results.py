@@ -16,7 +16,10 @@ from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
 from probes.textlines import beginning, line_of
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "ping output (Linux iputils or Windows)"
 
 # Both ping flavours print RTTs in milliseconds: iputils "time=0.280 ms" (integers from 100 ms up,
 # "time=214 ms"), Windows "time=13ms", and "time<1ms" for anything faster than 1 ms.
@@ -99,20 +102,19 @@ def parse(text: str, *, source: str) -> list[Run]:
 
 @dataclass(frozen=True)
 class _Flavour:
-    """The patterns of one ping implementation; ``time`` names the reply pattern's group of the RTT in ms."""
+    """The patterns of one ping implementation; each reply pattern has a group ``time`` (the RTT in ms)."""
 
     name: str
     header: re.Pattern
     reply: re.Pattern
-    time: int | str
     statistics: re.Pattern
     counts: re.Pattern
     rtt: re.Pattern
 
 
-# probes.ping's reply pattern: its group 1 is the time, "dup" marks a duplicate.
-_LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, "time", _LINUX_STATISTICS, _LINUX_COUNTS, _LINUX_RTT)
-_WINDOWS_FLAVOUR = _Flavour("Windows", _WINDOWS, _WINDOWS_REPLY, "time", _WINDOWS_STATISTICS, _WINDOWS_COUNTS,
+# probes.ping's reply pattern: "dup" marks a duplicate.
+_LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, _LINUX_STATISTICS, _LINUX_COUNTS, _LINUX_RTT)
+_WINDOWS_FLAVOUR = _Flavour("Windows", _WINDOWS, _WINDOWS_REPLY, _WINDOWS_STATISTICS, _WINDOWS_COUNTS,
                             _WINDOWS_RTT)
 
 
@@ -160,7 +162,7 @@ def _samples(block: str, flavour: _Flavour) -> tuple[list[float], int, int]:
         elif found.get("dup"):
             duplicates += 1
         else:
-            samples.append(float(match[flavour.time]))
+            samples.append(float(match["time"]))
     return samples, duplicates, below
 
 

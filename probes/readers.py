@@ -14,11 +14,7 @@ __all__ = ["read_results", "READERS", "FORMATS"]
 # In the order their sniffs are tried: each module has looks_like(text) and parse(text, source=...).
 READERS = {"fio": fio, "fio-text": fiotext, "ior": ior, "mdtest": mdtest, "io500": io500, "elbencho": elbencho,
            "hyperfine": hyperfine, "iperf3": iperf3_results, "iperf2": iperf2, "ping": ping_results, "table": table}
-FORMATS = ("fio JSON output (--output-format=json)", "fio normal text output",
-           "IOR output (text, or -O summaryFormat=json)", "mdtest output",
-           "io500 results (result.txt, result_summary.txt, io500.sh summaries)", "elbencho output",
-           "hyperfine --export-json", "iperf3 output (-J JSON or text)", "iperf 2 text output",
-           "ping output (Linux iputils or Windows)", "a results CSV with columns " + ", ".join(table.REQUIRED))
+FORMATS = tuple(module.FORMAT for module in READERS.values())
 
 
 def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) -> list[Run]:

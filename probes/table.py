@@ -20,9 +20,10 @@ from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric, Q_, parse_quantity, parse_unit, require
 from probes.workload import Access, Operation, Workload
 
-__all__ = ["looks_like", "parse"]
+__all__ = ["looks_like", "parse", "FORMAT"]
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
+FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
 WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "data_set", "duration")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
