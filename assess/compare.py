@@ -10,12 +10,23 @@ from probes.run import Run
 from probes.stats import CONFIDENCE, Summary
 from probes.units import Q_, Metric
 
-__all__ = ["Comparison", "compare", "speed"]
+__all__ = ["Comparison", "compare", "fastest", "speed"]
 
 
 def speed(run: Run) -> Summary:
     """The run's summary in its metric's canonical unit (B/s, op/s, s)."""
     return run.summary.scaled(Q_(1, run.unit).m_as(run.metric.unit))
+
+
+def _lower_is_faster(metric: Metric) -> bool:
+    """Times are faster when shorter; bandwidths and rates when higher."""
+    return metric is Metric.LATENCY
+
+
+def fastest(runs: list[Run]) -> Run:
+    """The fastest of runs of one metric."""
+    pick = min if _lower_is_faster(runs[0].metric) else max
+    return pick(runs, key=lambda r: speed(r).mean)
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ def compare(a: Run, b: Run) -> Comparison:
         raise InputError(str(b.origin), "", f"cannot compare {b.label!r} ({b.metric.label}) with {a.label!r} "
                          f"({a.metric.label}): they measure different things")
     sa, sb = speed(a), speed(b)
-    lower_is_faster = a.metric is Metric.LATENCY
+    lower_is_faster = _lower_is_faster(a.metric)
     a_faster = (sa.mean < sb.mean) if lower_is_faster else (sa.mean > sb.mean)
     (fast, sf), (slow, ss) = ((a, sa), (b, sb)) if a_faster else ((b, sb), (a, sa))
     if min(sf.mean, ss.mean) <= 0:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Sequence
 
 from probes.document import dumps, envelope
+from probes.run import Run
+from probes.units import Q_, format_quantity
 
-__all__ = ["table", "envelope", "dumps"]
+__all__ = ["table", "runs_table", "envelope", "dumps"]
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
@@ -17,3 +19,25 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
         return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     return "\n".join([line(headers), line("-" * w for w in widths), *(line(r) for r in rows)])
+
+
+def runs_table(runs: list[Run]) -> str:
+    """One row per run: its summary over repetitions, what it measured and where it was read."""
+    rows = []
+    for r in runs:
+        s = r.summary
+        mean = format_quantity(r.value, r.metric)
+        unit = mean.rsplit(" ", 1)[-1]  # the spread and interval in the mean's unit
+
+        def shown(x):
+            return format_quantity(Q_(x, r.unit), r.metric, unit=unit)
+
+        spread = "" if s.std is None else f" ± {shown(s.std)}"
+        ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}"
+        tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
+        rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
+                     r.workload.describe() if r.workload else "-", tool, str(r.origin)))
+    lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
+    if any(not r.samples for r in runs):
+        lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
+    return "\n".join(lines)

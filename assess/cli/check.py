@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import argparse
 
-from probes.readers import read_results
 from probes.units import format_quantity
 from assess.check import check_runs
-from assess.cli.inputs import alias_arg, fraction_arg, open_topology, resolve
+from assess.cli.inputs import add_unit_alias, fraction_arg, open_topology, read_runs
+from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
 from assess.render import dumps, envelope, table
 
@@ -34,16 +34,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"relative noise of the measurements behind a ceiling (default {TOLERANCE})")
     parser.add_argument("--far-below", type=fraction_arg, default=FAR_BELOW,
                         help=f"flag runs under this fraction of their ceiling (default {FAR_BELOW})")
-    parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
-                        help="what an ambiguous unit in the results means, e.g. 'Mb/s=MB/s' (repeatable)")
+    add_unit_alias(parser)
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
-    aliases = dict(args.unit_alias)
-    runs = [r for word in args.results for r in read_results(resolve(word), aliases=aliases)]
+    runs = [r for word in args.results for r in read_runs(word, args)]
     judgements = check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                             tolerance=args.tolerance, far_below=args.far_below)
     if args.json:
@@ -55,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         print(render(judgements, f"{topology.name} ({topology.path})"))
     threshold = _FAIL_ON[args.fail_on]
     failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
-    return 1 if failed else 0
+    return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def render(judgements: list[Judgement], system: str) -> str:

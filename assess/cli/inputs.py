@@ -6,12 +6,15 @@ import argparse
 from pathlib import Path
 
 from probes.errors import InputError, UnitError
+from probes.readers import read_results
+from probes.run import Run
 from probes.units import Metric, parse_quantity
 from topologies.bundled import example_names, example_path
 from topologies.load import load_topology
 from topologies.topology import Topology
 
-__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "fraction_arg"]
+__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "fraction_arg", "add_unit_alias",
+           "read_runs"]
 
 
 def resolve(word: str) -> Path:
@@ -63,3 +66,14 @@ def fraction_arg(text: str) -> float:
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, such as 0.05. Got {text!r} instead.")
     return value
+
+
+def add_unit_alias(parser: argparse.ArgumentParser) -> None:
+    """The --unit-alias option of every command that reads results."""
+    parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
+                        help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
+
+
+def read_runs(word: str, args: argparse.Namespace) -> list[Run]:
+    """The runs of one results file named on the command line (a file or a bundled example)."""
+    return read_results(resolve(word), aliases=dict(args.unit_alias))

@@ -14,12 +14,10 @@ import io
 import sys
 
 from probes.errors import IoboundError
-from probes.readers import read_results
 from probes.run import Run
-from probes.units import Q_, format_quantity
-from assess.cli.inputs import alias_arg, resolve
+from assess.cli.inputs import add_unit_alias, read_runs
 from assess.cli.status import EXIT_INPUT, EXIT_OK
-from assess.render import dumps, envelope, table
+from assess.render import dumps, envelope, runs_table
 
 # results format history:
 #   1.0  first version
@@ -33,15 +31,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help=f"print iobound/results {FORMAT_VERSION} JSON")
     form.add_argument("--csv", action="store_true", help="print one CSV row per repetition (iobound check reads it back)")
-    parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
-                        help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
+    add_unit_alias(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     runs, failed = [], []
     for word in args.results:
         try:
-            runs.extend(read_results(resolve(word), aliases=dict(args.unit_alias)))
+            runs.extend(read_runs(word, args))
         except IoboundError as exc:
             failed.append(str(exc))
     if args.json:
@@ -49,32 +46,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.csv:
         print(to_csv(runs), end="")
     elif runs:
-        print(render(runs))
+        print(runs_table(runs))
     for message in failed:
         sys.stderr.write(f"iobound: error: {message}\n")
     return EXIT_INPUT if failed else EXIT_OK
-
-
-def render(runs: list[Run]) -> str:
-    """One row per run: its summary over repetitions, what it measured and where it was read."""
-    rows = []
-    for r in runs:
-        s = r.summary
-        mean = format_quantity(r.value, r.metric)
-        unit = mean.rsplit(" ", 1)[-1]  # the spread and interval in the mean's unit
-
-        def shown(x):
-            return format_quantity(Q_(x, r.unit), r.metric, unit=unit)
-
-        spread = "" if s.std is None else f" ± {shown(s.std)}"
-        ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}"
-        tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
-        rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
-                     r.workload.describe() if r.workload else "-", tool, str(r.origin)))
-    lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
-    if any(not r.samples for r in runs):
-        lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
-    return "\n".join(lines)
 
 
 def to_csv(runs: list[Run]) -> str:
