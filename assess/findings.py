@@ -30,6 +30,7 @@ from probes.run import Run
 from probes.stats import CONFIDENCE, Summary
 from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
+from models.flow import NETWORK_LAYERS
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "CODES",
            "TOLERANCE", "FAR_BELOW"]
@@ -42,9 +43,6 @@ TOLERANCE = 0.05
 # Below this fraction of the ceiling a run is worth a look: half of what the
 # slowest layer allows means some other part (software, layout) costs as much.
 FAR_BELOW = 0.5
-
-# Layers whose excess means the data never crossed the network: a client-side cache.
-_NETWORK_LAYERS = {"network message rate", "client NICs", "network fabric", "links", "server NICs"}
 
 
 class Severity(enum.IntEnum):
@@ -168,7 +166,7 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
 def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:
     exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < fastest]
     names = ", ".join(f"{layer.layer} ({format_quantity(layer.value)})" for layer in exceeded)
-    network = any(layer.layer in _NETWORK_LAYERS for layer in exceeded)
+    network = any(layer.layer in NETWORK_LAYERS for layer in exceeded)
     if op == "read":
         cache = "the client's page cache" if network else "a server-side cache (server memory or controller cache)"
         why = (f"likely served from {cache}: data read back soon after it was written, a data set smaller "

@@ -117,11 +117,9 @@ def _data_set(run: Run, memory: Memory | None, limits: Limits) -> Finding | None
     workload = run.workload
     if memory is None or workload is None or workload.data_set is None or workload.operation.is_metadata:
         return None
-    known = [m for m in (memory.clients, memory.servers) if m is not None]
-    if not known:
+    total, which = memory.total, memory.whose
+    if total is None:
         return None
-    total = sum(known[1:], known[0])
-    which = "clients' and servers'" if len(known) == 2 else ("clients'" if memory.clients is not None else "servers'")
     ratio = (workload.data_set / total).m_as("")
     evidence = {"data_set_B": workload.data_set.m_as("B"), "memory_B": total.m_as("B"), "ratio": ratio}
     shown = f"{format_quantity(workload.data_set, Metric.SIZE)} is {ratio:.2g}x the {which} memory ({format_quantity(total, Metric.SIZE)})"

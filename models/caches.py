@@ -20,10 +20,14 @@ class Memory:
 
     @property
     def total(self) -> Quantity | None:
-        """Both together, when both are known: what a data set must exceed to leave no cache a whole copy."""
+        """The memory stated (clients, servers or both): a data set this size may be cached whole; None if neither is."""
         stated = [m for m in (self.clients, self.servers) if m is not None]
-        return None if len(stated) < 2 else stated[0] + stated[1]
+        return sum(stated[1:], stated[0]) if stated else None
 
+    @property
+    def whose(self) -> str:
+        """Whose memory :attr:`total` counts, in words."""
+        return " and ".join(w for w, m in (("clients'", self.clients), ("servers'", self.servers)) if m is not None)
 
 def aggregate_memory(topology: Topology, workload: Workload, clients: tuple[str, ...] | None = None) -> Memory:
     """Sum each group's ``memory`` times its members (the workload's node count for a single client group)."""

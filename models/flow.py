@@ -20,7 +20,7 @@ from probes.units import Metric, Quantity, format_quantity
 from probes.workload import Access, Operation, Workload
 from topologies.topology import Group, Kind, Topology
 
-__all__ = ["Stage", "FlowNetwork", "canonical", "numbers", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
+__all__ = ["Stage", "FlowNetwork", "NETWORK_LAYERS", "canonical", "numbers", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
@@ -33,6 +33,8 @@ _STAGES = {
     Kind.DEVICE: (("bandwidth", "devices"), ("iops", "device IOPS")),
 }
 _SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS"}
+# The layers data crosses on the network (links included): beyond them, only a client-side cache can serve it.
+NETWORK_LAYERS = frozenset({"network message rate", "client NICs", "network fabric", "links", "server NICs"})
 
 
 @dataclass(frozen=True)
