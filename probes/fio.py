@@ -7,12 +7,11 @@ benchmark's; what the output does not say is refused, never guessed.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from probes.errors import ToolOutputError
-from probes.jsonfields import check, describe
+from probes.jsonfields import check, field, number
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric, Quantity
 from probes.workload import Access, Operation, Workload
@@ -108,11 +107,11 @@ def parse(text: str, *, source: str) -> list[Run]:
     [('seq read', (524288000.0,), 'read 1 MiB seq, 1 node x 1 ppn')]
     """
     document = _decode(text, source)
-    version = _field(document, "fio version", str, "", source)
+    version = field(document, "fio version", str, "", source)
     entries = []
     for key in ("jobs", "client_stats"):
         if key in document:
-            for index, entry in enumerate(_field(document, key, list, "", source)):
+            for index, entry in enumerate(field(document, key, list, "", source)):
                 where = f"{key}[{index}]"
                 entries.append((where, check(entry, dict, where, source), key == "client_stats"))
     if not entries:
@@ -159,10 +158,10 @@ def _decode(text: str, source: str) -> dict:
 def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: Origin) -> list[Run]:
     """The runs of one entry of ``jobs`` or ``client_stats``: its read and its write, if they moved data."""
     source = origin.path
-    name = _field(entry, "jobname", str, where, source)
+    name = field(entry, "jobname", str, where, source)
     if client and name == _ALL_CLIENTS:
         return []
-    host = f" ({_field(entry, 'hostname', str, where, source)})" if client else ""
+    host = f" ({field(entry, 'hostname', str, where, source)})" if client else ""
     options = _options(document, entry, where, source)
     if not options:
         raise ToolOutputError(
@@ -183,7 +182,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
                 f"expected one block size per direction; found {spread}={options[spread][0]!r}, so "
                 "the transfer size varies from one I/O to the next",
             )
-    error = _field(entry, "error", int, where, source) if "error" in entry else 0
+    error = field(entry, "error", int, where, source) if "error" in entry else 0
     access = _access(options, source)
     kb_base = _kb_base(options, source)
     queue_depth = _count(options, "iodepth", source)
@@ -195,7 +194,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
     runs = []
     for index, operation in enumerate((Operation.READ, Operation.WRITE)):
         path = f"{where}.{operation.value}"
-        stats = _field(entry, operation.value, dict, where, source)
+        stats = field(entry, operation.value, dict, where, source)
         # fio 3 writes io_bytes in bytes beside io_kbytes; fio 2.x wrote io_bytes in KiB, and no io_kbytes.
         moved = _number(stats, "io_bytes", path, source) * (1 if "io_kbytes" in stats else 1024)
         runtime = _number(stats, "runtime", path, source) / 1000 if "runtime" in stats else 0.0
@@ -329,22 +328,7 @@ def _bytes(text: str, kb_base: int) -> int | None:
     return int(number) * base ** (_PREFIXES.index(prefix.lower()) + 1)
 
 
-def _field(obj: dict, key: str, kind: type | tuple[type, ...], path: str, source: str) -> Any:
-    where = f"{path}.{key}" if path else key
-    if key not in obj:
-        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
-        raise ToolOutputError(source, where, f"expected this field; it is missing (found {present})")
-    return check(obj[key], kind, where, source)
-
-
 def _number(obj: dict, key: str, path: str, source: str) -> float:
-    value = _field(obj, key, (int, float), path, source)
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
     # fio writes 64-bit counters: anything larger (or inf, NaN, negative) is not its output.
-    if not 0 <= number < 2.0**64:
-        raise ToolOutputError(source, f"{path}.{key}",
-                              f"expected a number from 0 to 2**64; found {describe(value)}")
-    return number
+    return number(field(obj, key, (int, float), path, source), f"{path}.{key}", source,
+                  expected="a number from 0 to 2**64", below=2.0**64)

@@ -7,12 +7,11 @@ is not a storage workload, so ``workload`` is None.
 from __future__ import annotations
 
 import json
-import math
 import re
 from typing import Any
 
 from probes.errors import ToolOutputError
-from probes.jsonfields import check, describe
+from probes.jsonfields import check, describe, number
 from probes.run import Origin, Run, distinct_labels
 from probes.stats import from_reported
 from probes.units import Metric
@@ -118,14 +117,7 @@ def _run(result: Any, where: str, source: str) -> Run:
 
 
 def _seconds(value: Any, where: str, source: str) -> float:
-    check(value, (int, float), where, source)
-    try:
-        seconds = float(value)
-    except OverflowError:  # a whole number too large for a float
-        seconds = math.inf
-    if not math.isfinite(seconds) or seconds < 0:
-        raise ToolOutputError(source, where, f"expected a time of at least 0 s; found {describe(value)}")
-    return seconds
+    return number(value, where, source, expected="a time of at least 0 s")
 
 
 def _times(result: dict, where: str, source: str) -> tuple[float, ...]:

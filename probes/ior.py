@@ -14,6 +14,7 @@ from typing import Any
 
 from probes.errors import ToolOutputError
 from probes.jsonfields import check, describe
+from probes.jsonfields import field as json_field, number as json_number
 from probes.run import Origin, Run, distinct_labels
 from probes.stats import Summary, from_reported
 from probes.units import Q_, Metric
@@ -553,30 +554,15 @@ def _shared(access: str) -> bool | None:
 
 
 def _json_count(obj: dict, key: str, path: str, source: str) -> int:
-    if key not in obj:
-        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
-        raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
-    value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**63:
+    value = json_field(obj, key, int, path, source)
+    if not 1 <= value < 2**63:
         raise ToolOutputError(source, f"{path}.{key}", f"expected a whole number of at least 1; found {describe(value)}")
     return value
 
 
 def _json_number(obj: dict, key: str, path: str, source: str) -> float:
-    if key not in obj:
-        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
-        raise ToolOutputError(source, f"{path}.{key}", f"expected this field; it is missing (found {present})")
-    value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ToolOutputError(source, f"{path}.{key}", f"expected a number; found {describe(value)}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not 0 <= number < math.inf:
-        raise ToolOutputError(source, f"{path}.{key}", f"expected a finite bandwidth of at least 0; "
-                              f"found {describe(value)}")
-    return number
+    return json_number(json_field(obj, key, (int, float), path, source), f"{path}.{key}", source,
+                       expected="a finite bandwidth of at least 0")
 
 
 # Repairs of IOR's invalid JSON, each applied outside strings only. Every repair keeps the line

@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from probes.errors import ToolOutputError
-from probes.jsonfields import check, describe
+from probes.jsonfields import check, number as json_number
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Metric
 from probes.textlines import beginning, line_of
@@ -240,16 +240,7 @@ class _Fields:
         return check(parent.get(key), dict, self.prefix + path, self.source)
 
     def number(self, parent: dict, key: str, path: str) -> float:
-        value = parent.get(key)
-        check(value, (int, float), self.prefix + path, self.source)
-        try:
-            number = float(value)
-        except OverflowError:  # an integer too large for a float
-            number = math.inf
-        if not math.isfinite(number) or number < 0:
-            raise ToolOutputError(self.source, self.prefix + path, f"expected a finite number of at least 0; "
-                                  f"found {describe(value)}")
-        return number
+        return json_number(parent.get(key), self.prefix + path, self.source)
 
 
 def _document_runs(document: Any, line: int, prefix: str, source: str) -> list[Run]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from probes.errors import ToolOutputError
 
-__all__ = ["check", "describe"]
+__all__ = ["check", "field", "number", "describe"]
 
 _KINDS = {str: "a string", int: "a whole number", dict: "an object", list: "a list", (int, float): "a number"}
 
@@ -16,6 +17,28 @@ def check(value: Any, kind: type | tuple[type, ...], where: str, source: str) ->
     if not isinstance(value, kind) or isinstance(value, bool):
         raise ToolOutputError(source, where, f"expected {_KINDS[kind]}; found {describe(value)}")
     return value
+
+
+def field(obj: dict, key: str, kind: type | tuple[type, ...], path: str, source: str) -> Any:
+    """``obj[key]`` checked as :func:`check` does; a missing key names the fields that are there."""
+    where = f"{path}.{key}" if path else key
+    if key not in obj:
+        present = ", ".join(repr(k) for k in list(obj)[:8]) or "nothing"
+        raise ToolOutputError(source, where, f"expected this field; it is missing (found {present})")
+    return check(obj[key], kind, where, source)
+
+
+def number(value: Any, where: str, source: str, *, expected: str = "a finite number of at least 0",
+           below: float = math.inf) -> float:
+    """``value`` as a float from 0 up to (not including) ``below``; ``expected`` says so in the error."""
+    check(value, (int, float), where, source)
+    try:
+        result = float(value)
+    except OverflowError:  # a whole number too large for a float
+        result = math.inf
+    if not 0 <= result < below:
+        raise ToolOutputError(source, where, f"expected {expected}; found {describe(value)}")
+    return result
 
 
 def describe(value: Any) -> str:
