@@ -85,6 +85,16 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     (('bandwidth = "200 MiB/s"', 'bandwidth = { value = "2 GB/s", source = "guess" }'), "devices.d.bandwidth.source",
      "must be one of datasheet, measured, assumption, probe"),
     (('name = "t"', 'name = "t"\nservrs = 1'), "servrs", "unknown key 'servrs'"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nreplicas = 0\n'), "servers.s.replicas", "at least 1"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nparity = 2\n'), "servers.s.parity", 'e.g. "8+2"'),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nparity = "0+2"\n'), "servers.s.parity", 'e.g. "8+2"'),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nwrite_amplification = 0.5\n'), "servers.s.write_amplification",
+     "at least 1"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nforwarding = "relay"\n'), "servers.s.forwarding", '"store"'),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "200 MiB/s"\nreplicas = 2'), "devices.d.replicas", "unknown key"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nmetadata = "20 MiB/s"\n'), "servers.s.metadata", "operation rate"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nread_metadata = "2000 op/s"\n'), "servers.s.read_metadata",
+     "unknown key"),
 ])
 def test_mistakes_are_named_with_file_and_key(change, where, message):
     with pytest.raises(TopologyError) as err:
@@ -92,6 +102,23 @@ def test_mistakes_are_named_with_file_and_key(change, where, message):
     assert err.value.where == where
     assert message in str(err.value)
     assert str(err.value).startswith(f"lab.toml: {where}: ")
+
+
+def test_servers_state_what_a_write_costs_behind_them_and_how_they_forward():
+    t = parse_topology(GOOD.replace('nic = "10 GbE"\n', 'nic = "10 GbE"\nreplicas = 3\nparity = "8+2"\n'
+                                    'write_amplification = 1.5\nforwarding = "store"\ncreate_metadata = "5000 op/s"\n'
+                                    'metadata = "20 kop/s"\ndirectory = "3000 IOPS"\nlatency = "50 us"\n'))
+    s = t.group("s")
+    assert s.write_cost.devices == pytest.approx(3 * 10 / 8 * 1.5)
+    assert s.write_cost.servers == 3
+    assert str(s.write_cost) == "3 replicas, 8+2 parity, 1.5x amplification"
+    assert s.forwarding.value == "store"
+    assert s.capacity("metadata", "create").value.m_as("op/s") == 5000
+    assert s.capacity("metadata", "stat").value.m_as("op/s") == 20000
+    assert s.capacity("directory").value.m_as("op/s") == 3000
+    assert s.capacity("latency").value.m_as("us") == pytest.approx(50)
+    assert t.to_dict()["groups"][2]["write_cost"] == {"replicas": 3, "parity": [8, 2], "amplification": 1.5}
+    assert t.group("d").write_cost.devices == 1
 
 
 def test_links_carry_data_only_along_the_write_path():

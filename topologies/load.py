@@ -11,6 +11,14 @@ Format (every capacity is per member of its group)::
     [servers.storage]
     count = 5
     nic = "10 GbE"
+    latency = "50 us"                 # fixed cost of one request, besides moving its bytes
+    memory = "64 GiB"                 # page cache, and how fast it serves: memory_bandwidth
+    metadata = "20 kop/s"             # a metadata server; create_metadata etc. per operation
+    directory = "3000 op/s"           # one directory shared by every process (serialised)
+    replicas = 3                      # what a write costs behind the servers: copies,
+    parity = "8+2"                    #   data + parity strips,
+    write_amplification = 1.2         #   and any other factor (journaling)
+    forwarding = "store"              # a gateway that receives each request whole (default "pipeline")
     [devices.ssd]
     count = 5
     bandwidth = "270 MiB/s"
@@ -39,13 +47,15 @@ from probes.errors import InputError, TopologyError, UnitError
 from probes.measurement import Measurement
 from probes.probeset import read_probe_set
 from probes.units import Metric, format_quantity, parse_quantity
-from topologies.topology import CAPACITY_KEYS, DIRECTIONAL, Capacity, Group, Kind, Link, Source, Topology
+from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
+                                 WriteCost)
 
 __all__ = ["load_topology", "parse_topology", "topology_from_dict", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "links") + tuple(k.value for k in Kind)
 _GROUP_KEYS = ("count", "description")
+_SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -127,17 +137,50 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if not isinstance(body, dict):
         raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
     keys = CAPACITY_KEYS[kind]
-    allowed = _GROUP_KEYS + tuple(keys) + tuple(f"{d}_{k}" for k in DIRECTIONAL if k in keys for d in ("read", "write"))
-    _only(body, allowed, source, where)
+    per_operation = {f"{op}_{key}": key for key, ops in PER_OPERATION.items() if key in keys for op in ops}
+    settings = _SERVER_KEYS if kind is Kind.SERVER else ()
+    _only(body, _GROUP_KEYS + settings + tuple(keys) + tuple(per_operation), source, where)
     count = body.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
     capacities = {
-        key: _capacity(value, keys[key.removeprefix("read_").removeprefix("write_")], source, f"{where}.{key}")
+        key: _capacity(value, keys[per_operation.get(key, key)], source, f"{where}.{key}")
         for key, value in body.items()
-        if key not in _GROUP_KEYS
+        if key not in _GROUP_KEYS + settings
     }
-    return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"))
+    extra = {}
+    if kind is Kind.SERVER:
+        extra = {"write_cost": _write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
+    return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
+                 **extra)
+
+
+def _write_cost(body: dict, source: str, where: str) -> WriteCost:
+    """A server group's replicas (whole number), parity ("8+2") and other write amplification (>= 1)."""
+    replicas = body.get("replicas", 1)
+    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
+        raise TopologyError(source, f"{where}.replicas", f"must be a whole number of at least 1. Got {replicas!r} instead.")
+    parity = body.get("parity")
+    if parity is not None:
+        match = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", parity) if isinstance(parity, str) else None
+        if not match or int(match[1]) < 1:
+            raise TopologyError(source, f"{where}.parity", "must be data + parity strips as a string, e.g. \"8+2\" "
+                                f"(RAID 6 over 10 devices). Got {parity!r} instead.")
+        parity = (int(match[1]), int(match[2]))
+    amplification = body.get("write_amplification", 1.0)
+    if isinstance(amplification, bool) or not isinstance(amplification, (int, float)) or not 1 <= amplification < float("inf"):
+        raise TopologyError(source, f"{where}.write_amplification", "must be a number of at least 1 (bytes the devices "
+                            f"write per byte of data, e.g. 2 for data journaling). Got {amplification!r} instead.")
+    return WriteCost(replicas, parity, float(amplification))
+
+
+def _forwarding(body: dict, source: str, where: str) -> Forwarding:
+    value = body.get("forwarding", Forwarding.PIPELINE.value)
+    try:
+        return Forwarding(value)
+    except ValueError:
+        raise TopologyError(source, f"{where}.forwarding", "must be \"pipeline\" (bytes stream through) or \"store\" "
+                            f"(each request is received whole before it is passed on). Got {value!r} instead.") from None
 
 
 def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:

@@ -13,7 +13,8 @@ import networkx as nx
 
 from probes.units import Metric, Quantity, format_quantity, quantity_json
 
-__all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS"]
+__all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
+           "WriteCost"]
 
 
 class Kind(enum.Enum):
@@ -37,16 +38,63 @@ class Kind(enum.Enum):
 
 
 # The capacities a group of each kind may state, per member, with their metric. A server's
-# ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit).
-# bandwidth, iops and nic may also be given per direction as read_X and write_X.
+# ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit);
+# ``latency`` is the fixed time one request costs there besides moving its bytes;
+# ``metadata`` the metadata operations per second one (metadata) server completes, and
+# ``directory`` the rate one directory sustains when every process works in it (a lock
+# serialises them); ``memory_bandwidth`` how fast the page cache serves data.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
-    Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE},
+    Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
+                  "memory_bandwidth": Metric.BANDWIDTH},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
-                  "block_size": Metric.SIZE},
-    Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE},
+                  "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
+                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE},
+    Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE,
+                  "latency": Metric.LATENCY},
 }
-DIRECTIONAL = ("nic", "bandwidth", "iops")
+# Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata).
+PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
+                 "memory_bandwidth": ("read", "write"),
+                 "metadata": ("create", "stat", "open", "rename", "remove", "find")}
+
+
+class Forwarding(enum.Enum):
+    """How a server group passes a request on: bytes stream through (pipeline) or each request is whole first (store)."""
+
+    PIPELINE = "pipeline"
+    STORE = "store"
+
+
+@dataclass(frozen=True, slots=True)
+class WriteCost:
+    """What one byte a client writes costs behind a server: copies, parity and other amplification (journaling).
+
+    ``parity`` is (data, parity) strips, e.g. (8, 2) for RAID 6 8+2 or erasure coding.
+    """
+
+    replicas: int = 1
+    parity: tuple[int, int] | None = None
+    amplification: float = 1.0
+
+    @property
+    def devices(self) -> float:
+        """Bytes the devices store per byte written."""
+        data, parity = self.parity or (1, 0)
+        return self.replicas * (data + parity) / data * self.amplification
+
+    @property
+    def servers(self) -> int:
+        """Times each byte written crosses the servers (and their NICs): once per replica."""
+        return self.replicas
+
+    def __str__(self) -> str:
+        parts = [f"{self.replicas} replicas"] if self.replicas > 1 else []
+        if self.parity:
+            parts.append(f"{self.parity[0]}+{self.parity[1]} parity")
+        if self.amplification != 1:
+            parts.append(f"{self.amplification:g}x amplification")
+        return ", ".join(parts) or "none"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +133,8 @@ class Group:
     count: int
     capacities: dict[str, Capacity] = field(default_factory=dict)
     description: str = ""
+    write_cost: WriteCost = WriteCost()
+    forwarding: Forwarding = Forwarding.PIPELINE
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
@@ -157,7 +207,12 @@ class Topology:
             "description": self.description,
             "path": self.path,
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
-                        "capacities": {key: capacity(c) for key, c in g.capacities.items()}} for g in self.groups],
+                        "capacities": {key: capacity(c) for key, c in g.capacities.items()},
+                        **({"write_cost": {"replicas": g.write_cost.replicas,
+                                           "parity": list(g.write_cost.parity) if g.write_cost.parity else None,
+                                           "amplification": g.write_cost.amplification},
+                            "forwarding": g.forwarding.value} if g.kind is Kind.SERVER else {})}
+                       for g in self.groups],
             "links": [{"between": [link.a, link.b], "bandwidth": capacity(link.bandwidth)} for link in self.links],
         }
 
