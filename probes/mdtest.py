@@ -142,7 +142,8 @@ def parse(text: str, *, source: str) -> list[Run]:
       With more iterations that table's summary is a ``phase_time`` tag.
     - Nodes come from "on N node(s)"; processes per node are tasks / nodes (mdtest's -N is a
       stride, not nodes). Without -u, task 0 alone builds and removes the tree, so tree runs
-      have 1 node x 1 ppn. -S (one file for all tasks) sets ``shared_file`` of file runs; -w/-e
+      have 1 node x 1 ppn. -S (one file for all tasks) sets ``shared_file`` of file runs, and no -u
+      ``shared_directory``; -w/-e
       bytes per file and -u (unique directory per task) are tags, and so is the "File create
       (stonewall)" row (``stonewall``).
     """
@@ -497,4 +498,5 @@ def _workload(operation: Operation, kind: str, nodes: int, ppn: int, tasks: int,
     random = "R" in options.flags and (operation is Operation.STAT
                                        or (operation is Operation.OPEN and version.startswith("1.")))
     return Workload(operation=operation, transfer_size=None, nodes=nodes, ppn=ppn,
-                    access=Access.RANDOM if random else Access.SEQUENTIAL, shared_file=shared), tags
+                    access=Access.RANDOM if random else Access.SEQUENTIAL, shared_file=shared,
+                    shared_directory=("u" not in options.flags) if options.known else None), tags

@@ -2,9 +2,10 @@
 
 Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
 ``value`` and ``unit`` are required (``transfer_size`` may be empty: unknown, or
-a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``, ``ppn``, ``queue_depth``,
-``access``, ``direct``, ``shared_file`` (true or false), ``data_set`` (all processes' bytes, e.g. ``2 TiB``) and ``duration``
-(of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
+a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``,
+``ppn``, ``queue_depth``, ``access``, ``direct``, ``shared_file`` and
+``shared_directory`` (true or false), ``data_set`` (all processes' bytes, e.g.
+``2 TiB``) and ``duration`` (of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
 ``system``). Rows with the same ``run`` are repetitions of one run; without a
 ``run`` column every row is a run of its own.
 """
@@ -24,7 +25,8 @@ __all__ = ["looks_like", "parse", "FORMAT"]
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
-WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "data_set", "duration")
+WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "shared_directory",
+                    "data_set", "duration")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
@@ -131,6 +133,8 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
         direct = _flag(row.get("direct", ""))
         column = "shared_file"
         shared = _flag(row.get("shared_file", ""))
+        column = "shared_directory"
+        shared_directory = _flag(row.get("shared_directory", ""))
         column = "data_set"
         data_set = parse_quantity(row["data_set"], Metric.SIZE, what="the data set", aliases=aliases) \
             if row.get("data_set") else None
@@ -139,7 +143,7 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
             if row.get("duration") else None
         column = "transfer_size"
         workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, shared_file=shared,
-                            **counts)
+                            shared_directory=shared_directory, **counts)
     except (ValueError, UnitError) as exc:
         raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
     return workload, value, f"{unit:~P}", metric, duration
@@ -154,6 +158,7 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
         "value": "a finite, non-negative number",
         "direct": "true or false",
         "shared_file": "true or false",
+        "shared_directory": "true or false",
     }.get(column, "a whole number of at least 1")
     return f"must be {expected}. Got {cell!r} instead."
 

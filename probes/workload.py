@@ -45,7 +45,8 @@ class Workload:
     ``None`` means the output did not say: ``nodes=None`` every client node of the
     topology, ``transfer_size=None`` an unknown size (or none: metadata operations),
     ``direct=None`` unknown page-cache use. ``data_set`` is the bytes all processes
-    together write or read in one repetition, ``shared_file`` whether they share one file.
+    together write or read in one repetition, ``shared_file`` whether they share one file,
+    ``shared_directory`` whether metadata operations of all processes go to one directory.
     """
 
     operation: Operation
@@ -57,6 +58,7 @@ class Workload:
     direct: bool | None = None
     data_set: Quantity | None = None
     shared_file: bool | None = None
+    shared_directory: bool | None = None
 
     def __post_init__(self):
         for name, what in (("transfer_size", "The transfer size"), ("data_set", "The data set")):
@@ -92,6 +94,7 @@ class Workload:
             "direct": self.direct,
             "data_set": None if self.data_set is None else quantity_json(self.data_set),
             "shared_file": self.shared_file,
+            "shared_directory": self.shared_directory,
         }
 
     @classmethod
@@ -106,6 +109,7 @@ class Workload:
             direct=d.get("direct"),
             data_set=_size(d.get("data_set"), "data_set"),
             shared_file=d.get("shared_file"),
+            shared_directory=d.get("shared_directory"),
         )
 
 

@@ -43,7 +43,7 @@ def test_predict_json_is_versioned_and_has_every_layer(capsys):
     assert doc["symbols"]["RTT_ethernet"] == {"value": pytest.approx(1e-4), "unit": "s"}
     assert doc["workload"] == {"operation": "write", "transfer_size": {"value": 65536, "unit": "B"}, "nodes": 1, "ppn": 1,
                                "queue_depth": 1, "access": "sequential", "direct": None,
-                               "data_set": None, "shared_file": None}
+                               "data_set": None, "shared_file": None, "shared_directory": None}
 
 
 def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsys):

@@ -86,7 +86,7 @@ def test_archer_skips_the_read_phase_it_did_not_ask_for(corpus):
     create = runs["File creation"]
     _check(create, 1, 14062.439, 14062.439, 14062.439)
     assert (create.workload.operation, create.workload.nodes, create.workload.ppn) == (Operation.CREATE, 16, 24)
-    assert (create.origin.line, create.workload.shared_file) == (13, False)
+    assert (create.origin.line, create.workload.shared_file, create.workload.shared_directory) == (13, False, False)
     tags = dict(create.tags)
     assert (tags["tasks"], tags["items"], tags["iterations"], tags["directory"]) == (
         "384", "1048320 files", "1", "unique per task (-u)")
@@ -107,6 +107,7 @@ def test_hpc_uk_runs(corpus, name, stat, removal, nodes, ppn):
     assert (runs["File stat"].workload.nodes, runs["File stat"].workload.ppn) == (nodes, ppn)
     tree = runs["Tree creation"].workload  # without -u task 0 alone builds the tree
     assert (tree.nodes, tree.ppn) == (1, 1)
+    assert runs["File stat"].workload.shared_directory is True  # "-sd": one directory for all tasks
 
 
 def test_a_shared_file_run_is_marked_shared(corpus):

@@ -35,6 +35,14 @@ def test_rows_of_one_run_are_its_repetitions():
     assert run.summary.mean == pytest.approx(105) and run.summary.ci_low < 105 < run.summary.ci_high
 
 
+def test_metadata_rows_say_whether_processes_share_one_directory():
+    text = "op,transfer_size,nodes,ppn,shared_directory,value,unit\ncreate,,4,8,true,30000,op/s\nstat,,4,8,,90000,op/s\n"
+    create, stat = table.parse(text, source="m.csv")
+    assert (create.workload.shared_directory, stat.workload.shared_directory) == (True, None)
+    with pytest.raises(ToolOutputError, match="column 'shared_directory': must be true or false"):
+        table.parse(text.replace("true", "maybe"), source="m.csv")
+
+
 def test_a_run_given_two_workloads_is_refused():
     text = "run,op,transfer_size,value,unit\nr1,read,1 MiB,1,MiB/s\nr1,write,1 MiB,2,MiB/s\n"
     with pytest.raises(ToolOutputError, match="r.csv: line 3: run 'r1' was given another workload or unit on line 2"):

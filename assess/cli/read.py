@@ -21,9 +21,10 @@ from assess.render import dumps, envelope, runs_table
 
 # results format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+#   1.1  workloads gain shared_directory (null when not known); so does the CSV
+FORMAT_VERSION = "1.1"
 CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file",
-               "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
+               "shared_directory", "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +66,7 @@ def to_csv(runs: list[Run]) -> str:
         if w is not None:
             fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
                        "access": w.access.value, "direct": _flag(w.direct), "shared_file": _flag(w.shared_file),
+                       "shared_directory": _flag(w.shared_directory),
                        "transfer_size": _bytes(w.transfer_size), "data_set": _bytes(w.data_set)}
         if r.samples:
             durations = r.durations or ("",) * len(r.samples)
