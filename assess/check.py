@@ -8,12 +8,12 @@ from typing import Iterable
 
 from probes.errors import InputError, TopologyError
 from probes.run import Run
-from probes.units import Quantity
+from probes.units import Metric, Quantity
 from models.caches import aggregate_memory
 from models.ceiling import Ceiling
-from models.predict import predict, unmodelled
+from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
-from assess.findings import FAR_BELOW, TOLERANCE, Judgement, bandwidth_factor, judge
+from assess.findings import FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
 from assess.quality import Limits, run_findings
 from assess.siblings import ceiling_mixup, sibling_findings
 
@@ -26,16 +26,17 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     runs = list(runs)
     block = _block_size(topology)
     ceilings: dict[str, Ceiling] = {}
+    model = Model(topology)
     judgements = []
     for run in runs:
-        reason = _no_ceiling(run)
+        reason = _no_ceiling(topology, run, clients)
         if reason:
             judgement = Judgement(run, None, None, None, None, (), reason)
         else:
             key = json.dumps(run.workload.to_dict(), sort_keys=True)
             if key not in ceilings:
                 try:
-                    ceilings[key] = predict(topology, run.workload, clients=clients)
+                    ceilings[key] = model.ceiling(run.workload, clients)
                 except TopologyError as exc:
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
             judgement = judge(run, ceilings[key], tolerance=tolerance, far_below=far_below)
@@ -51,14 +52,17 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     return judgements
 
 
-def _no_ceiling(run: Run) -> str:
+def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:
     """Why a run has no ceiling to compare with, or "" when it has one."""
     if run.workload is None:
         return f"not a storage workload ({run.origin.tool} result)"
-    reason = unmodelled(run.workload)
+    reason = unmodelled(topology, run.workload, clients)
     if reason:
         return reason
-    if bandwidth_factor(run) is None:
+    metric = ceiling_metric(run)
+    if summary_in(run, metric) is None:
+        if metric is Metric.OPERATION_RATE:
+            return f"a {run.metric.label} of {run.workload.operation.value} operations, not a rate to compare"
         return f"a {run.metric.label} with no transfer size, so no bandwidth to compare"
     return ""
 

@@ -32,7 +32,8 @@ from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
 from models.flow import NETWORK_LAYERS
 
-__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "CODES",
+__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
+           "summary_in", "CODES",
            "TOLERANCE", "FAR_BELOW"]
 
 # A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
@@ -113,7 +114,20 @@ def bandwidth_factor(run: Run) -> float | None:
 
 def bandwidth_summary(run: Run) -> Summary | None:
     """The run's summary in B/s, from its samples or from the summary its tool reported; None if no bandwidth."""
-    factor = bandwidth_factor(run)
+    return summary_in(run, Metric.BANDWIDTH)
+
+
+def ceiling_metric(run: Run) -> Metric:
+    """What the run's ceiling measures: metadata operations per second, or bandwidth."""
+    return Metric.OPERATION_RATE if run.workload and run.workload.operation.is_metadata else Metric.BANDWIDTH
+
+
+def summary_in(run: Run, metric: Metric) -> Summary | None:
+    """The run's summary in the metric's canonical unit (B/s, op/s); None if its values are not of that metric."""
+    if metric is Metric.BANDWIDTH:
+        factor = bandwidth_factor(run)
+    else:
+        factor = Q_(1, run.unit).m_as(metric.unit) if run.metric is metric else None
     return None if factor is None else run.summary.scaled(factor)
 
 
@@ -125,11 +139,12 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     A run is at the ceiling when its mean is within ``tolerance`` of it, and far
     below when even the top of its 95 % confidence interval (the value itself, for
     a single sample) is under ``far_below`` of it. An operation rate (op/s) counts
-    as the bandwidth it implies: rate x transfer size.
+    as the bandwidth it implies: rate x transfer size. Metadata runs are compared in op/s.
     """
-    summary = bandwidth_summary(run)
-    limit = ceiling.value.m_as("B/s")
-    measured = Q_(summary.mean, "B/s")
+    metric = ceiling.metric
+    summary = summary_in(run, metric)
+    limit = ceiling.value.m_as(metric.unit)
+    measured = Q_(summary.mean, metric.unit)
     ratio = summary.mean / limit
     interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)
     evidence = {"measured": quantity_json(measured), "ceiling": quantity_json(ceiling.value), "ratio": ratio,
@@ -144,9 +159,9 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
         elif summary.n == 1:
             certainty = f"beyond the {tolerance:.0%} noise of a single value"
         else:
-            certainty = (f"in its fastest repetition, {format_quantity(Q_(summary.max, 'B/s'))} "
+            certainty = (f"in its fastest repetition, {format_quantity(Q_(summary.max, metric.unit))} "
                          f"({summary.max / limit:.2f}x), beyond {tolerance:.0%} noise")
-        findings.append(_above(run.label, op, Q_(summary.max, "B/s"), measured, ratio, ceiling, certainty, evidence))
+        findings.append(_above(run.label, op, Q_(summary.max, metric.unit), measured, ratio, ceiling, certainty, evidence))
     elif abs(ratio - 1) <= tolerance:
         findings.append(Finding(
             "AT-CEILING", Severity.INFO, run.label,
@@ -167,7 +182,11 @@ def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str
     exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < fastest]
     names = ", ".join(f"{layer.layer} ({format_quantity(layer.value)})" for layer in exceeded)
     network = any(layer.layer in NETWORK_LAYERS for layer in exceeded)
-    if op == "read":
+    if ceiling.metric is Metric.OPERATION_RATE:
+        why = ("likely answered by the client without the servers (attributes or entries cached on the client), "
+               "or a per-process rate counted as the aggregate")
+        remedy = "check which rate the tool printed (mdtest's SUMMARY is aggregate), and work on files other nodes created"
+    elif op == "read":
         cache = "the client's page cache" if network else "a server-side cache (server memory or controller cache)"
         why = (f"likely served from {cache}: data read back soon after it was written, a data set smaller "
                "than the memory, or O_DIRECT not honoured all the way down (seeds/001)")
@@ -180,5 +199,6 @@ def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str
     return Finding(
         "ABOVE-CEILING", Severity.ERROR, label,
         f"{op} of {format_quantity(measured)} is {ratio:.2f}x the ceiling of {format_quantity(ceiling.value)} "
-        f"({certainty}): more than {names} can carry; {why}.",
+        f"({certainty}): more than {names} can {'complete' if ceiling.metric is Metric.OPERATION_RATE else 'carry'}; "
+        f"{why}.",
         remedy, {**evidence, "exceeded_layers": [layer.layer for layer in exceeded]})

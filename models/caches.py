@@ -1,14 +1,28 @@
-"""The memory that can hold a workload's data: client and server page caches, summed over the nodes that run it."""
+"""Caches as layers a workload may reach: client and server memory, their size against the data set, their speed.
+
+A buffered run whose data set fits the memory may be served from the page cache: the
+client's (no network at all) or the servers' (the network, but no devices). A prediction
+gives those ceilings beside the storage path's, with the data-set-to-memory ratio that
+decides which applies (seeds/001).
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from probes.units import Quantity
+from probes.errors import TopologyError
+from probes.units import Metric, Quantity
 from probes.workload import Workload
+from models.ceiling import CacheLimit, rate
+from models.flow import Shape
 from topologies.topology import Kind, Topology
 
-__all__ = ["Memory", "aggregate_memory"]
+if TYPE_CHECKING:
+    from models.predict import Model
+
+__all__ = ["Memory", "aggregate_memory", "cache_limits"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +43,7 @@ class Memory:
         """Whose memory :attr:`total` counts, in words."""
         return " and ".join(w for w, m in (("clients'", self.clients), ("servers'", self.servers)) if m is not None)
 
+
 def aggregate_memory(topology: Topology, workload: Workload, clients: tuple[str, ...] | None = None) -> Memory:
     """Sum each group's ``memory`` times its members (the workload's node count for a single client group)."""
     chosen = [g for g in topology.of_kind(Kind.CLIENT) if not clients or g.name in clients]
@@ -36,6 +51,37 @@ def aggregate_memory(topology: Topology, workload: Workload, clients: tuple[str,
     if workload.nodes is not None and len(chosen) == 1:
         count[chosen[0].name] = min(workload.nodes, chosen[0].count)
     return Memory(_total(chosen, count), _total(topology.of_kind(Kind.SERVER), count))
+
+
+def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
+    """The client cache's and the server cache's ceilings for ``workload``, and whether each can serve it."""
+    topology = model.topology
+    memory = aggregate_memory(topology, workload, clients)
+    op = workload.operation.value
+    speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
+    client = None
+    if speeds and all(c is not None for c, _ in speeds):
+        client = math.fsum(math.inf if c.value is None else c.value.m_as("B/s") * n for c, n in speeds)
+    server = None
+    if all(g.capacity("memory_bandwidth", op) is not None for g in topology.of_kind(Kind.SERVER)):
+        try:
+            server = model.cut(model.network(Shape.of(workload, cached=True), clients), workload, counts)[0]
+        except TopologyError:
+            server = None  # nothing limits the way to the servers' memory: no figure to give
+    return (_limit("client cache", client, memory.clients, workload), _limit("server cache", server, memory.servers, workload))
+
+
+def _limit(layer: str, value: float | None, memory: Quantity | None, workload: Workload) -> CacheLimit:
+    shown = None if value is None or value == math.inf else rate(value, Metric.BANDWIDTH)
+    ratio = None if memory is None or workload.data_set is None else workload.data_set.m_as("B") / memory.m_as("B")
+    if workload.direct:
+        return CacheLimit(layer, shown, memory, ratio, False, "direct I/O bypasses the page cache")
+    if ratio is None:
+        unknown = " and ".join(w for w, x in (("the data set", workload.data_set), ("the memory", memory)) if x is None)
+        return CacheLimit(layer, shown, memory, None, None, f"{unknown} not known: the cache may serve it")
+    if ratio <= 1:
+        return CacheLimit(layer, shown, memory, ratio, True, f"the data set is {ratio:.2g}x the memory: it fits")
+    return CacheLimit(layer, shown, memory, ratio, False, f"the data set is {ratio:.2g}x the memory: it does not fit")
 
 
 def _total(groups, count) -> Quantity | None:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import sympy as sp
 
-from probes.units import Metric, Quantity, format_quantity, quantity_json
+from probes.units import Q_, Metric, Quantity, format_quantity, quantity_json
 from probes.workload import Workload
+from models.flow import canonical, numbers
 
-__all__ = ["LayerLimit", "Ceiling"]
+__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate"]
 
 # How close (relative) two limits must be to count as the same: float noise only.
 TIE = 1e-9
@@ -17,13 +19,31 @@ TIE = 1e-9
 
 @dataclass(frozen=True)
 class LayerLimit:
-    """What one layer alone allows (every other layer taken as unlimited); ``value`` None: it cannot limit alone."""
+    """What one layer alone allows (every other layer taken as unlimited); ``value`` None: it cannot limit alone.
+
+    ``terms`` are the sympy terms of the stages that set it (their sum is the limit) and
+    ``values`` the values of their symbols.
+    """
 
     layer: str
     value: Quantity | None
     components: tuple[str, ...]
-    formula: str
-    numbers: str
+    terms: tuple[sp.Expr, ...] = field(default=(), compare=False, repr=False)
+    values: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @cached_property
+    def expression(self) -> sp.Expr:
+        return sp.Add(*self.terms)
+
+    @property
+    def formula(self) -> str:
+        return sp.sstr(self.expression) if self.terms else ""
+
+    @property
+    def numbers(self) -> str:
+        if self.value is None:
+            return "does not separate clients from storage on its own"
+        return f"{numbers(self.expression, self.values)} = {format_quantity(self.value)}"
 
     def to_dict(self) -> dict:
         return {"layer": self.layer, "limit": quantity_json(self.value), "components": list(self.components),
@@ -31,14 +51,35 @@ class LayerLimit:
 
 
 @dataclass(frozen=True)
+class CacheLimit:
+    """The ceiling if a cache serves the data, and whether it can: the data set against the memory that caches it.
+
+    ``applies`` is True when the data set fits the memory and the I/O is buffered, False when
+    it cannot (direct I/O, or a data set larger than the memory), None when not known.
+    """
+
+    layer: str
+    value: Quantity | None
+    memory: Quantity | None
+    ratio: float | None
+    applies: bool | None
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"layer": self.layer, "limit": quantity_json(self.value), "memory": quantity_json(self.memory),
+                "data_set_to_memory": self.ratio, "applies": self.applies, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Ceiling:
-    """The predicted maximum of a workload's bandwidth on a topology.
+    """The predicted maximum of a workload on a topology: a bandwidth, or an operation rate for metadata.
 
     ``binding`` names the components whose capacity sets ``value`` (``group.capacity``);
-    ``layers`` gives every layer's own limit; ``formula`` is the sympy expression,
-    ``symbols`` what each of its symbols stands for, and ``numbers`` the same with the
-    values put in. The expression holds at these values only: with others, another
-    cut may bind, so predict again rather than substitute.
+    ``layers`` gives every layer's own limit; ``expression`` is the sympy formula (``Min``
+    over the layers, plus the cut itself when it mixes layers), ``symbols`` what each of its
+    symbols stands for, and ``numbers`` the same with the values put in. The expression holds
+    at these values only: with others, another cut may bind, so predict again rather than
+    substitute. ``caches`` are the ceilings if a cache serves the data instead.
     """
 
     workload: Workload
@@ -46,16 +87,49 @@ class Ceiling:
     binding: tuple[str, ...]
     binding_layers: tuple[str, ...]
     layers: tuple[LayerLimit, ...]
-    formula: str
-    numbers: str
-    symbols: dict[str, Quantity | int]
     assumptions: tuple[str, ...]
     metric: Metric = Metric.BANDWIDTH
-    expression: sp.Expr = field(default=sp.nan, compare=False, repr=False)
-    substitutions: dict = field(default_factory=dict, compare=False, repr=False)
+    caches: tuple[CacheLimit, ...] = ()
+    mixed: LayerLimit | None = field(default=None, compare=False, repr=False)  # a cut lower than any one layer
+
+    @cached_property
+    def expression(self) -> sp.Expr:
+        parts = [layer.expression for layer in self._limited] + ([self.mixed.expression] if self.mixed else [])
+        return sp.Min(*parts, evaluate=False) if len(parts) > 1 else parts[0]
+
+    @property
+    def _limited(self) -> list[LayerLimit]:
+        return [layer for layer in self.layers if layer.value is not None]
+
+    @property
+    def formula(self) -> str:
+        return sp.sstr(self.expression)
+
+    @cached_property
+    def values(self) -> dict[sp.Symbol, Quantity | int]:
+        merged = {}
+        for layer in self._limited + ([self.mixed] if self.mixed else []):
+            merged |= layer.values
+        return {symbol: merged[symbol] for symbol in sorted(self.expression.free_symbols, key=str)}
+
+    @property
+    def symbols(self) -> dict[str, Quantity | int]:
+        return {str(symbol): value for symbol, value in self.values.items()}
+
+    @property
+    def substitutions(self) -> dict[sp.Symbol, float]:
+        """The symbols' values in canonical units, for ``expression.subs``."""
+        return {symbol: canonical(value) for symbol, value in self.values.items()}
+
+    @property
+    def numbers(self) -> str:
+        terms = [f"{layer.layer} {format_quantity(layer.value)}" for layer in self._limited]
+        if self.mixed:
+            terms.append(f"combined cut {self.mixed.numbers}")
+        return f"min({', '.join(terms)}) = {format_quantity(self.value)}"
 
     def evaluate(self) -> float:
-        """The formula's value in B/s: equal to ``value``, which the tests check."""
+        """The formula's value in canonical units (B/s or op/s): equal to ``value``, which the tests check."""
         return float(self.expression.subs(self.substitutions))
 
     def __str__(self) -> str:
@@ -69,8 +143,14 @@ class Ceiling:
             "binding": list(self.binding),
             "binding_layers": list(self.binding_layers),
             "layers": [layer.to_dict() for layer in self.layers],
+            "caches": [cache.to_dict() for cache in self.caches],
             "formula": self.formula,
             "numbers": self.numbers,
-            "symbols": {name: v if isinstance(v, int) else quantity_json(v) for name, v in self.symbols.items()},
+            "symbols": {name: v if isinstance(v, (int, float)) else quantity_json(v) for name, v in self.symbols.items()},
             "assumptions": list(self.assumptions),
         }
+
+
+def rate(value: float, metric: Metric) -> Quantity:
+    """A float in the metric's canonical unit as a quantity."""
+    return Q_(value, metric.unit)

@@ -1,65 +1,120 @@
-"""The flow network of a topology under one workload, whose minimum cut is the bandwidth ceiling.
+"""The flow network of a topology for one shape of workload, whose minimum cut is the ceiling.
 
-Each group becomes a chain of stages, one per capacity that applies (a client's
-own throughput, its message rate, its NIC; a server's NIC, then its own throughput;
-a device's bandwidth, then its IOPS for random access). Links join the chains in the
-direction data moves: clients → networks → servers → devices for writes, reversed
-for reads. Every stage carries its sympy term, so the cut's value has a formula.
+Each group becomes a chain of stages, one per capacity that applies (a client's own
+throughput, the requests it keeps in flight, its NIC; a server's NIC, then its own
+throughput; a device's bandwidth, then its IOPS for random access). Links join the
+chains in the direction data moves: clients → networks → servers → devices for writes,
+reversed for reads. The network is built once per shape (operation, access, which
+limits apply) and solved for many workloads: a stage's capacity is a number times what
+the workload changes (nodes, transfer size, processes, queue depth). Every stage also
+carries its sympy term, so a cut's value has a formula.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-import networkx as nx
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from probes.errors import TopologyError
 from probes.units import Metric, Quantity, format_quantity
 from probes.workload import Access, Operation, Workload
-from topologies.topology import Group, Kind, Topology
+from models.maxflow import FlowGraph
+from topologies.topology import Forwarding, Group, Kind, Topology
 
-__all__ = ["Stage", "FlowNetwork", "NETWORK_LAYERS", "canonical", "numbers", "CLIENTS", "STORAGE", "SIZE", "PPN", "DEPTH"]
+__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "NETWORK_LAYERS", "REQUESTS", "canonical", "numbers",
+           "workload_values", "SIZE", "PPN", "DEPTH"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
+REQUESTS = "requests in flight"
 
 # Per kind, in the order data passes them when writing: (capacity key, layer name).
 _STAGES = {
-    Kind.CLIENT: (("bandwidth", "client throughput"), ("messages", "network message rate"), ("nic", "client NICs")),
+    Kind.CLIENT: (("bandwidth", "client throughput"), ("requests", REQUESTS), ("nic", "client NICs")),
     Kind.NETWORK: (("bandwidth", "network fabric"),),
-    Kind.SERVER: (("nic", "server NICs"), ("bandwidth", "server throughput")),
+    Kind.SERVER: (("nic", "server NICs"), ("bandwidth", "server throughput"), ("memory_bandwidth", "server cache")),
     Kind.DEVICE: (("bandwidth", "devices"), ("iops", "device IOPS")),
 }
-_SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS"}
+_SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS", "memory_bandwidth": "M"}
 # The layers data crosses on the network (links included): beyond them, only a client-side cache can serve it.
-NETWORK_LAYERS = frozenset({"network message rate", "client NICs", "network fabric", "links", "server NICs"})
+NETWORK_LAYERS = frozenset({REQUESTS, "client NICs", "network fabric", "links", "server NICs"})
+
+
+class Scale:
+    """What a stage's capacity is proportional to, besides its constant: nothing, nodes, transfer size, requests."""
+
+    CONSTANT, NODES, SIZE, REQUESTS = "constant", "nodes", "size", "requests"
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What decides which stages a flow network has: the same shape, the same graph.
+
+    ``requests``: the time per request bounds the throughput (direct or random I/O);
+    ``sized``: the transfer size is known; ``cached``: servers serve from memory, devices are left out.
+    """
+
+    operation: Operation
+    access: Access
+    requests: bool
+    sized: bool
+    cached: bool = False
+
+    @classmethod
+    def of(cls, workload: Workload, cached: bool = False) -> "Shape":
+        random = workload.access is Access.RANDOM
+        return cls(workload.operation, workload.access, bool(workload.direct) or random,
+                   workload.transfer_size is not None, cached)
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One capacity on the data path, in bytes per second as ``term`` evaluated at ``values``.
+    """One capacity on the data path: ``constant`` (B/s) times what ``scale`` names of the workload.
 
-    ``component`` names where the limiting figure is stated in the topology file:
-    ``group.key`` (``compute.nic``, ``ethernet.rtt``) or ``links[i].bandwidth``.
+    ``components`` name where its figures are stated in the topology file:
+    ``group.key`` (``compute.nic``, ``ethernet.rtt``) or ``links[i].bandwidth``; ``group``
+    is the group whose member count the workload may change; ``term`` is the capacity as
+    a sympy expression and ``constants`` the topology's values of its symbols. For
+    :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte``).
     """
 
-    component: str
+    components: tuple[str, ...]
     layer: str
+    group: str
     term: sp.Expr
-    values: dict[sp.Symbol, Quantity | int]
+    constants: dict[sp.Symbol, Quantity | int]
+    scale: str = Scale.CONSTANT
+    constant: float = 1.0
+    fixed: float = 0.0
+    per_byte: float = 0.0
 
-    @property
-    def capacity(self) -> float:
-        return float(self.term.subs({s: canonical(v) for s, v in self.values.items()}))
+    def capacity(self, nodes: int, size: float | None, ppn: int, depth: int) -> float:
+        """The capacity in B/s for a workload on ``nodes`` members of the group with transfer ``size`` (B)."""
+        if self.scale == Scale.CONSTANT:
+            return self.constant
+        if self.scale == Scale.NODES:
+            return self.constant * nodes
+        if self.scale == Scale.SIZE:
+            return self.constant * size
+        return nodes * ppn * depth * size / (self.fixed + size * self.per_byte)
 
 
 def canonical(value: Quantity | int) -> float:
     """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
-    if isinstance(value, int):
+    if isinstance(value, (int, float)):
         return float(value)
     return value.m_as(Metric.of(value).unit)
+
+
+def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
+    """The values of the workload's symbols: n per client group, s, p and q."""
+    values: dict[sp.Symbol, Quantity | int] = {_count_symbol(name): n for name, n in nodes.items()}
+    values |= {PPN: workload.ppn, DEPTH: workload.queue_depth}
+    if workload.transfer_size is not None:
+        values[SIZE] = workload.transfer_size
+    return values
 
 
 class _Placeholders(StrPrinter):
@@ -80,67 +135,89 @@ def numbers(expression: sp.Expr, values: dict) -> str:
     text = printer.doprint(expression).replace("*", " × ").replace("/", " / ")
     for index, symbol in enumerate(printer.symbols):
         value = values[symbol]
-        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, int) else format_quantity(value))
+        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, (int, float)) else format_quantity(value))
     return text
 
 
+def _count_symbol(group: str) -> sp.Symbol:
+    return sp.Symbol(f"n_{group}", positive=True)
+
+
+def _symbol(prefix: str, group: str) -> sp.Symbol:
+    return sp.Symbol(f"{prefix}_{group}", positive=True)
+
+
 class FlowNetwork:
-    """A directed graph between CLIENTS and STORAGE, edges in the direction data moves, stages on edges.
+    """A directed graph between CLIENTS and STORAGE for one shape, edges in the direction data moves.
 
     ``source`` and ``sink`` are CLIENTS and STORAGE for a write, the other way round for a read.
+    Solve it for a workload with :meth:`capacities` and ``graph.solve``.
     """
 
-    def __init__(self, topology: Topology, workload: Workload, clients: tuple[str, ...] | None = None):
-        self.topology, self.workload = topology, workload
-        self.clients = self._clients(clients)
-        self.graph = nx.DiGraph()
-        self.stages: list[Stage] = []
+    def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...]):
+        self.topology, self.shape, self.clients = topology, shape, clients
+        self.op = shape.operation.value
+        self.edges: list[tuple[str, str]] = []
+        self.stages: list[Stage | None] = []  # per edge; None: unlimited
         self.assumptions: list[str] = []
         self.unstated: list[str] = []
         self.sizeless: list[str] = []
-        for group in topology.groups:
-            if group.kind is not Kind.CLIENT or group.name in self.clients:
-                self._chain(group)
-        self._connect()
+        active = [g for g in topology.groups if (g.kind is not Kind.CLIENT or g.name in clients)
+                  and not (shape.cached and g.kind is Kind.DEVICE)]
+        for group in active:
+            self._chain(group)
+        self._connect({g.name for g in active})
         if self.unstated:
             self.assumptions.append(f"not stated, so taken as unlimited: {', '.join(self.unstated)}")
         if self.sizeless:
             self.assumptions.append("the transfer size is not known, so limits per request are left out (an upper "
                                     f"bound): {', '.join(self.sizeless)}")
-        self.source, self.sink = CLIENTS, STORAGE
-        if workload.operation is Operation.READ:
-            self.graph = self.graph.reverse(copy=True)
-            self.source, self.sink = STORAGE, CLIENTS
+        if not shape.requests:
+            self.assumptions.append("buffered sequential I/O: readahead and write-behind keep more requests in flight "
+                                    "than ppn × queue depth, so the time per request does not bound it")
+        nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
+        edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
+        source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
+        self.graph = FlowGraph(nodes, edges, source, sink)
 
-    def _clients(self, chosen: tuple[str, ...] | None) -> tuple[str, ...]:
-        names = tuple(g.name for g in self.topology.of_kind(Kind.CLIENT))
-        chosen = chosen or names
-        for name in chosen:
-            if name not in names:
-                raise TopologyError(self.topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")
-        if self.workload.nodes is not None:
-            if len(chosen) != 1:
-                raise TopologyError(self.topology.path, "clients", f"the workload runs on {self.workload.nodes} node(s) but "
-                                    f"there are several client groups ({', '.join(chosen)}); name one with --clients")
-            count = self.topology.group(chosen[0]).count
-            if self.workload.nodes > count:
-                raise TopologyError(self.topology.path, f"clients.{chosen[0]}.count",
-                                    f"the workload uses {self.workload.nodes} nodes but the group has {count}")
-        return tuple(chosen)
+    @property
+    def limited(self) -> list[Stage]:
+        """The stages in path order."""
+        return [s for s in self.stages if s is not None]
 
-    def _count(self, group: Group) -> int:
-        if group.kind is Kind.CLIENT and self.workload.nodes is not None:
-            return self.workload.nodes
-        return group.count
+    def layers(self) -> list[str]:
+        """The names of the layers that have stages, in path order."""
+        return list(dict.fromkeys(s.layer for s in self.limited))
+
+    def capacities(self, workload: Workload, nodes: dict[str, int], only: str | None = None) -> list[float]:
+        """Each edge's capacity (B/s) for ``workload``; with ``only``, stages of every other layer are unlimited."""
+        size = None if workload.transfer_size is None else workload.transfer_size.m_as("B")
+        return [math.inf if s is None or (only is not None and s.layer != only)
+                else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
+                for s in self.stages]
+
+    def _add(self, u: str, v: str, stage: Stage | None) -> None:
+        self.edges.append((u, v))
+        self.stages.append(stage)
+
+    def _chain(self, group: Group) -> None:
+        keys = _STAGES[group.kind]
+        if group.kind is Kind.SERVER and not self.shape.cached:
+            keys = keys[:-1]
+        nodes = [f"{group.name}#{i}" for i in range(len(keys) + 1)]
+        for (key, layer), u, v in zip(keys, nodes, nodes[1:]):
+            self._add(u, v, self._stage(group, key, layer))
+        if group.kind is Kind.CLIENT:
+            self._add(CLIENTS, nodes[0], None)
+        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (
+                self.shape.cached or not self.topology.of_kind(Kind.DEVICE))):
+            self._add(nodes[-1], STORAGE, None)
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
-        n = sp.Symbol(f"n_{group.name}", positive=True)
-        values: dict[sp.Symbol, Quantity | int] = {n: self._count(group), PPN: self.workload.ppn,
-                                                     DEPTH: self.workload.queue_depth}
-        if key == "messages":
-            return self._messages(group, layer, n, values)
-        capacity = group.capacity(key, self.workload.operation.value)
-        if key == "iops" and self.workload.access is not Access.RANDOM:
+        if key == "requests":
+            return self._requests(group, layer)
+        capacity = group.capacity(key, self.op)
+        if key == "iops" and self.shape.access is not Access.RANDOM:
             if capacity is not None:
                 self.assumptions.append(f"{group.name}: sequential access, so device IOPS do not limit")
             return None
@@ -148,91 +225,158 @@ class FlowNetwork:
             if capacity is None:
                 self.unstated.append(f"{group.name}.{key}")
             return None
-        if key == "iops" and not self._sized(f"{group.name}.iops", values):
+        if key == "iops" and not self._sized(f"{group.name}.iops"):
             return None
-        symbol = sp.Symbol(f"{_SYMBOL[key]}_{group.name}", positive=True)
-        values[symbol] = capacity.value
-        term = n * symbol * SIZE if key == "iops" else n * symbol
-        return Stage(f"{group.name}.{key}", layer, term, values)
-
-    def _sized(self, component: str, values: dict) -> bool:
-        """Put the transfer size into ``values``; False (and noted) when the workload does not know it."""
-        if self.workload.transfer_size is None:
-            self.sizeless.append(component)
-            return False
-        values[SIZE] = self.workload.transfer_size
-        return True
-
-    def _messages(self, group: Group, layer: str, n: sp.Symbol, values: dict) -> Stage | None:
-        """Little's law: a node with ppn x queue depth requests in flight, each waiting a round trip."""
-        networks = [(g.capacity("rtt").value, g.name) for g in self.topology.neighbours(group.name, Kind.NETWORK)
-                    if g.capacity("rtt") and g.capacity("rtt").value is not None]
-        if not networks:
-            return None
-        rtt_value, network = min(networks, key=lambda pair: pair[0].m_as("s"))
-        if not self._sized(f"{network}.rtt", values):
-            return None
-        rtt = sp.Symbol(f"RTT_{network}", positive=True)
-        values[rtt] = rtt_value
-        self.assumptions.append(
-            f"{group.name}: each process keeps {self.workload.queue_depth} request(s) in flight and each request "
-            f"takes at least one round trip of {network} ({format_quantity(rtt_value)}), so a node completes at most "
-            "ppn × queue depth / RTT requests per second (Little's law)"
-        )
-        return Stage(f"{network}.rtt", layer, n * PPN * DEPTH * SIZE / rtt, values)
-
-    def _chain(self, group: Group) -> None:
-        nodes = [f"{group.name}#{i}" for i in range(len(_STAGES[group.kind]) + 1)]
-        for (key, layer), u, v in zip(_STAGES[group.kind], nodes, nodes[1:]):
-            stage = self._stage(group, key, layer)
-            if stage is None:
-                self.graph.add_edge(u, v)
-            else:
-                self.stages.append(stage)
-                self.graph.add_edge(u, v, capacity=stage.capacity, stage=stage)
+        symbol = _symbol(_SYMBOL[key], group.name)
+        n = _count_symbol(group.name)
+        constants: dict[sp.Symbol, Quantity | int] = {symbol: capacity.value}
+        term = symbol * SIZE if key == "iops" else symbol
+        constant = canonical(capacity.value)
+        factor, why = self._write_cost(group, key)
+        if factor != 1:
+            cost = _symbol("w" if group.kind is Kind.DEVICE else "r", why)
+            constants[cost] = factor
+            term, constant = term / cost, constant / factor
         if group.kind is Kind.CLIENT:
-            self.graph.add_edge(CLIENTS, nodes[0])
-        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and not self.topology.of_kind(Kind.DEVICE)):
-            self.graph.add_edge(nodes[-1], STORAGE)
+            return Stage((f"{group.name}.{key}",), layer, group.name, n * term, constants,
+                         Scale.SIZE if key == "iops" else Scale.NODES, constant)
+        constants[n] = group.count
+        scale = Scale.SIZE if key == "iops" else Scale.CONSTANT
+        return Stage((f"{group.name}.{key}",), layer, group.name, n * term, constants, scale, constant * group.count)
 
-    def _connect(self) -> None:
-        active = {g.name for g in self.topology.groups if g.kind is not Kind.CLIENT or g.name in self.clients}
+    def _write_cost(self, group: Group, key: str) -> tuple[float, str]:
+        """For writes, bytes a stage moves per byte written, and the server group that says so (1, "" if none)."""
+        if self.shape.operation is not Operation.WRITE or key == "memory_bandwidth":
+            return 1.0, ""
+        if group.kind is Kind.SERVER and group.write_cost.servers != 1:
+            self._note_cost(group)
+            return float(group.write_cost.servers), group.name
+        if group.kind is Kind.DEVICE:
+            servers = [g for g in self.topology.neighbours(group.name, Kind.SERVER) if g.write_cost.devices != 1]
+            if servers and len(servers) == len(self.topology.neighbours(group.name, Kind.SERVER)):
+                cheapest = min(servers, key=lambda g: g.write_cost.devices)  # a ceiling takes the cheapest path
+                self._note_cost(cheapest)
+                return cheapest.write_cost.devices, cheapest.name
+        return 1.0, ""
+
+    def _note_cost(self, server: Group) -> None:
+        cost = server.write_cost
+        self.assumptions.append(f"{server.name}: each byte written costs {cost}: the servers carry it "
+                                f"{cost.servers}x and their devices store {cost.devices:g} bytes")
+
+    def _sized(self, component: str) -> bool:
+        """Whether the transfer size is known; noted when it is not."""
+        if not self.shape.sized:
+            self.sizeless.append(component)
+        return self.shape.sized
+
+    def _requests(self, group: Group, layer: str) -> Stage | None:
+        """Little's law: n·p·q requests in flight, each taking at least a round trip, the fixed costs and its bytes' time."""
+        if not self.shape.requests:
+            return None
+        time = _RequestTime(self.topology, group, self.op)
+        if not time.terms:
+            return None
+        if not self._sized(", ".join(time.components)):
+            return None
+        n = _count_symbol(group.name)
+        self.assumptions.append(
+            f"{group.name}: each process keeps q request(s) in flight and each request takes at least "
+            f"{time.described}, so the group moves at most n·p·q·s / ({sp.sstr(time.expression)}) (Little's law)")
+        return Stage(tuple(time.components), layer, group.name, n * PPN * DEPTH * SIZE / time.expression,
+                     time.constants, Scale.REQUESTS, fixed=time.fixed, per_byte=time.per_byte)
+
+    def _connect(self, active: set[str]) -> None:
         for u, v, index in self.topology.data_links():
             if not {u, v} <= active:
                 continue
-            start, end = f"{u}#{len(_STAGES[self.topology.group(u).kind])}", f"{v}#0"
+            start, end = f"{u}#{self._length(u)}", f"{v}#0"
             bandwidth = self.topology.links[index].bandwidth
             if bandwidth is None or bandwidth.value is None:
-                self.graph.add_edge(start, end)
+                self._add(start, end, None)
                 continue
             symbol = sp.Symbol(f"B_links[{index}]", positive=True)
-            stage = Stage(f"links[{index}].bandwidth", "links", symbol, {symbol: bandwidth.value})
-            self.stages.append(stage)
             middle = f"links[{index}]:{u}>{v}"
-            self.graph.add_edge(start, middle, capacity=stage.capacity, stage=stage)
-            self.graph.add_edge(middle, end)
+            self._add(start, middle, Stage((f"links[{index}].bandwidth",), "links", "", symbol, {symbol: bandwidth.value},
+                                           constant=canonical(bandwidth.value)))
+            self._add(middle, end, None)
 
-    def layers(self) -> dict[str, list[Stage]]:
-        """The stages grouped by layer, in path order."""
-        grouped: dict[str, list[Stage]] = {}
-        for stage in self.stages:
-            grouped.setdefault(stage.layer, []).append(stage)
-        return grouped
+    def _length(self, name: str) -> int:
+        kind = self.topology.group(name).kind
+        return len(_STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
-    def min_cut(self, only: set[str] | None = None) -> tuple[float, list[Stage]] | None:
-        """The minimum cut (bytes per second, the cut's stages); with ``only``, every other layer is unlimited.
 
-        Returns None when nothing in ``only`` separates the clients from the storage.
-        """
-        graph = self.graph
-        if only is not None:
-            graph = graph.copy()
-            for _, _, data in graph.edges(data=True):
-                if "stage" in data and data["stage"].layer not in only:
-                    del data["capacity"]
-        try:
-            value, (reach, _) = nx.minimum_cut(graph, self.source, self.sink)
-        except nx.NetworkXUnbounded:
-            return None
-        cut = [data["stage"] for u in reach for v, data in graph[u].items() if v not in reach and "capacity" in data]
-        return value, cut
+class _RequestTime:
+    """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
+
+    Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
+    way); a server group that stores and forwards receives a request whole before passing
+    it on, so the two segments' times add. Each kind's fastest group is taken (an upper bound
+    when groups differ). The result is ``fixed + s · per_byte`` seconds.
+    """
+
+    def __init__(self, topology: Topology, client: Group, op: str):
+        self.terms: list[sp.Expr] = []
+        self.constants: dict[sp.Symbol, Quantity | int] = {}
+        self.components: list[str] = []
+        self.parts: list[str] = []
+        self.fixed = self.per_byte = 0.0
+        networks = [(g.capacity("rtt").value, g.name) for g in topology.neighbours(client.name, Kind.NETWORK)
+                    if g.capacity("rtt") and g.capacity("rtt").value is not None]
+        if networks:
+            rtt, name = min(networks, key=lambda pair: pair[0].m_as("s"))
+            self._fixed(sp.Symbol(f"RTT_{name}", positive=True), rtt, f"{name}.rtt", f"one round trip of {name}")
+        for kind in (Kind.SERVER, Kind.DEVICE):
+            latencies = [(g.capacity("latency").value, g.name) for g in topology.of_kind(kind)
+                         if g.capacity("latency") and g.capacity("latency").value is not None]
+            if latencies:
+                latency, name = min(latencies, key=lambda pair: pair[0].m_as("s"))
+                self._fixed(_symbol("L", name), latency, f"{name}.latency", f"the latency of {name}")
+        stream = [self._fastest([client], op)]
+        servers = self._fastest(topology.of_kind(Kind.SERVER), op)
+        if servers and servers[2].forwarding is Forwarding.STORE:
+            self._bytes(stream + [servers])
+            stream = [servers]
+            self.parts.append(f"{servers[2].name} receives each request whole before passing it on")
+        else:
+            stream.append(servers)
+        self._bytes(stream + [self._fastest(topology.of_kind(Kind.DEVICE), op)])
+        self.expression = sp.Add(*self.terms)
+        self.described = ", ".join(self.parts)
+
+    def _fixed(self, symbol: sp.Symbol, value: Quantity, component: str, words: str) -> None:
+        self.terms.append(symbol)
+        self.constants[symbol] = value
+        self.components.append(component)
+        self.parts.append(words)
+        self.fixed += canonical(value)
+
+    @staticmethod
+    def _fastest(groups, op: str) -> tuple[float, str, Group, Quantity] | None:
+        """The group whose members move one stream fastest: (B/s, key, group, value); None if nothing limits it."""
+        best = None
+        for group in groups:
+            stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
+                      if (c := group.capacity(key, op)) is not None and c.value is not None]
+            speed = min(stated, default=None, key=lambda x: x[0])
+            if best is None or speed is None or speed[0] > best[0]:
+                best = speed
+                if speed is None:
+                    return None  # a group that nothing limits: some path has no per-member limit of this kind
+        return best
+
+    def _bytes(self, segment: list) -> None:
+        """Add the time of s bytes through a segment of pipelined stages: s over the slowest of them."""
+        limits = [x for x in segment if x is not None]
+        if not limits:
+            return
+        slowest = min(x[0] for x in limits)
+        symbols = []
+        for speed, key, group, value in limits:
+            if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
+                symbols.append(_symbol(_SYMBOL[key], group.name))
+                self.constants[symbols[-1]] = value
+                self.components.append(f"{group.name}.{key}")
+        self.terms.append(SIZE / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
+        self.parts.append(f"s / {sp.sstr(sp.Min(*symbols))} for its bytes")
+        self.per_byte += 1 / slowest

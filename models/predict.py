@@ -1,35 +1,131 @@
-"""Predict the bandwidth ceiling of a workload on a topology: a minimum cut, every layer's own limit, a formula."""
+"""Predict the ceiling of a workload on a topology: a minimum cut, every layer's own limit, a formula.
+
+A :class:`Model` builds the flow network of each shape of workload once (see
+:mod:`models.flow`) and solves it per workload, so sweeps over thousands of workloads
+cost one small maximum flow each; :func:`predict` is the one-workload form.
+"""
 
 from __future__ import annotations
 
 import math
 
-import sympy as sp
-
 from probes.errors import TopologyError
-from probes.units import Q_, format_quantity
+from probes.units import Metric
 from probes.workload import Workload
-from models.ceiling import TIE, Ceiling, LayerLimit
-from models.flow import FlowNetwork, Stage, canonical, numbers
-from topologies.topology import Topology
+from models import metadata
+from models.caches import cache_limits
+from models.ceiling import TIE, Ceiling, LayerLimit, rate
+from models.flow import FlowNetwork, Shape, Stage, workload_values
+from topologies.topology import Kind, Topology
 
-__all__ = ["predict", "unmodelled"]
+__all__ = ["Model", "predict", "unmodelled"]
 
 
-def unmodelled(workload: Workload) -> str | None:
-    """Why :func:`predict` has no ceiling for ``workload``, or None when it has one."""
+def unmodelled(topology: Topology, workload: Workload, clients: tuple[str, ...] | None = None) -> str | None:
+    """Why :func:`predict` has no ceiling for ``workload`` on ``topology``, or None when it has one."""
     if workload.operation.is_metadata:
-        return f"iobound models data bandwidth only; a {workload.operation.value} rate has no ceiling yet"
+        chosen = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+        return metadata.unlimited(topology, workload, chosen)
     return None
+
+
+class Model:
+    """The bottleneck model of one topology: ceilings for any number of workloads, each shape's network built once."""
+
+    def __init__(self, topology: Topology):
+        self.topology = topology
+        self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
+
+    def network(self, shape: Shape, clients: tuple[str, ...]) -> FlowNetwork:
+        """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
+        key = (shape, clients)
+        if key not in self._networks:
+            self._networks[key] = FlowNetwork(self.topology, shape, clients)
+        return self._networks[key]
+
+    def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
+        """The client groups that run ``workload`` and how many members of each.
+
+        Raises
+        ------
+        TopologyError
+            If a group is unknown, or the workload names a node count but several groups
+            run it, or more nodes than its group has.
+        """
+        topology = self.topology
+        names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+        chosen = tuple(clients) if clients else names
+        for name in chosen:
+            if name not in names:
+                raise TopologyError(topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")
+        counts = {name: topology.group(name).count for name in chosen}
+        if workload.nodes is not None:
+            if len(chosen) != 1:
+                raise TopologyError(topology.path, "clients", f"the workload runs on {workload.nodes} node(s) but "
+                                    f"there are several client groups ({', '.join(chosen)}); name one with --clients")
+            if workload.nodes > counts[chosen[0]]:
+                raise TopologyError(topology.path, f"clients.{chosen[0]}.count",
+                                    f"the workload uses {workload.nodes} nodes but the group has {counts[chosen[0]]}")
+            counts[chosen[0]] = workload.nodes
+        return chosen, counts
+
+    def ceiling(self, workload: Workload, clients: tuple[str, ...] | None = None) -> Ceiling:
+        """The most ``workload`` can reach, and the components that set it (see :func:`predict`)."""
+        chosen, counts = self.nodes(workload, clients)
+        if workload.operation.is_metadata:
+            return metadata.ceiling(self.topology, workload, chosen, counts)
+        network = self.network(Shape.of(workload), chosen)
+        value, cut = self.cut(network, workload, counts)
+        values = workload_values(workload, counts)
+        for stage in network.limited:
+            values |= stage.constants
+        layers = []
+        for name in network.layers():
+            solved = self.cut(network, workload, counts, only=name)
+            layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, *solved, values, Metric.BANDWIDTH))
+        limited = [layer for layer in layers if layer.value is not None]
+        binding_layers = tuple(layer.layer for layer in limited if math.isclose(layer.value.m_as("B/s"), value, rel_tol=TIE))
+        mixed = None
+        if not binding_layers:  # the cut mixes layers and is lower than any one of them
+            binding_layers = ("combined cut",)
+            mixed = _limit("combined cut", value, cut, values, Metric.BANDWIDTH)
+        binding = tuple(dict.fromkeys(_components(cut) + tuple(
+            c for layer in limited if layer.layer in binding_layers for c in layer.components)))
+        return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
+                       tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
+                       cache_limits(self, workload, chosen, counts), mixed)
+
+    def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
+            only: str | None = None) -> tuple[float, list[Stage]] | None:
+        """The minimum cut (B/s, its stages); with ``only``, every other layer is unlimited.
+
+        Returns None when ``only`` does not separate the clients from the storage.
+
+        Raises
+        ------
+        TopologyError
+            If nothing limits the path (no ``only``), or the clients have no path to the storage.
+        """
+        solved = network.graph.solve(network.capacities(workload, counts, only))
+        if solved.value == math.inf:
+            if only is not None:
+                return None
+            raise TopologyError(self.topology.path, "", "no capacity limits the path from the clients to the storage; "
+                                "state the bandwidth of the NICs or the devices")
+        if solved.value <= 0 and only is None:
+            raise TopologyError(self.topology.path, "links", "the chosen clients have no path to the storage in the "
+                                "direction data moves")
+        return solved.value, [network.stages[i] for i in solved.edges]
 
 
 def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:
     """The most ``workload`` can reach on ``topology``, and the components that set it.
 
-    The ceiling is the minimum cut of the topology's flow network (see
-    :mod:`models.flow`); a layer's own limit is the minimum cut when every other
-    layer is taken as unlimited. The formula is ``Min`` over the layers' limits
-    (plus the cut itself when it mixes layers), so it always equals the cut.
+    For data, the ceiling is the minimum cut of the topology's flow network (see
+    :mod:`models.flow`); a layer's own limit is the minimum cut when every other layer is
+    taken as unlimited. For metadata operations it is the lowest of the metadata limits
+    (see :mod:`models.metadata`). The formula is ``Min`` over the layers' limits (plus
+    the cut itself when it mixes layers), so it always equals the ceiling.
 
     Parameters
     ----------
@@ -39,8 +135,6 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
 
     Raises
     ------
-    ValueError
-        If the workload is one the model does not cover (see :func:`unmodelled`).
     TopologyError
         If no capacity limits the path, the client group is unknown, or the
         workload asks for more nodes than the group has.
@@ -54,55 +148,12 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
     >>> str(ceiling)
     '1,100 MiB/s (client NICs)'
     """
-    reason = unmodelled(workload)
-    if reason:
-        raise ValueError(reason)
-    network = FlowNetwork(topology, workload, clients)
-    overall = network.min_cut()
-    if overall is None:
-        raise TopologyError(topology.path, "", "no capacity limits the path from the clients to the storage; "
-                            "state the bandwidth of the NICs or the devices")
-    value, cut = overall
-    if value <= 0:
-        raise TopologyError(topology.path, "links", "the chosen clients have no path to the storage in the direction data moves")
-    values = {symbol: v for stage in network.stages for symbol, v in stage.values.items()}
-    layers, expressions = [], []
-    for name in network.layers():
-        result = network.min_cut(only={name})
-        if result is None:
-            layers.append(LayerLimit(name, None, (), "", "does not separate clients from storage on its own"))
-            continue
-        limit, stages = result
-        expression = sp.Add(*(s.term for s in stages))
-        expressions.append(expression)
-        layers.append(LayerLimit(name, Q_(limit, "B/s"), _components(stages), sp.sstr(expression),
-                                 f"{numbers(expression, values)} = {format_quantity(Q_(limit, 'B/s'))}"))
-    limited = [layer for layer in layers if layer.value is not None]
-    binding_layers = [layer.layer for layer in limited if math.isclose(layer.value.m_as("B/s"), value, rel_tol=TIE)]
-    terms = [f"{layer.layer} {format_quantity(layer.value)}" for layer in limited]
-    if not binding_layers:  # the cut mixes layers and is lower than any one of them
-        binding_layers = ["combined cut"]
-        mixed = sp.Add(*(s.term for s in cut))
-        expressions.append(mixed)
-        terms.append(f"combined cut {numbers(mixed, values)} = {format_quantity(Q_(value, 'B/s'))}")
-    binding = tuple(dict.fromkeys(_components(cut) + tuple(
-        c for layer in limited if layer.layer in binding_layers for c in layer.components)))
-    formula = sp.Min(*expressions, evaluate=False) if len(expressions) > 1 else expressions[0]
-    used = sorted(formula.free_symbols, key=str)
-    return Ceiling(
-        workload=workload,
-        value=Q_(value, "B/s"),
-        binding=binding,
-        binding_layers=tuple(binding_layers),
-        layers=tuple(layers),
-        formula=sp.sstr(formula),
-        numbers=f"min({', '.join(terms)}) = {format_quantity(Q_(value, 'B/s'))}",
-        symbols={str(symbol): values[symbol] for symbol in used},
-        assumptions=tuple(dict.fromkeys(network.assumptions)),
-        expression=formula,
-        substitutions={symbol: canonical(values[symbol]) for symbol in used},
-    )
+    return Model(topology).ceiling(workload, clients)
+
+
+def _limit(layer: str, value: float, stages: list[Stage], values: dict, metric: Metric) -> LayerLimit:
+    return LayerLimit(layer, rate(value, metric), _components(stages), tuple(s.term for s in stages), values)
 
 
 def _components(stages: list[Stage]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(s.component for s in stages))
+    return tuple(dict.fromkeys(c for s in stages for c in s.components))

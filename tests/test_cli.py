@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from assess.cli import COMMANDS, main
+from topologies.bundled import example_path
 
 ROOT = Path(__file__).resolve().parents[1]
 LUSTRE_4PPN_READ = "Lustre size / ppn read 256 KiB seq, 10 nodes x 4 ppn"
@@ -22,28 +23,66 @@ def run(capsys, *argv):
 
 
 def test_predict_prints_ceiling_binding_layers_and_formula(capsys):
-    status, out, _ = run(capsys, "predict", "lecture", "--op", "read", "--transfer-size", "1MiB", "--nodes", "10", "--ppn", "4")
+    status, out, _ = run(capsys, "predict", "lecture", "--op", "read", "--transfer-size", "1MiB", "--nodes", "10", "--ppn", "4",
+                         "--explain")
     assert status == 0
     assert "ceiling:   1,100 MiB/s, bound by client NICs (compute.nic)" in out
-    for line in ["client NICs           1,100 MiB/s", "devices               1,350 MiB/s", "110 MiB/s × 10 = 1,100 MiB/s",
-                 "n_compute*p*q*s/RTT_ethernet"]:
+    rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
+    assert rows["client NICs"][2:4] == ["1,100", "MiB/s"] and rows["devices"][1:3] == ["1,350", "MiB/s"]
+    for line in ["110 MiB/s × 10 = 1,100 MiB/s", "Min(B_ssd*n_ssd, NIC_compute*n_compute, NIC_storage*n_storage)", "NIC_compute = 110 MiB/s",
+                 "  NIC_compute      +1.000 %", "buffered sequential I/O: readahead"]:
         assert line in out
-    assert "Min(" in out and "<- binds" in out
+    assert "<- binds" in out
+
+
+def test_predict_without_explain_leaves_the_formula_out(capsys):
+    status, out, _ = run(capsys, "predict", "lecture", "--op", "read", "--transfer-size", "1MiB")
+    assert status == 0 and "Min(" not in out and "elasticity" not in out and "<- binds" in out
 
 
 def test_predict_json_is_versioned_and_has_every_layer(capsys):
-    status, out, _ = run(capsys, "predict", "lecture", "--op", "write", "--transfer-size", "64 KiB", "--nodes", "1", "--json")
+    status, out, _ = run(capsys, "predict", "lecture", "--op", "write", "--transfer-size", "64 KiB", "--nodes", "1",
+                         "--direct", "--json")
     doc = json.loads(out)
     assert status == 0
-    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.1")
-    assert doc["ceiling"] == {"value": 110 * 2**20, "unit": "B/s"}  # JSON quantities are in canonical units
-    assert doc["binding"] == ["compute.nic"]
+    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.2")
+    per_request = 64 * 1024 / (1e-4 + 64 / 1024 / 110)  # B/s: 64 KiB per (round trip + its bytes through the NIC)
+    assert doc["ceiling"] == {"value": pytest.approx(per_request), "unit": "B/s"}  # canonical units in JSON
+    assert doc["binding"] == ["ethernet.rtt", "compute.nic"]
     layers = {layer["layer"]: layer["limit"]["value"] for layer in doc["layers"]}
-    assert layers["network message rate"] == pytest.approx(625 * 2**20)
+    assert layers["client NICs"] == pytest.approx(110 * 2**20)
     assert doc["symbols"]["RTT_ethernet"] == {"value": pytest.approx(1e-4), "unit": "s"}
     assert doc["workload"] == {"operation": "write", "transfer_size": {"value": 65536, "unit": "B"}, "nodes": 1, "ppn": 1,
-                               "queue_depth": 1, "access": "sequential", "direct": None,
+                               "queue_depth": 1, "access": "sequential", "direct": True,
                                "data_set": None, "shared_file": None, "shared_directory": None}
+    effects = {e["symbol"]: e["elasticity"] for e in doc["sensitivity"]}
+    assert effects["RTT_ethernet"] == pytest.approx(-1e-4 / (1e-4 + 64 / 1024 / 110), rel=1e-4)
+    assert effects["s"] == pytest.approx(-effects["RTT_ethernet"], rel=1e-4)  # the bytes and the round trip share the time
+    assert effects["s"] + effects["NIC_compute"] == pytest.approx(1, rel=1e-4) and effects["p"] == pytest.approx(1)  # twice s and B: twice C
+
+
+def test_predict_sweeps_every_combination(capsys):
+    status, out, _ = run(capsys, "predict", "lecture", "--op", "read,write", "--transfer-size", "4KiB,1MiB", "--nodes", "1,10",
+                         "--direct", "--json")
+    doc = json.loads(out)
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/prediction-sweep", "1.0")
+    assert len(doc["predictions"]) == 8
+    one = {(p["workload"]["operation"], p["workload"]["transfer_size"]["value"], p["workload"]["nodes"]): p
+           for p in doc["predictions"]}
+    assert one[("read", 2**20, 10)]["ceiling"]["value"] == pytest.approx(10 * 2**20 / (1e-4 + 1 / 110))
+    status, out, _ = run(capsys, "predict", "lecture", "--op", "read", "--transfer-size", "4KiB,1MiB", "--nodes", "1,10")
+    assert status == 0 and out.count("client NICs") == 4
+
+
+def test_predict_metadata_and_the_knee(capsys, tmp_path):
+    topology = tmp_path / "mds.toml"
+    topology.write_text(Path(example_path("lecture")).read_text().replace(
+        'nic = { value = "10 GbE"', 'metadata = "20 kop/s"\nnic = { value = "10 GbE"'))
+    status, out, _ = run(capsys, "predict", str(topology), "--op", "create", "--nodes", "10", "--ppn", "3")
+    assert status == 0
+    # 5 servers x 20 kop/s = 100,000 op/s; round trips: 3 / 0.1 ms = 30,000 op/s per node, so 3 nodes scale, 4 do not
+    assert "ceiling:   100,000 op/s, bound by metadata servers (storage.metadata)" in out
+    assert "scaling:   grows with the nodes up to 3 of compute (round trips); beyond, metadata servers bind(s)" in out
 
 
 def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsys):
@@ -218,3 +257,39 @@ def test_check_reads_real_fio_json(capsys, tmp_path, corpus, disk, bw, iops, cod
     assert result["run"]["origin"]["tool"] == "fio" and result["run"]["samples"] == [8876980]
     assert result["ceiling"]["binding_layers"] == ["device IOPS"]
     assert [f["code"] for f in result["findings"]] == [code, "FEW-REPETITIONS"]  # fio ran once
+
+
+def test_fit_a_real_transfer_size_sweep_and_predict_beyond_it(capsys, corpus):
+    sweep = corpus / "elbencho" / "elbencho_mtelbencho_losf_write_8xnvme-raid0.txt"
+    status, out, _ = run(capsys, "fit", str(sweep), "--over", "transfer-size", "--op", "write", "--at", "8KiB,1MiB",
+                         "--json")
+    doc = json.loads(out)
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/fit", "1.0")
+    assert doc["n"] == 10 and doc["parameters"]["t0"]["unit"] == "s"
+    t0 = doc["parameters"]["t0"]
+    assert t0["ci95"][0] < t0["value"] < t0["ci95"][1]
+    inside, beyond = doc["predictions"]
+    assert (inside["extrapolated"], beyond["extrapolated"]) == (False, True)
+    assert inside["ci95"][0] < 403 * 2**20 < inside["ci95"][1]  # elbencho measured 403 MiB/s at 8 KiB
+
+
+def test_fit_the_scalability_law_to_a_node_sweep(capsys, tmp_path):
+    """Points made by the USL with lam 100 MiB/s, sigma 0.05, kappa 0.001 come back, peak at 30.8 nodes."""
+    rows = ["op,transfer_size,nodes,value,unit"]
+    for n in (1, 2, 4, 8, 16, 32, 48, 64):
+        rows.append(f"read,1 MiB,{n},{100 * n / (1 + 0.05 * (n - 1) + 0.001 * n * (n - 1))!r},MiB/s")
+    (tmp_path / "scaling.csv").write_text("\n".join(rows) + "\n")
+    status, out, _ = run(capsys, "fit", str(tmp_path / "scaling.csv"), "--over", "nodes", "--at", "128")
+    assert status == 0
+    assert "law:       universal scalability law" in out and "peak:      30.8 nodes" in out
+    rows = {line.split()[0]: line for line in out.splitlines() if line.strip()}
+    assert "100 MiB/s" in rows["lam"] and "0.05" in rows["sigma"] and "extrapolated" in rows["128"]
+
+
+def test_fit_refuses_mixed_operations_and_too_few_points(capsys, tmp_path):
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text("op,transfer_size,value,unit\nread,1 MiB,100,MiB/s\nwrite,4 MiB,90,MiB/s\n")
+    status, _, err = run(capsys, "fit", str(mixed), "--over", "transfer-size")
+    assert status == 2 and "a fit needs runs of one operation; these hold read, write: choose one with --op" in err
+    status, _, err = run(capsys, "fit", str(mixed), "--over", "transfer-size", "--op", "read")
+    assert status == 2 and "2 parameters need at least 3 points" in err

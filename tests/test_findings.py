@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # 4 clients with 1,000 MiB/s NICs read at most 4,000 MiB/s; the devices write at most
 # 2 x 600 = 1,200 MiB/s. (Reads may reach 3.3x writes here, so a read 4x a write can
 # happen within the ceilings, and a clean pair need not be one.) Memory: 4 x 64 + 2 x 128 = 512 GiB. The file system's blocks: 4 MiB.
-SYSTEM = parse_topology("""
+TOML = """
 [clients.c]
 count = 4
 nic = "1000 MiB/s"
@@ -41,7 +41,8 @@ between = ["c", "net"]
 between = ["net", "s"]
 [[links]]
 between = ["s", "d"]
-""")
+"""
+SYSTEM = parse_topology(TOML)
 
 
 def _run(label, operation, samples, *, size="4 MiB", access=Access.SEQUENTIAL, tags=(), durations=None,
@@ -153,6 +154,26 @@ def test_metadata_and_network_runs_have_no_ceiling_but_are_still_judged():
     ping = Run("rtt", None, Metric.LATENCY, (0.1, 0.15, 0.12), "ms", Origin("ping.txt", None, "ping"))
     judgements = check_runs(SYSTEM, [create, ping])
     assert [(j.ceiling, j.no_ceiling.split(";")[0], [f.code for f in j.findings]) for j in judgements] == [
-        (None, "iobound models data bandwidth only", ["FEW-REPETITIONS"]),
+        (None, "the topology states nothing that limits create operations: neither the metadata servers' rate "
+               '(metadata = "20 kop/s") nor the network\'s rtt', ["FEW-REPETITIONS"]),
         (None, "not a storage workload (ping result)", ["HIGH-VARIATION"]),
     ]
+
+
+def test_metadata_rates_above_what_the_metadata_servers_complete_are_impossible():
+    """2 metadata servers x 20 kop/s: 40,000 creates/s at most; mdtest saying 55,000 is beyond it."""
+    system = parse_topology(TOML.replace('block_size = "4 MiB"', 'block_size = "4 MiB"\nmetadata = "20 kop/s"'))
+
+    def create(rate, shared=False):
+        workload = Workload(Operation.CREATE, None, nodes=4, ppn=8, shared_directory=shared)
+        return Run(f"create {rate}", workload, Metric.OPERATION_RATE, (rate * 0.99, rate, rate * 1.01), "op/s",
+                   Origin("md.txt", 3, "mdtest"), durations=(60.0,) * 3)
+
+    clean, bad, shared = check_runs(system, [create(30000), create(55000), create(30000, shared=True)])
+    assert clean.ceiling.value.m_as("op/s") == pytest.approx(40000) and clean.findings == ()
+    assert clean.ceiling.binding == ("s.metadata",)
+    assert [f.code for f in bad.findings] == ["ABOVE-CEILING"]
+    assert "more than metadata servers (40,000 op/s) can complete" in bad.findings[0].message
+    # one directory for every process lives on one server: 20,000 op/s at most
+    assert shared.ceiling.binding_layers == ("shared directory",)
+    assert [f.code for f in shared.findings] == ["ABOVE-CEILING"]

@@ -9,6 +9,9 @@ from hypothesis import assume, given, settings, strategies as st
 from probes.errors import TopologyError
 from probes.units import Q_
 from probes.workload import Access, Operation, Workload
+import sympy as sp
+
+from models.flow import canonical
 from models.predict import predict
 from topologies.bundled import load_example
 from topologies.load import parse_topology
@@ -33,21 +36,33 @@ def test_lecture_network_ceiling_is_1100_mib_per_s_set_by_the_client_nics(op):
 
 
 def test_lecture_message_rate_per_node():
-    """10,000 messages/s per node: 9.8 GiB/s at 1 MiB and 625 MiB/s at 64 KiB (lecture, 'Example')."""
-    one_node = {size: predict(load_example("lecture"), workload(size=size, nodes=1)) for size in [(1, "MiB"), (64, "KiB")]}
-    rate = {size: next(l for l in c.layers if l.layer == "network message rate").value for size, c in one_node.items()}
-    assert rate[(1, "MiB")].m_as("GiB/s") == pytest.approx(9.77, abs=0.01)
-    assert rate[(64, "KiB")].m_as("MiB/s") == pytest.approx(625)
-    assert one_node[(64, "KiB")].value.m_as("MiB/s") == pytest.approx(110)  # one node's NIC still binds
+    """10,000 messages/s per node: 9.8 GiB/s at 1 MiB and 625 MiB/s at 64 KiB (lecture, 'Example').
+
+    That is the asymptote of a request's time RTT + s/NIC when the bytes cost nothing:
+    the formula with the NIC taken as infinite gives it back.
+    """
+    one_node = {size: predict(load_example("lecture"), workload(size=size, nodes=1, direct=True))
+                for size in [(1, "MiB"), (64, "KiB")]}
+    layer = {size: next(l for l in c.layers if l.layer == "requests in flight") for size, c in one_node.items()}
+    for size, expected in [((1, "MiB"), (9.77, "GiB/s")), ((64, "KiB"), (625, "MiB/s"))]:
+        values = {sym: canonical(v) for sym, v in layer[size].values.items()}
+        asymptote = layer[size].expression.subs(sp.Symbol("NIC_compute", positive=True), sp.oo).subs(values)
+        assert Q_(float(asymptote), "B/s").m_as(expected[1]) == pytest.approx(expected[0], abs=0.01)
+    # with the bytes' time: 64 KiB / (100 us + 64 KiB / 110 MiB/s) = 93.5 MiB/s, below the NIC's 110 MiB/s
+    assert layer[(64, "KiB")].value.m_as("MiB/s") == pytest.approx(64 / 1024 / (1e-4 + 64 / 1024 / 110))
+    assert one_node[(64, "KiB")].binding_layers == ("requests in flight",)
+    assert one_node[(1, "MiB")].value.m_as("MiB/s") == pytest.approx(1 / (1e-4 + 1 / 110))
 
 
-def test_small_requests_are_bound_by_the_message_rate_and_concurrency_lifts_it():
+def test_small_requests_are_bound_by_the_time_per_request_and_concurrency_lifts_it():
     t = load_example("lecture")
-    small = predict(t, workload(size=(4, "KiB")))
-    assert small.binding_layers == ("network message rate",)
-    assert small.value.m_as("MiB/s") == pytest.approx(10 * 4 * 1024 / 1e-4 / MIB)
-    assert predict(t, workload(size=(4, "KiB"), ppn=4)).value > small.value
-    assert "n_compute*p*q*s/RTT_ethernet" in small.formula
+    small = predict(t, workload(size=(4, "KiB"), direct=True))
+    assert small.binding_layers == ("requests in flight",)
+    assert small.value.m_as("B/s") == pytest.approx(10 * 4096 / (1e-4 + 4096 / (110 * MIB)))
+    assert predict(t, workload(size=(4, "KiB"), ppn=4, direct=True)).value > small.value
+    assert "n_compute*p*q*s/(RTT_ethernet + s/NIC_compute)" in small.formula
+    # buffered sequential I/O: readahead keeps the pipe full, the NICs bind (Lustre read 1,095 MiB/s at 1 ppn)
+    assert predict(t, workload(size=(4, "KiB"))).binding_layers == ("client NICs",)
 
 
 def test_random_access_is_bound_by_device_iops():

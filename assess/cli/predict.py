@@ -1,68 +1,197 @@
 """Predict the ceiling of a workload: its value, the binding component, every layer's limit, the formula.
 
-Example:  iobound predict lecture --op read --transfer-size 1MiB --nodes 10 --ppn 4
+Give several values, comma-separated, to sweep: every combination is one row.
+Examples:
+  iobound predict lecture --op read --transfer-size 1MiB --nodes 10 --ppn 4 --explain
+  iobound predict lecture --op read,write --transfer-size 4KiB,64KiB,1MiB --nodes 1,2,4,8 --direct
+  iobound predict lecture --op read --transfer-size 64KiB --direct --curve
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 
-from probes.units import format_quantity
+import numpy as np
+
+from probes.units import Q_, Metric, format_quantity
 from probes.workload import Access, Operation, Workload
 from models.ceiling import Ceiling
-from models.predict import predict
+from models.predict import Model
+from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
+from models.scaling import knee, queueing_network
+from models.sensitivity import sensitivity
 from assess.cli.inputs import count_arg, open_topology, size_arg
 from assess.render import dumps, envelope, table
 
 # prediction format history:
 #   1.0  first version
 #   1.1  workload gains data_set and shared_file (null when not known)
-FORMAT_VERSION = "1.1"
+#   1.2  metric may be operation_rate (metadata); caches, knee and sensitivity; workload gains shared_directory
+# prediction-sweep format history:
+#   1.0  first version
+FORMAT_VERSION = "1.2"
+SWEEP_VERSION = "1.0"
+
+
+def _list(item):
+    """An argparse type for a comma-separated list of ``item``."""
+    def parse(text: str):
+        return [item(part.strip()) for part in text.split(",") if part.strip()]
+    parse.__name__ = getattr(item, "__name__", "value")
+    return parse
+
+
+def _operation(text: str) -> Operation:
+    try:
+        return Operation(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    parser.add_argument("--op", required=True, choices=[o.value for o in Operation], help="the data operation")
-    parser.add_argument("--transfer-size", required=True, type=size_arg, metavar="SIZE", help="size of one request, e.g. 1MiB, 64KiB")
-    parser.add_argument("--nodes", type=count_arg, help="client nodes that run it (default: all of the client group)")
-    parser.add_argument("--ppn", type=count_arg, default=1, help="processes per node (default 1)")
-    parser.add_argument("--queue-depth", type=count_arg, default=1, help="requests in flight per process (default 1)")
+    parser.add_argument("--op", required=True, type=_list(_operation), metavar="OP[,OP]",
+                        help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
+    parser.add_argument("--transfer-size", type=_list(size_arg), default=[None], metavar="SIZE[,SIZE]",
+                        help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
+    parser.add_argument("--nodes", type=_list(count_arg), default=[None], metavar="N[,N]",
+                        help="client nodes that run it (default: all of the client group)")
+    parser.add_argument("--ppn", type=_list(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
+    parser.add_argument("--queue-depth", type=_list(count_arg), default=[1], metavar="N[,N]",
+                        help="requests in flight per process (default 1)")
     parser.add_argument("--access", choices=[a.value for a in Access], default="sequential", help="default sequential")
+    parser.add_argument("--direct", action="store_true", help="direct I/O (O_DIRECT): no page cache, no readahead")
+    parser.add_argument("--data-set", type=size_arg, metavar="SIZE", help="bytes all processes move, e.g. 2TiB: "
+                        "decides whether a cache can serve the data")
+    parser.add_argument("--shared-directory", action="store_true",
+                        help="metadata operations of every process in one directory")
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that runs it (repeatable; default all)")
+    parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
+    parser.add_argument("--curve", action="store_true",
+                        help="throughput over the requests in flight: bounds and mean value analysis")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
 def run(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
-    workload = Workload(Operation(args.op), args.transfer_size, nodes=args.nodes, ppn=args.ppn,
-                        queue_depth=args.queue_depth, access=Access(args.access))
-    ceiling = predict(topology, workload, clients=tuple(args.clients) if args.clients else None)
+    model = Model(topology)
+    clients = tuple(args.clients) if args.clients else None
+    workloads = [Workload(op, None if op.is_metadata else size, nodes=nodes, ppn=ppn, queue_depth=depth,
+                          access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
+                          shared_directory=args.shared_directory if op.is_metadata else None)
+                 for op, size, nodes, ppn, depth in itertools.product(
+                     args.op, args.transfer_size, args.nodes, args.ppn, args.queue_depth)]
+    workloads = list(dict.fromkeys(workloads))
+    system = {"name": topology.name, "path": topology.path}
+    if len(workloads) > 1:
+        ceilings = [model.ceiling(w, clients) for w in workloads]
+        if args.json:
+            print(dumps(envelope("prediction-sweep", SWEEP_VERSION, {"topology": system,
+                                                                     "predictions": [c.to_dict() for c in ceilings]})))
+        else:
+            print(render_sweep(ceilings, f"{topology.name} ({topology.path})"))
+        return 0
+    (workload,) = workloads
+    ceiling = model.ceiling(workload, clients)
+    found = knee(model, workload, clients) if _one_group(model, workload, clients) else None
+    effects = sensitivity(ceiling)
+    curve = _curve(model, workload, clients) if args.curve else None
     if args.json:
-        print(dumps(envelope("prediction", FORMAT_VERSION, {"topology": {"name": topology.name, "path": topology.path},
-                                                           **ceiling.to_dict()})))
-    else:
-        print(render(ceiling, f"{topology.name} ({topology.path})"))
+        doc = {"topology": system, **ceiling.to_dict(),
+               "knee": None if found is None else {"group": found.group, "nodes": found.nodes,
+                                                   "before": list(found.before), "after": list(found.after)},
+               "sensitivity": [e.to_dict() for e in effects]}
+        if curve is not None:
+            doc["curve"] = curve
+        print(dumps(envelope("prediction", FORMAT_VERSION, doc)))
+        return 0
+    print(render(ceiling, f"{topology.name} ({topology.path})", explain=args.explain, knee=found, effects=effects))
+    if curve is not None:
+        print("\n" + render_curve(curve, ceiling.metric))
     return 0
 
 
-def render(ceiling: Ceiling, system: str) -> str:
+def _one_group(model: Model, workload: Workload, clients) -> bool:
+    return len(model.nodes(workload, clients)[0]) == 1
+
+
+def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, effects=()) -> str:
     """The prediction as people read it."""
     rows = [
-        (layer.layer, "-" if layer.value is None else format_quantity(layer.value), layer.formula, layer.numbers,
-         "<- binds" if layer.layer in ceiling.binding_layers else "")
+        (layer.layer, "-" if layer.value is None else format_quantity(layer.value), ", ".join(layer.components),
+         *((layer.formula, layer.numbers) if explain else ()), "<- binds" if layer.layer in ceiling.binding_layers else "")
         for layer in ceiling.layers
     ]
+    headers = ("layer", "limit", "components", *(("formula", "with numbers") if explain else ()), "")
     lines = [
         f"system:    {system}",
         f"workload:  {ceiling.workload.describe()}",
         f"ceiling:   {format_quantity(ceiling.value)}, bound by {', '.join(ceiling.binding_layers)} ({', '.join(ceiling.binding)})",
         "",
-        table(("layer", "limit", "formula", "with numbers", ""), rows, right=(1,)),
-        "",
-        f"formula:   {ceiling.formula}",
-        f"           = {ceiling.numbers}",
-        "where:     " + ", ".join(f"{name} = {value}" for name, value in ceiling.symbols.items()),
+        table(headers, rows, right=(1,)),
     ]
+    if ceiling.caches:
+        lines += ["", "if a cache serves the data instead:"]
+        lines += [f"  {c.layer}: {'not stated' if c.value is None else format_quantity(c.value)}; {c.reason}"
+                  for c in ceiling.caches]
+    if knee is not None:
+        lines += ["", f"scaling:   {knee}"]
+    if explain:
+        lines += [
+            "",
+            f"formula:   {ceiling.formula}",
+            f"           = {ceiling.numbers}",
+            "where:     " + ", ".join(f"{name} = {_shown(value)}" for name, value in ceiling.symbols.items()),
+            "effect of 1 % more of each parameter on the ceiling (elasticity):",
+            *(f"  {e.symbol:<16} {e.elasticity:+.3f} %" for e in effects if e.elasticity),
+            "  (the others: none at this point)" if any(not e.elasticity for e in effects) else "",
+        ]
     if ceiling.assumptions:
-        lines += ["assumptions:", *(f"  - {a}" for a in ceiling.assumptions)]
+        lines += ["", "assumptions:", *(f"  - {a}" for a in ceiling.assumptions)]
     return "\n".join(lines)
+
+
+def _shown(value) -> str:
+    return str(value) if isinstance(value, (int, float)) else format_quantity(value)
+
+
+def render_sweep(ceilings: list[Ceiling], system: str) -> str:
+    """One row per workload of a sweep."""
+    rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(c.binding))
+            for c in ceilings]
+    return "\n".join([f"system:    {system}", "", table(("workload", "ceiling", "bound by", "components"), rows, right=(1,))])
+
+
+def _curve(model: Model, workload: Workload, clients) -> dict:
+    """Throughput over 1..N requests in flight: the bounds, and MVA (exact up to its limit, else Schweitzer at N)."""
+    net = queueing_network(model, workload, clients)
+    n = net.population
+    limits = bounds(net.stations, n, net.think)
+    points = sorted({int(round(x)) for x in np.geomspace(1, max(n, 1), num=min(n, 12))} | {n})
+    if n <= MVA_LIMIT:
+        solved = mva(net.stations, n, net.think)
+        exact = {int(p): float(x) for p, x in zip(solved.population, solved.throughput)}
+        method = "exact mean value analysis"
+    else:
+        exact = {n: float(schweitzer(net.stations, n, net.think).throughput[-1])}
+        points, method = [n], "Schweitzer's approximate mean value analysis"
+    rows = []
+    for p in points:
+        b = bounds(net.stations, p, net.think)
+        rows.append({"requests": p, "upper": b.upper * net.transfer_size, "lower": b.lower * net.transfer_size,
+                     "mva": exact.get(p, float("nan")) * net.transfer_size})
+    return {"method": method, "knee_requests": limits.knee, "bottleneck": list(limits.bottleneck), "think": net.think,
+            "points": rows}
+
+
+def render_curve(curve: dict, metric: Metric) -> str:
+    def shown(x):
+        return format_quantity(Q_(x, metric.unit))
+    rows = [(str(p["requests"]), shown(p["lower"]), shown(p["mva"]), shown(p["upper"])) for p in curve["points"]]
+    return "\n".join([
+        f"throughput over requests in flight ({curve['method']}; stations visited in turn, a pessimistic companion "
+        "of the ceiling):",
+        table(("requests", "lower bound", "MVA", "upper bound"), rows, right=(0, 1, 2, 3)),
+        f"knee: {curve['knee_requests']:.1f} requests in flight, where {', '.join(curve['bottleneck'])} saturate(s)",
+    ])

@@ -1,0 +1,139 @@
+"""Fit a model to a measured sweep: per-request overhead and bandwidth, or the scalability law; predict the rest.
+
+Every repetition of every run is a point. Over transfer sizes the law is
+s / (t0 + s / B); over nodes or processes, Gunther's Universal Scalability Law.
+Examples:
+  iobound fit sweep.csv --over transfer-size --op write --at 8MiB,64MiB
+  iobound fit scaling.csv --over nodes --op read --at 128
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from probes.errors import InputError
+from probes.run import Run
+from probes.units import Q_, Metric, format_quantity
+from probes.workload import Operation
+from models.calibration import TRANSFER_SIZE, Fit, fit, usl, usl_peak
+from assess.cli.inputs import add_unit_alias, count_arg, read_runs, size_arg
+from assess.findings import summary_in
+from assess.render import dumps, envelope, table
+
+# fit format history:
+#   1.0  first version
+FORMAT_VERSION = "1.0"
+OVER = ("transfer-size", "nodes", "processes")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results", metavar="FILE", nargs="+", help="benchmark outputs or results tables of one sweep")
+    parser.add_argument("--over", required=True, choices=OVER, help="what the sweep varies")
+    parser.add_argument("--op", choices=[o.value for o in Operation], help="the operation to fit (needed when the files hold several)")
+    parser.add_argument("--at", metavar="X[,X]", help="where to predict, e.g. 8MiB,64MiB or 128,256")
+    parser.add_argument("--json", action="store_true", help=f"print iobound/fit {FORMAT_VERSION} JSON")
+    add_unit_alias(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    runs = [r for word in args.results for r in read_runs(word, args)]
+    where = ", ".join(args.results)
+    points = _points(runs, args.over, args.op, where)
+    law = TRANSFER_SIZE if args.over == "transfer-size" else usl(points.unit)
+    result = fit(law, points.x, points.y, source=where)
+    at = _at(args.at, args.over)
+    if args.json:
+        print(dumps(envelope("fit", FORMAT_VERSION, _to_dict(result, points, at))))
+    else:
+        print(render(result, points, at))
+    return 0
+
+
+class _Points:
+    """The sweep's points: x (B, or a count), y in canonical units (B/s or op/s), and what they were."""
+
+    def __init__(self, x, y, unit: str, operation: str):
+        self.x, self.y, self.unit, self.operation = np.asarray(x, float), np.asarray(y, float), unit, operation
+
+
+def _points(runs: list[Run], over: str, op: str | None, where: str) -> _Points:
+    data = [r for r in runs if r.workload is not None and (op is None or r.workload.operation.value == op)]
+    operations = sorted({r.workload.operation.value for r in data})
+    if len(operations) != 1:
+        raise InputError(where, "", f"a fit needs runs of one operation; these hold {', '.join(operations) or 'none'}: "
+                         "choose one with --op")
+    metric = Metric.OPERATION_RATE if data[0].workload.operation.is_metadata else Metric.BANDWIDTH
+    x, y = [], []
+    for r in data:
+        position = _position(r, over)
+        summary = summary_in(r, metric)
+        if position is None or summary is None:
+            raise InputError(str(r.origin), "", f"run {r.label!r} does not say its {over.replace('-', ' ')} or has no "
+                             f"{metric.label}; a fit over {over} needs both")
+        values = [v * summary.mean / r.summary.mean for v in r.samples] if r.samples and r.summary.mean else [summary.mean]
+        x += [position] * len(values)
+        y += values
+    return _Points(x, y, metric.unit, operations[0])
+
+
+def _position(run: Run, over: str) -> float | None:
+    w = run.workload
+    if over == "transfer-size":
+        return None if w.transfer_size is None else w.transfer_size.m_as("B")
+    if w.nodes is None:
+        return None
+    return w.nodes * (w.ppn if over == "processes" else 1)
+
+
+def _at(text: str | None, over: str) -> list[float]:
+    if not text:
+        return []
+    parse = (lambda t: size_arg(t).m_as("B")) if over == "transfer-size" else count_arg
+    try:
+        return [float(parse(part.strip())) for part in text.split(",") if part.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise InputError("--at", "", str(exc)) from None
+
+
+def _x(value: float, over: str) -> str:
+    return format_quantity(Q_(value, "B"), Metric.SIZE) if over == "transfer-size" else f"{value:g}"
+
+
+def _shown(value: float, unit: str) -> str:
+    return f"{value:.3g}" if not unit else format_quantity(Q_(value, unit))
+
+
+def render(result: Fit, points: _Points, at: list[float]) -> str:
+    """The parameters with their intervals, the fit's quality, and each point beside the curve."""
+    law = result.model
+    over = "transfer-size" if law.x_unit == "B" else "nodes"
+    rows = [(name, _shown(e.value, e.unit), _shown(e.stderr, e.unit), f"{_shown(e.low, e.unit)} - {_shown(e.high, e.unit)}")
+            for name, e in result.parameters.items()]
+    lines = [f"law:       {law.name}: {law.formula}",
+             f"fitted to: {result.n} points of {points.operation} ({result.dof} degrees of freedom); R² {result.r_squared:.4f}, "
+             f"relative RMSE {result.rmse:.1%}", "",
+             table(("parameter", "value", "std error", "95% CI"), rows, right=(1, 2))]
+    if law.parameters == ("lam", "sigma", "kappa"):
+        peak = usl_peak(result)
+        lines.append(f"peak:      {'none within the data (kappa may be 0)' if peak == float('inf') else f'{peak:.1f} nodes'}")
+    xs = sorted(set(points.x.tolist()) | set(at))
+    value, low, high = result.predict(xs, observation=True)
+    outside = result.extrapolates(xs)
+    measured = {x: points.y[points.x == x].mean() for x in set(points.x.tolist())}
+    rows = [(_x(x, over), _shown(measured[x], points.unit) if x in measured else "-", _shown(v, points.unit),
+             f"{_shown(lo, points.unit)} - {_shown(hi, points.unit)}", "extrapolated" if out else "")
+            for x, v, lo, hi, out in zip(xs, value, low, high, outside)]
+    lines += ["", table((over, "measured mean", "fitted", "95% interval of a new run", ""), rows, right=(1, 2))]
+    return "\n".join(lines)
+
+
+def _to_dict(result: Fit, points: _Points, at: list[float]) -> dict:
+    value, low, high = result.predict(at, observation=True) if at else ([], [], [])
+    return {"law": result.model.name, "formula": result.model.formula, "operation": points.operation,
+            "parameters": {name: {"value": e.value, "stderr": e.stderr, "ci95": [e.low, e.high], "unit": e.unit}
+                           for name, e in result.parameters.items()},
+            "r_squared": result.r_squared, "relative_rmse": result.rmse, "n": result.n, "dof": result.dof,
+            "predictions": [{"x": x, "value": float(v), "ci95": [float(lo), float(hi)], "extrapolated": bool(out)}
+                            for x, v, lo, hi, out in zip(at, value, low, high, result.extrapolates(at) if at else [])]}

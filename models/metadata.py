@@ -1,0 +1,126 @@
+"""Ceilings of metadata operations (mdtest's create, stat, remove ...): round trips, metadata servers, one directory.
+
+Each process waits for one operation at a time (times its queue depth), so n·p·q processes
+complete at most n·p·q / (RTT + the servers' latency) operations per second. The metadata
+servers (server groups that state a ``metadata`` rate) together complete the sum of their
+rates when every process works in its own directory; a directory shared by all processes
+lives on one server, and a lock serialises its updates, so one server's rate (or the
+stated ``directory`` rate, if lower) bounds it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from probes.errors import TopologyError
+from probes.units import Metric, Quantity
+from probes.workload import Workload
+from models.ceiling import TIE, Ceiling, LayerLimit, rate
+from models.flow import DEPTH, PPN, canonical, workload_values
+from topologies.topology import Group, Kind, Topology
+
+__all__ = ["ceiling", "unlimited", "LAYERS"]
+
+LAYERS = ("round trips", "metadata servers", "shared directory")
+
+
+def unlimited(topology: Topology, workload: Workload, clients: tuple[str, ...]) -> str | None:
+    """Why nothing in ``topology`` limits the metadata ``workload`` (no rtt, no metadata rate); None when something does."""
+    rtt = any(g.capacity("rtt") and g.capacity("rtt").value is not None
+              for name in clients for g in topology.neighbours(name, Kind.NETWORK))
+    rates = any(g.capacity("metadata", workload.operation.value) for g in topology.of_kind(Kind.SERVER))
+    if rtt or rates:
+        return None
+    return (f"the topology states nothing that limits {workload.operation.value} operations: neither the metadata "
+            "servers' rate (metadata = \"20 kop/s\") nor the network's rtt")
+
+
+def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> Ceiling:
+    """The most metadata operations per second ``workload`` can complete, and what sets it.
+
+    Raises
+    ------
+    TopologyError
+        If the topology states nothing that limits metadata operations.
+    """
+    op = workload.operation.value
+    values: dict[sp.Symbol, Quantity | int] = workload_values(workload, counts)
+    servers = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
+               if (c := g.capacity("metadata", op)) is not None and c.value is not None]
+    layers, assumptions = [], []
+    trips = _round_trips(topology, clients, counts, workload, values)
+    if trips:
+        layers.append(trips)
+        assumptions.append("each process waits for one operation at a time (times its queue depth), and each "
+                           "operation takes at least one network round trip and the servers' latency")
+    if servers:
+        terms = [_symbol("n", g) * _value(values, "MD", g, v) for g, v in servers]
+        for g, _ in servers:
+            values[_symbol("n", g)] = g.count
+        total = math.fsum(g.count * canonical(v) for g, v in servers)
+        layers.append(_layer("metadata servers", total, tuple(f"{g.name}.metadata" for g, _ in servers), terms, values))
+        if workload.shared_directory:
+            layers.append(_directory(servers, values, op))
+        elif workload.shared_directory is None:
+            assumptions.append("whether all processes share one directory is not known, so a single directory's "
+                               "limit is left out (an upper bound)")
+    else:
+        assumptions.append("no server states a metadata rate (metadata = \"20 kop/s\"), so the metadata servers "
+                           "are taken as unlimited")
+    if not layers:
+        raise TopologyError(topology.path, "servers", unlimited(topology, workload, clients) or
+                            f"no metadata limit applies to {op} operations")
+    value = min(layer.value.m_as("op/s") for layer in layers)
+    binding = [layer for layer in layers if math.isclose(layer.value.m_as("op/s"), value, rel_tol=TIE)]
+    return Ceiling(workload, rate(value, Metric.OPERATION_RATE), tuple(c for layer in binding for c in layer.components),
+                   tuple(layer.layer for layer in binding), tuple(layers), tuple(assumptions), Metric.OPERATION_RATE)
+
+
+def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str, int], workload: Workload,
+                 values: dict) -> LayerLimit | None:
+    """n·p·q / (RTT + L) per client group, summed; None when no client group's network states its rtt."""
+    latencies = [(c.value, g) for g in topology.of_kind(Kind.SERVER) if (c := g.capacity("latency")) and c.value is not None]
+    terms, components, total = [], [], 0.0
+    for name in clients:
+        networks = [(c.value, g) for g in topology.neighbours(name, Kind.NETWORK)
+                    if (c := g.capacity("rtt")) and c.value is not None]
+        if not networks:
+            continue
+        rtt, network = min(networks, key=lambda pair: pair[0].m_as("s"))
+        wait, seconds = _value(values, "RTT", network, rtt), canonical(rtt)
+        components_here = [f"{network.name}.rtt"]
+        if latencies:
+            latency, server = min(latencies, key=lambda pair: pair[0].m_as("s"))
+            wait, seconds = wait + _value(values, "L", server, latency), seconds + canonical(latency)
+            components_here.append(f"{server.name}.latency")
+        terms.append(sp.Symbol(f"n_{name}", positive=True) * PPN * DEPTH / wait)
+        components += components_here
+        total += counts[name] * workload.ppn * workload.queue_depth / seconds
+    return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if terms else None
+
+
+def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> LayerLimit:
+    """One directory: on one metadata server (the fastest), and no faster than its ``directory`` rate if stated."""
+    group, speed = max(servers, key=lambda pair: canonical(pair[1]))
+    limit = (_value(values, "MD", group, speed), canonical(speed), f"{group.name}.metadata")
+    stated = group.capacity("directory", op)
+    if stated is not None and stated.value is not None and canonical(stated.value) < limit[1]:
+        limit = (_value(values, "DIR", group, stated.value), canonical(stated.value), f"{group.name}.directory")
+    return _layer("shared directory", limit[1], (limit[2],), [limit[0]], values)
+
+
+def _symbol(prefix: str, group: Group) -> sp.Symbol:
+    return sp.Symbol(f"{prefix}_{group.name}", positive=True)
+
+
+def _value(values: dict, prefix: str, group: Group, value: Quantity) -> sp.Symbol:
+    """The symbol PREFIX_group, its value recorded in ``values``."""
+    symbol = _symbol(prefix, group)
+    values[symbol] = value
+    return symbol
+
+
+def _layer(name: str, value: float, components: tuple[str, ...], terms: list, values: dict) -> LayerLimit:
+    return LayerLimit(name, rate(value, Metric.OPERATION_RATE), components, tuple(terms), values)
