@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from probes.errors import TopologyError
-from probes.units import Metric, Quantity
+from probes.units import Q_, Metric, Quantity
 from probes.workload import Workload
 from models.ceiling import CacheLimit, rate
-from models.flow import Shape
+from models.flow import Shape, canonical
 from topologies.topology import Kind, Topology
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], cou
     speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
     client = None
     if speeds and all(c is not None for c, _ in speeds):
-        client = math.fsum(math.inf if c.value is None else c.value.m_as("B/s") * n for c, n in speeds)
+        client = math.fsum(math.inf if c.value is None else canonical(c.value) * n for c, n in speeds)
     server = None
     if all(g.capacity("memory_bandwidth", op) is not None for g in topology.of_kind(Kind.SERVER)):
         try:
@@ -73,7 +73,7 @@ def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], cou
 
 def _limit(layer: str, value: float | None, memory: Quantity | None, workload: Workload) -> CacheLimit:
     shown = None if value is None or value == math.inf else rate(value, Metric.BANDWIDTH)
-    ratio = None if memory is None or workload.data_set is None else workload.data_set.m_as("B") / memory.m_as("B")
+    ratio = None if memory is None or workload.data_set is None else canonical(workload.data_set) / canonical(memory)
     if workload.direct:
         return CacheLimit(layer, shown, memory, ratio, False, "direct I/O bypasses the page cache")
     if ratio is None:
@@ -88,4 +88,4 @@ def _total(groups, count) -> Quantity | None:
     memories = [(g.capacity("memory"), g.name) for g in groups]
     if not memories or any(m is None or m.value is None for m, _ in memories):
         return None
-    return sum((m.value * count[name] for m, name in memories[1:]), memories[0][0].value * count[memories[0][1]])
+    return Q_(math.fsum(canonical(m.value) * count[name] for m, name in memories), "B")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from functools import cached_property
 
 import sympy as sp
 
-from probes.units import Q_, Metric, Quantity, format_quantity, quantity_json
+from probes.units import Q_, Metric, Quantity, format_quantity, quantity_json, ureg
 from probes.workload import Workload
 from models.flow import canonical, numbers
 
@@ -153,4 +154,10 @@ class Ceiling:
 
 def rate(value: float, metric: Metric) -> Quantity:
     """A float in the metric's canonical unit as a quantity."""
-    return Q_(value, metric.unit)
+    return Q_(value, _unit(metric))
+
+
+@functools.lru_cache(maxsize=None)
+def _unit(metric: Metric):
+    """The metric's canonical unit, parsed once."""
+    return ureg.Unit(metric.unit)

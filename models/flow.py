@@ -12,13 +12,14 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from probes.units import Metric, Quantity, format_quantity
+from probes.units import Q_, Metric, Quantity, format_quantity
 from probes.workload import Access, Operation, Workload
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
@@ -105,7 +106,14 @@ def canonical(value: Quantity | int) -> float:
     """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
     if isinstance(value, (int, float)):
         return float(value)
-    return value.m_as(Metric.of(value).unit)
+    return value.magnitude * _factor(value.units)
+
+
+@functools.lru_cache(maxsize=256)
+def _factor(units) -> float:
+    """What one of ``units`` is in its metric's canonical unit: pint's conversion, once per unit."""
+    one = Q_(1.0, units)
+    return one.m_as(Metric.of(one).unit)
 
 
 def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
@@ -179,6 +187,8 @@ class FlowNetwork:
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
         self.graph = FlowGraph(nodes, edges, source, sink)
+        self.in_series = {layer: _in_series(edges, [i for i, s in enumerate(self.stages) if s and s.layer == layer],
+                                            source, sink) for layer in self.layers()}
 
     @property
     def limited(self) -> list[Stage]:
@@ -191,7 +201,7 @@ class FlowNetwork:
 
     def capacities(self, workload: Workload, nodes: dict[str, int], only: str | None = None) -> list[float]:
         """Each edge's capacity (B/s) for ``workload``; with ``only``, stages of every other layer are unlimited."""
-        size = None if workload.transfer_size is None else workload.transfer_size.m_as("B")
+        size = None if workload.transfer_size is None else canonical(workload.transfer_size)
         return [math.inf if s is None or (only is not None and s.layer != only)
                 else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
                 for s in self.stages]
@@ -306,6 +316,39 @@ class FlowNetwork:
         return len(_STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
 
+def _in_series(edges: list[tuple[str, str]], layer: list[int], source: str, sink: str) -> tuple[int, ...] | None:
+    """The layer's edges on some path from source to sink, when that is its minimum cut alone; else None.
+
+    That holds when every path crosses exactly one of them: then each must be cut and all of
+    them together are a cut, so the layer's own limit is their sum, no flow to solve.
+    """
+    out: dict[str, list[tuple[int, str]]] = {}
+    into: dict[str, list[tuple[int, str]]] = {}
+    for i, (a, b) in enumerate(edges):
+        out.setdefault(a, []).append((i, b))
+        into.setdefault(b, []).append((i, a))
+
+    def reach(start: str | set[str], usable, forward: bool = True) -> set[str]:
+        seen = set(start) if isinstance(start, set) else {start}
+        todo, arcs = list(seen), out if forward else into
+        while todo:
+            for i, v in arcs.get(todo.pop(), ()):
+                if v not in seen and usable(i):
+                    seen.add(v)
+                    todo.append(v)
+        return seen
+
+    inside = set(layer)
+    if sink in reach(source, lambda i: i not in inside):
+        return None  # some path avoids the layer: it does not limit alone (solving says so too)
+    ahead, behind = reach(source, lambda i: True), reach(sink, lambda i: True, forward=False)
+    used = [i for i in layer if edges[i][0] in ahead and edges[i][1] in behind]
+    after = reach({edges[i][1] for i in used}, lambda j: True)
+    if any(edges[j][0] in after for j in used):
+        return None  # a path may cross two of them: solve
+    return tuple(used)
+
+
 class _RequestTime:
     """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
 
@@ -324,13 +367,13 @@ class _RequestTime:
         networks = [(g.capacity("rtt").value, g.name) for g in topology.neighbours(client.name, Kind.NETWORK)
                     if g.capacity("rtt") and g.capacity("rtt").value is not None]
         if networks:
-            rtt, name = min(networks, key=lambda pair: pair[0].m_as("s"))
+            rtt, name = min(networks, key=lambda pair: canonical(pair[0]))
             self._fixed(sp.Symbol(f"RTT_{name}", positive=True), rtt, f"{name}.rtt", f"one round trip of {name}")
         for kind in (Kind.SERVER, Kind.DEVICE):
             latencies = [(g.capacity("latency").value, g.name) for g in topology.of_kind(kind)
                          if g.capacity("latency") and g.capacity("latency").value is not None]
             if latencies:
-                latency, name = min(latencies, key=lambda pair: pair[0].m_as("s"))
+                latency, name = min(latencies, key=lambda pair: canonical(pair[0]))
                 self._fixed(_symbol("L", name), latency, f"{name}.latency", f"the latency of {name}")
         stream = [self._fastest([client], op)]
         servers = self._fastest(topology.of_kind(Kind.SERVER), op)

@@ -72,8 +72,8 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
     if not layers:
         raise TopologyError(topology.path, "servers", unlimited(topology, workload, clients) or
                             f"no metadata limit applies to {op} operations")
-    value = min(layer.value.m_as("op/s") for layer in layers)
-    binding = [layer for layer in layers if math.isclose(layer.value.m_as("op/s"), value, rel_tol=TIE)]
+    value = min(canonical(layer.value) for layer in layers)
+    binding = [layer for layer in layers if math.isclose(canonical(layer.value), value, rel_tol=TIE)]
     return Ceiling(workload, rate(value, Metric.OPERATION_RATE), tuple(c for layer in binding for c in layer.components),
                    tuple(layer.layer for layer in binding), tuple(layers), tuple(assumptions), Metric.OPERATION_RATE)
 
@@ -88,11 +88,11 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
                     if (c := g.capacity("rtt")) and c.value is not None]
         if not networks:
             continue
-        rtt, network = min(networks, key=lambda pair: pair[0].m_as("s"))
+        rtt, network = min(networks, key=lambda pair: canonical(pair[0]))
         wait, seconds = _value(values, "RTT", network, rtt), canonical(rtt)
         components_here = [f"{network.name}.rtt"]
         if latencies:
-            latency, server = min(latencies, key=lambda pair: pair[0].m_as("s"))
+            latency, server = min(latencies, key=lambda pair: canonical(pair[0]))
             wait, seconds = wait + _value(values, "L", server, latency), seconds + canonical(latency)
             components_here.append(f"{server.name}.latency")
         terms.append(sp.Symbol(f"n_{name}", positive=True) * PPN * DEPTH / wait)

@@ -15,7 +15,7 @@ from probes.workload import Workload
 from models import metadata
 from models.caches import cache_limits
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
-from models.flow import FlowNetwork, Shape, Stage, workload_values
+from models.flow import FlowNetwork, Shape, Stage, canonical, workload_values
 from topologies.topology import Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]
@@ -84,7 +84,7 @@ class Model:
             solved = self.cut(network, workload, counts, only=name)
             layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, *solved, values, Metric.BANDWIDTH))
         limited = [layer for layer in layers if layer.value is not None]
-        binding_layers = tuple(layer.layer for layer in limited if math.isclose(layer.value.m_as("B/s"), value, rel_tol=TIE))
+        binding_layers = tuple(layer.layer for layer in limited if math.isclose(canonical(layer.value), value, rel_tol=TIE))
         mixed = None
         if not binding_layers:  # the cut mixes layers and is lower than any one of them
             binding_layers = ("combined cut",)
@@ -106,7 +106,11 @@ class Model:
         TopologyError
             If nothing limits the path (no ``only``), or the clients have no path to the storage.
         """
-        solved = network.graph.solve(network.capacities(workload, counts, only))
+        capacities = network.capacities(workload, counts, only)
+        series = network.in_series.get(only) if only is not None else None
+        if series:  # the layer's own limit is the sum of its edges on the way: no flow to solve
+            return math.fsum(capacities[i] for i in series), [network.stages[i] for i in series]
+        solved = network.graph.solve(capacities)
         if solved.value == math.inf:
             if only is not None:
                 return None
