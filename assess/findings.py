@@ -200,5 +200,19 @@ def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str
         "ABOVE-CEILING", Severity.ERROR, label,
         f"{op} of {format_quantity(measured)} is {ratio:.2f}x the ceiling of {format_quantity(ceiling.value)} "
         f"({certainty}): more than {names} can {'complete' if ceiling.metric is Metric.OPERATION_RATE else 'carry'}; "
-        f"{why}.",
+        f"{why}{_caches(ceiling, fastest)}.",
         remedy, {**evidence, "exceeded_layers": [layer.layer for layer in exceeded]})
+
+
+def _caches(ceiling: Ceiling, fastest: Quantity) -> str:
+    """What the caches' own ceilings say of a run above the storage path's: which could serve it, or none."""
+    stated = [c for c in ceiling.caches if c.value is not None]
+    if not stated:
+        return ""
+    able = [c for c in stated if fastest <= c.value]
+    if not able:
+        shown = ", ".join(f"{c.layer} {format_quantity(c.value)}" for c in stated)
+        return f"; it is faster even than the caches ({shown}): check the units and how the tool computed it"
+    c = able[0]
+    fits = "" if c.ratio is None else f", the data set {c.ratio:.2g}x its memory"
+    return f"; the {c.layer} ({format_quantity(c.value)}{fits}) can serve it"

@@ -54,7 +54,10 @@ def aggregate_memory(topology: Topology, workload: Workload, clients: tuple[str,
 
 
 def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
-    """The client cache's and the server cache's ceilings for ``workload``, and whether each can serve it."""
+    """The client cache's and the server cache's ceilings for ``workload``, and whether each can serve it.
+
+    A cache whose memory and speed the topology leaves out is left out too.
+    """
     topology = model.topology
     memory = aggregate_memory(topology, workload, clients)
     op = workload.operation.value
@@ -68,7 +71,8 @@ def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], cou
             server = model.cut(model.network(Shape.of(workload, cached=True), clients), workload, counts)[0]
         except TopologyError:
             server = None  # nothing limits the way to the servers' memory: no figure to give
-    return (_limit("client cache", client, memory.clients, workload), _limit("server cache", server, memory.servers, workload))
+    limits = (_limit("client cache", client, memory.clients, workload), _limit("server cache", server, memory.servers, workload))
+    return tuple(c for c in limits if c.value is not None or c.memory is not None)  # a cache the topology says nothing of
 
 
 def _limit(layer: str, value: float | None, memory: Quantity | None, workload: Workload) -> CacheLimit:

@@ -24,12 +24,15 @@ from probes.workload import Access, Operation, Workload
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "NETWORK_LAYERS", "REQUESTS", "canonical", "numbers",
+__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "NETWORK_LAYERS", "REQUESTS", "UNKNOWN_CONCURRENCY", "canonical",
+           "numbers",
            "workload_values", "SIZE", "PPN", "DEPTH"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
 REQUESTS = "requests in flight"
+UNKNOWN_CONCURRENCY = ("the number of nodes that ran it is not known (nor, then, its processes), so the limit of "
+                       "the requests in flight is left out (an upper bound)")
 
 # Per kind, in the order data passes them when writing: (capacity key, layer name).
 _STAGES = {
@@ -53,8 +56,9 @@ class Scale:
 class Shape:
     """What decides which stages a flow network has: the same shape, the same graph.
 
-    ``requests``: the time per request bounds the throughput (direct or random I/O);
-    ``sized``: the transfer size is known; ``cached``: servers serve from memory, devices are left out.
+    ``requests``: the time per request bounds the throughput (direct or random I/O, on a
+    known number of nodes), else ``unbounded`` says why not; ``sized``: the transfer size is
+    known; ``cached``: servers serve from memory, devices are left out.
     """
 
     operation: Operation
@@ -62,12 +66,17 @@ class Shape:
     requests: bool
     sized: bool
     cached: bool = False
+    unbounded: str = ""
 
     @classmethod
     def of(cls, workload: Workload, cached: bool = False) -> "Shape":
-        random = workload.access is Access.RANDOM
-        return cls(workload.operation, workload.access, bool(workload.direct) or random,
-                   workload.transfer_size is not None, cached)
+        why = ""
+        if not (workload.direct or workload.access is Access.RANDOM):
+            why = ("buffered sequential I/O: readahead and write-behind keep more requests in flight than "
+                   "ppn × queue depth, so the time per request does not bound it")
+        elif workload.nodes is None:
+            why = UNKNOWN_CONCURRENCY
+        return cls(workload.operation, workload.access, not why, workload.transfer_size is not None, cached, why)
 
 
 @dataclass(frozen=True)
@@ -180,9 +189,8 @@ class FlowNetwork:
         if self.sizeless:
             self.assumptions.append("the transfer size is not known, so limits per request are left out (an upper "
                                     f"bound): {', '.join(self.sizeless)}")
-        if not shape.requests:
-            self.assumptions.append("buffered sequential I/O: readahead and write-behind keep more requests in flight "
-                                    "than ppn × queue depth, so the time per request does not bound it")
+        if shape.unbounded:
+            self.assumptions.append(shape.unbounded)
         nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
@@ -262,17 +270,20 @@ class FlowNetwork:
             self._note_cost(group)
             return float(group.write_cost.servers), group.name
         if group.kind is Kind.DEVICE:
-            servers = [g for g in self.topology.neighbours(group.name, Kind.SERVER) if g.write_cost.devices != 1]
+            def cost(g: Group) -> float:  # small random writes rewrite parity strips; bytes scale by the ratio
+                return g.write_cost.device_requests if key == "iops" else g.write_cost.devices
+            servers = [g for g in self.topology.neighbours(group.name, Kind.SERVER) if cost(g) != 1]
             if servers and len(servers) == len(self.topology.neighbours(group.name, Kind.SERVER)):
-                cheapest = min(servers, key=lambda g: g.write_cost.devices)  # a ceiling takes the cheapest path
+                cheapest = min(servers, key=cost)  # a ceiling takes the cheapest path
                 self._note_cost(cheapest)
-                return cheapest.write_cost.devices, cheapest.name
+                return cost(cheapest), cheapest.name
         return 1.0, ""
 
     def _note_cost(self, server: Group) -> None:
         cost = server.write_cost
         self.assumptions.append(f"{server.name}: each byte written costs {cost}: the servers carry it "
-                                f"{cost.servers}x and their devices store {cost.devices:g} bytes")
+                                f"{cost.servers}x and their devices store {cost.devices:g} bytes; a write smaller than "
+                                f"a stripe takes {cost.device_requests:g} device writes")
 
     def _sized(self, component: str) -> bool:
         """Whether the transfer size is known; noted when it is not."""
@@ -284,7 +295,7 @@ class FlowNetwork:
         """Little's law: n·p·q requests in flight, each taking at least a round trip, the fixed costs and its bytes' time."""
         if not self.shape.requests:
             return None
-        time = _RequestTime(self.topology, group, self.op)
+        time = _RequestTime(self.topology, group, self.op, self.shape.cached)
         if not time.terms:
             return None
         if not self._sized(", ".join(time.components)):
@@ -314,6 +325,24 @@ class FlowNetwork:
     def _length(self, name: str) -> int:
         kind = self.topology.group(name).kind
         return len(_STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
+
+
+def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
+    """The server groups a client's data reaches, in tiers by how many groups lie between (nearest first)."""
+    ahead: dict[str, list[str]] = {}
+    for u, v, _ in topology.data_links():
+        ahead.setdefault(u, []).append(v)
+    distance, todo = {client: 0}, [client]
+    for u in todo:  # breadth first: the loop sees names appended while it runs
+        for v in ahead.get(u, ()):
+            if v not in distance:
+                distance[v] = distance[u] + 1
+                todo.append(v)
+    servers = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(Kind.SERVER)) if g.name in distance)
+    tiers: dict[int, list[Group]] = {}
+    for d, _, group in servers:
+        tiers.setdefault(d, []).append(group)
+    return list(tiers.values())
 
 
 def _in_series(edges: list[tuple[str, str]], layer: list[int], source: str, sink: str) -> tuple[int, ...] | None:
@@ -353,12 +382,14 @@ class _RequestTime:
     """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
 
     Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
-    way); a server group that stores and forwards receives a request whole before passing
-    it on, so the two segments' times add. Each kind's fastest group is taken (an upper bound
-    when groups differ). The result is ``fixed + s · per_byte`` seconds.
+    way); a server group that stores and forwards (a gateway) receives a request whole before
+    passing it on, so the segments before and after it add. Server groups are taken in tiers
+    by their distance from the client (a gateway before the storage servers), and of each
+    tier, and of the devices, the fastest group (an upper bound when groups differ). With
+    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s.
     """
 
-    def __init__(self, topology: Topology, client: Group, op: str):
+    def __init__(self, topology: Topology, client: Group, op: str, cached: bool):
         self.terms: list[sp.Expr] = []
         self.constants: dict[sp.Symbol, Quantity | int] = {}
         self.components: list[str] = []
@@ -369,23 +400,28 @@ class _RequestTime:
         if networks:
             rtt, name = min(networks, key=lambda pair: canonical(pair[0]))
             self._fixed(sp.Symbol(f"RTT_{name}", positive=True), rtt, f"{name}.rtt", f"one round trip of {name}")
-        for kind in (Kind.SERVER, Kind.DEVICE):
-            latencies = [(g.capacity("latency").value, g.name) for g in topology.of_kind(kind)
-                         if g.capacity("latency") and g.capacity("latency").value is not None]
-            if latencies:
-                latency, name = min(latencies, key=lambda pair: canonical(pair[0]))
-                self._fixed(_symbol("L", name), latency, f"{name}.latency", f"the latency of {name}")
+        tiers = _server_tiers(topology, client.name)
+        devices = [] if cached else [topology.of_kind(Kind.DEVICE)]
+        for groups in tiers + devices:
+            self._latency(groups)
         stream = [self._fastest([client], op)]
-        servers = self._fastest(topology.of_kind(Kind.SERVER), op)
-        if servers and servers[2].forwarding is Forwarding.STORE:
-            self._bytes(stream + [servers])
-            stream = [servers]
-            self.parts.append(f"{servers[2].name} receives each request whole before passing it on")
-        else:
-            stream.append(servers)
-        self._bytes(stream + [self._fastest(topology.of_kind(Kind.DEVICE), op)])
+        for groups in tiers:
+            fastest = self._fastest(groups, op)
+            stream.append(fastest)
+            if fastest and fastest[2].forwarding is Forwarding.STORE:
+                self._bytes(stream)
+                stream = [fastest]
+                self.parts.append(f"{fastest[2].name} receives each request whole before passing it on")
+        self._bytes(stream + [self._fastest(d, op) for d in devices])
         self.expression = sp.Add(*self.terms)
         self.described = ", ".join(self.parts)
+
+    def _latency(self, groups) -> None:
+        """The smallest stated latency of one tier of groups, added to every request."""
+        latencies = [(c.value, g.name) for g in groups if (c := g.capacity("latency")) and c.value is not None]
+        if latencies:
+            latency, name = min(latencies, key=lambda pair: canonical(pair[0]))
+            self._fixed(_symbol("L", name), latency, f"{name}.latency", f"the latency of {name}")
 
     def _fixed(self, symbol: sp.Symbol, value: Quantity, component: str, words: str) -> None:
         self.terms.append(symbol)

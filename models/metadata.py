@@ -18,7 +18,7 @@ from probes.errors import TopologyError
 from probes.units import Metric, Quantity
 from probes.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
-from models.flow import DEPTH, PPN, canonical, workload_values
+from models.flow import DEPTH, PPN, UNKNOWN_CONCURRENCY, canonical, workload_values
 from topologies.topology import Group, Kind, Topology
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
@@ -28,13 +28,15 @@ LAYERS = ("round trips", "metadata servers", "shared directory")
 
 def unlimited(topology: Topology, workload: Workload, clients: tuple[str, ...]) -> str | None:
     """Why nothing in ``topology`` limits the metadata ``workload`` (no rtt, no metadata rate); None when something does."""
-    rtt = any(g.capacity("rtt") and g.capacity("rtt").value is not None
-              for name in clients for g in topology.neighbours(name, Kind.NETWORK))
-    rates = any(g.capacity("metadata", workload.operation.value) for g in topology.of_kind(Kind.SERVER))
+    rtt = workload.nodes is not None and any(g.capacity("rtt") and g.capacity("rtt").value is not None
+                                             for name in clients for g in topology.neighbours(name, Kind.NETWORK))
+    rates = any((c := g.capacity("metadata", workload.operation.value)) is not None and c.value is not None
+                for g in topology.of_kind(Kind.SERVER))
     if rtt or rates:
         return None
-    return (f"the topology states nothing that limits {workload.operation.value} operations: neither the metadata "
-            "servers' rate (metadata = \"20 kop/s\") nor the network's rtt")
+    return (f"nothing limits {workload.operation.value} operations here: the topology states no metadata servers' "
+            "rate (metadata = \"20 kop/s\") and " + ("no rtt of the clients' network" if workload.nodes is not None
+                                                     else "the round trips need the number of nodes that ran it"))
 
 
 def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> Ceiling:
@@ -50,8 +52,10 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
     servers = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
                if (c := g.capacity("metadata", op)) is not None and c.value is not None]
     layers, assumptions = [], []
-    trips = _round_trips(topology, clients, counts, workload, values)
-    if trips:
+    trips = _round_trips(topology, clients, counts, workload, values) if workload.nodes is not None else None
+    if workload.nodes is None:
+        assumptions.append(UNKNOWN_CONCURRENCY.replace("requests in flight", "round trips"))
+    elif trips:
         layers.append(trips)
         assumptions.append("each process waits for one operation at a time (times its queue depth), and each "
                            "operation takes at least one network round trip and the servers' latency")

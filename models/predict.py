@@ -54,7 +54,7 @@ class Model:
         """
         topology = self.topology
         names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
-        chosen = tuple(clients) if clients else names
+        chosen = tuple(dict.fromkeys(clients)) if clients else names
         for name in chosen:
             if name not in names:
                 raise TopologyError(topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")

@@ -31,7 +31,8 @@ __all__ = ["Knee", "knee", "QueueingNetwork", "queueing_network"]
 class Knee:
     """Up to ``nodes`` client nodes the ceiling grows in proportion (``before`` binds); beyond, ``after`` binds.
 
-    ``full`` is the ceiling with every node of the group.
+    ``before`` is empty when a shared component binds from one node on; ``full`` is the
+    ceiling with every node of the group.
     """
 
     group: str
@@ -42,6 +43,8 @@ class Knee:
     full: Quantity
 
     def __str__(self) -> str:
+        if not self.before:
+            return f"does not grow with the nodes of {self.group}: {', '.join(self.after)} bind(s) from one node on"
         return (f"grows with the nodes up to {self.nodes} of {self.group} ({', '.join(self.before)}); beyond, "
                 f"{', '.join(self.after)} bind(s)")
 
@@ -73,7 +76,8 @@ def knee(model: Model, workload: Workload, clients: tuple[str, ...] | None = Non
     while high - low > 1:
         middle = (low + high) // 2
         low, high = (middle, high) if proportional(at(middle), middle) else (low, middle)
-    return Knee(group, low, one.value, one.binding_layers, at(high).binding_layers, full.value)
+    before = one.binding_layers if low > 1 else ()
+    return Knee(group, low, one.value, before, at(high).binding_layers, full.value)
 
 
 @dataclass(frozen=True)

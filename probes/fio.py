@@ -104,7 +104,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     ...   "read": {"io_bytes": 1073741824, "bw_bytes": 524288000},
     ...   "write": {"io_bytes": 0, "bw_bytes": 0}}]}'''
     >>> [(run.label, run.samples, run.workload.describe()) for run in parse(text, source="x.json")]
-    [('seq read', (524288000.0,), 'read 1 MiB seq, 1 node x 1 ppn')]
+    [('seq read', (524288000.0,), 'read 1 MiB seq direct, 1 node x 1 ppn')]
     """
     document = _decode(text, source)
     version = field(document, "fio version", str, "", source)

@@ -80,7 +80,7 @@ class Workload:
         if self.operation.is_metadata:
             return f"{self.operation.value}, {nodes} x {self.ppn} ppn{depth}"
         size = "? B" if self.transfer_size is None else format_quantity(self.transfer_size, Metric.SIZE)
-        access = "rand" if self.access is Access.RANDOM else "seq"
+        access = ("rand" if self.access is Access.RANDOM else "seq") + (" direct" if self.direct else "")
         return f"{self.operation.value} {size} {access}, {nodes} x {self.ppn} ppn{depth}"
 
     def to_dict(self) -> dict:

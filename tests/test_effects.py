@@ -91,8 +91,11 @@ def test_server_latency_adds_to_every_request():
 
 
 def test_small_random_reads_are_bound_by_device_iops_when_enough_are_in_flight():
-    few = predict(system(), data("read", "4 KiB", access=Access.RANDOM))
-    many = predict(system(), data("read", "4 KiB", access=Access.RANDOM, ppn=16, queue_depth=32))
+    few = predict(system(), data("read", "4 KiB", access=Access.RANDOM, nodes=16))
+    many = predict(system(), data("read", "4 KiB", access=Access.RANDOM, nodes=16, ppn=16, queue_depth=32))
+    unknown = predict(system(), data("read", "4 KiB", access=Access.RANDOM))  # how many ran it: not said
+    assert "requests in flight" not in unknown.binding_layers
+    assert any("the number of nodes that ran it is not known" in a for a in unknown.assumptions)
     assert few.binding_layers == ("requests in flight",)
     assert many.binding_layers == ("device IOPS",) and many.value.m_as("B/s") == pytest.approx(40 * 20000 * 4096)
 
@@ -138,3 +141,61 @@ def test_the_queueing_network_gives_back_the_ceiling_at_high_concurrency():
     curve = mva(net.stations, net.population, net.think)
     assert curve.throughput[-1] * net.transfer_size <= ceiling * (1 + 1e-9)
     assert curve.throughput[-1] * net.transfer_size >= 0.9 * ceiling  # 512 requests in flight: close to it
+
+
+GATEWAY = """
+[clients.c]
+count = 4
+nic = "1000 MiB/s"
+[networks.net]
+rtt = "100 us"
+[servers.gw]
+count = 4
+nic = "1000 MiB/s"
+forwarding = "store"
+[servers.s]
+count = 4
+nic = "2000 MiB/s"
+[devices.d]
+count = 8
+bandwidth = "2000 MiB/s"
+[[links]]
+between = ["c", "net"]
+[[links]]
+between = ["net", "gw"]
+[[links]]
+between = ["gw", "s"]
+[[links]]
+between = ["s", "d"]
+"""
+
+
+def test_a_storing_gateway_in_front_of_the_storage_servers_adds_its_hop():
+    """0.1 ms + 1 MiB / 1000 MiB/s to the gateway + 1 MiB / 1000 MiB/s on from it: 4 requests give 1,905 MiB/s."""
+    ceiling = predict(parse_topology(GATEWAY), data("write", nodes=4, direct=True))
+    assert ceiling.binding_layers == ("requests in flight",)
+    assert ceiling.value.m_as("MiB/s") == pytest.approx(4 / (1e-4 + 2 / 1000))
+
+
+def test_the_server_cache_is_reached_without_the_devices_latency():
+    topology = parse_topology(SYSTEM.format(server='latency = "50 us"').replace(
+        'iops = "20000 op/s"', 'iops = "20000 op/s"\nlatency = "10 ms"'))
+    ceiling = predict(topology, data("read", "64 KiB", nodes=4, access=Access.RANDOM, data_set=Q_(10, "GiB")))
+    server = next(c for c in ceiling.caches if c.layer == "server cache")
+    # 4 requests, each a round trip, the servers' latency and 64 KiB through a client NIC: no 10 ms device latency
+    assert server.value.m_as("B/s") == pytest.approx(4 * 65536 / (50e-6 + 50e-6 + 65536 / (1000 * MIB)))
+
+
+def test_small_random_writes_on_parity_rewrite_the_parity_strips():
+    ceiling = predict(system('parity = "8+2"'), data("write", "4 KiB", access=Access.RANDOM, nodes=16, ppn=64,
+                                                     queue_depth=32))
+    assert ceiling.binding_layers == ("device IOPS",)
+    assert ceiling.value.m_as("B/s") == pytest.approx(40 * 20000 * 4096 / 3)  # 1 data + 2 parity writes each
+
+
+def test_naming_a_client_group_twice_counts_it_once_and_a_shared_limit_has_no_knee():
+    t = system('metadata = "30 kop/s"')
+    once = predict(t, Workload(Operation.CREATE, None, nodes=2), clients=("c",))
+    assert predict(t, Workload(Operation.CREATE, None, nodes=2), clients=("c", "c")).value == once.value
+    flat = knee(Model(t), Workload(Operation.CREATE, None, ppn=64), ("c",))
+    assert str(flat) == "does not grow with the nodes of c: metadata servers bind(s) from one node on"

@@ -154,10 +154,21 @@ def test_metadata_and_network_runs_have_no_ceiling_but_are_still_judged():
     ping = Run("rtt", None, Metric.LATENCY, (0.1, 0.15, 0.12), "ms", Origin("ping.txt", None, "ping"))
     judgements = check_runs(SYSTEM, [create, ping])
     assert [(j.ceiling, j.no_ceiling.split(";")[0], [f.code for f in j.findings]) for j in judgements] == [
-        (None, "the topology states nothing that limits create operations: neither the metadata servers' rate "
-               '(metadata = "20 kop/s") nor the network\'s rtt', ["FEW-REPETITIONS"]),
+        (None, "nothing limits create operations here: the topology states no metadata servers' rate "
+               '(metadata = "20 kop/s") and no rtt of the clients\' network', ["FEW-REPETITIONS"]),
         (None, "not a storage workload (ping result)", ["HIGH-VARIATION"]),
     ]
+
+
+def test_a_read_above_the_storage_path_names_the_cache_that_can_serve_it_or_none():
+    """seeds/001: 1,480 MiB/s through 10 GbE fits the client cache; 32,828 MiB/s on one node does not even fit that."""
+    system = parse_topology(TOML.replace('memory = "64 GiB"', 'memory = "64 GiB"\nmemory_bandwidth = "10 GiB/s"'))
+    cached, impossible = (replace(CLEAN["read"], label=label, samples=(v, v, v), workload=replace(
+        CLEAN["read"].workload, data_set=Q_(16, "GiB"))) for label, v in (("cached", 6000), ("impossible", 60000)))
+    found = {j.run.label: j.findings for j in check_runs(system, [cached, impossible])}
+    above = {label: next(f for f in findings if f.code == "ABOVE-CEILING") for label, findings in found.items()}
+    assert "; the client cache (40 GiB/s, the data set 0.062x its memory) can serve it." in above["cached"].message
+    assert "faster even than the caches (client cache 40 GiB/s): check the units" in above["impossible"].message
 
 
 def test_metadata_rates_above_what_the_metadata_servers_complete_are_impossible():

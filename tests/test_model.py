@@ -56,10 +56,10 @@ def test_lecture_message_rate_per_node():
 
 def test_small_requests_are_bound_by_the_time_per_request_and_concurrency_lifts_it():
     t = load_example("lecture")
-    small = predict(t, workload(size=(4, "KiB"), direct=True))
+    small = predict(t, workload(size=(4, "KiB"), nodes=10, direct=True))
     assert small.binding_layers == ("requests in flight",)
     assert small.value.m_as("B/s") == pytest.approx(10 * 4096 / (1e-4 + 4096 / (110 * MIB)))
-    assert predict(t, workload(size=(4, "KiB"), ppn=4, direct=True)).value > small.value
+    assert predict(t, workload(size=(4, "KiB"), nodes=10, ppn=4, direct=True)).value > small.value
     assert "n_compute*p*q*s/(RTT_ethernet + s/NIC_compute)" in small.formula
     # buffered sequential I/O: readahead keeps the pipe full, the NICs bind (Lustre read 1,095 MiB/s at 1 ppn)
     assert predict(t, workload(size=(4, "KiB"))).binding_layers == ("client NICs",)

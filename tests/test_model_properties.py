@@ -46,7 +46,7 @@ def systems(draw):
 def workloads(draw, nodes=True):
     op = draw(st.sampled_from([Operation.READ, Operation.WRITE, Operation.CREATE]))
     size = None if op.is_metadata else Q_(2 ** draw(st.integers(9, 24)), "B")
-    return Workload(op, size, nodes=None, ppn=draw(st.integers(1, 32)), queue_depth=draw(st.integers(1, 16)),
+    return Workload(op, size, nodes=draw(st.sampled_from([None, 1, 2])), ppn=draw(st.integers(1, 32)), queue_depth=draw(st.integers(1, 16)),
                     access=draw(st.sampled_from(list(Access))), direct=draw(st.sampled_from([None, True])),
                     shared_directory=draw(st.sampled_from([None, True, False])) if op.is_metadata else None)
 

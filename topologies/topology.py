@@ -84,6 +84,12 @@ class WriteCost:
         return self.replicas * (data + parity) / data * self.amplification
 
     @property
+    def device_requests(self) -> float:
+        """Device writes per small write (less than a stripe): the data strip and every parity strip, per replica."""
+        parity = self.parity[1] if self.parity else 0
+        return self.replicas * (1 + parity) * self.amplification
+
+    @property
     def servers(self) -> int:
         """Times each byte written crosses the servers (and their NICs): once per replica."""
         return self.replicas

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(dumps(envelope("fit", FORMAT_VERSION, _to_dict(result, points, at))))
     else:
-        print(render(result, points, at))
+        print(render(result, points, at, args.over))
     return 0
 
 
@@ -105,10 +105,9 @@ def _shown(value: float, unit: str) -> str:
     return f"{value:.3g}" if not unit else format_quantity(Q_(value, unit))
 
 
-def render(result: Fit, points: _Points, at: list[float]) -> str:
+def render(result: Fit, points: _Points, at: list[float], over: str) -> str:
     """The parameters with their intervals, the fit's quality, and each point beside the curve."""
     law = result.model
-    over = "transfer-size" if law.x_unit == "B" else "nodes"
     rows = [(name, _shown(e.value, e.unit), _shown(e.stderr, e.unit), f"{_shown(e.low, e.unit)} - {_shown(e.high, e.unit)}")
             for name, e in result.parameters.items()]
     lines = [f"law:       {law.name}: {law.formula}",
@@ -117,7 +116,7 @@ def render(result: Fit, points: _Points, at: list[float]) -> str:
              table(("parameter", "value", "std error", "95% CI"), rows, right=(1, 2))]
     if law.parameters == ("lam", "sigma", "kappa"):
         peak = usl_peak(result)
-        lines.append(f"peak:      {'none within the data (kappa may be 0)' if peak == float('inf') else f'{peak:.1f} nodes'}")
+        lines.append(f"peak:      {'none within the data (kappa may be 0)' if peak == float('inf') else f'{peak:.1f} {over}'}")
     xs = sorted(set(points.x.tolist()) | set(at))
     value, low, high = result.predict(xs, observation=True)
     outside = result.extrapolates(xs)

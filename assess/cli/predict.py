@@ -21,6 +21,7 @@ from models.predict import Model
 from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
 from models.scaling import knee, queueing_network
 from models.sensitivity import sensitivity
+from topologies.topology import Kind
 from assess.cli.inputs import count_arg, open_topology, size_arg
 from assess.render import dumps, envelope, table
 
@@ -56,7 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transfer-size", type=_list(size_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
     parser.add_argument("--nodes", type=_list(count_arg), default=[None], metavar="N[,N]",
-                        help="client nodes that run it (default: all of the client group)")
+                        help="client nodes that run it (default: all of the client group; with several groups, "
+                        "unknown: the limits that need the count are left out)")
     parser.add_argument("--ppn", type=_list(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
     parser.add_argument("--queue-depth", type=_list(count_arg), default=[1], metavar="N[,N]",
                         help="requests in flight per process (default 1)")
@@ -64,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--direct", action="store_true", help="direct I/O (O_DIRECT): no page cache, no readahead")
     parser.add_argument("--data-set", type=size_arg, metavar="SIZE", help="bytes all processes move, e.g. 2TiB: "
                         "decides whether a cache can serve the data")
-    parser.add_argument("--shared-directory", action="store_true",
+    parser.add_argument("--shared-directory", action="store_true", default=None,
                         help="metadata operations of every process in one directory")
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that runs it (repeatable; default all)")
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
@@ -77,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
     model = Model(topology)
     clients = tuple(args.clients) if args.clients else None
+    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+    if args.nodes == [None] and len(groups) == 1 and groups[0] in {g.name for g in topology.groups}:
+        args.nodes = [topology.group(groups[0]).count]  # all of the one client group: a known count
     workloads = [Workload(op, None if op.is_metadata else size, nodes=nodes, ppn=ppn, queue_depth=depth,
                           access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
                           shared_directory=args.shared_directory if op.is_metadata else None)
@@ -190,8 +195,8 @@ def render_curve(curve: dict, metric: Metric) -> str:
         return format_quantity(Q_(x, metric.unit))
     rows = [(str(p["requests"]), shown(p["lower"]), shown(p["mva"]), shown(p["upper"])) for p in curve["points"]]
     return "\n".join([
-        f"throughput over requests in flight ({curve['method']}; stations visited in turn, a pessimistic companion "
-        "of the ceiling):",
-        table(("requests", "lower bound", "MVA", "upper bound"), rows, right=(0, 1, 2, 3)),
+        f"throughput over requests in flight ({curve['method']}): every stage a queue a request visits in turn, "
+        "so its bounds are below the ceiling, which lets pipelined stages overlap:",
+        table(("requests", "serial: lower bound", "MVA", "upper bound"), rows, right=(0, 1, 2, 3)),
         f"knee: {curve['knee_requests']:.1f} requests in flight, where {', '.join(curve['bottleneck'])} saturate(s)",
     ])
