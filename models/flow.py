@@ -252,7 +252,7 @@ class FlowNetwork:
         constant = canonical(capacity.value)
         factor, why = self._write_cost(group, key)
         if factor != 1:
-            cost = _symbol("w" if group.kind is Kind.DEVICE else "r", why)
+            cost = _symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct factors
             constants[cost] = factor
             term, constant = term / cost, constant / factor
         if group.kind is Kind.CLIENT:
