@@ -115,7 +115,8 @@ def canonical(value: Quantity | int) -> float:
     """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
     if isinstance(value, (int, float)):
         return float(value)
-    return value.magnitude * _factor(value.units)
+    # pint's units container (its ``_units``) is hashable and cheap; ``.units`` builds a Unit per call.
+    return value.magnitude * _factor(value._units)
 
 
 @functools.lru_cache(maxsize=256)
@@ -195,8 +196,9 @@ class FlowNetwork:
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
         self.graph = FlowGraph(nodes, edges, source, sink)
-        self.in_series = {layer: _in_series(edges, [i for i, s in enumerate(self.stages) if s and s.layer == layer],
-                                            source, sink) for layer in self.layers()}
+        series = _Series(edges, source, sink)
+        self.in_series = {layer: series.edges_of([i for i, s in enumerate(self.stages) if s and s.layer == layer])
+                          for layer in self.layers()}
 
     @property
     def limited(self) -> list[Stage]:
@@ -345,21 +347,26 @@ def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
     return list(tiers.values())
 
 
-def _in_series(edges: list[tuple[str, str]], layer: list[int], source: str, sink: str) -> tuple[int, ...] | None:
-    """The layer's edges on some path from source to sink, when that is its minimum cut alone; else None.
+class _Series:
+    """Which layers of a network are in series: every path from source to sink crosses exactly one of their edges.
 
-    That holds when every path crosses exactly one of them: then each must be cut and all of
-    them together are a cut, so the layer's own limit is their sum, no flow to solve.
+    Then each of those edges must be cut and all of them together are a cut, so the layer's
+    own limit is their sum, no flow to solve. Built once per network, from its structure.
     """
-    out: dict[str, list[tuple[int, str]]] = {}
-    into: dict[str, list[tuple[int, str]]] = {}
-    for i, (a, b) in enumerate(edges):
-        out.setdefault(a, []).append((i, b))
-        into.setdefault(b, []).append((i, a))
 
-    def reach(start: str | set[str], usable, forward: bool = True) -> set[str]:
-        seen = set(start) if isinstance(start, set) else {start}
-        todo, arcs = list(seen), out if forward else into
+    def __init__(self, edges: list[tuple[str, str]], source: str, sink: str):
+        self.edges, self.source, self.sink = edges, source, sink
+        self.out: dict[str, list[tuple[int, str]]] = {}
+        self.into: dict[str, list[tuple[int, str]]] = {}
+        for i, (a, b) in enumerate(edges):
+            self.out.setdefault(a, []).append((i, b))
+            self.into.setdefault(b, []).append((i, a))
+        self.ahead = self.reach({source}, lambda i: True)
+        self.behind = self.reach({sink}, lambda i: True, forward=False)
+
+    def reach(self, start: set[str], usable, forward: bool = True) -> set[str]:
+        seen, arcs = set(start), self.out if forward else self.into
+        todo = list(seen)
         while todo:
             for i, v in arcs.get(todo.pop(), ()):
                 if v not in seen and usable(i):
@@ -367,15 +374,16 @@ def _in_series(edges: list[tuple[str, str]], layer: list[int], source: str, sink
                     todo.append(v)
         return seen
 
-    inside = set(layer)
-    if sink in reach(source, lambda i: i not in inside):
-        return None  # some path avoids the layer: it does not limit alone (solving says so too)
-    ahead, behind = reach(source, lambda i: True), reach(sink, lambda i: True, forward=False)
-    used = [i for i in layer if edges[i][0] in ahead and edges[i][1] in behind]
-    after = reach({edges[i][1] for i in used}, lambda j: True)
-    if any(edges[j][0] in after for j in used):
-        return None  # a path may cross two of them: solve
-    return tuple(used)
+    def edges_of(self, layer: list[int]) -> tuple[int, ...] | None:
+        """The layer's edges on some path from source to sink when it is in series; else None (solve)."""
+        edges, inside = self.edges, set(layer)
+        if self.sink in self.reach({self.source}, lambda i: i not in inside):
+            return None  # some path avoids the layer: it does not limit alone (solving says so too)
+        used = [i for i in layer if edges[i][0] in self.ahead and edges[i][1] in self.behind]
+        after = self.reach({edges[i][1] for i in used}, lambda j: True)
+        if any(edges[j][0] in after for j in used):
+            return None  # a path may cross two of them: solve
+        return tuple(used)
 
 
 class _RequestTime:
