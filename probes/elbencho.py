@@ -13,7 +13,7 @@ from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
-from probes.textlines import beginning
+from probes.textlines import beginning, binary_size, finite_number
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -28,7 +28,6 @@ FORMAT = "elbencho output"
 # to elbencho ("-b 16m") have binary suffixes (UnitTk::numHumanToBytesBinary: k = 2^10, m = 2^20 ...):
 # the same WRITE prints "IOPS : 655", and 655 x 16 MiB = 10480 MiB/s, the throughput within rounding.
 _THROUGHPUT_UNITS = {"Throughput MiB/s": "MiB/s", "Throughput MB/s": "MB/s"}
-_HUMAN_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60}
 _NAMED_SIZES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 _HEADER = re.compile(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", re.MULTILINE)
@@ -36,10 +35,8 @@ _HEADER = re.compile(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", r
 # (elbencho 1.x) or "WRITE       Elapsed time     :    2m3.241s    2m5.755s" (later releases).
 _PHASE = re.compile(r"^([A-Z][A-Z0-9_+-]*)\s+Elapsed (ms|time)\s*:\s*(.*?)\s*$")
 _ROW = re.compile(r"^\s+(\S.*?)\s*:\s*(.*?)\s*$")
-_NUMBER = re.compile(r"[0-9]{1,18}(?:\.[0-9]{1,9})?")
 _HUMAN_TIME = re.compile(r"(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m(?!s))?(?:([0-9]{1,9}(?:\.[0-9]{1,6})?)s)?"
                          r"|([0-9]{1,12})ms")
-_HUMAN_SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
 # mtelbencho.sh (contrib/storage_sweep) prints its settings, then one line per elbencho run; its data
 # sets are named "<number of files>x<size of each>" (the script's remark 7), e.g. "1024x1GiB".
 _WRAPPER_SETTING = re.compile(r"^(threads|block_size)\s*:\s*(.*?)\s*$")
@@ -310,9 +307,10 @@ def _elapsed(kind: str, values: str, number: int, source: str) -> float:
 
 
 def _number(text: str, where: str, source: str, what: str) -> float:
-    if not _NUMBER.fullmatch(text):
+    value = finite_number(text)
+    if value is None:
         raise ToolOutputError(source, where, f"expected {what}; found {text[:40]!r}")
-    return float(text)
+    return value
 
 
 def _count(text: str, where: str, source: str) -> int:
@@ -323,10 +321,10 @@ def _count(text: str, where: str, source: str) -> int:
 
 def _human_size(text: str, where: str, source: str) -> int:
     """Bytes of an elbencho size such as "16m" or "4K" (binary suffixes, as elbencho reads them)."""
-    match = _HUMAN_SIZE.fullmatch(text.strip())
-    if match is None:
+    size = binary_size(text)
+    if size is None:
         raise ToolOutputError(source, where, f"expected a size such as '16m' or '4k'; found {text[:40]!r}")
-    return int(match[1]) * _HUMAN_SUFFIXES[match[2].lower()]
+    return size
 
 
 # ---------------------------------------------------------------------------------------------

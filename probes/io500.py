@@ -12,7 +12,6 @@ io500 runs every phase once, so each run has one sample. Three eras of output ar
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass, field
 
@@ -20,7 +19,7 @@ from probes.errors import ToolOutputError
 from probes.run import Origin, Run, distinct_labels
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
-from probes.textlines import beginning
+from probes.textlines import beginning, binary_size, finite_number
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -66,9 +65,6 @@ _PROTOTYPE_NAMES = {"md-easy-create": "mdtest-easy-write", "md-hard-create": "md
                     "md-easy-delete": "mdtest-easy-delete", "md-hard-delete": "mdtest-hard-delete"}
 _IOR_PHASE = re.compile(r"ior-(easy|hard|rnd[\w-]*?)-(write|read)")
 
-_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtT]?)")
-_SIZE_FACTORS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 
 # The C app's result_summary.txt: "[RESULT]", "[RESULT-invalid]" (SC20) or "[      ]" (a phase
 # outside the score), the phase, its value and unit, the time, and " [INVALID]" (SC21 on).
@@ -426,17 +422,15 @@ def _transfer_size(words: list[str] | None, line: int, source: str) -> int | Non
             value = word.split("=", 1)[1]
     if value is None:
         return None
-    match = _SIZE.fullmatch(value)
-    if match is None or int(match[1]) == 0:
+    size = binary_size(value)
+    if not size:
         raise ToolOutputError(source, f"line {line}", f"expected a transfer size after ior's -t such as "
                               f"'2m' or '47008'; found {value[:40]!r}")
-    return int(match[1]) * _SIZE_FACTORS[match[2].lower()]
+    return size
 
 
 def _value(text: str, where: str, what: str, source: str) -> float:
-    if not _NUMBER.fullmatch(text):
-        raise ToolOutputError(source, where, f"expected a number for the {what}; found {text[:40]!r}")
-    value = float(text)
-    if not math.isfinite(value):
-        raise ToolOutputError(source, where, f"expected a finite {what}; found {text[:40]!r}")
+    value = finite_number(text)
+    if value is None:
+        raise ToolOutputError(source, where, f"expected a number for the {what} (a finite {what}); found {text[:40]!r}")
     return value

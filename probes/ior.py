@@ -19,7 +19,7 @@ from probes.run import Origin, Run, distinct_labels
 from probes.stats import Summary, from_reported
 from probes.units import Q_, Metric
 from probes.workload import Access, Operation, Workload
-from probes.textlines import beginning, line_of, split_words
+from probes.textlines import beginning, finite_number, line_of, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -48,7 +48,6 @@ _SUMMARY_TITLE = re.compile(r"^Summary of all tests:")
 _SUMMARY_HEADER = re.compile(r"^Operation\s+Max\(MiB\)")
 _ROW = re.compile(r"^(write|read)\s")
 _MOVED = re.compile(r"^WARNING: Using actual aggregate bytes moved = ([0-9]{1,20})\.?\s*$")
-_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _COUNT = re.compile(r"[0-9]{1,9}")
 _CLIENTS = re.compile(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
 _SIZE = re.compile(r"([0-9]{1,15})(\.[0-9]+)?\s*(bytes|KiB|MiB|GiB|TiB)")
@@ -227,7 +226,7 @@ def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int,
                                   f"({' '.join(columns)}); found {len(cells)}: the row is cut or malformed")
         bandwidth = _bandwidth(cells[1], f"line {number}", source)
         total = cells[columns.index("total(s)")] if "total(s)" in columns else ""
-        seconds = float(total) if _NUMBER.fullmatch(total) else None
+        seconds = finite_number(total)
         test = run.tests[-1]
         test.rows.setdefault(cells[0], []).append((bandwidth, number, seconds))
         if test.pending_moved is not None:
@@ -252,11 +251,9 @@ def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int,
 
 
 def _bandwidth(text: str, where: str, source: str) -> float:
-    if not _NUMBER.fullmatch(text):
-        raise ToolOutputError(source, where, f"expected a bandwidth in MiB/s; found {text[:40]!r}")
-    value = float(text)
-    if not math.isfinite(value):
-        raise ToolOutputError(source, where, f"expected a finite bandwidth; found {text[:40]!r}")
+    value = finite_number(text)
+    if value is None:
+        raise ToolOutputError(source, where, f"expected a finite bandwidth in MiB/s; found {text[:40]!r}")
     return value
 
 

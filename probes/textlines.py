@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import math
+import re
 import shlex
 
-__all__ = ["line_of", "beginning", "split_words"]
+__all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number"]
+
+_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
+_SUFFIXES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60}
 
 
 def line_of(text: str, offset: int) -> int:
@@ -28,3 +34,22 @@ def split_words(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError:
         return command.split()
+
+
+def binary_size(text: str) -> int | None:
+    """Bytes of a size as HPC tools write them on command lines ("16m", "4K", "47008": k, m, g ... are powers of
+    1024); None if ``text`` is not one.
+
+    >>> binary_size("2m"), binary_size(" 47008 "), binary_size("1.5g")
+    (2097152, 47008, None)
+    """
+    match = _SIZE.fullmatch(text.strip())
+    return None if match is None else int(match[1]) * _SUFFIXES[match[2].lower()]
+
+
+def finite_number(text: str) -> float | None:
+    """A plain decimal number (no sign, no inf or nan) as a finite float; None if ``text`` is not one."""
+    if not _NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
