@@ -25,7 +25,7 @@ from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 
 __all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "NETWORK_LAYERS", "REQUESTS", "UNKNOWN_CONCURRENCY", "canonical",
-           "numbers",
+           "numbers", "least", "group_symbol", "count_symbol",
            "workload_values", "SIZE", "PPN", "DEPTH"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
@@ -128,7 +128,7 @@ def _factor(units) -> float:
 
 def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
     """The values of the workload's symbols: n per client group, s, p and q."""
-    values: dict[sp.Symbol, Quantity | int] = {_count_symbol(name): n for name, n in nodes.items()}
+    values: dict[sp.Symbol, Quantity | int] = {count_symbol(name): n for name, n in nodes.items()}
     values |= {PPN: workload.ppn, DEPTH: workload.queue_depth}
     if workload.transfer_size is not None:
         values[SIZE] = workload.transfer_size
@@ -157,11 +157,17 @@ def numbers(expression: sp.Expr, values: dict) -> str:
     return text
 
 
-def _count_symbol(group: str) -> sp.Symbol:
+def count_symbol(group: str) -> sp.Symbol:
     return sp.Symbol(f"n_{group}", positive=True)
 
 
-def _symbol(prefix: str, group: str) -> sp.Symbol:
+def least(groups, key: str) -> tuple[Quantity, Group] | None:
+    """The group that states the smallest ``key`` (``rtt``, ``latency``) and that value; None if none states it."""
+    stated = [(c.value, g) for g in groups if (c := g.capacity(key)) is not None and c.value is not None]
+    return min(stated, key=lambda pair: canonical(pair[0])) if stated else None
+
+
+def group_symbol(prefix: str, group: str) -> sp.Symbol:
     return sp.Symbol(f"{prefix}_{group}", positive=True)
 
 
@@ -247,14 +253,14 @@ class FlowNetwork:
             return None
         if key == "iops" and not self._sized(f"{group.name}.iops"):
             return None
-        symbol = _symbol(_SYMBOL[key], group.name)
-        n = _count_symbol(group.name)
+        symbol = group_symbol(_SYMBOL[key], group.name)
+        n = count_symbol(group.name)
         constants: dict[sp.Symbol, Quantity | int] = {symbol: capacity.value}
         term = symbol * SIZE if key == "iops" else symbol
         constant = canonical(capacity.value)
         factor, why = self._write_cost(group, key)
         if factor != 1:
-            cost = _symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct factors
+            cost = group_symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct factors
             constants[cost] = factor
             term, constant = term / cost, constant / factor
         if group.kind is Kind.CLIENT:
@@ -302,7 +308,7 @@ class FlowNetwork:
             return None
         if not self._sized(", ".join(time.components)):
             return None
-        n = _count_symbol(group.name)
+        n = count_symbol(group.name)
         self.assumptions.append(
             f"{group.name}: each process keeps q request(s) in flight and each request takes at least "
             f"{time.described}, so the group moves at most n·p·q·s / ({sp.sstr(time.expression)}) (Little's law)")
@@ -403,11 +409,10 @@ class _RequestTime:
         self.components: list[str] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
-        networks = [(g.capacity("rtt").value, g.name) for g in topology.neighbours(client.name, Kind.NETWORK)
-                    if g.capacity("rtt") and g.capacity("rtt").value is not None]
-        if networks:
-            rtt, name = min(networks, key=lambda pair: canonical(pair[0]))
-            self._fixed(sp.Symbol(f"RTT_{name}", positive=True), rtt, f"{name}.rtt", f"one round trip of {name}")
+        nearest = least(topology.neighbours(client.name, Kind.NETWORK), "rtt")
+        if nearest:
+            rtt, network = nearest
+            self._fixed(group_symbol("RTT", network.name), rtt, f"{network.name}.rtt", f"one round trip of {network.name}")
         tiers = _server_tiers(topology, client.name)
         devices = [] if cached else [topology.of_kind(Kind.DEVICE)]
         for groups in tiers + devices:
@@ -426,10 +431,10 @@ class _RequestTime:
 
     def _latency(self, groups) -> None:
         """The smallest stated latency of one tier of groups, added to every request."""
-        latencies = [(c.value, g.name) for g in groups if (c := g.capacity("latency")) and c.value is not None]
-        if latencies:
-            latency, name = min(latencies, key=lambda pair: canonical(pair[0]))
-            self._fixed(_symbol("L", name), latency, f"{name}.latency", f"the latency of {name}")
+        smallest = least(groups, "latency")
+        if smallest:
+            latency, group = smallest
+            self._fixed(group_symbol("L", group.name), latency, f"{group.name}.latency", f"the latency of {group.name}")
 
     def _fixed(self, symbol: sp.Symbol, value: Quantity, component: str, words: str) -> None:
         self.terms.append(symbol)
@@ -461,7 +466,7 @@ class _RequestTime:
         symbols = []
         for speed, key, group, value in limits:
             if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
-                symbols.append(_symbol(_SYMBOL[key], group.name))
+                symbols.append(group_symbol(_SYMBOL[key], group.name))
                 self.constants[symbols[-1]] = value
                 self.components.append(f"{group.name}.{key}")
         self.terms.append(SIZE / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))

@@ -18,7 +18,7 @@ from probes.errors import TopologyError
 from probes.units import Metric, Quantity
 from probes.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
-from models.flow import DEPTH, PPN, UNKNOWN_CONCURRENCY, canonical, workload_values
+from models.flow import DEPTH, PPN, UNKNOWN_CONCURRENCY, canonical, count_symbol, group_symbol, least, workload_values
 from topologies.topology import Group, Kind, Topology
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
@@ -60,9 +60,9 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         assumptions.append("each process waits for one operation at a time (times its queue depth), and each "
                            "operation takes at least one network round trip and the servers' latency")
     if servers:
-        terms = [_symbol("n", g) * _value(values, "MD", g, v) for g, v in servers]
+        terms = [count_symbol(g.name) * _value(values, "MD", g, v) for g, v in servers]
         for g, _ in servers:
-            values[_symbol("n", g)] = g.count
+            values[count_symbol(g.name)] = g.count
         total = math.fsum(g.count * canonical(v) for g, v in servers)
         layers.append(_layer("metadata servers", total, tuple(f"{g.name}.metadata" for g, _ in servers), terms, values))
         if workload.shared_directory:
@@ -85,23 +85,17 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
 def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str, int], workload: Workload,
                  values: dict) -> LayerLimit | None:
     """n·p·q / (RTT + L) per client group, summed; None when no client group's network states its rtt."""
-    latencies = [(c.value, g) for g in topology.of_kind(Kind.SERVER) if (c := g.capacity("latency")) and c.value is not None]
+    latency = least(topology.of_kind(Kind.SERVER), "latency")
     terms, components, total = [], [], 0.0
     for name in clients:
-        networks = [(c.value, g) for g in topology.neighbours(name, Kind.NETWORK)
-                    if (c := g.capacity("rtt")) and c.value is not None]
-        if not networks:
+        nearest = least(topology.neighbours(name, Kind.NETWORK), "rtt")
+        if nearest is None:
             continue
-        rtt, network = min(networks, key=lambda pair: canonical(pair[0]))
-        wait, seconds = _value(values, "RTT", network, rtt), canonical(rtt)
-        components_here = [f"{network.name}.rtt"]
-        if latencies:
-            latency, server = min(latencies, key=lambda pair: canonical(pair[0]))
-            wait, seconds = wait + _value(values, "L", server, latency), seconds + canonical(latency)
-            components_here.append(f"{server.name}.latency")
-        terms.append(sp.Symbol(f"n_{name}", positive=True) * PPN * DEPTH / wait)
-        components += components_here
-        total += counts[name] * workload.ppn * workload.queue_depth / seconds
+        waits = [("RTT", "rtt", *nearest)] + ([("L", "latency", *latency)] if latency else [])
+        wait = sp.Add(*(_value(values, prefix, group, value) for prefix, _, value, group in waits))
+        components += [f"{group.name}.{key}" for _, key, _, group in waits]
+        terms.append(count_symbol(name) * PPN * DEPTH / wait)
+        total += counts[name] * workload.ppn * workload.queue_depth / math.fsum(canonical(v) for _, _, v, _ in waits)
     return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if terms else None
 
 
@@ -115,13 +109,9 @@ def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> 
     return _layer("shared directory", limit[1], (limit[2],), [limit[0]], values)
 
 
-def _symbol(prefix: str, group: Group) -> sp.Symbol:
-    return sp.Symbol(f"{prefix}_{group.name}", positive=True)
-
-
 def _value(values: dict, prefix: str, group: Group, value: Quantity) -> sp.Symbol:
     """The symbol PREFIX_group, its value recorded in ``values``."""
-    symbol = _symbol(prefix, group)
+    symbol = group_symbol(prefix, group.name)
     values[symbol] = value
     return symbol
 
