@@ -56,17 +56,21 @@ class Scale:
 class Shape:
     """What decides which stages a flow network has: the same shape, the same graph.
 
-    ``requests``: the time per request bounds the throughput (direct or random I/O, on a
-    known number of nodes), else ``unbounded`` says why not; ``sized``: the transfer size is
+    ``unbounded`` says why the time per request does not bound the throughput ("" when it
+    does: direct or random I/O on a known number of nodes); ``sized``: the transfer size is
     known; ``cached``: servers serve from memory, devices are left out.
     """
 
     operation: Operation
     access: Access
-    requests: bool
     sized: bool
     cached: bool = False
     unbounded: str = ""
+
+    @property
+    def requests(self) -> bool:
+        """Whether the time per request bounds the throughput."""
+        return not self.unbounded
 
     @classmethod
     def of(cls, workload: Workload, cached: bool = False) -> "Shape":
@@ -76,7 +80,7 @@ class Shape:
                    "ppn × queue depth, so the time per request does not bound it")
         elif workload.nodes is None:
             why = UNKNOWN_CONCURRENCY
-        return cls(workload.operation, workload.access, not why, workload.transfer_size is not None, cached, why)
+        return cls(workload.operation, workload.access, workload.transfer_size is not None, cached, why)
 
 
 @dataclass(frozen=True)

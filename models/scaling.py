@@ -108,7 +108,7 @@ def queueing_network(model: Model, workload: Workload, clients: tuple[str, ...] 
     if workload.operation.is_metadata or workload.transfer_size is None:
         raise InputError(model.topology.path, "", "the queueing network needs a data workload with a transfer size")
     chosen, counts = model.nodes(workload, clients)
-    network = model.network(replace(Shape.of(workload), requests=True), chosen)
+    network = model.network(replace(Shape.of(workload), unbounded=""), chosen)  # with its request stage
     capacities = network.capacities(workload, counts)
     cut = network.graph.solve(capacities)
     size = workload.transfer_size.m_as("B")

@@ -18,7 +18,7 @@ from probes.run import Run
 from probes.units import Q_, Metric, format_quantity
 from probes.workload import Operation
 from models.calibration import TRANSFER_SIZE, Fit, fit, usl, usl_peak
-from assess.cli.inputs import add_unit_alias, count_arg, read_runs, size_arg
+from assess.cli.inputs import add_unit_alias, count_arg, list_arg, read_runs, size_arg
 from assess.findings import summary_in
 from assess.render import dumps, envelope, table
 
@@ -32,7 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", metavar="FILE", nargs="+", help="benchmark outputs or results tables of one sweep")
     parser.add_argument("--over", required=True, choices=OVER, help="what the sweep varies")
     parser.add_argument("--op", choices=[o.value for o in Operation], help="the operation to fit (needed when the files hold several)")
-    parser.add_argument("--at", metavar="X[,X]", help="where to predict, e.g. 8MiB,64MiB or 128,256")
+    parser.add_argument("--at", type=list_arg(str), default=[], metavar="X[,X]",
+                        help="where to predict, e.g. 8MiB,64MiB or 128,256")
     parser.add_argument("--json", action="store_true", help=f"print iobound/fit {FORMAT_VERSION} JSON")
     add_unit_alias(parser)
 
@@ -87,12 +88,11 @@ def _position(run: Run, over: str) -> float | None:
     return w.nodes * (w.ppn if over == "processes" else 1)
 
 
-def _at(text: str | None, over: str) -> list[float]:
-    if not text:
-        return []
+def _at(words: list[str], over: str) -> list[float]:
+    """The --at places in the sweep's terms: bytes for transfer sizes, else counts."""
     parse = (lambda t: size_arg(t).m_as("B")) if over == "transfer-size" else count_arg
     try:
-        return [float(parse(part.strip())) for part in text.split(",") if part.strip()]
+        return [float(parse(word)) for word in words]
     except argparse.ArgumentTypeError as exc:
         raise InputError("--at", "", str(exc)) from None
 

@@ -13,7 +13,7 @@ from topologies.bundled import example_names, example_path
 from topologies.load import load_topology
 from topologies.topology import Topology
 
-__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "fraction_arg", "add_unit_alias",
+__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "list_arg", "fraction_arg", "add_unit_alias",
            "read_runs"]
 
 
@@ -38,6 +38,14 @@ def size_arg(text: str):
         return parse_quantity(text, Metric.SIZE, what="the transfer size")
     except UnitError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
+def list_arg(item):
+    """An argparse type for a comma-separated list of what ``item`` parses: ``list_arg(count_arg)`` reads 1,2,4."""
+    def parse(text: str) -> list:
+        return [item(part.strip()) for part in text.split(",") if part.strip()]
+    parse.__name__ = getattr(item, "__name__", "value")  # argparse names the type in its error messages
+    return parse
 
 
 def count_arg(text: str) -> int:

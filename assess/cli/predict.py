@@ -22,7 +22,7 @@ from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
 from models.scaling import knee, queueing_network
 from models.sensitivity import sensitivity
 from topologies.topology import Kind
-from assess.cli.inputs import count_arg, open_topology, size_arg
+from assess.cli.inputs import count_arg, list_arg, open_topology, size_arg
 from assess.render import dumps, envelope, table
 
 # prediction format history:
@@ -35,14 +35,6 @@ FORMAT_VERSION = "1.2"
 SWEEP_VERSION = "1.0"
 
 
-def _list(item):
-    """An argparse type for a comma-separated list of ``item``."""
-    def parse(text: str):
-        return [item(part.strip()) for part in text.split(",") if part.strip()]
-    parse.__name__ = getattr(item, "__name__", "value")
-    return parse
-
-
 def _operation(text: str) -> Operation:
     try:
         return Operation(text)
@@ -52,15 +44,15 @@ def _operation(text: str) -> Operation:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    parser.add_argument("--op", required=True, type=_list(_operation), metavar="OP[,OP]",
+    parser.add_argument("--op", required=True, type=list_arg(_operation), metavar="OP[,OP]",
                         help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
-    parser.add_argument("--transfer-size", type=_list(size_arg), default=[None], metavar="SIZE[,SIZE]",
+    parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
-    parser.add_argument("--nodes", type=_list(count_arg), default=[None], metavar="N[,N]",
+    parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
                         help="client nodes that run it (default: all of the client group; with several groups, "
                         "unknown: the limits that need the count are left out)")
-    parser.add_argument("--ppn", type=_list(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
-    parser.add_argument("--queue-depth", type=_list(count_arg), default=[1], metavar="N[,N]",
+    parser.add_argument("--ppn", type=list_arg(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
+    parser.add_argument("--queue-depth", type=list_arg(count_arg), default=[1], metavar="N[,N]",
                         help="requests in flight per process (default 1)")
     parser.add_argument("--access", choices=[a.value for a in Access], default="sequential", help="default sequential")
     parser.add_argument("--direct", action="store_true", help="direct I/O (O_DIRECT): no page cache, no readahead")
@@ -80,13 +72,14 @@ def run(args: argparse.Namespace) -> int:
     model = Model(topology)
     clients = tuple(args.clients) if args.clients else None
     groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
-    if args.nodes == [None] and len(groups) == 1 and groups[0] in {g.name for g in topology.groups}:
-        args.nodes = [topology.group(groups[0]).count]  # all of the one client group: a known count
+    nodes = args.nodes
+    if nodes == [None] and len(groups) == 1 and groups[0] in {g.name for g in topology.groups}:
+        nodes = [topology.group(groups[0]).count]  # all of the one client group: a known count
     workloads = [Workload(op, None if op.is_metadata else size, nodes=nodes, ppn=ppn, queue_depth=depth,
                           access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
                           shared_directory=args.shared_directory if op.is_metadata else None)
                  for op, size, nodes, ppn, depth in itertools.product(
-                     args.op, args.transfer_size, args.nodes, args.ppn, args.queue_depth)]
+                     args.op, args.transfer_size, nodes, args.ppn, args.queue_depth)]
     workloads = list(dict.fromkeys(workloads))
     system = {"name": topology.name, "path": topology.path}
     if len(workloads) > 1:
