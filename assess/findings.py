@@ -33,7 +33,7 @@ from models.ceiling import Ceiling
 from models.flow import NETWORK_LAYERS
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
-           "summary_in", "CODES",
+           "summary_in", "metric_factor", "CODES",
            "TOLERANCE", "FAR_BELOW"]
 
 # A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
@@ -122,12 +122,16 @@ def ceiling_metric(run: Run) -> Metric:
     return Metric.OPERATION_RATE if run.workload and run.workload.operation.is_metadata else Metric.BANDWIDTH
 
 
+def metric_factor(run: Run, metric: Metric) -> float | None:
+    """What turns the run's values into the metric's canonical unit (B/s, op/s); None if they are not of that metric."""
+    if metric is Metric.BANDWIDTH:
+        return bandwidth_factor(run)
+    return Q_(1, run.unit).m_as(metric.unit) if run.metric is metric else None
+
+
 def summary_in(run: Run, metric: Metric) -> Summary | None:
     """The run's summary in the metric's canonical unit (B/s, op/s); None if its values are not of that metric."""
-    if metric is Metric.BANDWIDTH:
-        factor = bandwidth_factor(run)
-    else:
-        factor = Q_(1, run.unit).m_as(metric.unit) if run.metric is metric else None
+    factor = metric_factor(run, metric)
     return None if factor is None else run.summary.scaled(factor)
 
 

@@ -19,7 +19,7 @@ from probes.units import Q_, Metric, format_quantity
 from probes.workload import Operation
 from models.calibration import TRANSFER_SIZE, Fit, fit, usl, usl_peak
 from assess.cli.inputs import add_unit_alias, count_arg, list_arg, read_runs, size_arg
-from assess.findings import summary_in
+from assess.findings import metric_factor
 from assess.render import dumps, envelope, table
 
 # fit format history:
@@ -69,11 +69,11 @@ def _points(runs: list[Run], over: str, op: str | None, where: str) -> _Points:
     x, y = [], []
     for r in data:
         position = _position(r, over)
-        summary = summary_in(r, metric)
-        if position is None or summary is None:
+        factor = metric_factor(r, metric)
+        if position is None or factor is None:
             raise InputError(str(r.origin), "", f"run {r.label!r} does not say its {over.replace('-', ' ')} or has no "
                              f"{metric.label}; a fit over {over} needs both")
-        values = [v * summary.mean / r.summary.mean for v in r.samples] if r.samples and r.summary.mean else [summary.mean]
+        values = [v * factor for v in r.samples] if r.samples else [r.summary.mean * factor]
         x += [position] * len(values)
         y += values
     return _Points(x, y, metric.unit, operations[0])
