@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Iterable
 
 from probes.errors import InputError, TopologyError
 from probes.run import Run
-from probes.units import Metric, Quantity
-from models.caches import aggregate_memory
+from probes.workload import Workload
+from probes.units import Metric
+from models.caches import Memory, aggregate_memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
-from topologies.topology import Kind, Topology
+from topologies.topology import Topology
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
 from assess.quality import Limits, run_findings
 from assess.siblings import ceiling_mixup, sibling_findings
@@ -24,8 +24,8 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, limits: Limits = Limits()) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others."""
     runs = list(runs)
-    block = _block_size(topology)
-    ceilings: dict[str, Ceiling] = {}
+    block = topology.block_size()
+    ceilings: dict[Workload, Ceiling] = {}
     model = Model(topology)
     judgements = []
     for run in runs:
@@ -33,19 +33,17 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
         if reason:
             judgement = Judgement(run, None, None, None, None, (), reason)
         else:
-            key = json.dumps(run.workload.to_dict(), sort_keys=True)
-            if key not in ceilings:
+            if run.workload not in ceilings:
                 try:
-                    ceilings[key] = model.ceiling(run.workload, clients)
+                    ceilings[run.workload] = model.ceiling(run.workload, clients)
                 except TopologyError as exc:
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
-            judgement = judge(run, ceilings[key], tolerance=tolerance, far_below=far_below)
+            judgement = judge(run, ceilings[run.workload], tolerance=tolerance, far_below=far_below)
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             mixup = ceiling_mixup(run, judgement.ratio, max(tolerance, spread / judgement.ratio))
             if mixup:
                 judgement = replace(judgement, findings=judgement.findings + (mixup,))
-        memory = aggregate_memory(topology, run.workload, clients) if run.workload else None
-        own = tuple(run_findings(run, memory=memory, block_size=block, limits=limits))
+        own = tuple(run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits))
         judgements.append(replace(judgement, findings=judgement.findings + own))
     for index, found in sibling_findings(runs).items():
         judgements[index] = replace(judgements[index], findings=judgements[index].findings + tuple(found))
@@ -67,10 +65,11 @@ def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -
     return ""
 
 
-def _block_size(topology: Topology) -> Quantity | None:
-    """The file system's block or stripe size, when the servers state one (and agree on it)."""
-    sizes = {c.value.m_as("B") for g in topology.of_kind(Kind.SERVER)
-             if (c := g.capacity("block_size")) is not None and c.value is not None}
-    if len(sizes) != 1:
+def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory | None:
+    """The memory that may cache the run's data: its clients' and the servers'; None without a workload that fits."""
+    if run.workload is None:
         return None
-    return next(c.value for g in topology.of_kind(Kind.SERVER) if (c := g.capacity("block_size")) and c.value is not None)
+    try:
+        return aggregate_memory(model.topology, model.nodes(run.workload, clients)[1])
+    except TopologyError:  # more nodes than the group has: its ceiling says so where it has one
+        return None

@@ -44,13 +44,11 @@ class Memory:
         return " and ".join(w for w, m in (("clients'", self.clients), ("servers'", self.servers)) if m is not None)
 
 
-def aggregate_memory(topology: Topology, workload: Workload, clients: tuple[str, ...] | None = None) -> Memory:
-    """Sum each group's ``memory`` times its members (the workload's node count for a single client group)."""
-    chosen = [g for g in topology.of_kind(Kind.CLIENT) if not clients or g.name in clients]
-    count = {g.name: g.count for g in topology.groups}
-    if workload.nodes is not None and len(chosen) == 1:
-        count[chosen[0].name] = min(workload.nodes, chosen[0].count)
-    return Memory(_total(chosen, count), _total(topology.of_kind(Kind.SERVER), count))
+def aggregate_memory(topology: Topology, counts: dict[str, int]) -> Memory:
+    """Each group's ``memory`` times its members: the client groups that run a workload (``counts``: how many
+    nodes of each, see :meth:`models.predict.Model.nodes`) and every server."""
+    count = {g.name: g.count for g in topology.of_kind(Kind.SERVER)} | counts
+    return Memory(_total([topology.group(name) for name in counts], count), _total(topology.of_kind(Kind.SERVER), count))
 
 
 def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
@@ -59,7 +57,7 @@ def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], cou
     A cache whose memory and speed the topology leaves out is left out too.
     """
     topology = model.topology
-    memory = aggregate_memory(topology, workload, clients)
+    memory = aggregate_memory(topology, counts)
     op = workload.operation.value
     speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
     client = None

@@ -222,6 +222,12 @@ class Topology:
             "links": [{"between": [link.a, link.b], "bandwidth": capacity(link.bandwidth)} for link in self.links],
         }
 
+    def block_size(self) -> Quantity | None:
+        """The file system's block or stripe size, when the servers that state one agree on it; else None."""
+        sizes = [c.value for g in self.of_kind(Kind.SERVER) if (c := g.capacity("block_size")) is not None
+                 and c.value is not None]
+        return sizes[0] if sizes and all(size == sizes[0] for size in sizes) else None
+
     def neighbours(self, name: str, kind: Kind) -> tuple[Group, ...]:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
