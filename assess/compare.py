@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from probes.errors import InputError
 from probes.run import Run
-from probes.stats import CONFIDENCE, Summary
+from probes.stats import CONFIDENCE, Summary, t_quantile
 from probes.units import Q_, Metric
 
 __all__ = ["Comparison", "compare", "fastest", "speed"]
@@ -96,5 +96,5 @@ def compare(a: Run, b: Run) -> Comparison:
 
     p_value = float(stats.ttest_ind_from_stats(sf.mean, sf.std, sf.n, ss.mean, ss.std, ss.n, equal_var=False).pvalue)
     df = (ef**2 + es**2) ** 2 / (ef**4 / (sf.n - 1) + es**4 / (ss.n - 1))
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, df)) * ratio * math.hypot(ef / sf.mean, es / ss.mean)
+    half = t_quantile(df) * ratio * math.hypot(ef / sf.mean, es / ss.mean)
     return Comparison(fast, slow, ratio, spread, (ratio - half, ratio + half), p_value)

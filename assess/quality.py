@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from probes.run import Run
-from probes.stats import CONFIDENCE
+from probes.stats import CONFIDENCE, t_quantile
 from probes.units import Q_, Metric, Quantity, format_quantity
 from probes.workload import Operation
 from models.caches import Memory
@@ -43,10 +43,8 @@ class Limits:
 
 def repetitions_needed(cv: float, target: float = TARGET, confidence: float = CONFIDENCE) -> int:
     """The fewest repetitions whose mean's confidence interval is within ``target`` of it at this variation."""
-    from scipy.stats import t
-
     n = 2
-    while n < 10_000 and float(t.ppf(0.5 + confidence / 2, n - 1)) * cv / math.sqrt(n) > target:
+    while n < 10_000 and t_quantile(n - 1, confidence) * cv / math.sqrt(n) > target:
         n += 1
     return n
 

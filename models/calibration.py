@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sp
-from scipy import optimize, stats
+from scipy import optimize
 
 from probes.errors import InputError
+from probes.stats import t_quantile
 
 __all__ = ["TRANSFER_SIZE", "USL", "Estimate", "Fit", "Law", "fit", "usl", "usl_peak"]
 
@@ -112,7 +113,7 @@ class Fit:
         variance = np.einsum("ij,jk,ik->i", g, self.covariance, g)
         if observation:
             variance = variance + (self.scatter * value) ** 2
-        half = stats.t.ppf(0.975, self.dof) * np.sqrt(variance)
+        half = t_quantile(self.dof) * np.sqrt(variance)
         return value, value - half, value + half
 
     def extrapolates(self, x) -> np.ndarray:
@@ -166,7 +167,7 @@ def fit(model: Law, x, y, *, weights=None, source: str = "measurements") -> Fit:
     variance = 2 * result.cost / dof  # of one relative residual of weight 1
     covariance = variance * unscaled
     stderr = np.sqrt(np.diag(covariance))
-    half = stats.t.ppf(0.975, dof) * stderr  # two-sided 95 %
+    half = t_quantile(dof) * stderr  # two-sided 95 %
     low, high = np.maximum(result.x - half, model.lower), np.minimum(result.x + half, model.upper)
     fitted = model(x, *result.x)
     relative = (y - fitted) / y

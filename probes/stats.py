@@ -7,7 +7,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Summary", "summarize", "from_reported", "CONFIDENCE"]
+__all__ = ["Summary", "summarize", "from_reported", "t_quantile", "CONFIDENCE"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
 CONFIDENCE = 0.95
@@ -47,6 +47,13 @@ class Summary:
                        times(self.ci_low), times(self.ci_high))
 
 
+def t_quantile(dof: float, confidence: float = CONFIDENCE) -> float:
+    """Student's t for a two-sided interval of ``confidence`` with ``dof`` degrees of freedom (2.776 for 4 at 95 %)."""
+    from scipy.stats import t  # imported here: it costs a second at start-up, and most commands never need it
+
+    return float(t.ppf(0.5 + confidence / 2, dof))
+
+
 def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
     """Summarise repetitions of one measurement.
 
@@ -61,10 +68,8 @@ def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summa
     mean = statistics.fmean(values)
     if len(values) == 1:
         return Summary(1, mean, None, values[0], values[0], None, None)
-    from scipy.stats import t  # imported here: it costs a second at start-up, and most commands never need it
-
     std = statistics.stdev(values)
-    half = float(t.ppf(0.5 + confidence / 2, len(values) - 1)) * std / math.sqrt(len(values))
+    half = t_quantile(len(values) - 1, confidence) * std / math.sqrt(len(values))
     return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)
 
 
@@ -80,7 +85,5 @@ def from_reported(n: int, mean: float, std: float | None, low: float, high: floa
         raise ValueError(f"Not a summary of repetitions: n={n}, mean={mean}, std={std}, min={low}, max={high}.")
     if n == 1 or std is None:
         return Summary(n, mean, None, low, high, None, None)
-    from scipy.stats import t
-
-    half = float(t.ppf(0.5 + confidence / 2, n - 1)) * std / math.sqrt(n)
+    half = t_quantile(n - 1, confidence) * std / math.sqrt(n)
     return Summary(n, mean, std, low, high, mean - half, mean + half)
