@@ -95,6 +95,9 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     (('nic = "10 GbE"\n', 'nic = "10 GbE"\nmetadata = "20 MiB/s"\n'), "servers.s.metadata", "operation rate"),
     (('nic = "10 GbE"\n', 'nic = "10 GbE"\nread_metadata = "2000 op/s"\n'), "servers.s.read_metadata",
      "unknown key"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nprice = "9000 EUR"\n'), "servers.s.price", "a number of at least 0"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nprice = -1\n'), "servers.s.price", "a number of at least 0"),
+    (('name = "t"', 'name = "t"\ncurrency = 978'), "currency", "must be a string"),
 ])
 def test_mistakes_are_named_with_file_and_key(change, where, message):
     with pytest.raises(TopologyError) as err:

@@ -22,6 +22,8 @@ Format (every capacity is per member of its group)::
     [devices.ssd]
     count = 5
     bandwidth = "270 MiB/s"
+    size = "3.84 TB"                  # what one device holds
+    price = 400                       # per member, in the file's currency (currency = "EUR" at the top)
     [[links]]
     between = ["compute", "ethernet"]
 
@@ -53,8 +55,8 @@ from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forward
 __all__ = ["load_topology", "parse_topology", "topology_from_dict", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
-_TOP_KEYS = ("name", "description", "links") + tuple(k.value for k in Kind)
-_GROUP_KEYS = ("count", "description")
+_TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
+_GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -109,6 +111,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
         links=links,
         description=_text(doc.get("description", ""), source, "description"),
         path=source,
+        currency=_text(doc.get("currency", ""), source, "currency"),
     )
     _check_system(topology)
     return topology
@@ -152,7 +155,17 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if kind is Kind.SERVER:
         extra = {"write_cost": _write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
-                 **extra)
+                 price=_price(body.get("price"), source, f"{where}.price"), **extra)
+
+
+def _price(value: Any, source: str, where: str) -> float | None:
+    """A member's price: a number of at least 0 in the file's ``currency``, or None when not given."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < float("inf"):
+        raise TopologyError(source, where, "must be a number of at least 0: what one member costs, in the file's "
+                            f"currency (currency = \"EUR\" at the top). Got {value!r} instead.")
+    return float(value)
 
 
 def _write_cost(body: dict, source: str, where: str) -> WriteCost:

@@ -90,6 +90,12 @@ class WriteCost:
         return self.replicas * (1 + parity) * self.amplification
 
     @property
+    def space(self) -> float:
+        """Raw device bytes each byte of data occupies: the copies and the parity strips (not journaling, which is transient)."""
+        data, parity = self.parity or (1, 0)
+        return self.replicas * (data + parity) / data
+
+    @property
     def servers(self) -> int:
         """Times each byte written crosses the servers (and their NICs): once per replica."""
         return self.replicas
@@ -141,6 +147,7 @@ class Group:
     description: str = ""
     write_cost: WriteCost = WriteCost()
     forwarding: Forwarding = Forwarding.PIPELINE
+    price: float | None = None  # per member, in the topology's currency
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
@@ -167,6 +174,7 @@ class Topology:
     links: tuple[Link, ...]
     description: str = ""
     path: str = "<topology>"
+    currency: str = ""  # of the groups' prices
 
     def group(self, name: str) -> Group:
         for group in self.groups:
@@ -212,7 +220,9 @@ class Topology:
             "name": self.name,
             "description": self.description,
             "path": self.path,
+            "currency": self.currency,
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
+                        "price": g.price,
                         "capacities": {key: capacity(c) for key, c in g.capacities.items()},
                         **({"write_cost": {"replicas": g.write_cost.replicas,
                                            "parity": list(g.write_cost.parity) if g.write_cost.parity else None,

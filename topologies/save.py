@@ -1,0 +1,86 @@
+"""Write a topology as the TOML that :mod:`topologies.load` reads, without overwriting anything."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tomli_w
+
+from probes.errors import InputError
+from probes.units import Quantity
+from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
+
+__all__ = ["topology_document", "save_topology"]
+
+
+def topology_document(topology: Topology) -> dict:
+    """The topology as the loader's document (nested dicts): ``topology_from_dict`` of it gives it back."""
+    doc: dict = {"name": topology.name}
+    if topology.description:
+        doc["description"] = topology.description
+    if topology.currency:
+        doc["currency"] = topology.currency
+    for kind in Kind:
+        groups = {g.name: _group(g) for g in topology.of_kind(kind)}
+        if groups:
+            doc[kind.value] = groups
+    doc["links"] = [{"between": [link.a, link.b], **({"bandwidth": _capacity(link.bandwidth)} if link.bandwidth else {})}
+                    for link in topology.links]
+    return doc
+
+
+def save_topology(topology: Topology, path: str | Path, *, header: str = "") -> Path:
+    """Write ``topology`` to a new file ``path`` (a ``header`` becomes comment lines at its top).
+
+    Raises
+    ------
+    InputError
+        If ``path`` exists (nothing is overwritten) or cannot be written.
+    """
+    path = Path(path)
+    comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
+    try:
+        with open(path, "x", encoding="utf-8") as file:
+            file.write(comments + ("\n" if comments else "") + tomli_w.dumps(topology_document(topology)))
+    except FileExistsError:
+        raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)") from None
+    except OSError as exc:
+        raise InputError(str(path), "", f"cannot write the topology ({exc.strerror or exc})") from None
+    return path
+
+
+def _group(group: Group) -> dict:
+    body: dict = {"count": group.count}
+    if group.description:
+        body["description"] = group.description
+    if group.price is not None:
+        body["price"] = group.price
+    body |= {key: _capacity(c) for key, c in group.capacities.items()}
+    if group.kind is Kind.SERVER:
+        body |= _write_cost(group.write_cost)
+        if group.forwarding is not Forwarding.PIPELINE:
+            body["forwarding"] = group.forwarding.value
+    return body
+
+
+def _write_cost(cost: WriteCost) -> dict:
+    out: dict = {}
+    if cost.replicas != 1:
+        out["replicas"] = cost.replicas
+    if cost.parity:
+        out["parity"] = f"{cost.parity[0]}+{cost.parity[1]}"
+    if cost.amplification != 1:
+        out["write_amplification"] = cost.amplification
+    return out
+
+
+def _capacity(capacity: Capacity) -> str | dict:
+    value = "unlimited" if capacity.value is None else _quantity(capacity.value)
+    if capacity.source.kind == "unstated":
+        return value
+    return {"value": value, "source": capacity.source.kind, **({"note": capacity.source.note} if capacity.source.note else {})}
+
+
+def _quantity(q: Quantity) -> str:
+    """A quantity as text the loader parses back to the same value and unit."""
+    return f"{q.magnitude!r} {q.units:~}"
