@@ -69,8 +69,11 @@ class Model:
             counts[chosen[0]] = workload.nodes
         return chosen, counts
 
-    def ceiling(self, workload: Workload, clients: tuple[str, ...] | None = None) -> Ceiling:
-        """The most ``workload`` can reach, and the components that set it (see :func:`predict`)."""
+    def ceiling(self, workload: Workload, clients: tuple[str, ...] | None = None, *, caches: bool = True) -> Ceiling:
+        """The most ``workload`` can reach, and the components that set it (see :func:`predict`).
+
+        ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
+        """
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return metadata.ceiling(self.topology, workload, chosen, counts)
@@ -93,7 +96,7 @@ class Model:
             c for layer in limited if layer.layer in binding_layers for c in layer.components)))
         return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
                        tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
-                       cache_limits(self, workload, chosen, counts), mixed)
+                       cache_limits(self, workload, chosen, counts) if caches else (), mixed)
 
     def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
             only: str | None = None) -> tuple[float, list[Stage]] | None:

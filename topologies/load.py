@@ -52,7 +52,7 @@ from probes.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost)
 
-__all__ = ["load_topology", "parse_topology", "topology_from_dict", "SOURCE_KINDS"]
+__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
@@ -147,7 +147,7 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
     capacities = {
-        key: _capacity(value, keys[per_operation.get(key, key)], source, f"{where}.{key}")
+        key: parse_capacity(value, keys[per_operation.get(key, key)], source, f"{where}.{key}")
         for key, value in body.items()
         if key not in _GROUP_KEYS + settings
     }
@@ -196,7 +196,8 @@ def _forwarding(body: dict, source: str, where: str) -> Forwarding:
                             f"(each request is received whole before it is passed on). Got {value!r} instead.") from None
 
 
-def _capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
+def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
+    """One capacity as a file states it: a quantity, "unlimited", a table with its source, or a probe set."""
     origin = Source("unstated")
     if isinstance(value, dict) and "probe" in value:
         return _probed(value, metric, source, where)
@@ -278,7 +279,7 @@ def _link(index: int, body: Any, names: list[str], source: str) -> Link:
     if ends[0] == ends[1]:
         raise TopologyError(source, f"{where}.between", f"links a group to itself ({ends[0]!r})")
     bandwidth = body.get("bandwidth")
-    capacity = None if bandwidth is None else _capacity(bandwidth, Metric.BANDWIDTH, source, f"{where}.bandwidth")
+    capacity = None if bandwidth is None else parse_capacity(bandwidth, Metric.BANDWIDTH, source, f"{where}.bandwidth")
     return Link(ends[0], ends[1], capacity)
 
 

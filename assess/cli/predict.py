@@ -10,19 +10,18 @@ Examples:
 from __future__ import annotations
 
 import argparse
-import itertools
 
 import numpy as np
 
 from probes.units import Q_, Metric, format_quantity
-from probes.workload import Access, Operation, Workload
+from probes.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
 from models.scaling import knee, queueing_network
 from models.sensitivity import sensitivity
-from topologies.topology import Kind
-from assess.cli.inputs import count_arg, list_arg, open_topology, size_arg
+from assess.cli.inputs import open_topology
+from assess.cli.workloads import add_workload_arguments, workloads_of
 from assess.render import dumps, envelope, table
 
 # prediction format history:
@@ -35,32 +34,9 @@ FORMAT_VERSION = "1.2"
 SWEEP_VERSION = "1.0"
 
 
-def _operation(text: str) -> Operation:
-    try:
-        return Operation(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    parser.add_argument("--op", required=True, type=list_arg(_operation), metavar="OP[,OP]",
-                        help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
-    parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
-                        help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
-    parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
-                        help="client nodes that run it (default: all of the client group; with several groups, "
-                        "unknown: the limits that need the count are left out)")
-    parser.add_argument("--ppn", type=list_arg(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
-    parser.add_argument("--queue-depth", type=list_arg(count_arg), default=[1], metavar="N[,N]",
-                        help="requests in flight per process (default 1)")
-    parser.add_argument("--access", choices=[a.value for a in Access], default="sequential", help="default sequential")
-    parser.add_argument("--direct", action="store_true", help="direct I/O (O_DIRECT): no page cache, no readahead")
-    parser.add_argument("--data-set", type=size_arg, metavar="SIZE", help="bytes all processes move, e.g. 2TiB: "
-                        "decides whether a cache can serve the data")
-    parser.add_argument("--shared-directory", action="store_true", default=None,
-                        help="metadata operations of every process in one directory")
-    parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that runs it (repeatable; default all)")
+    add_workload_arguments(parser)
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
     parser.add_argument("--curve", action="store_true",
                         help="throughput over the requests in flight: bounds and mean value analysis")
@@ -70,17 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
     model = Model(topology)
-    clients = tuple(args.clients) if args.clients else None
-    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
-    nodes = args.nodes
-    if nodes == [None] and len(groups) == 1 and groups[0] in {g.name for g in topology.groups}:
-        nodes = [topology.group(groups[0]).count]  # all of the one client group: a known count
-    workloads = [Workload(op, None if op.is_metadata else size, nodes=nodes, ppn=ppn, queue_depth=depth,
-                          access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
-                          shared_directory=args.shared_directory if op.is_metadata else None)
-                 for op, size, nodes, ppn, depth in itertools.product(
-                     args.op, args.transfer_size, nodes, args.ppn, args.queue_depth)]
-    workloads = list(dict.fromkeys(workloads))
+    workloads, clients = workloads_of(args, topology)
     system = {"name": topology.name, "path": topology.path}
     if len(workloads) > 1:
         ceilings = [model.ceiling(w, clients) for w in workloads]

@@ -1,0 +1,58 @@
+"""The workload options that predict and whatif share, and the workloads they describe (comma lists sweep)."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+
+from probes.workload import Access, Operation, Workload
+from topologies.topology import Kind, Topology
+from assess.cli.inputs import count_arg, list_arg, size_arg
+
+__all__ = ["add_workload_arguments", "workloads_of"]
+
+
+def _operation(text: str) -> Operation:
+    try:
+        return Operation(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
+
+
+def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that describe a workload: --op, --transfer-size, --nodes ... --clients."""
+    parser.add_argument("--op", required=True, type=list_arg(_operation), metavar="OP[,OP]",
+                        help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
+    parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
+                        help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
+    parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
+                        help="client nodes that run it (default: all of the client group; with several groups, "
+                        "unknown: the limits that need the count are left out)")
+    parser.add_argument("--ppn", type=list_arg(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
+    parser.add_argument("--queue-depth", type=list_arg(count_arg), default=[1], metavar="N[,N]",
+                        help="requests in flight per process (default 1)")
+    parser.add_argument("--access", choices=[a.value for a in Access], default="sequential", help="default sequential")
+    parser.add_argument("--direct", action="store_true", help="direct I/O (O_DIRECT): no page cache, no readahead")
+    parser.add_argument("--data-set", type=size_arg, metavar="SIZE", help="bytes all processes move, e.g. 2TiB: "
+                        "decides whether a cache can serve the data")
+    parser.add_argument("--shared-directory", action="store_true", default=None,
+                        help="metadata operations of every process in one directory")
+    parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that runs it (repeatable; default all)")
+
+
+def workloads_of(args: argparse.Namespace, topology: Topology) -> tuple[list[Workload], tuple[str, ...] | None]:
+    """Every combination of the options' values, once each, and the client groups named (None: all).
+
+    Without --nodes, one client group runs it with all its members (a known count).
+    """
+    clients = tuple(args.clients) if args.clients else None
+    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+    nodes = args.nodes
+    if nodes == [None] and len(groups) == 1 and groups[0] in {g.name for g in topology.groups}:
+        nodes = [topology.group(groups[0]).count]
+    workloads = [Workload(op, None if op.is_metadata else size, nodes=n, ppn=ppn, queue_depth=depth,
+                          access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
+                          shared_directory=args.shared_directory if op.is_metadata else None)
+                 for op, size, n, ppn, depth in itertools.product(
+                     args.op, args.transfer_size, nodes, args.ppn, args.queue_depth)]
+    return list(dict.fromkeys(workloads)), clients
