@@ -52,7 +52,7 @@ from probes.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost)
 
-__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "SOURCE_KINDS"]
+__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "parse_write_cost", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
@@ -153,7 +153,7 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     }
     extra = {}
     if kind is Kind.SERVER:
-        extra = {"write_cost": _write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
+        extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
                  price=_price(body.get("price"), source, f"{where}.price"), **extra)
 
@@ -168,7 +168,7 @@ def _price(value: Any, source: str, where: str) -> float | None:
     return float(value)
 
 
-def _write_cost(body: dict, source: str, where: str) -> WriteCost:
+def parse_write_cost(body: dict, source: str, where: str) -> WriteCost:
     """A server group's replicas (whole number), parity ("8+2") and other write amplification (>= 1)."""
     replicas = body.get("replicas", 1)
     if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
