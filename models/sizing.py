@@ -52,7 +52,7 @@ class Target:
         return self.value
 
     def __str__(self) -> str:
-        return f"{self.workload.operation.value} {format_quantity(self.value)}"
+        return f"{self.workload.operation.value} {_as_given(self.value)}"
 
 
 @dataclass(frozen=True)
@@ -323,8 +323,8 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
 
 
 def _as_given(q: Quantity) -> str:
-    """A size in the unit it was given in (2 PB, not 1.78 PiB)."""
-    return format_quantity(q, Metric.SIZE, unit=f"{q.units:~}")
+    """A quantity in the unit it was given in (2 PB, not 1.78 PiB)."""
+    return format_quantity(q, unit=f"{q.units:~}")
 
 
 def _unit_ceilings(question: Question, design: Design) -> list[Ceiling]:

@@ -92,6 +92,9 @@ class Catalogue:
 def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None = None) -> Catalogue:
     """The bundled catalogue, then each of ``files`` (adding or replacing whole parts), then ``prices``.
 
+    A file in another currency leaves the parts before it without a price (they cannot be
+    compared); give them prices in that currency with a prices file.
+
     A prices file holds ``[kind.name]`` tables with ``price`` (and ``price_source``) of known
     parts only. In another currency than the catalogue's, it replaces every price: parts it
     does not price have none.
@@ -106,12 +109,10 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
     catalogue = Catalogue(_parts(doc, str(BUNDLED)), _currency(doc, str(BUNDLED)), (str(BUNDLED),))
     for file in files:
         extra = _read(Path(file))
-        currency = extra.get("currency", catalogue.currency)
-        if currency != catalogue.currency:
-            raise InputError(str(file), "currency", f"is {currency!r} but the catalogue's prices are in "
-                             f"{catalogue.currency!r}; convert them, or give every price again with --prices")
+        currency = _currency(extra, str(file)) or catalogue.currency
         added = {(p.kind, p.name): p for p in _parts(extra, str(file))}
-        kept = tuple(p for p in catalogue.parts if (p.kind, p.name) not in added)
+        kept = tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
+                     for p in catalogue.parts if (p.kind, p.name) not in added)
         catalogue = Catalogue(kept + tuple(added.values()), currency, catalogue.files + (str(file),))
     return catalogue if prices is None else _priced(catalogue, Path(prices))
 
@@ -165,8 +166,9 @@ def _part(kind: Kind, name: str, body: dict, source: str, where: str) -> Part:
     capacities = {}
     for key, metric in keys.items():
         if key in body:
-            value = body[key] if isinstance(body[key], dict) else {"value": body[key], "source": origin.kind,
-                                                                   "note": origin.note}
+            value = body[key]  # a figure's own { value, source, note } where it differs from the part's source
+            value = {**value, "note": f"{origin.note}: {value.get('note', '')}".rstrip(": ")} if isinstance(value, dict) \
+                else {"value": value, "source": origin.kind, "note": origin.note}
             capacities[key] = parse_capacity(value, metric, source, f"{where}.{key}")
     part = Part(kind, name, capacities, text["description"], _price(body.get("price"), source, f"{where}.price"),
                 source=text["source"], price_source=text["price_source"], date=text["date"])

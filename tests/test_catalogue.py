@@ -1,0 +1,367 @@
+"""The parts catalogue: the bundled data, user catalogue and prices files, their errors, and assembled systems."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.flow import canonical
+from models.predict import Model
+from probes.errors import InputError
+from probes.units import Q_, Metric
+from probes.workload import Operation, Workload
+from topologies.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
+from topologies.load import topology_from_dict
+from topologies.save import topology_document
+from topologies.topology import (
+    CAPACITY_KEYS,
+    PER_OPERATION,
+    Capacity,
+    Group,
+    Kind,
+    Link,
+    Source,
+    Topology,
+    WriteCost,
+)
+
+CATALOGUE = load_catalogue()
+PARTS = {kind: CATALOGUE.of_kind(kind) for kind in (Kind.DEVICE, Kind.NETWORK, Kind.SERVER)}
+READ = Workload(Operation.READ, Q_(1, "MiB"))
+NO_COST = WriteCost()
+
+# A device and a server that pass every check; the error cases below spoil one line of them.
+DEVICE = '[devices.x]\nslot = "nvme"\nsize = "1 TB"\nbandwidth = "1 GB/s"\n'
+SERVER = '[servers.x]\nslot = "nvme"\nslots = 4\nnic_slots = 2\nbandwidth = "10 GB/s"\n'
+
+
+def _write(tmp_path, text: str, name: str = "extra.toml") -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def _si(part: Part, key: str, operation: str | None = None) -> float:
+    """A part's figure in its metric's canonical unit (B/s, op/s, s, B)."""
+    return canonical(part.capacity(key, operation).value)
+
+
+def _metric(kind: Kind, key: str) -> Metric:
+    """The metric a topology states ``key`` (``read_bandwidth`` counts as ``bandwidth``) of a group of ``kind`` in."""
+    base = next((k for k, ops in PER_OPERATION.items() for op in ops if key == f"{op}_{k}"), key)
+    return CAPACITY_KEYS[kind][base]
+
+
+def _clients(count: int, nic: Part) -> Group:
+    """``count`` clients with one port of ``nic`` each."""
+    return Group(NAMES["clients"], Kind.CLIENT, count,
+                 {"nic": Capacity(nic.capacity("bandwidth").value, Metric.BANDWIDTH, Source("datasheet"))})
+
+
+def _part(kind: Kind, name: str) -> Part:
+    return CATALOGUE.part(kind, name)
+
+
+# The bundled catalogue
+
+def test_the_bundled_catalogue_loads_with_parts_of_every_kind_each_named_once():
+    assert CATALOGUE.currency == "USD" and CATALOGUE.files == (str(BUNDLED),)
+    assert all(PARTS[kind] for kind in PARTS)
+    keys = [(p.kind, p.name) for p in CATALOGUE.parts]
+    assert len(keys) == len(set(keys))
+
+
+@pytest.mark.parametrize("part", CATALOGUE.parts, ids=lambda p: f"{p.kind.value}.{p.name}")
+def test_every_bundled_part_states_description_source_date_and_price(part):
+    assert part.description and part.source and part.price_source
+    assert re.fullmatch(r"\d{4}(-\d{2})?", part.date)
+    assert part.price is not None and part.price > 0
+
+
+@pytest.mark.parametrize("device", PARTS[Kind.DEVICE], ids=lambda p: p.name)
+def test_every_bundled_device_fits_some_server_and_only_servers_of_its_slot(device):
+    fitting = [s for s in PARTS[Kind.SERVER] if device.fits(s)]
+    assert fitting
+    assert all(s.slot == device.slot for s in fitting)
+    assert not any(device.fits(s) for s in PARTS[Kind.SERVER] if s.slot != device.slot)
+
+
+@pytest.mark.parametrize("part", CATALOGUE.parts, ids=lambda p: f"{p.kind.value}.{p.name}")
+def test_every_bundled_quantity_has_the_dimension_of_its_key(part):
+    for key, capacity in part.capacities.items():
+        metric = _metric(part.kind, key)
+        assert capacity.metric is metric and Metric.of(capacity.value) is metric, key
+        assert canonical(capacity.value) > 0
+    required = {Kind.DEVICE: ("size", "bandwidth"), Kind.NETWORK: ("bandwidth",), Kind.SERVER: ()}[part.kind]
+    assert all(part.capacity(key, op) is not None for key in required for op in ("read", "write"))
+
+
+def test_bundled_shapes_name_known_slots_and_servers_take_ports():
+    assert all(p.slot in SLOTS for p in PARTS[Kind.DEVICE] + PARTS[Kind.SERVER])
+    assert all(s.slots >= 1 and s.nic_slots >= 1 for s in PARTS[Kind.SERVER])
+    assert all(p.slots == p.nic_slots == 0 for p in PARTS[Kind.DEVICE] + PARTS[Kind.NETWORK])
+
+
+@pytest.mark.parametrize("kind, name, key, operation, expected", [
+    (Kind.DEVICE, "hdd-20tb", "bandwidth", "read", 285e6),          # 285 MB/s, MB = 10^6 B
+    (Kind.DEVICE, "hdd-20tb", "size", None, 20e12),                 # 20 TB, TB = 10^12 B
+    (Kind.DEVICE, "hdd-20tb", "iops", "write", 550),
+    (Kind.DEVICE, "nvme-gen5-7.68tb", "bandwidth", "write", 6600e6),
+    (Kind.NETWORK, "infiniband-hdr", "bandwidth", None, 25e9),      # 200 Gbit/s / 8 bit per byte
+    (Kind.NETWORK, "ethernet-1g", "bandwidth", None, 125e6),
+    (Kind.NETWORK, "ethernet-1g", "rtt", None, 100e-6),
+    (Kind.SERVER, "hdd-2u-12", "memory", None, 256 * 2**30),        # GiB, not GB
+    (Kind.SERVER, "nvme-2u-24", "bandwidth", "read", 80e9),
+])
+def test_bundled_figures_are_those_of_the_file(kind, name, key, operation, expected):
+    assert _si(_part(kind, name), key, operation) == pytest.approx(expected, rel=1e-12)
+
+
+def test_decimal_and_bit_rates_convert_to_bytes_per_second_exactly():
+    assert _si(_part(Kind.DEVICE, "hdd-20tb"), "bandwidth", "read") == 285e6
+    assert _si(_part(Kind.NETWORK, "infiniband-hdr"), "bandwidth") == 25e9
+
+
+def test_server_memory_bandwidth_is_a_whole_number_of_ddr5_4800_channels():
+    channel = 4800e6 * 8  # transfers per second x 8 bytes, as each server's source reasons
+    channels = {s.name: _si(s, "memory_bandwidth") / channel for s in PARTS[Kind.SERVER]}
+    assert channels == {"hdd-2u-12": 8, "hdd-4u-60": 16, "sas-2u-24": 16, "nvme-1u-10": 12, "nvme-2u-24": 24}
+
+
+def test_capacities_carry_the_source_kind_and_the_part_they_come_from():
+    hdd, server = _part(Kind.DEVICE, "hdd-20tb"), _part(Kind.SERVER, "hdd-2u-12")
+    assert {c.source.kind for c in hdd.capacities.values()} == {"datasheet"}
+    assert {c.source.kind for c in server.capacities.values()} == {"assumption"}
+    assert hdd.capacity("size").source.note == "catalogue part hdd-20tb (2021)"
+
+
+# Figures whose source text calls them an assumption (or a measurement), not a data sheet's figure.
+NOT_FROM_A_DATASHEET = {
+    **{("networks", name, "rtt"): "assumption" for name in ("ethernet-10g", "ethernet-25g", "ethernet-100g",
+                                                             "ethernet-200g", "ethernet-400g", "infiniband-edr",
+                                                             "infiniband-hdr", "infiniband-ndr")},
+    ("networks", "ethernet-1g", "rtt"): "measured",
+    **{("devices", name, "latency"): "assumption" for name in ("sata-ssd-3.84tb", "sas-ssd-3.84tb", "nvme-gen4-7.68tb",
+                                                                "nvme-gen5-7.68tb", "nvme-gen4-30.72tb")},
+    ("devices", "sas-ssd-3.84tb", "write_bandwidth"): "assumption",
+    ("devices", "sas-ssd-3.84tb", "write_iops"): "assumption",
+}
+
+
+def test_figures_the_sources_call_assumptions_or_measurements_are_not_labelled_datasheet():
+    labels = {(p.kind.value, p.name, key): c.source.kind for p in CATALOGUE.parts for key, c in p.capacities.items()}
+    assert {place: labels[place] for place, kind in NOT_FROM_A_DATASHEET.items() if labels[place] != kind} == {}
+
+
+def test_an_unknown_part_is_an_error_listing_those_of_its_kind():
+    with pytest.raises(InputError) as err:
+        CATALOGUE.part(Kind.NETWORK, "token-ring")
+    assert err.value.where == "networks" and "infiniband-hdr" in err.value.detail
+
+
+# A user's catalogue file
+
+def test_a_catalogue_file_adds_a_part_and_replaces_a_bundled_one_whole(tmp_path):
+    file = _write(tmp_path, 'currency = "USD"\n' + DEVICE + '[devices.hdd-20tb]\ndescription = "refurbished"\n'
+                  'slot = "3.5in"\nsize = "20 TB"\nbandwidth = "250 MB/s"\n')
+    catalogue = load_catalogue((file,))
+    assert catalogue.files == (str(BUNDLED), file) and catalogue.currency == "USD"
+    assert len(catalogue.parts) == len(CATALOGUE.parts) + 1
+    added = catalogue.part(Kind.DEVICE, "x")
+    assert _si(added, "size") == 1e12 and added.price is None
+    replaced = catalogue.part(Kind.DEVICE, "hdd-20tb")
+    assert replaced.description == "refurbished" and replaced.price is None and replaced.source == ""
+    assert set(replaced.capacities) == {"size", "bandwidth"}  # nothing of the bundled entry is kept
+    assert _si(replaced, "bandwidth", "read") == 250e6
+    others = {(p.kind, p.name): p for p in catalogue.parts}
+    assert all(others[p.kind, p.name] == p for p in CATALOGUE.parts if p.name != "hdd-20tb")
+
+
+def test_a_catalogue_file_in_another_currency_leaves_the_parts_before_it_unpriced(tmp_path):
+    file = _write(tmp_path, 'currency = "EUR"\n' + DEVICE.replace('[devices.x]', '[devices.x]\nprice = 99'))
+    catalogue = load_catalogue((file,))
+    assert catalogue.currency == "EUR" and catalogue.part(Kind.DEVICE, "x").price == 99
+    assert all(p.price is None and p.price_source == "" for p in catalogue.parts if p.name != "x")
+
+
+# A prices file
+
+def test_prices_in_the_same_currency_replace_only_the_prices_they_name(tmp_path):
+    file = _write(tmp_path, '[devices.hdd-20tb]\nprice = 300\n[networks.ethernet-100g]\nprice = 800.5\n'
+                  'price_source = "quote 2026-12"\n', "prices.toml")
+    catalogue = load_catalogue(prices=file)
+    assert catalogue.currency == "USD" and catalogue.files == (str(BUNDLED), file)
+    hdd, port = catalogue.part(Kind.DEVICE, "hdd-20tb"), catalogue.part(Kind.NETWORK, "ethernet-100g")
+    assert (hdd.price, port.price, port.price_source) == (300.0, 800.5, "quote 2026-12")
+    assert file in hdd.price_source and hdd.capacities == _part(Kind.DEVICE, "hdd-20tb").capacities
+    named = {"hdd-20tb", "ethernet-100g"}
+    assert [p for p in catalogue.parts if p.name not in named] == [p for p in CATALOGUE.parts if p.name not in named]
+
+
+def test_prices_in_another_currency_replace_every_price(tmp_path):
+    file = _write(tmp_path, 'currency = "EUR"\n[servers.nvme-1u-10]\nprice = 14000\n', "prices.toml")
+    catalogue = load_catalogue(prices=file)
+    assert catalogue.currency == "EUR"
+    assert catalogue.part(Kind.SERVER, "nvme-1u-10").price == 14000.0
+    unpriced = [p for p in catalogue.parts if p.name != "nvme-1u-10"]
+    assert len(unpriced) == len(CATALOGUE.parts) - 1
+    assert all(p.price is None and p.price_source == "" for p in unpriced)
+
+
+@pytest.mark.parametrize("text, where, phrase", [
+    ('[devices.nope]\nprice = 1\n', "devices.nope", "does not have"),
+    ('[devices.hdd-20tb]\nprice = 1\nbandwidth = "1 GB/s"\n', "devices.hdd-20tb.bandwidth", "only price"),
+    ('[devices.hdd-20tb]\nprice = -1\n', "devices.hdd-20tb.price", "at least 0"),
+    ('[networks.ethernet-10g]\nprice_source = "a quote"\n', "networks.ethernet-10g", "states no price"),
+    ('[racks.r1]\nprice = 1\n', "racks", "unknown table"),
+], ids=["unknown part", "unknown key", "negative", "missing", "unknown kind"])
+def test_a_wrong_prices_file_is_an_error_naming_file_and_place(tmp_path, text, where, phrase):
+    file = _write(tmp_path, text, "prices.toml")
+    with pytest.raises(InputError) as err:
+        load_catalogue(prices=file)
+    assert err.value.source == file and err.value.where == where and phrase in err.value.detail
+
+
+# Malformed catalogue entries
+
+@pytest.mark.parametrize("text, where, phrase", [
+    (DEVICE + 'colour = "red"\n', "devices.x.colour", "unknown key 'colour'"),
+    (DEVICE + 'slots = 4\n', "devices.x.slots", "unknown key 'slots'"),
+    (DEVICE.replace('size = "1 TB"\n', ""), "devices.x", "missing 'size'"),
+    (DEVICE.replace('bandwidth', 'read_bandwidth'), "devices.x", "missing 'bandwidth'"),
+    (DEVICE.replace('"nvme"', '"m.2"'), "devices.x.slot", "must be one of 3.5in, 2.5in, nvme"),
+    (DEVICE.replace('"1 TB"', '"5 ms"'), "devices.x.size", "must be a size"),
+    (DEVICE.replace('"1 GB/s"', '"1000 op/s"'), "devices.x.bandwidth", "must be a bandwidth"),
+    (DEVICE.replace('"1 GB/s"', '"0 GB/s"'), "devices.x.bandwidth", "must be positive"),
+    (DEVICE + 'price = -5\n', "devices.x.price", "at least 0"),
+    (DEVICE + 'date = 2024\n', "devices.x.date", "must be a string"),
+    (SERVER.replace("slots = 4", "slots = 0"), "servers.x.slots", "at least 1"),
+    (SERVER.replace("nic_slots = 2\n", ""), "servers.x.nic_slots", "at least 1"),
+    (SERVER.replace("slots = 4", "slots = 2.5"), "servers.x.slots", "whole number"),
+    ('[networks.x]\nrtt = "2 us"\n', "networks.x", "missing 'bandwidth'"),
+    ('[switches.x]\nbandwidth = "1 Gbit/s"\n', "switches", "unknown table"),
+    ('devices = 3\n', "devices", "unknown table"),
+    ('[devices]\nx = "an SSD"\n', "devices.x", "must be a table"),
+    ('[devices.x\nslot = "nvme"\n', "", "not valid TOML"),
+], ids=["unknown key", "slots on a device", "no size", "read bandwidth only", "bad slot", "size in ms",
+        "bandwidth in op/s", "zero bandwidth", "negative price", "date not a string", "slots 0", "no nic_slots",
+        "slots not whole", "network without bandwidth", "unknown table", "kind not a table", "part not a table",
+        "not TOML"])
+def test_a_malformed_catalogue_file_is_an_error_naming_its_place(tmp_path, text, where, phrase):
+    file = _write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        load_catalogue((file,))
+    assert err.value.source == file and err.value.where == where and phrase in err.value.detail
+    assert str(err.value).startswith(f"{file}: ")
+
+
+def test_a_catalogue_file_that_is_not_there_is_an_error_naming_it(tmp_path):
+    missing = str(tmp_path / "nowhere.toml")
+    with pytest.raises(InputError) as err:
+        load_catalogue((missing,))
+    assert err.value.source == missing and err.value.where == "" and "cannot read" in err.value.detail
+
+
+# Assembling a system
+
+def _sized(write_cost: WriteCost = NO_COST, metadata: tuple[tuple[Part, int], ...] = ()) -> Topology:
+    """16 clients on 25 GbE; 3 nvme-2u-24 servers with 4 ports of 100 GbE each; 40 Gen4 NVMe drives."""
+    return assemble(_clients(16, _part(Kind.NETWORK, "ethernet-25g")), _part(Kind.NETWORK, "ethernet-100g"), 4,
+                    _part(Kind.SERVER, "nvme-2u-24"), 3, _part(Kind.DEVICE, "nvme-gen4-7.68tb"), 40,
+                    metadata, write_cost, "USD")
+
+
+def test_an_assembled_system_survives_the_loader():
+    topology = _sized(WriteCost(2, (8, 2), 1.1), ((_part(Kind.SERVER, "nvme-1u-10"), 2),))
+    again = topology_from_dict(topology_document(topology), source=topology.path)
+    assert topology_document(again) == topology_document(topology)
+    assert [(g.name, g.kind, g.count, g.price, g.capacities, g.write_cost, g.forwarding) for g in again.groups] == \
+        [(g.name, g.kind, g.count, g.price, g.capacities, g.write_cost, g.forwarding) for g in topology.groups]
+    assert again.links == topology.links and again.currency == "USD"
+
+
+def test_an_assembled_system_counts_and_prices_its_parts():
+    cost = WriteCost(3)
+    topology = _sized(cost)
+    port, chassis, drive = (_part(Kind.NETWORK, "ethernet-100g"), _part(Kind.SERVER, "nvme-2u-24"),
+                            _part(Kind.DEVICE, "nvme-gen4-7.68tb"))
+    storage, drives, fabric = (topology.group(NAMES[k]) for k in ("servers", "devices", "network"))
+    assert canonical(storage.capacity("nic").value) == 4 * 12.5e9
+    assert storage.count == 3 and storage.price == chassis.price + 4 * port.price == 34000
+    assert storage.write_cost == cost and storage.capacities["bandwidth"] == chassis.capacities["bandwidth"]
+    assert drives.count == 40 and drives.price == drive.price and drives.capacities == drive.capacities
+    assert fabric.kind is Kind.NETWORK and fabric.capacities == {"rtt": port.capacities["rtt"]}
+    assert [g.name for g in topology.groups] == ["compute", "fabric", "storage", "drives"]
+    assert set(topology.links) == {Link("compute", "fabric"), Link("fabric", "storage"), Link("storage", "drives")}
+
+
+def test_metadata_servers_keep_their_place_in_the_names_and_count_zero_is_left_out():
+    small, large = _part(Kind.SERVER, "nvme-1u-10"), _part(Kind.SERVER, "nvme-2u-24")
+    topology = _sized(metadata=((small, 2), (large, 0), (large, 1)))
+    mds = topology.of_kind(Kind.SERVER)[1:]
+    assert [(g.name, g.count) for g in mds] == [("mds1", 2), ("mds3", 1)]
+    port = _part(Kind.NETWORK, "ethernet-100g")
+    assert all(canonical(g.capacity("nic").value) == 12.5e9 for g in mds)  # one port each
+    assert [g.price for g in mds] == [small.price + port.price, large.price + port.price]
+    assert [g.capacity("metadata").value for g in mds] == [Q_(50000, "op/s"), Q_(100000, "op/s")]
+    assert all("metadata" not in key for key in topology.group("storage").capacities)
+    assert {Link("fabric", "mds1"), Link("fabric", "mds3")} <= set(topology.links)
+
+
+@dataclass(frozen=True)
+class _Design:
+    """A system from bundled parts, and the read limit of each layer worked out by hand (B/s)."""
+
+    clients: int
+    client_port: Part
+    network: Part
+    ports: int
+    server: Part
+    servers: int
+    device: Part
+    devices: int
+
+    def topology(self) -> Topology:
+        return assemble(_clients(self.clients, self.client_port), self.network, self.ports, self.server, self.servers,
+                        self.device, self.devices, ((self.server, 1),), NO_COST, "USD")
+
+    def layers(self) -> dict[str, float]:
+        return {"client NICs": self.clients * _si(self.client_port, "bandwidth"),
+                "server NICs": self.servers * self.ports * _si(self.network, "bandwidth"),
+                "server throughput": self.servers * _si(self.server, "bandwidth", "read"),
+                "devices": self.devices * _si(self.device, "bandwidth", "read")}
+
+
+@st.composite
+def designs(draw) -> _Design:
+    """Any bundled server with devices that fit it, any ports and counts within its slots."""
+    server = draw(st.sampled_from(PARTS[Kind.SERVER]))
+    servers = draw(st.integers(1, 12))
+    return _Design(draw(st.integers(1, 512)), draw(st.sampled_from(PARTS[Kind.NETWORK])),
+                   draw(st.sampled_from(PARTS[Kind.NETWORK])), draw(st.integers(1, server.nic_slots)), server, servers,
+                   draw(st.sampled_from([d for d in PARTS[Kind.DEVICE] if d.fits(server)])),
+                   draw(st.integers(1, servers * server.slots)))
+
+
+@settings(max_examples=40, deadline=None)
+@given(designs())
+def test_the_read_ceiling_of_an_assembled_system_is_the_least_of_its_parts(design):
+    ceiling = Model(design.topology()).ceiling(READ)
+    expected = design.layers()
+    assert {layer.layer: canonical(layer.value) for layer in ceiling.layers if layer.value is not None} == \
+        pytest.approx(expected, rel=1e-12)
+    least = min(expected.values())
+    assert canonical(ceiling.value) == pytest.approx(least, rel=1e-12)
+    assert set(ceiling.binding_layers) == {k for k, v in expected.items() if v == pytest.approx(least, rel=1e-9)}
+
+
+def test_a_worked_read_ceiling_is_bound_by_the_client_nics():
+    # 16 x 25 Gbit/s = 50 GB/s, 3 x 4 x 100 Gbit/s = 150 GB/s, 3 x 80 GB/s = 240 GB/s, 40 x 6.8 GB/s = 272 GB/s:
+    # the clients' NICs bind.
+    ceiling = Model(_sized()).ceiling(READ)
+    assert canonical(ceiling.value) == pytest.approx(50e9, rel=1e-12)
+    assert ceiling.binding_layers == ("client NICs",)

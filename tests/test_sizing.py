@@ -1,0 +1,257 @@
+"""Sizing: the cheapest counts of catalogue parts meeting targets, checked by hand, by brute force and end to end."""
+
+import json
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from assess.cli import main
+from models.predict import Model
+from models.sizing import Question, Target, designs, size
+from probes.errors import InputError
+from probes.units import Q_, Metric
+from probes.workload import Access, Operation, Workload
+from topologies.catalogue import Part
+from topologies.load import load_topology
+from topologies.topology import Capacity, Group, Kind, Source, WriteCost
+
+# A catalogue small enough to size by hand (decimal units throughout).
+CATALOGUE = """
+currency = "EUR"
+[networks.net]
+bandwidth = "10 GB/s"
+rtt = "10 us"
+price = 100
+[servers.box]
+slot = "nvme"
+slots = 4
+nic_slots = 2
+bandwidth = "15 GB/s"
+metadata = "30000 op/s"
+price = 1000
+[servers.mdbox]
+slot = "nvme"
+slots = 1
+nic_slots = 1
+bandwidth = "1 GB/s"
+metadata = "50000 op/s"
+price = 2000
+[devices.ssd]
+slot = "nvme"
+size = "10 TB"
+read_bandwidth = "2 GB/s"
+write_bandwidth = "1 GB/s"
+read_iops = "100000 op/s"
+write_iops = "50000 op/s"
+price = 200
+[devices.hdd]
+slot = "3.5in"
+size = "20 TB"
+bandwidth = "250 MB/s"
+price = 300
+"""
+ONLY = ["--networks", "net", "--servers", "box", "--devices", "ssd", "--metadata-servers", "box,mdbox"]
+
+
+def _part(kind, name, price, slot="", slots=0, nic_slots=0, **capacities):
+    metric = {"size": Metric.SIZE, "rtt": Metric.LATENCY, "latency": Metric.LATENCY, "metadata": Metric.OPERATION_RATE}
+    return Part(kind, name, {k: Capacity(Q_(v), metric.get(k, Metric.BANDWIDTH), Source("assumption"))
+                             for k, v in capacities.items()}, price=price, slot=slot, slots=slots, nic_slots=nic_slots)
+
+
+def _clients(count=100, nic="10 GB/s"):
+    return Group("compute", Kind.CLIENT, count, {"nic": Capacity(Q_(nic), Metric.BANDWIDTH, Source("assumption"))})
+
+
+def _target(op, value, nodes=100, **kw):
+    return Target(Workload(Operation(op), None if Operation(op).is_metadata else Q_(1, "MiB"), nodes=nodes, **kw), Q_(value))
+
+
+NET = _part(Kind.NETWORK, "net", 100, bandwidth="10 GB/s", rtt="10 us")
+BOX = _part(Kind.SERVER, "box", 1000, "nvme", 4, 2, bandwidth="15 GB/s")
+SSD = _part(Kind.DEVICE, "ssd", 200, "nvme", size="10 TB", read_bandwidth="2 GB/s", write_bandwidth="1 GB/s")
+
+
+def test_the_optimum_known_by_hand_with_its_closed_forms():
+    """read 20 GB/s: drives >= 20/2 = 10, servers >= ceil(10/4 bays) = 3, one port each is enough (3 x 10 GB/s):
+    3 x (1000 + 100) + 10 x 200 = 5,300. Adding 60 TB usable with 2 replicas asks 12 drives: 5,700."""
+    question = Question((_target("read", "20 GB/s"),), _clients(), (NET,), (BOX,), (SSD,))
+    best = size(question).configurations[0]
+    assert (best.counts, best.design.ports, best.price) == ({"storage": 3, "drives": 10}, 1, 5300)
+    assert best.ceilings[0].value.m_as("GB/s") == pytest.approx(20)  # the drives bind exactly
+    assert best.ceilings[0].binding_layers == ("devices",)
+    needed = {b.why: b.needed for b in best.bounds}
+    assert needed == {"read 20 GB/s: server NICs": 2,
+                      "read 20 GB/s: server throughput": 2, "read 20 GB/s: devices": 10, "drive bays": 3}
+    devices = next(b for b in best.bounds if b.why.endswith("devices"))
+    assert devices.formula == "n_drives ≥ ceiling(T_read/B_drives)" and devices.numbers == "18.6 GiB/s / 1,907 MiB/s"  # as predict --explain shows them
+
+    capacity = Question(question.targets, _clients(), (NET,), (BOX,), (SSD,), usable=Q_(60, "TB"), write_cost=WriteCost(2))
+    best = size(capacity).configurations[0]
+    assert (best.counts, best.price) == ({"storage": 3, "drives": 12}, 5700)
+    assert best.usable.m_as("TB") == pytest.approx(60)
+
+
+def test_metadata_servers_are_counted_and_mixed_when_that_is_cheaper():
+    """create 110,000 op/s: box (1,100 with its port) gives 30,000, mdbox (2,100) 50,000. 2 x box + 1 x mdbox
+    = 110,000 for 4,300 beats 4 x box (4,400) and 3 x mdbox (6,300); with box at 3,100, 3 x mdbox wins."""
+    mdbox = _part(Kind.SERVER, "mdbox", 2000, "nvme", 1, 1, metadata="50000 op/s")
+    box = _part(Kind.SERVER, "box", 1000, "nvme", 4, 2, bandwidth="15 GB/s", metadata="30000 op/s")
+    question = Question((_target("create", "110000 op/s"),), _clients(), (NET,), (BOX,), (SSD,), (box, mdbox))
+    best = size(question).configurations[0]
+    assert best.counts == {"storage": 1, "drives": 1, "mds1": 2, "mds2": 1}
+    assert best.price == 1100 + 200 + 2 * 1100 + 2100
+    assert best.ceilings[0].value.m_as("op/s") == pytest.approx(110000)
+    dear = Question(question.targets, _clients(), (NET,), (BOX,), (SSD,), (box.__class__(**{**box.__dict__, "price": 3000}), mdbox))
+    assert size(dear).configurations[0].counts == {"storage": 1, "drives": 1, "mds1": 0, "mds2": 3}
+
+
+def test_an_iops_target_counts_the_devices_iops_at_the_transfer_size():
+    ssd = _part(Kind.DEVICE, "ssd", 200, "nvme", size="10 TB", bandwidth="2 GB/s")
+    ssd = Part(Kind.DEVICE, "ssd", {**ssd.capacities, "read_iops": Capacity(Q_(100000, "op/s"), Metric.OPERATION_RATE,
+                                                                          Source("assumption"))}, price=200, slot="nvme")
+    workload = Workload(Operation.READ, Q_(4, "KiB"), nodes=100, ppn=16, queue_depth=32, access=Access.RANDOM)
+    target = Target(workload, Q_(1_000_000, "op/s"))
+    assert target.required.m_as("B/s") == pytest.approx(1e6 * 4096)
+    best = size(Question((target,), _clients(), (NET,), (BOX,), (ssd,))).configurations[0]
+    assert best.counts["drives"] == 10  # 1,000,000 / 100,000 per device
+    assert best.ceilings[0].binding_layers == ("device IOPS",)
+
+
+def test_infeasible_targets_name_the_layer_that_stops_them():
+    question = Question((_target("read", "50 GB/s", nodes=2), _target("write", "1 GB/s", nodes=2)),
+                        _clients(2), (NET,), (BOX,), (SSD,))
+    sizing = size(question)
+    assert sizing.configurations == () and sizing.feasible == 0
+    (short,) = sizing.shortfalls
+    assert (str(short.target), short.layer, short.limit.m_as("GB/s"), short.components) == \
+        ("read 50 GB/s", "client NICs", pytest.approx(20), ("compute.nic",))
+
+
+def test_contradictory_or_unpriced_choices_are_errors():
+    hdd = _part(Kind.DEVICE, "hdd", 300, "3.5in", size="20 TB", bandwidth="250 MB/s")
+    with pytest.raises(InputError, match="no allowed device fits an allowed server"):
+        designs(Question((_target("read", "1 GB/s"),), _clients(), (NET,), (BOX,), (hdd,)))
+    free = _part(Kind.DEVICE, "ssd", None, "nvme", size="10 TB", bandwidth="2 GB/s")
+    with pytest.raises(InputError, match="no price for ssd"):
+        designs(Question((_target("read", "1 GB/s"),), _clients(), (NET,), (BOX,), (free,)))
+    with pytest.raises(InputError, match="no allowed server states a metadata rate"):
+        designs(Question((_target("create", "1000 op/s"),), _clients(), (NET,), (BOX,), (SSD,), (BOX,)))
+
+
+def _cheapest_by_brute_force(question):
+    """The least price over every design and every count up to the limits, each judged by the full model."""
+    best = math.inf
+    for design in designs(question):
+        for servers in range(1, 7):
+            for drives in range(1, servers * design.server.slots + 1):
+                topology = design.topology(question, (servers, drives))
+                model = Model(topology)
+                if all(model.ceiling(t.workload, caches=False).value.m_as("B/s") >= t.required.m_as("B/s") * (1 - 1e-9)
+                       for t in question.targets):
+                    price = sum(g.price * g.count for g in topology.groups if g.price is not None)
+                    best = min(best, price)
+                    break  # more drives only cost more
+    return best
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(read=st.integers(1, 30), write=st.integers(1, 15), replicas=st.integers(1, 2),
+       slots=st.integers(2, 6), ports=st.integers(1, 2), server_bw=st.integers(3, 20),
+       device_read=st.integers(1, 4), device_write=st.integers(1, 3), box_price=st.integers(500, 3000),
+       port_price=st.integers(50, 800), device_price=st.integers(100, 900), fast_price=st.integers(100, 2000))
+def test_the_integer_programme_finds_the_brute_force_optimum(read, write, replicas, slots, ports, server_bw,
+                                                             device_read, device_write, box_price, port_price,
+                                                             device_price, fast_price):
+    """Any small system: the price milp finds equals the cheapest of every count up to 6 servers, by the model."""
+    net = _part(Kind.NETWORK, "net", port_price, bandwidth="10 GB/s")
+    fast = _part(Kind.NETWORK, "fast", fast_price, bandwidth="25 GB/s")
+    box = _part(Kind.SERVER, "box", box_price, "nvme", slots, ports, bandwidth=f"{server_bw} GB/s")
+    ssd = _part(Kind.DEVICE, "ssd", device_price, "nvme", size="10 TB", read_bandwidth=f"{device_read} GB/s",
+                write_bandwidth=f"{device_write} GB/s")
+    targets = (_target("read", f"{read} GB/s"), _target("write", f"{write} GB/s"))
+    question = Question(targets, _clients(), (net, fast), (box,), (ssd,), write_cost=WriteCost(replicas))
+    sizing = size(question, top=1)
+    brute = _cheapest_by_brute_force(question)
+    if math.isinf(brute):
+        assert not sizing.configurations or sizing.configurations[0].counts["storage"] > 6
+    else:
+        assert sizing.configurations[0].price == pytest.approx(brute)
+        assert sizing.configurations[0].met(targets)
+
+
+def _catalogue(tmp_path):
+    path = tmp_path / "parts.toml"
+    path.write_text(CATALOGUE)
+    return ["--catalogue", str(path)]
+
+
+def test_size_end_to_end_writes_a_topology_that_predicts_the_same(tmp_path, capsys):
+    out = tmp_path / "sized.toml"
+    argv = ["size", *_catalogue(tmp_path), *ONLY, "--clients", "100", "--client-nic", "10GB/s",
+            "--target", "read=20GB/s", "--usable", "60TB", "--replicas", "2", "-o", str(out)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "#1  EUR 5,700: 3 x box with 1 x net each, 12 x ssd" in text
+    assert "n_drives ≥ ceiling(T_read/B_drives) = ⌈18.6 GiB/s / 1,907 MiB/s⌉ = 10" in text
+    topology = load_topology(out)
+    assert topology.currency == "EUR" and topology.group("drives").count == 12
+    assert Model(topology).ceiling(Workload(Operation.READ, Q_(1, "MiB"))).value.m_as("GB/s") == pytest.approx(24)  # 12 x 2 GB/s
+    assert main(argv) == 2  # the file exists: never overwritten
+    assert "exists already" in capsys.readouterr().err
+
+    assert main(["size", *_catalogue(tmp_path), *ONLY, "--clients", "100", "--client-nic", "10GB/s",
+                 "--target", "read=20GB/s", "--target", "create=100000op/s", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["format"] == "iobound/sizing" and doc["currency"] == "EUR"
+    best = doc["configurations"][0]
+    assert best["counts"]["drives"] == 10 and best["ceilings"][1]["ceiling"]["value"] >= 100000
+
+
+def test_size_exits_1_and_says_why_when_nothing_meets_the_targets(tmp_path, capsys):
+    assert main(["size", *_catalogue(tmp_path), *ONLY, "--clients", "2", "--client-nic", "10GB/s",
+                 "--target", "read=50GB/s"]) == 1
+    assert "read 50 GB/s: client NICs allow at most 18.6 GiB/s (compute.nic)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--target", "read=5ms"], "--target read=5ms: a read target is a bandwidth"),
+    (["--target", "create=5GB/s"], "a create target is an operation rate"),
+    (["--target", "fly=5GB/s"], "the operation must be one of"),
+    (["--target", "read=1GB/s", "--target", "read=2GB/s"], "one target per operation"),
+    (["--target", "read=1GB/s", "--devices", "nvme-gen9"], "no device 'nvme-gen9' in the catalogue"),
+    (["--target", "read=1GB/s", "--devices", "hdd", "--servers", "box"], "no allowed device fits an allowed server"),
+    (["--target", "read=1GB/s", "--parity", "8-2"], "redundancy.parity"),
+    (["--target", "read=1GB/s", "--client-nic", "10 Mb/s"], "ambiguous"),
+])
+def test_bad_input_is_one_line_naming_the_option(tmp_path, capsys, extra, message):
+    argv = ["size", *_catalogue(tmp_path), "--networks", "net", "--metadata-servers", "mdbox", "--clients", "4",
+            "--client-nic", "10GB/s", *extra]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_prices_file_for_an_unknown_part_is_refused(tmp_path, capsys):
+    prices = tmp_path / "prices.toml"
+    prices.write_text('currency = "EUR"\n[devices.ssd-gen9]\nprice = 5\n')
+    assert main(["size", *_catalogue(tmp_path), "--prices", str(prices), "--clients", "4", "--client-nic", "10GB/s",
+                 "--target", "read=1GB/s"]) == 2
+    assert "devices.ssd-gen9: a price for a part the catalogue does not have" in capsys.readouterr().err
+
+
+def test_the_bundled_catalogue_lists_and_sizes_the_issue_question(capsys):
+    assert main(["size", "--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "hdd-20tb" in listing and "infiniband-ndr" in listing and "nvme-2u-24" in listing
+    assert main(["size", "--clients", "512", "--client-nic", "25Gbit/s", "--target", "write=20GiB/s", "--target",
+                 "read=40GiB/s", "--target", "create=200000op/s", "--usable", "2PB", "--parity", "8+2", "--json",
+                 "--top", "3"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    prices = [c["price"] for c in doc["configurations"]]
+    assert len(prices) == 3 and prices == sorted(prices)
+    for configuration in doc["configurations"]:
+        for target, ceiling in zip(doc["targets"], configuration["ceilings"]):
+            assert ceiling["ceiling"]["value"] >= target["required"]["value"] * (1 - 1e-9)
+        assert configuration["usable"]["value"] >= 2e15
