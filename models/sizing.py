@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import sympy as sp
@@ -119,10 +120,15 @@ class Configuration:
     topology: Topology
     ceilings: tuple[Ceiling, ...]
     usable: Quantity
-    bounds: tuple[Bound, ...]
+    question: Question = field(repr=False, compare=False)
 
     def met(self, targets: tuple[Target, ...]) -> bool:
         return all(canonical(c.value) >= canonical(t.required) * (1 - TIE) for c, t in zip(self.ceilings, targets))
+
+    @cached_property
+    def bounds(self) -> tuple[Bound, ...]:
+        """The closed forms behind the counts (sympy; worked out when asked for)."""
+        return _bounds(self.question, self.design, tuple(self.counts[g] for g in self.design.groups))
 
 
 @dataclass(frozen=True)
@@ -287,8 +293,7 @@ def _configuration(question: Question, design: Design, counts: tuple[int, ...], 
     model = Model(topology)
     ceilings = tuple(model.ceiling(t.workload) for t in question.targets)
     usable = design.device.capacity("size").value * counts[1] / question.write_cost.space
-    return Configuration(design, dict(zip(design.groups, counts)), price, topology, ceilings, usable,
-                         _bounds(question, design, counts))
+    return Configuration(design, dict(zip(design.groups, counts)), price, topology, ceilings, usable, question)
 
 
 def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tuple[Bound, ...]:
