@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -52,6 +52,12 @@ class Target:
             return Q_(canonical(self.value) * canonical(self.workload.transfer_size), Metric.BANDWIDTH.unit)
         return self.value
 
+    def shown(self, value: Quantity) -> str:
+        """A ceiling (in the ceiling's metric) in the target's own terms: op/s for an IOPS target."""
+        if Metric.of(self.value) is not Metric.of(value):
+            return format_quantity(Q_(canonical(value) / canonical(self.workload.transfer_size), "op/s"))
+        return format_quantity(value)
+
     def __str__(self) -> str:
         return f"{self.workload.operation.value} {_as_given(self.value)}"
 
@@ -83,17 +89,17 @@ class Design:
     ports: int
     server: Part
     device: Part
-    metadata: tuple[Part, ...]
+    metadata: Part | None = None  # one type of metadata server, like one type of storage server
 
     @property
     def groups(self) -> tuple[str, ...]:
         """The groups whose counts vary, in the order of the programme's variables."""
-        return (NAMES["servers"], NAMES["devices"]) + tuple(f"{NAMES['metadata']}{i}" for i in range(1, len(self.metadata) + 1))
+        return (NAMES["servers"], NAMES["devices"]) + ((f"{NAMES['metadata']}1",) if self.metadata else ())
 
     def topology(self, question: Question, counts: tuple[int, ...]) -> Topology:
         servers, devices, *mds = counts
         return assemble(question.clients, self.network, self.ports, self.server, servers, self.device, devices,
-                        tuple(zip(self.metadata, mds)), question.write_cost, question.currency)
+                        tuple(zip((self.metadata,), mds)), question.write_cost, question.currency)
 
     def __str__(self) -> str:
         return f"{self.server.name} ({self.ports} x {self.network.name}), {self.device.name}"
@@ -154,7 +160,8 @@ class Sizing:
 
 
 def designs(question: Question) -> list[Design]:
-    """Every combination of the allowed parts that fits together (devices in bays of their slot).
+    """Every combination of the allowed data parts that fits together (devices in bays of their slot); the
+    metadata servers are chosen for each by :func:`size`.
 
     Raises
     ------
@@ -179,26 +186,42 @@ def designs(question: Question) -> list[Design]:
     if unpriced:
         raise InputError("choices", "prices", f"no price for {', '.join(unpriced)}; give one with --prices, "
                          "or leave them out of the choices")
-    return [Design(n, ports, s, d, metadata) for n, (s, d) in itertools.product(question.networks, pairs)
+    return [Design(n, ports, s, d) for n, (s, d) in itertools.product(question.networks, pairs)
             for ports in range(1, s.nic_slots + 1)]
 
 
 def size(question: Question, top: int = 5) -> Sizing:
-    """The ``top`` cheapest configurations that meet every target (see the module's description)."""
-    solved, shortfalls = [], {}
+    """The ``top`` cheapest configurations that meet every target (see the module's description).
+
+    The data targets and the metadata targets share no part, so each design's storage counts
+    and its metadata servers (the cheapest type for its network) are two small programmes.
+    """
+    solved, shortfalls, memo = [], {}, {}
+
+    def record(found):
+        for short in found:
+            key = (str(short.target), short.layer)
+            if key not in shortfalls or canonical(short.limit) > canonical(shortfalls[key].limit):
+                shortfalls[key] = short
+
     candidates = sorted(designs(question), key=lambda d: (_least_price(question, d), str(d)))
     for design in candidates:
         prices = sorted(p for p, _, _ in solved)
         if len(prices) >= top and _least_price(question, design) > prices[top - 1]:
             break  # this design and every later one cost more than the top already found
-        outcome = _solve(question, design)
-        if isinstance(outcome, list):
-            for short in outcome:
-                key = (str(short.target), short.layer)
-                if key not in shortfalls or canonical(short.limit) > canonical(shortfalls[key].limit):
-                    shortfalls[key] = short
+        data = _solve(question, design, memo)
+        if isinstance(data, tuple) and question.needs_metadata:
+            options = [(_solve(question, replace(design, metadata=m), memo), m) for m in question.metadata]
+            solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
+            if not solutions:
+                record(short for found, _ in options for short in found)
+                continue
+            price, metadata, counts = min(solutions, key=lambda s: (s[0], s[1].name))
+            design, data = replace(design, metadata=metadata), (data[0] + price, data[1] + counts)
+        if isinstance(data, tuple):
+            solved.append((data[0], design, data[1]))
         else:
-            solved.append((outcome[0], design, outcome[1]))
+            record(data)
     solved.sort(key=lambda s: (s[0], str(s[1])))
     configurations = []
     for price, design, counts in solved:
@@ -213,11 +236,11 @@ def size(question: Question, top: int = 5) -> Sizing:
 
 def _least_price(question: Question, design: Design) -> float:
     """A price no configuration of ``design`` can go below: the drives the capacity needs and the chassis for them."""
-    drives = 1
+    servers, drives = _redundancy(question.write_cost)
     if question.usable is not None:
         per_device = canonical(design.device.capacity("size").value) / question.write_cost.space
-        drives = max(1, math.ceil(canonical(question.usable) / per_device - 1e-9))
-    servers = math.ceil(drives / design.server.slots)
+        drives = max(drives, math.ceil(canonical(question.usable) / per_device - 1e-9))
+    servers = max(servers, math.ceil(drives / design.server.slots))
     return drives * design.device.price + servers * (design.server.price + design.ports * design.network.price)
 
 
@@ -229,14 +252,33 @@ class _Row:
     right: float
 
 
-def _solve(question: Question, design: Design) -> tuple[float, tuple[int, ...]] | list[Shortfall]:
-    """The cheapest counts of ``design`` and their price, or the layers that no count lifts to a target."""
-    groups = design.groups
-    unit = design.topology(question, (1,) * len(groups))
+def _solve(question: Question, design: Design, memo: dict) -> tuple[float, tuple[int, ...]] | list[Shortfall]:
+    """The cheapest counts and their price: of the storage (servers, drives) for a design without metadata
+    servers, of the metadata servers alone for one with them; or the layers no count lifts to a target."""
+    metadata = design.metadata is not None
+    key = (id(design.network), id(design.metadata)) if metadata else \
+        (id(design.network), design.ports, id(design.server), id(design.device))
+    if key not in memo:
+        memo[key] = _programme(question, design)
+    rows, shortfalls, prices, lower = memo[key]
+    if shortfalls:
+        return list(shortfalls)
+    counts = _milp(prices, rows, lower)
+    return math.fsum(p * n for p, n in zip(prices, counts)), counts
+
+
+def _programme(question: Question, design: Design):
+    """The rows, shortfalls, prices and least counts of :func:`_solve`'s programme, from the model's layers."""
+    metadata = design.metadata is not None
+    groups = design.groups[2:] if metadata else design.groups
+    unit = design.topology(question, (1,) * len(design.groups))
+    model = Model(unit)
     rows, shortfalls = [], []
-    for target, ceiling in zip(question.targets, _unit_ceilings(question, design)):
+    for target in question.targets:
+        if target.workload.operation.is_metadata != metadata:
+            continue
         need = canonical(target.required)
-        for layer in ceiling.layers:
+        for layer in model.ceiling(target.workload, caches=False).layers:
             if layer.value is None:
                 continue
             form = _linear_form(layer.expression, tuple(count_symbol(g) for g in groups))
@@ -247,38 +289,27 @@ def _solve(question: Question, design: Design) -> tuple[float, tuple[int, ...]] 
                 shortfalls.append(Shortfall(target, layer.layer, layer.value, layer.components))
             elif any(coefficients):
                 rows.append(_Row(coefficients, need - constant))
-    if shortfalls:
-        return shortfalls
-    zeros = (0.0,) * (len(groups) - 2)
-    if question.usable is not None:
-        per_device = canonical(design.device.capacity("size").value) / question.write_cost.space
-        rows.append(_Row((0.0, per_device) + zeros, canonical(question.usable)))
-    rows.append(_Row((float(design.server.slots), -1.0) + zeros, 0.0))  # drives fit the bays
-    prices = [unit.group(name).price for name in groups]
-    counts = _cheapest(tuple(prices), tuple(rows), (1, 1) + (0,) * len(zeros))
-    return math.fsum(p * n for p, n in zip(prices, counts)), counts
+    lower = (1,)
+    if not metadata:
+        if question.usable is not None:
+            per_device = canonical(design.device.capacity("size").value) / question.write_cost.space
+            rows.append(_Row((0.0, per_device), canonical(question.usable)))
+        rows.append(_Row((float(design.server.slots), -1.0), 0.0))  # drives fit the bays
+        lower = _redundancy(question.write_cost)
+    return tuple(rows), tuple(shortfalls), tuple(unit.group(g).price for g in groups), lower
 
 
-def _cheapest(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...]:
-    """The cheapest whole counts meeting every row: one ``milp`` per block of variables no row links to another
-    (the metadata servers' block is the same in many designs and solved once)."""
-    block_of = list(range(len(prices)))
-    for row in rows:
-        linked = [block_of[i] for i, c in enumerate(row.coefficients) if c]
-        block_of = [linked[0] if b in linked else b for b in block_of]
-    counts = list(lower)
-    for block in dict.fromkeys(block_of):
-        members = [i for i, b in enumerate(block_of) if b == block]
-        own = tuple(_Row(tuple(r.coefficients[i] for i in members), r.right) for r in rows
-                    if any(r.coefficients[i] for i in members))
-        if own:
-            for i, n in zip(members, _milp(tuple(prices[i] for i in members), own, tuple(lower[i] for i in members))):
-                counts[i] = n
-    return tuple(counts)
+def _redundancy(cost: WriteCost) -> tuple[int, int]:
+    """The fewest servers and drives the redundancy needs: a server per replica, a drive per strip of each."""
+    data, parity = cost.parity or (1, 0)
+    return cost.replicas, cost.replicas * (data + parity)
 
 
 @functools.lru_cache(maxsize=4096)
 def _milp(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...]:
+    """The cheapest whole counts, at least ``lower``, that meet every row (each answer kept: designs share them)."""
+    if not rows:
+        return lower
     matrix, right = np.array([r.coefficients for r in rows]), np.array([r.right for r in rows])
     scale = np.maximum(np.abs(matrix).max(axis=1), np.abs(right))  # rows near 1: B/s and op/s differ by 10^10
     result = milp(np.array(prices), integrality=np.ones(len(prices)), bounds=Bounds(lower, np.inf),
@@ -322,6 +353,11 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
         found.append(Bound(groups[1], needed, f"{count_symbol(groups[1])} ≥ ceiling(U*space/size)",
                            f"{_as_given(question.usable)} × {question.write_cost.space:g} / {_as_given(device)}",
                            f"usable {_as_given(question.usable)} ({question.write_cost})"))
+    servers, drives = _redundancy(question.write_cost)
+    found += [Bound(group, n, f"{count_symbol(group)} ≥ {formula}", f"{n}", f"{why} ({question.write_cost})")
+              for group, n, formula, why in ((groups[0], servers, "replicas", "a server per replica"),
+                                             (groups[1], drives, "replicas*(data + parity)", "a drive per strip"))
+              if n > 1]
     found.append(Bound(groups[0], math.ceil(counts[1] / design.server.slots), f"{count_symbol(groups[0])} ≥ "
                        f"ceiling({count_symbol(groups[1])}/bays)", f"{counts[1]} / {design.server.slots}", "drive bays"))
     return tuple(found)
@@ -333,13 +369,9 @@ def _as_given(q: Quantity) -> str:
 
 
 def _unit_ceilings(question: Question, design: Design) -> list[Ceiling]:
-    """Each target's ceiling on the design with one of every part (data targets: without the metadata servers,
-    which they never reach), caches left out: sizing is for the storage path."""
-    ones = (1,) * len(design.groups)
-    data = Model(design.topology(question, ones[:2] + (0,) * (len(ones) - 2)))
-    metadata = Model(design.topology(question, ones)) if question.needs_metadata else data
-    return [(metadata if t.workload.operation.is_metadata else data).ceiling(t.workload, caches=False)
-            for t in question.targets]
+    """Each target's ceiling on the design with one of every part, caches left out: sizing is for the storage path."""
+    model = Model(design.topology(question, (1,) * len(design.groups)))
+    return [model.ceiling(t.workload, caches=False) for t in question.targets]
 
 
 @functools.lru_cache(maxsize=4096)

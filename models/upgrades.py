@@ -1,9 +1,9 @@
 """Which single purchase raises a ceiling most for its price: one more member of a group, predicted again.
 
 An upgrade here is one more member of a network, server or device group (count + 1): a
-part one can buy at the group's ``price`` per member. Changing a capacity instead (a faster
-NIC) needs a catalogue of parts and their prices, so it is left out; ``iobound whatif --set``
-answers such questions one at a time. Client groups are left out too: more clients change
+part one can buy at the group's ``price`` per member. Swapping a part for a faster one (a
+faster NIC) is left out: a topology's groups do not say which catalogue part they are, so
+``iobound whatif --set`` answers such questions one at a time. Client groups are left out too: more clients change
 the workload, not the system. Every gain is the model's ceiling with the extra member
 minus the ceiling without it, not a derivative, so a step that moves the binding layer counts
 only as far as the next layer allows.

@@ -2,6 +2,7 @@
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -93,18 +94,44 @@ def test_the_optimum_known_by_hand_with_its_closed_forms():
     assert best.usable.m_as("TB") == pytest.approx(60)
 
 
-def test_metadata_servers_are_counted_and_mixed_when_that_is_cheaper():
-    """create 110,000 op/s: box (1,100 with its port) gives 30,000, mdbox (2,100) 50,000. 2 x box + 1 x mdbox
-    = 110,000 for 4,300 beats 4 x box (4,400) and 3 x mdbox (6,300); with box at 3,100, 3 x mdbox wins."""
+def test_metadata_servers_are_counted_one_type_per_configuration():
+    """create 110,000 op/s: box (1,100 with its port) gives 30,000, mdbox (2,100) 50,000: 4 x box (4,400) beats
+    3 x mdbox (6,300); with box at 3,100 (12,400 for 4), 3 x mdbox wins."""
     mdbox = _part(Kind.SERVER, "mdbox", 2000, "nvme", 1, 1, metadata="50000 op/s")
     box = _part(Kind.SERVER, "box", 1000, "nvme", 4, 2, bandwidth="15 GB/s", metadata="30000 op/s")
     question = Question((_target("create", "110000 op/s"),), _clients(), (NET,), (BOX,), (SSD,), (box, mdbox))
     best = size(question).configurations[0]
-    assert best.counts == {"storage": 1, "drives": 1, "mds1": 2, "mds2": 1}
-    assert best.price == 1100 + 200 + 2 * 1100 + 2100
-    assert best.ceilings[0].value.m_as("op/s") == pytest.approx(110000)
-    dear = Question(question.targets, _clients(), (NET,), (BOX,), (SSD,), (box.__class__(**{**box.__dict__, "price": 3000}), mdbox))
-    assert size(dear).configurations[0].counts == {"storage": 1, "drives": 1, "mds1": 0, "mds2": 3}
+    assert (best.counts, best.design.metadata.name) == ({"storage": 1, "drives": 1, "mds1": 4}, "box")
+    assert best.price == 1100 + 200 + 4 * 1100
+    assert best.ceilings[0].value.m_as("op/s") == pytest.approx(120000)
+    assert [(b.formula, b.needed) for b in best.bounds if b.group == "mds1"] == [("n_mds1 ≥ ceiling(T_create/MD_mds1)", 4)]
+    dear = Question(question.targets, _clients(), (NET,), (BOX,), (SSD,), (replace(box, price=3000), mdbox))
+    best = size(dear).configurations[0]
+    assert (best.counts["mds1"], best.design.metadata.name) == (3, "mdbox")
+
+
+def test_a_fast_metadata_server_cannot_lend_its_latency_to_another_type():
+    """Round trips: 10 clients / (2 us + 100 us) = 98,039 op/s with the slow type, too few for 200,000; only the
+    fast type (1 us: 10 / 3 us) reaches it, at 10 op/s each: 20,000 of them. Every answer meets its targets."""
+    net = _part(Kind.NETWORK, "ib", 10, bandwidth="100 Gbit/s", rtt="2 us")
+    fast = _part(Kind.SERVER, "fastmd", 1, "nvme", 1, 1, latency="1 us", metadata="10 op/s")
+    slow = _part(Kind.SERVER, "slowmd", 1000, "nvme", 1, 1, latency="100 us", metadata="1000000 op/s")
+    question = Question((_target("create", "200000 op/s", nodes=10),), _clients(10), (net,), (BOX,), (SSD,), (fast, slow))
+    sizing = size(question)
+    best = sizing.configurations[0]
+    assert (best.design.metadata.name, best.counts["mds1"]) == ("fastmd", 20000)
+    assert all(c.met(question.targets) for c in sizing.configurations)
+    only_slow = size(replace(question, metadata=(slow,)))
+    assert only_slow.configurations == ()
+    assert [(s.layer, round(s.limit.m_as("op/s"))) for s in only_slow.shortfalls] == [("round trips", 98039)]
+
+
+def test_redundancy_needs_a_server_per_replica_and_a_drive_per_strip():
+    question = Question((_target("read", "100 MB/s"),), _clients(), (NET,), (BOX,), (SSD,),
+                        write_cost=WriteCost(3, (8, 2)))
+    best = size(question).configurations[0]
+    assert best.counts == {"storage": 8, "drives": 30}  # 30 drives need 8 chassis of 4 bays
+    assert {b.why: b.needed for b in best.bounds}["a drive per strip (3 replicas, 8+2 parity)"] == 30
 
 
 def test_an_iops_target_counts_the_devices_iops_at_the_transfer_size():
@@ -141,11 +168,13 @@ def test_contradictory_or_unpriced_choices_are_errors():
 
 
 def _cheapest_by_brute_force(question):
-    """The least price over every design and every count up to the limits, each judged by the full model."""
+    """The least price over every design and every count up to 6 servers, each judged by the full model."""
     best = math.inf
+    cost = question.write_cost
+    least = cost.replicas * sum(cost.parity or (1, 0))  # a server per replica, a drive per strip
     for design in designs(question):
-        for servers in range(1, 7):
-            for drives in range(1, servers * design.server.slots + 1):
+        for servers in range(cost.replicas, 7):
+            for drives in range(least, servers * design.server.slots + 1):
                 topology = design.topology(question, (servers, drives))
                 model = Model(topology)
                 if all(model.ceiling(t.workload, caches=False).value.m_as("B/s") >= t.required.m_as("B/s") * (1 - 1e-9)

@@ -8,7 +8,6 @@ so the model that predicts a sized system is the one that predicts any other.
 
 from __future__ import annotations
 
-import math
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 from probes.errors import InputError
 from probes.units import Metric
-from topologies.load import parse_capacity
+from topologies.load import parse_capacity, parse_price
 from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Group, Kind, Link, Source, Topology,
                                  WriteCost)
 
@@ -170,7 +169,7 @@ def _part(kind: Kind, name: str, body: dict, source: str, where: str) -> Part:
             value = {**value, "note": f"{origin.note}: {value.get('note', '')}".rstrip(": ")} if isinstance(value, dict) \
                 else {"value": value, "source": origin.kind, "note": origin.note}
             capacities[key] = parse_capacity(value, metric, source, f"{where}.{key}")
-    part = Part(kind, name, capacities, text["description"], _price(body.get("price"), source, f"{where}.price"),
+    part = Part(kind, name, capacities, text["description"], parse_price(body.get("price"), source, f"{where}.price"),
                 source=text["source"], price_source=text["price_source"], date=text["date"])
     if kind is Kind.NETWORK:
         _require(part, ("bandwidth",), source, where)
@@ -211,14 +210,6 @@ def _string(value: Any, source: str, where: str) -> str:
     return value
 
 
-def _price(value: Any, source: str, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
-        raise InputError(source, where, f"must be a number of at least 0 (in the file's currency). Got {value!r} instead.")
-    return float(value)
-
-
 def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
     """``catalogue`` with the prices of ``path``; in another currency, parts it does not price have none."""
     doc, source = _read(path), str(path)
@@ -234,7 +225,7 @@ def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
                                  "change other figures in a catalogue file (--catalogue)")
         if "price" not in body:
             raise InputError(source, where, "states no price")
-        prices[kind, name] = (_price(body["price"], source, f"{where}.price"),
+        prices[kind, name] = (parse_price(body["price"], source, f"{where}.price"),
                               _string(body.get("price_source", f"prices file {source}"), source, f"{where}.price_source"))
     same = currency == catalogue.currency
     parts = tuple(replace(p, price=prices[p.kind, p.name][0], price_source=prices[p.kind, p.name][1])

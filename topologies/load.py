@@ -52,7 +52,7 @@ from probes.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost)
 
-__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "parse_write_cost", "SOURCE_KINDS"]
+__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
@@ -155,10 +155,10 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if kind is Kind.SERVER:
         extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
-                 price=_price(body.get("price"), source, f"{where}.price"), **extra)
+                 price=parse_price(body.get("price"), source, f"{where}.price"), **extra)
 
 
-def _price(value: Any, source: str, where: str) -> float | None:
+def parse_price(value: Any, source: str, where: str) -> float | None:
     """A member's price: a number of at least 0 in the file's ``currency``, or None when not given."""
     if value is None:
         return None

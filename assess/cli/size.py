@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 from probes.errors import InputError, UnitError
 from probes.units import Metric, format_quantity, parse_quantity, quantity_json
@@ -66,9 +67,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _capacity_arg(text: str):
     try:
-        return parse_quantity(text, Metric.SIZE, what="the usable capacity")
+        value = parse_quantity(text, Metric.SIZE, what="the usable capacity")
     except UnitError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+    if not 0 < value.magnitude < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive size. Got {text!r} instead.")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_catalogue(catalogue))
         return EXIT_OK
     question = _question(args, catalogue)
+    if args.output and Path(args.output).exists():  # before the work, not after it
+        raise InputError(args.output, "", "exists already; give a new file name (nothing was overwritten)")
     started = time.perf_counter()
     sizing = size(question, args.top)
     elapsed = time.perf_counter() - started
@@ -106,9 +112,9 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
     cost = {"replicas": args.replicas, "write_amplification": args.write_amplification}
     write_cost = parse_write_cost(cost | ({"parity": args.parity} if args.parity else {}), "--replicas/--parity", "redundancy")
     targets = tuple(_target(text, args) for text in args.target)
-    ops = [t.workload.operation for t in targets]
-    if len(set(ops)) < len(ops):
-        raise InputError("--target", "", "one target per operation; an operation is named twice")
+    kinds = [(t.workload.operation, Metric.of(t.value)) for t in targets]
+    if len(set(kinds)) < len(kinds):
+        raise InputError("--target", "", "one target per operation and kind (bandwidth, IOPS); one is named twice")
 
     def allowed(kind: Kind, names: list[str] | None) -> tuple:
         return catalogue.of_kind(kind) if names is None else tuple(catalogue.part(kind, n) for n in dict.fromkeys(names))
@@ -135,6 +141,8 @@ def _target(text: str, args: argparse.Namespace) -> Target:
         quantity = parse_quantity(value.strip(), None, what="the target")
         if Metric.of(quantity) not in metrics:
             raise UnitError(f"{value.strip()!r} is a {Metric.of(quantity).label}")
+        if not 0 < quantity.magnitude < float("inf"):
+            raise UnitError(f"{value.strip()!r} is not a positive number")
     except UnitError as exc:
         wanted = "an operation rate such as 200000op/s" if operation.is_metadata else \
             "a bandwidth such as 20GiB/s or an operation rate (IOPS) such as 100000op/s"
@@ -179,8 +187,7 @@ def _bill(configuration: Configuration) -> str:
     design, counts = configuration.design, configuration.counts
     text = (f"{counts['storage']} x {design.server.name} with {design.ports} x {design.network.name} each, "
             f"{counts['drives']} x {design.device.name}")
-    mds = [f"{counts[g]} x {p.name}" for g, p in zip(design.groups[2:], design.metadata) if counts[g]]
-    return text + (f", {' + '.join(mds)} as metadata servers" if mds else "")
+    return text + (f", {counts['mds1']} x {design.metadata.name} as metadata servers" if design.metadata else "")
 
 
 def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
@@ -189,21 +196,23 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
     lines = [f"asked:     {_asked(question)}",
              f"parts:     {', '.join(catalogue.files)} (prices in {currency or 'no stated currency'}; "
              "the bundled ones are indicative: give yours with --prices)",
-             f"searched:  {sizing.designs} designs (network x server x ports x device) in {elapsed:.2f} s; "
-             f"{sizing.feasible} solved; the others cannot cost less than the {len(sizing.configurations)} shown"
-             if sizing.configurations else
-             f"searched:  {sizing.designs} designs (network x server x ports x device) in {elapsed:.2f} s"]
+             f"searched:  {sizing.designs} designs (network x server x ports x device) in {elapsed:.2f} s"
+             + (f"; {sizing.feasible} meet the targets, the others did not or cannot cost less than those shown"
+                if sizing.configurations else "")]
     if not sizing.configurations:
         lines += ["", "no allowed design meets the targets; what stops each (the best any design allows):"]
-        lines += [f"  {s.target}: {s.layer} allow at most {format_quantity(s.limit)} ({', '.join(s.components)})"
+        lines += [f"  {s.target}: {s.layer} allow at most {s.target.shown(s.limit)} ({', '.join(s.components)})"
                   for s in sizing.shortfalls]
+        if any(s.layer in ("requests in flight", "round trips") for s in sizing.shortfalls):
+            lines.append("  (requests in flight and round trips grow with --ppn and --queue-depth)")
         return "\n".join(lines)
     best, *others = sizing.configurations
-    lines += [f"workloads: {'; '.join(t.workload.describe() for t in question.targets)}",
+    headroom = ["headroom of every layer (its limit over the target):", _headroom(best, question), ""] \
+        if question.targets else []
+    lines += [f"workloads: {'; '.join(t.workload.describe() for t in question.targets) or 'none (capacity only)'}",
               "prices:    a server's include its ports (NIC, switch port, cable; a metadata server has one); "
               "the clients' ports exist", "", f"#1  {_money(best.price, currency)}: {_bill(best)}", _targets(best, question), "",
-              "headroom of every layer (its limit over the target):", _headroom(best, question), "",
-              "closed forms (the counts each limit asks for; <- where it sets the count):"]
+              *headroom, "closed forms (the counts each limit asks for; <- where it sets the count):"]
     lines += [f"  {b.formula} = ⌈{b.numbers}⌉ = {b.needed}{'  <-' if b.needed == best.counts[b.group] else ''}"
               f"   ({b.why})" for b in best.bounds]
     for rank, other in enumerate(others, start=2):
@@ -214,7 +223,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
 
 
 def _targets(configuration: Configuration, question: Question) -> str:
-    rows = [(str(t), format_quantity(c.value), f"{_ratio(c.value, t.required) - 1:+.1%}", ", ".join(c.binding_layers),
+    rows = [(str(t), t.shown(c.value), f"{_ratio(c.value, t.required) - 1:+.1%}", ", ".join(c.binding_layers),
              ", ".join(c.binding)) for t, c in zip(question.targets, configuration.ceilings)]
     if question.usable is not None:
         rows.append((f"usable {_size(question.usable, question.usable)}", _size(configuration.usable, question.usable),
@@ -262,7 +271,8 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
             "price": c.price,
             "counts": c.counts,
             "parts": {"network": c.design.network.name, "ports_per_server": c.design.ports, "server": c.design.server.name,
-                      "device": c.design.device.name, "metadata_servers": [p.name for p in c.design.metadata]},
+                      "device": c.design.device.name,
+                      "metadata_server": c.design.metadata.name if c.design.metadata else None},
             "usable": quantity_json(c.usable),
             "ceilings": [ceiling.to_dict() for ceiling in c.ceilings],
             "bounds": [{"group": b.group, "needed": b.needed, "formula": b.formula, "numbers": b.numbers, "why": b.why}
