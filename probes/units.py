@@ -130,6 +130,7 @@ def parse_quantity(
     *,
     what: str,
     aliases: Mapping[str, str] | None = None,
+    positive: bool = False,
 ) -> Quantity:
     """Parse ``"110 MiB/s"``, ``"1 Gbit/s"``, ``"10 GbE"``, ``"1,100 MiB/s"`` or ``"0.1 ms"``.
 
@@ -165,7 +166,7 @@ def parse_quantity(
         raise UnitError(f"{what} must have a unit, such as {example!r}. Got the bare number {text!r} instead.")
     unit = parse_unit(unit_text, what=what, aliases=aliases)
     q = Q_(int(number.replace(",", "")) if number.replace(",", "").lstrip("+-").isdigit() else value, unit)
-    return require(q, metric, what=what) if metric else q
+    return require(q, metric or Metric.of(q), what=what, positive=positive) if metric or positive else q
 
 
 def _information(unit: pint.Unit) -> bool:
@@ -178,8 +179,9 @@ def _fits(q: Quantity, metric: Metric) -> bool:
     return _information(q.units) if metric in (Metric.BANDWIDTH, Metric.SIZE) else True
 
 
-def require(q: Quantity, metric: Metric, *, what: str) -> Quantity:
-    """Return ``q`` if it expresses ``metric``; otherwise raise UnitError naming ``what``.
+def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -> Quantity:
+    """Return ``q`` if it expresses ``metric`` (never negative; with ``positive``, not zero either);
+    otherwise raise UnitError naming ``what``.
 
     Examples
     --------
@@ -193,6 +195,8 @@ def require(q: Quantity, metric: Metric, *, what: str) -> Quantity:
         raise UnitError(f"{what} must be a {metric.label} ({_EXAMPLES[metric]}). Got {shown} instead.")
     if q.magnitude < 0:
         raise UnitError(f"{what} must be a positive {metric.label}. Got {q:~P} instead.")
+    if positive and q.magnitude == 0:
+        raise UnitError(f"{what} must be positive. Got {q:~P} instead.")
     try:
         finite = math.isfinite(float(q.to(metric.unit).magnitude))
     except OverflowError:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from probes.errors import UnitError
 from probes.units import Metric, Quantity, format_quantity, quantity_from_json, quantity_json, require
 
 __all__ = ["Operation", "Access", "Workload"]
@@ -65,9 +64,7 @@ class Workload:
             value = getattr(self, name)
             if value is None:
                 continue
-            require(value, Metric.SIZE, what=what)
-            if value.magnitude <= 0:
-                raise UnitError(f"{what} must be positive. Got {value:~P} instead.")
+            require(value, Metric.SIZE, what=what, positive=True)
         for name in ("ppn", "queue_depth") + (("nodes",) if self.nodes is not None else ()):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -214,11 +214,9 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
     if value == "unlimited":
         return Capacity(None, metric, origin)
     try:
-        quantity = parse_quantity(value, metric, what="the value")
+        quantity = parse_quantity(value, metric, what="the value", positive=True)
     except UnitError as exc:
         raise TopologyError(source, where, str(exc)) from exc
-    if quantity.magnitude <= 0:
-        raise TopologyError(source, where, f"must be positive. Got {value!r} instead.")
     return Capacity(quantity, metric, origin)
 
 

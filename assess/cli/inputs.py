@@ -35,7 +35,7 @@ def open_topology(word: str) -> Topology:
 
 def size_arg(text: str):
     try:
-        return parse_quantity(text, Metric.SIZE, what="the transfer size")
+        return parse_quantity(text, Metric.SIZE, what="the size", positive=True)
     except UnitError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
 

@@ -43,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--client-nic", metavar="RATE", help="each client's NIC, e.g. 25Gbit/s")
     parser.add_argument("--target", action="append", default=[], metavar="OP=VALUE",
                         help="e.g. write=20GiB/s, read=1000000op/s (IOPS), create=200000op/s (repeatable)")
-    parser.add_argument("--usable", type=_capacity_arg, metavar="SIZE", help="usable capacity after redundancy, e.g. 2PB")
+    parser.add_argument("--usable", type=size_arg, metavar="SIZE", help="usable capacity after redundancy, e.g. 2PB")
     parser.add_argument("--replicas", type=int, default=1, metavar="N", help="copies of each byte (default 1)")
     parser.add_argument("--parity", metavar="K+M", help="data + parity strips, e.g. 8+2")
     parser.add_argument("--write-amplification", type=float, default=1.0, metavar="X",
@@ -63,16 +63,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top", type=count_arg, default=5, metavar="K", help="configurations to show (default 5)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the cheapest configuration as a topology file (a new file)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
-
-
-def _capacity_arg(text: str):
-    try:
-        value = parse_quantity(text, Metric.SIZE, what="the usable capacity")
-    except UnitError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from exc
-    if not 0 < value.magnitude < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive size. Got {text!r} instead.")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,11 +128,9 @@ def _target(text: str, args: argparse.Namespace) -> Target:
         raise InputError(where, "", "must look like OP=VALUE, e.g. write=20GiB/s or create=200000op/s")
     metrics = (Metric.OPERATION_RATE,) if operation.is_metadata else (Metric.BANDWIDTH, Metric.OPERATION_RATE)
     try:
-        quantity = parse_quantity(value.strip(), None, what="the target")
+        quantity = parse_quantity(value.strip(), what="the target", positive=True)
         if Metric.of(quantity) not in metrics:
             raise UnitError(f"{value.strip()!r} is a {Metric.of(quantity).label}")
-        if not 0 < quantity.magnitude < float("inf"):
-            raise UnitError(f"{value.strip()!r} is not a positive number")
     except UnitError as exc:
         wanted = "an operation rate such as 200000op/s" if operation.is_metadata else \
             "a bandwidth such as 20GiB/s or an operation rate (IOPS) such as 100000op/s"
