@@ -16,8 +16,7 @@ from typing import Any
 from probes.errors import InputError
 from probes.units import Metric
 from topologies.load import parse_capacity, parse_price
-from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Group, Kind, Link, Source, Topology,
-                                 WriteCost)
+from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
 
 __all__ = ["BUNDLED", "SLOTS", "Part", "Catalogue", "load_catalogue", "assemble", "NAMES"]
 
@@ -31,11 +30,9 @@ _SERVER_KEYS = ("slot", "slots", "nic_slots")
 
 def _keys(kind: Kind) -> dict[str, Metric]:
     """The capacities a part of ``kind`` may state (per-operation variants included), with their metric."""
-    if kind is Kind.NETWORK:
+    if kind is Kind.NETWORK:  # one port's rate and the round trip: no per-operation variants
         return {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY}
-    keys = {k: m for k, m in CAPACITY_KEYS[kind].items() if k != "nic"}
-    keys |= {f"{op}_{key}": keys[key] for key, ops in PER_OPERATION.items() if key in keys for op in ops}
-    return keys
+    return {k: m for k, m in capacity_keys(kind).items() if k != "nic" and not k.endswith("_nic")}  # the network's
 
 
 @dataclass(frozen=True)
@@ -60,7 +57,7 @@ class Part:
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key``, per operation first (``read_bandwidth`` before ``bandwidth``); None if not stated."""
-        return Group(self.name, self.kind, 1, self.capacities).capacity(key, operation)
+        return lookup(self.capacities, key, operation)
 
     def fits(self, server: Part) -> bool:
         """Whether this device goes into the bays of ``server``."""

@@ -49,8 +49,8 @@ from probes.errors import InputError, TopologyError, UnitError
 from probes.measurement import Measurement
 from probes.probeset import read_probe_set
 from probes.units import Metric, format_quantity, parse_quantity
-from topologies.topology import (CAPACITY_KEYS, PER_OPERATION, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
-                                 WriteCost)
+from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source, Topology, WriteCost,
+                                 capacity_keys)
 
 __all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
@@ -139,15 +139,14 @@ def _list(value: Any, source: str) -> list:
 def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if not isinstance(body, dict):
         raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
-    keys = CAPACITY_KEYS[kind]
-    per_operation = {f"{op}_{key}": key for key, ops in PER_OPERATION.items() if key in keys for op in ops}
+    keys = capacity_keys(kind)
     settings = _SERVER_KEYS if kind is Kind.SERVER else ()
-    _only(body, _GROUP_KEYS + settings + tuple(keys) + tuple(per_operation), source, where)
+    _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
     count = body.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
     capacities = {
-        key: parse_capacity(value, keys[per_operation.get(key, key)], source, f"{where}.{key}")
+        key: parse_capacity(value, keys[key], source, f"{where}.{key}")
         for key, value in body.items()
         if key not in _GROUP_KEYS + settings
     }

@@ -14,7 +14,7 @@ import networkx as nx
 from probes.units import Metric, Quantity, format_quantity, quantity_json
 
 __all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
-           "WriteCost"]
+           "WriteCost", "capacity_keys", "lookup"]
 
 
 class Kind(enum.Enum):
@@ -57,6 +57,19 @@ CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
 PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
                  "memory_bandwidth": ("read", "write"),
                  "metadata": ("create", "stat", "open", "rename", "remove", "find")}
+
+
+def capacity_keys(kind: Kind) -> dict[str, Metric]:
+    """Every capacity key a group of ``kind`` may state, per-operation variants included, with its metric."""
+    keys = CAPACITY_KEYS[kind]
+    return keys | {f"{op}_{key}": keys[key] for key, ops in PER_OPERATION.items() if key in keys for op in ops}
+
+
+def lookup(capacities: dict[str, Capacity], key: str, operation: str | None = None) -> Capacity | None:
+    """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
+    if operation and f"{operation}_{key}" in capacities:
+        return capacities[f"{operation}_{key}"]
+    return capacities.get(key)
 
 
 class Forwarding(enum.Enum):
@@ -151,9 +164,7 @@ class Group:
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
-        if operation and f"{operation}_{key}" in self.capacities:
-            return self.capacities[f"{operation}_{key}"]
-        return self.capacities.get(key)
+        return lookup(self.capacities, key, operation)
 
 
 @dataclass(frozen=True)
