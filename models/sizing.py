@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -284,7 +285,7 @@ def _programme(question: Question, design: Design):
             form = _linear_form(layer.expression, tuple(count_symbol(g) for g in groups))
             if form is None:
                 continue  # not linear in the counts: the full model's check of the answer judges it
-            constant, coefficients = _evaluate(form, layer.values)
+            constant, coefficients = form.evaluate(layer.values)
             if not any(coefficients) and constant < need * (1 - TIE):
                 shortfalls.append(Shortfall(target, layer.layer, layer.value, layer.components))
             elif any(coefficients):
@@ -331,22 +332,21 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
     """The closed forms behind ``counts``: for each target, each layer that one group's count alone lifts,
     ``n ≥ ⌈(target − constant) / per-member⌉``; and the drives for the capacity, the servers for the bays."""
     groups = design.groups
+    variables = tuple(count_symbol(g) for g in groups)
     found = []
     for target, ceiling in zip(question.targets, _unit_ceilings(question, design)):
         symbol = sp.Symbol(f"T_{target.workload.operation.value}", positive=True)
         for layer in ceiling.layers:
-            free = [g for g in groups if count_symbol(g) in layer.expression.free_symbols]
-            if layer.value is None or len(free) != 1:
+            linear = None if layer.value is None else _linear_form(layer.expression, variables)
+            lifting = [i for i, c in enumerate(linear.coefficients) if c != 0] if linear else []
+            if len(lifting) != 1:
                 continue
-            n = count_symbol(free[0])
-            per_member = sp.diff(layer.expression, n)
-            if n in per_member.free_symbols:
-                continue
-            form = sp.ceiling((symbol - layer.expression.subs(n, 0)) / per_member)
+            (i,) = lifting
+            form = sp.ceiling((symbol - linear.constant) / linear.coefficients[i])
             values = {**layer.values, symbol: target.required}
             needed = math.ceil(float(form.args[0].subs({s: canonical(v) for s, v in values.items()})) - 1e-9)
-            found.append(Bound(free[0], max(needed, 0), f"{n} ≥ {sp.sstr(form)}", numbers(form.args[0], values),
-                               f"{target}: {layer.layer}"))
+            found.append(Bound(groups[i], max(needed, 0), f"{variables[i]} ≥ {sp.sstr(form)}",
+                               numbers(form.args[0], values), f"{target}: {layer.layer}"))
     if question.usable is not None:
         device = design.device.capacity("size").value
         needed = math.ceil(canonical(question.usable) * question.write_cost.space / canonical(device) - 1e-9)
@@ -375,17 +375,26 @@ def _unit_ceilings(question: Question, design: Design) -> list[Ceiling]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _linear_form(expression: sp.Expr, variables: tuple[sp.Symbol, ...]):
+def _linear_form(expression: sp.Expr, variables: tuple[sp.Symbol, ...]) -> _Linear | None:
     """``expression`` as constant + Σ coefficient × variable, compiled once per shape; None if it is not linear."""
-    coefficients = [sp.diff(expression, v) for v in variables]
+    coefficients = tuple(sp.diff(expression, v) for v in variables)
     if any(c.free_symbols & set(variables) for c in coefficients):
         return None
     constant = expression.subs({v: 0 for v in variables})
     parameters = tuple(sorted(expression.free_symbols - set(variables), key=str))
-    return parameters, sp.lambdify(parameters, [constant, *coefficients], modules="math")
+    return _Linear(constant, coefficients, parameters, sp.lambdify(parameters, [constant, *coefficients], modules="math"))
 
 
-def _evaluate(form, values: dict) -> tuple[float, tuple[float, ...]]:
-    parameters, function = form
-    constant, *coefficients = function(*(canonical(values[p]) for p in parameters))
-    return float(constant), tuple(float(c) for c in coefficients)
+@dataclass(frozen=True)
+class _Linear:
+    """A layer's limit as ``constant + Σ coefficients[i] × count[i]`` (sympy), and the same compiled."""
+
+    constant: sp.Expr
+    coefficients: tuple[sp.Expr, ...]
+    parameters: tuple[sp.Symbol, ...]
+    function: Callable
+
+    def evaluate(self, values: dict) -> tuple[float, tuple[float, ...]]:
+        """The constant and the coefficients (canonical units) at the symbols' ``values``."""
+        constant, *coefficients = self.function(*(canonical(values[p]) for p in self.parameters))
+        return float(constant), tuple(float(c) for c in coefficients)
