@@ -60,7 +60,7 @@ class Target:
         return format_quantity(value)
 
     def __str__(self) -> str:
-        return f"{self.workload.operation.value} {_as_given(self.value)}"
+        return f"{self.workload.operation.value} {format_quantity(self.value, unit=self.value.units)}"
 
 
 @dataclass(frozen=True)
@@ -351,8 +351,9 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
         device = design.device.capacity("size").value
         needed = math.ceil(canonical(question.usable) * question.write_cost.space / canonical(device) - 1e-9)
         found.append(Bound(groups[1], needed, f"{count_symbol(groups[1])} ≥ ceiling(U*space/size)",
-                           f"{_as_given(question.usable)} × {question.write_cost.space:g} / {_as_given(device)}",
-                           f"usable {_as_given(question.usable)} ({question.write_cost})"))
+                           f"{format_quantity(question.usable, unit=question.usable.units)} × {question.write_cost.space:g} / "
+                           f"{format_quantity(device, unit=device.units)}",
+                           f"usable {format_quantity(question.usable, unit=question.usable.units)} ({question.write_cost})"))
     servers, drives = _redundancy(question.write_cost)
     found += [Bound(group, n, f"{count_symbol(group)} ≥ {formula}", f"{n}", f"{why} ({question.write_cost})")
               for group, n, formula, why in ((groups[0], servers, "replicas", "a server per replica"),
@@ -361,11 +362,6 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
     found.append(Bound(groups[0], math.ceil(counts[1] / design.server.slots), f"{count_symbol(groups[0])} ≥ "
                        f"ceiling({count_symbol(groups[1])}/bays)", f"{counts[1]} / {design.server.slots}", "drive bays"))
     return tuple(found)
-
-
-def _as_given(q: Quantity) -> str:
-    """A quantity in the unit it was given in (2 PB, not 1.78 PiB)."""
-    return format_quantity(q, unit=f"{q.units:~}")
 
 
 def _unit_ceilings(question: Question, design: Design) -> list[Ceiling]:

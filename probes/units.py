@@ -232,8 +232,10 @@ _DISPLAY = {
 }
 
 
-def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None = None) -> str:
+def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.Unit | None = None) -> str:
     """A figure for people, in a unit that keeps it short: whole numbers from 100 up, thousands separators.
+
+    ``unit`` chooses the unit instead, e.g. ``q.units`` to show a figure as it was given (2 PB, not 1.78 PiB).
 
     >>> format_quantity(Q_(10, "Gbit/s"))
     '1,192 MiB/s'
@@ -247,7 +249,7 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | None 
             limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
             chosen = next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
     else:
-        chosen = _unit(unit)
+        chosen = _unit(unit) if isinstance(unit, str) else unit
     value = q.to(chosen).magnitude
     if abs(value) < 1 and value != 0:
         number = f"{value:.3g}"

@@ -154,13 +154,9 @@ def _header(question: Question, catalogue: Catalogue) -> str:
 def _asked(question: Question) -> str:
     parts = [str(t) for t in question.targets]
     if question.usable is not None:
-        parts.append(f"usable {_size(question.usable, question.usable)} ({question.write_cost})")
+        parts.append(f"usable {format_quantity(question.usable, unit=question.usable.units)} ({question.write_cost})")
     nic = question.clients.capacity("nic").value
-    return f"{', '.join(parts)} for {question.clients.count} clients x {format_quantity(nic, unit=f'{nic.units:~}')}"
-
-
-def _size(value, like) -> str:
-    return format_quantity(value, Metric.SIZE, unit=f"{like.units:~}")
+    return f"{', '.join(parts)} for {question.clients.count} clients x {format_quantity(nic, unit=nic.units)}"
 
 
 def _ratio(a, b) -> float:
@@ -214,7 +210,7 @@ def _targets(configuration: Configuration, question: Question) -> str:
     rows = [(str(t), t.shown(c.value), f"{_ratio(c.value, t.required) - 1:+.1%}", ", ".join(c.binding_layers),
              ", ".join(c.binding)) for t, c in zip(question.targets, configuration.ceilings)]
     if question.usable is not None:
-        rows.append((f"usable {_size(question.usable, question.usable)}", _size(configuration.usable, question.usable),
+        rows.append((f"usable {format_quantity(question.usable, unit=question.usable.units)}", format_quantity(configuration.usable, unit=question.usable.units),
                      f"{_ratio(configuration.usable, question.usable) - 1:+.1%}", "drives' size", "drives.size"))
     return table(("target", "predicted", "headroom", "binding layer", "components"), rows, right=(1, 2))
 
