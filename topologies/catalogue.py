@@ -8,14 +8,13 @@ so the model that predicts a sized system is the one that predicts any other.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from probes.errors import InputError
 from probes.units import Metric
-from topologies.load import parse_capacity, parse_price
+from topologies.load import parse_capacity, parse_price, read_toml
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
 
 __all__ = ["BUNDLED", "SLOTS", "Part", "Catalogue", "load_catalogue", "assemble", "NAMES"]
@@ -101,25 +100,16 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
         If a file cannot be read, is not TOML, or states a part, key or value that is wrong
         (the message names the file and the key).
     """
-    doc = _read(BUNDLED)
+    doc = read_toml(BUNDLED, "the catalogue")
     catalogue = Catalogue(_parts(doc, str(BUNDLED)), _currency(doc, str(BUNDLED)), (str(BUNDLED),))
     for file in files:
-        extra = _read(Path(file))
+        extra = read_toml(Path(file), "the catalogue")
         currency = _currency(extra, str(file)) or catalogue.currency
         added = {(p.kind, p.name): p for p in _parts(extra, str(file))}
         kept = tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
                      for p in catalogue.parts if (p.kind, p.name) not in added)
         catalogue = Catalogue(kept + tuple(added.values()), currency, catalogue.files + (str(file),))
     return catalogue if prices is None else _priced(catalogue, Path(prices))
-
-
-def _read(path: Path) -> dict:
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(str(path), "", f"cannot read it ({exc.strerror or exc})") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(str(path), "", f"not valid TOML: {exc}") from None
 
 
 def _currency(doc: dict, source: str) -> str:
@@ -209,7 +199,7 @@ def _string(value: Any, source: str, where: str) -> str:
 
 def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
     """``catalogue`` with the prices of ``path``; in another currency, parts it does not price have none."""
-    doc, source = _read(path), str(path)
+    doc, source = read_toml(path, "the prices file"), str(path)
     currency = _currency(doc, source) or catalogue.currency
     prices, known_parts = {}, {(p.kind, p.name) for p in catalogue.parts}
     for kind, name, body, where in _tables(doc, source):

@@ -52,7 +52,7 @@ from probes.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source, Topology, WriteCost,
                                  capacity_keys)
 
-__all__ = ["load_topology", "parse_topology", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
+__all__ = ["load_topology", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
@@ -70,22 +70,30 @@ def load_topology(path: str | Path) -> Topology:
         If the file cannot be read, is not TOML, or describes an impossible system.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TopologyError(str(path), "", f"cannot read the topology file ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise TopologyError(str(path), f"byte {exc.start}", "not UTF-8 text; a topology file is TOML, which is UTF-8") from exc
-    return parse_topology(text, source=str(path), name=path.stem)
+    return topology_from_dict(read_toml(path, "the topology file", TopologyError), source=str(path), name=path.stem)
 
 
 def parse_topology(text: str, *, source: str = "<topology>", name: str = "topology") -> Topology:
     """Build a Topology from TOML text; ``source`` names it in errors."""
+    return topology_from_dict(_toml(text, source, TopologyError), source=source, name=name)
+
+
+def read_toml(path: Path, what: str, error: type[InputError] = InputError) -> dict:
+    """A TOML file as nested dicts; a file that cannot be read, is not UTF-8 or not TOML raises ``error`` naming it."""
     try:
-        doc = tomllib.loads(text)
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(str(path), "", f"cannot read {what} ({exc.strerror or exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise error(str(path), f"byte {exc.start}", f"not UTF-8 text; {what} is TOML, which is UTF-8") from exc
+    return _toml(text, str(path), error)
+
+
+def _toml(text: str, source: str, error: type[InputError]) -> dict:
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TopologyError(source, "", f"not valid TOML: {exc}") from exc
-    return topology_from_dict(doc, source=source, name=name)
+        raise error(source, "", f"not valid TOML: {exc}") from exc
 
 
 def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "topology") -> Topology:
