@@ -9,11 +9,12 @@ from probes.errors import InputError, UnitError
 from probes.readers import read_results
 from probes.run import Run
 from probes.units import Metric, parse_quantity
+from probes.workload import Operation
 from topologies.bundled import example_names, example_path
 from topologies.load import load_topology
 from topologies.topology import Topology
 
-__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "list_arg", "fraction_arg", "add_unit_alias",
+__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
            "read_runs"]
 
 
@@ -46,6 +47,13 @@ def list_arg(item):
         return [item(part.strip()) for part in text.split(",") if part.strip()]
     parse.__name__ = getattr(item, "__name__", "value")  # argparse names the type in its error messages
     return parse
+
+
+def operation_arg(text: str) -> Operation:
+    try:
+        return Operation(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
 
 
 def count_arg(text: str) -> int:

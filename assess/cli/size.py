@@ -21,14 +21,14 @@ from pathlib import Path
 
 from probes.errors import InputError, UnitError
 from probes.units import Metric, format_quantity, parse_quantity, quantity_json
-from probes.workload import Access, Operation, Workload
+from probes.workload import Access, Workload
 from models.flow import canonical
 from models.sizing import Configuration, Question, Sizing, Target, size
 from topologies.catalogue import Catalogue, load_catalogue
 from topologies.load import parse_write_cost
 from topologies.save import save_topology
 from topologies.topology import Capacity, Group, Kind, Source
-from assess.cli.inputs import count_arg, list_arg, size_arg
+from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.render import dumps, envelope, table
 
@@ -121,9 +121,9 @@ def _target(text: str, args: argparse.Namespace) -> Target:
     name, sep, value = text.partition("=")
     where = f"--target {text}"
     try:
-        operation = Operation(name.strip())
-    except ValueError:
-        raise InputError(where, "", f"the operation must be one of {', '.join(o.value for o in Operation)}") from None
+        operation = operation_arg(name.strip())
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(where, "", f"the operation {exc}") from None
     if not sep or not value.strip():
         raise InputError(where, "", "must look like OP=VALUE, e.g. write=20GiB/s or create=200000op/s")
     metrics = (Metric.OPERATION_RATE,) if operation.is_metadata else (Metric.BANDWIDTH, Metric.OPERATION_RATE)

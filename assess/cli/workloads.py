@@ -5,23 +5,16 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from probes.workload import Access, Operation, Workload
+from probes.workload import Access, Workload
 from topologies.topology import Kind, Topology
-from assess.cli.inputs import count_arg, list_arg, size_arg
+from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 
 __all__ = ["add_workload_arguments", "workloads_of"]
 
 
-def _operation(text: str) -> Operation:
-    try:
-        return Operation(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
-
-
 def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that describe a workload: --op, --transfer-size, --nodes ... --clients."""
-    parser.add_argument("--op", required=True, type=list_arg(_operation), metavar="OP[,OP]",
+    parser.add_argument("--op", required=True, type=list_arg(operation_arg), metavar="OP[,OP]",
                         help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
     parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
