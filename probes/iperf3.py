@@ -31,9 +31,12 @@ CONNECT_TIMEOUT = 3.0
 # with many streams; older versions get one process (and one server port) per stream.
 THREADED = (3, 16)
 _DIRECTIONS = {"send": "from this host to", "receive": "to this host from"}
-# What an iperf3 server answers while it still finishes the previous test, and how often to try again.
-_BUSY = "the server is busy running a test"
-_BUSY_RETRIES = 5
+# What a client hears from an iperf3 server between two tests, and for how many seconds to ask again:
+# a server still finishing the last test says it is busy; a persistent server closes its listening
+# socket after each test and opens a new one (esnet/iperf PR 2066), so a client that comes in between
+# is refused or reset. A port nothing listens on is refused too, so that wait stays short.
+_BETWEEN_TESTS = {"the server is busy running a test": 3.0, "Connection refused": 1.0,
+                  "Connection reset by peer": 1.0}
 
 
 def iperf3_argv(peer: str, *, port: int = DEFAULT_PORT, time: float = 1, streams: int = 1,
@@ -106,12 +109,15 @@ def iperf3_probes(peer: str, *, port: int = DEFAULT_PORT, streams: Sequence[int]
 def _once(commands, ports, peer, time, name):
     def once():
         timeout = time + CONNECT_TIMEOUT + 10
-        for attempt in range(_BUSY_RETRIES + 1):
+        started, pause = clock.monotonic(), 0.05
+        while True:
             with ThreadPoolExecutor(len(commands)) as pool:
                 runs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
-            if attempt == _BUSY_RETRIES or not any(_BUSY in run.stdout for run in runs):
+            waits = [limit for said, limit in _BETWEEN_TESTS.items() if any(said in run.stdout for run in runs)]
+            if not waits or clock.monotonic() - started + pause > max(waits):
                 return {name: sum(_throughput(run, peer, p) for run, p in zip(runs, ports))}
-            clock.sleep(0.2 * (attempt + 1))  # a server still closing the last test says it is busy: as it asks, try again
+            clock.sleep(pause)
+            pause = min(2 * pause, 0.4)
     return once
 
 

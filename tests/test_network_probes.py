@@ -230,6 +230,20 @@ def test_a_busy_server_is_asked_again_until_it_is_free():
             other.wait(10)
 
 
+def test_a_server_between_two_tests_is_asked_again_until_it_listens():
+    # A persistent iperf3 server closes its listening socket after each test and opens a new one;
+    # here it is away for 0.3 s, as a server on a loaded machine can be.
+    port = free_ports(1)[0]
+    server = threading.Timer(0.3, subprocess.run, (["iperf3", "-s", "-1", "-p", str(port), "-B", "127.0.0.1"],),
+                             {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "timeout": 20})
+    server.start()
+    try:
+        (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
+        assert probe.once()["iperf3.send.p1"] > 1e8
+    finally:
+        server.join(20)
+
+
 def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
     port = free_ports(1)[0]
     (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
