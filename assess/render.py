@@ -7,8 +7,14 @@ from typing import Sequence
 from probes.document import dumps, envelope
 from probes.run import Run
 from probes.units import Q_, format_quantity
+from topologies.topology import Topology
+from assess.findings import Judgement
 
-__all__ = ["table", "runs_table", "envelope", "dumps"]
+__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "topology_rows", "TOPOLOGY_HEADERS",
+           "envelope", "dumps"]
+
+JUDGEMENT_HEADERS = ("run", "measured", "ceiling", "ratio", "binding", "findings")
+TOPOLOGY_HEADERS = ("group", "kind", "count", "capacity", "per member (source)")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
@@ -41,3 +47,24 @@ def runs_table(runs: list[Run]) -> str:
     if any(not r.samples for r in runs):
         lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
     return "\n".join(lines)
+
+
+def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:
+    """A row per judged run under :data:`JUDGEMENT_HEADERS`: measured, ceiling, ratio, what binds, finding codes."""
+    return [(j.run.label, _measured(j), "-" if j.ceiling is None else format_quantity(j.ceiling.value),
+             "-" if j.ratio is None else f"{j.ratio:.0%}",
+             f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
+             " ".join(f.code for f in j.findings))
+            for j in judgements]
+
+
+def _measured(j: Judgement) -> str:
+    s = j.run.summary
+    shown = format_quantity(j.measured if j.measured is not None else j.run.value, j.run.metric)
+    return shown if s.n == 1 else f"{shown} (n={s.n})"
+
+
+def topology_rows(topology: Topology) -> list[tuple[str, ...]]:
+    """A row per capacity of each group (a group without any gets one) under :data:`TOPOLOGY_HEADERS`."""
+    rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
+    return rows + [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]

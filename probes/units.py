@@ -19,7 +19,7 @@ import pint
 
 from probes.errors import UnitError
 
-__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity",
+__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity", "display_unit",
            "quantity_json", "quantity_from_json"]
 
 ureg = pint.UnitRegistry()
@@ -240,14 +240,8 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.
     >>> format_quantity(Q_(10, "Gbit/s"))
     '1,192 MiB/s'
     """
-    metric = metric or Metric.of(q)
     if unit is None:
-        units = [_unit(u) for u in _DISPLAY[metric]]
-        if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
-            chosen = next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
-        else:
-            limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
-            chosen = next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
+        chosen = display_unit(q, metric)
     else:
         chosen = _unit(unit) if isinstance(unit, str) else unit
     value = q.to(chosen).magnitude
@@ -257,6 +251,20 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.
         digits = 0 if abs(value) >= 100 or float(value).is_integer() else 1 if abs(value) >= 10 else 2
         number = f"{value:,.{digits}f}"
     return f"{number} {chosen:~P}"
+
+
+def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
+    """The unit :func:`format_quantity` shows ``q`` in; for an axis, pass its largest value.
+
+    >>> f"{display_unit(Q_(20, 'GB/s')):~P}"
+    'GiB/s'
+    """
+    metric = metric or Metric.of(q)
+    units = [_unit(u) for u in _DISPLAY[metric]]
+    if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
+        return next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
+    limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
+    return next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
 
 
 @functools.lru_cache(maxsize=None)

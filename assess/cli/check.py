@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 
-from probes.units import format_quantity
+from topologies.topology import Topology
 from assess.check import check_runs
 from assess.cli.inputs import add_unit_alias, fraction_arg, open_topology, read_runs
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
-from assess.render import dumps, envelope, table
+from assess.render import JUDGEMENT_HEADERS, dumps, envelope, judgement_rows, table
 
 # check format history:
 #   1.0  first version
@@ -26,24 +26,34 @@ _FAIL_ON = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
-    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
+    add_judging_arguments(parser)
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
+    parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+
+
+def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
+    """TOPOLOGY RESULTS... and the options of judging them, which check and report share."""
+    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
+    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
     parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
                         help=f"relative noise of the measurements behind a ceiling (default {TOLERANCE})")
     parser.add_argument("--far-below", type=fraction_arg, default=FAR_BELOW,
                         help=f"flag runs under this fraction of their ceiling (default {FAR_BELOW})")
     add_unit_alias(parser)
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
-    parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+
+
+def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
+    """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
+    topology = open_topology(args.topology)
+    runs = [r for word in args.results for r in read_runs(word, args)]
+    return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
+                                tolerance=args.tolerance, far_below=args.far_below)
 
 
 def run(args: argparse.Namespace) -> int:
-    topology = open_topology(args.topology)
-    runs = [r for word in args.results for r in read_runs(word, args)]
-    judgements = check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
-                            tolerance=args.tolerance, far_below=args.far_below)
+    topology, judgements = judged(args)
     if args.json:
         print(dumps(envelope("check", FORMAT_VERSION, {
             "topology": {"name": topology.name, "path": topology.path},
@@ -58,14 +68,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render(judgements: list[Judgement], system: str) -> str:
     """One row per run, every finding (worst first), each distinct remedy once, and a count by severity."""
-    rows = [
-        (j.run.label, _measured(j), "-" if j.ceiling is None else format_quantity(j.ceiling.value),
-         "-" if j.ratio is None else f"{j.ratio:.0%}",
-         f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
-         " ".join(f.code for f in j.findings))
-        for j in judgements
-    ]
-    lines = [f"system: {system}", "", table(("run", "measured", "ceiling", "ratio", "binding", "findings"), rows, right=(1, 2, 3))]
+    lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements), right=(1, 2, 3))]
     located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
     if located:
         lines.append("")
@@ -87,9 +90,3 @@ def render(judgements: list[Judgement], system: str) -> str:
     summary = ", ".join(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}" for s, n in counts.items())
     lines += ["", f"{len(judgements)} run{'s' if len(judgements) != 1 else ''} checked: {summary}"]
     return "\n".join(lines)
-
-
-def _measured(j: Judgement) -> str:
-    s = j.run.summary
-    shown = format_quantity(j.measured if j.measured is not None else j.run.value, j.run.metric)
-    return shown if s.n == 1 else f"{shown} (n={s.n})"

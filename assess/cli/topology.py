@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from assess.cli.inputs import open_topology
-from assess.render import dumps, envelope, table
+from assess.render import TOPOLOGY_HEADERS, dumps, envelope, table, topology_rows
 from topologies.topology import Topology
 
 # topology format history:
@@ -31,9 +31,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(topology: Topology) -> str:
-    rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
-    rows += [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]
     links = [f"  {link.a} -- {link.b}" + (f"  ({link.bandwidth})" if link.bandwidth else "") for link in topology.links]
     return "\n".join([f"{topology.name} ({topology.path}): {topology.description}", "",
-                      table(("group", "kind", "count", "capacity", "per member (source)"), rows, right=(2,)),
+                      table(TOPOLOGY_HEADERS, topology_rows(topology), right=(2,)),
                       "", "links:", *links])

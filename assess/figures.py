@@ -1,0 +1,243 @@
+"""The data behind each plot, prepared apart from the drawing so that it is tested by value.
+
+An I/O roofline (every layer's ceiling over transfer size, the measured runs on it), the
+ceiling over node count with its knee, each run's share of its ceiling with its findings,
+probe results with their intervals, and the topology with the components that bind.
+Values are in the unit the axis shows: the one :func:`display_unit` picks for its largest.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from probes.measurement import Measurement
+from probes.units import Q_, Metric, Quantity, display_unit
+from probes.workload import Workload
+from models.ceiling import Ceiling
+from models.predict import Model
+from models.scaling import knee
+from topologies.topology import Kind, Topology
+from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summary_in
+
+__all__ = ["Estimate", "Line", "Chart", "Dots", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
+           "ratios", "probe_charts", "drawing", "sweep_sizes"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value with its 95 % interval where known, and the worst finding and the codes about it."""
+
+    label: str
+    value: float
+    low: float | None = None
+    high: float | None = None
+    severity: Severity | None = None
+    codes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Line:
+    """A curve; ``y`` is NaN where it sets no limit. ``style``: "ceiling", "layer" or "cache"."""
+
+    label: str
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    style: str = "layer"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """Lines, measured points (x, estimate) and marked x values (x, label), on labelled axes."""
+
+    title: str
+    xlabel: str
+    ylabel: str
+    lines: tuple[Line, ...]
+    points: tuple[tuple[float, Estimate], ...] = ()
+    marks: tuple[tuple[float, str], ...] = ()
+    xscale: str = "linear"
+    yscale: str = "linear"
+
+
+@dataclass(frozen=True)
+class Dots:
+    """One row per estimate, on one value axis; ``reference`` ± ``band`` is drawn behind them (1 ± 5 % for ratios)."""
+
+    title: str
+    xlabel: str
+    rows: tuple[Estimate, ...]
+    reference: float | None = None
+    band: float = 0.0
+
+
+@dataclass(frozen=True)
+class Node:
+    """A group placed in its kind's column; ``binding`` when one of its capacities sets the ceiling."""
+
+    name: str
+    kind: Kind
+    label: str
+    x: float
+    y: float
+    binding: bool
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A link; ``binding`` when its own bandwidth sets the ceiling."""
+
+    a: str
+    b: str
+    binding: bool
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """The topology's groups by kind, left to right along the write path, with what binds the ceiling."""
+
+    title: str
+    nodes: tuple[Node, ...]
+    edges: tuple[Edge, ...]
+    caption: str
+
+
+def families(judgements: Iterable[Judgement], over: str) -> dict[Workload, list[Judgement]]:
+    """Judged runs with a ceiling grouped by their workload with field ``over`` (transfer_size, nodes) left open.
+
+    Only families whose runs differ in ``over`` or whose ``over`` is known are kept: a sweep to draw.
+    """
+    found: dict[Workload, list[Judgement]] = defaultdict(list)
+    for j in judgements:
+        if j.ceiling is not None and getattr(j.run.workload, over) is not None:
+            found[replace(j.run.workload, **{over: None})].append(j)
+    return dict(found)
+
+
+def sweep_sizes(sizes: Iterable[Quantity], low: str = "4 KiB", high: str = "64 MiB") -> list[Quantity]:
+    """Powers of two bytes from ``low`` (or the smallest size) to ``high`` (or the largest), and the sizes given."""
+    given = sorted({q.m_as("B") for q in sizes})
+    start = min([Q_(low).m_as("B"), *given])
+    stop = max([Q_(high).m_as("B"), *given])
+    points = {2.0 ** k for k in range(math.floor(math.log2(start)), math.ceil(math.log2(stop)) + 1)}
+    return [Q_(b, "B") for b in sorted(points | set(given))]
+
+
+def roofline(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
+             clients: tuple[str, ...] | None = None, sizes: Sequence[Quantity] | None = None) -> Chart:
+    """Every layer's ceiling and the cache ceilings over the transfer size of ``family``, and the runs on it."""
+    sizes = sizes or sweep_sizes(j.run.workload.transfer_size for j in judged)
+    ceilings = [model.ceiling(replace(family, transfer_size=s), clients) for s in sizes]
+    x_unit = display_unit(max(sizes), Metric.SIZE)
+    xs = tuple(s.m_as(x_unit) for s in sizes)
+    return _chart(f"{model.topology.name}: {family.describe().replace('? B ', '')}", f"transfer size ({x_unit:~P})",
+                  xs, ceilings,
+                  [(j.run.workload.transfer_size.m_as(x_unit), j) for j in judged], xscale="log", yscale="log")
+
+
+def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
+            clients: tuple[str, ...] | None = None) -> Chart:
+    """The ceiling and every layer's over the node count of the client group, the knee marked, with the runs."""
+    chosen, _ = model.nodes(replace(family, nodes=None), clients)
+    count = sum(model.topology.group(name).count for name in chosen)
+    nodes = sorted({*_counts(count), *(j.run.workload.nodes for j in judged)})
+    ceilings = [model.ceiling(replace(family, nodes=n), chosen) for n in nodes]
+    marks = ()
+    if len(chosen) == 1:
+        found = knee(model, replace(family, nodes=None), chosen)
+        if found is not None:
+            marks = ((float(found.nodes), f"knee: {found.nodes} nodes"),)
+    return _chart(f"{model.topology.name}: {family.describe().replace('all nodes x ', '')}",
+                  f"client nodes of {', '.join(chosen)}",
+                  tuple(map(float, nodes)), ceilings, [(float(j.run.workload.nodes), j) for j in judged],
+                  marks=marks, caches=False)
+
+
+def ratios(judgements: Iterable[Judgement], system: str, tolerance: float = TOLERANCE) -> Dots:
+    """Each run's measured share of its ceiling with the interval of that share, and its findings."""
+    rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j))
+                 for j in judgements if j.ratio is not None)
+    return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance)
+
+
+def probe_charts(measurements: Iterable[Measurement], system: str) -> list[Dots]:
+    """One chart per metric of a probe set: each measurement's mean and 95 % interval, in one unit."""
+    by_metric: dict[Metric, list[Measurement]] = defaultdict(list)
+    for m in measurements:
+        by_metric[m.metric].append(m)
+    charts = []
+    for metric, found in by_metric.items():
+        unit = display_unit(max(Q_(m.summary.mean, m.unit) for m in found), metric)
+        rows = []
+        for m in found:
+            s, factor = m.summary, Q_(1, m.unit).m_as(unit)
+            low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
+            rows.append(Estimate(m.name, s.mean * factor, low, high))
+        charts.append(Dots(f"{system}: probes, {metric.label}", f"{metric.label} ({unit:~P}), mean and 95 % interval",
+                           tuple(rows)))
+    return charts
+
+
+def drawing(topology: Topology, ceiling: Ceiling | None = None) -> Drawing:
+    """The groups in columns clients → networks → servers → devices; what binds ``ceiling`` is marked."""
+    binding = set(ceiling.binding) if ceiling else set()
+    keys: dict[str, list[str]] = defaultdict(list)  # the binding capacities of each group
+    for component in sorted(binding):
+        group, _, key = component.partition(".")
+        keys[group].append(key)
+    nodes = []
+    for kind in Kind:
+        members = topology.of_kind(kind)
+        for i, g in enumerate(members):
+            label = f"{g.name}\n{g.count} × {kind.singular}"
+            if g.name in keys:
+                label += f"\nbinds: {', '.join(keys[g.name])}"
+            nodes.append(Node(g.name, kind, label, float(kind.rank), (len(members) - 1) / 2 - i, g.name in keys))
+    edges = tuple(Edge(link.a, link.b, f"links[{i}].bandwidth" in binding) for i, link in enumerate(topology.links))
+    caption = "" if ceiling is None else (f"{ceiling.workload.describe()}: {ceiling} binds at "
+                                          f"{', '.join(ceiling.binding)}")
+    return Drawing(topology.name, tuple(nodes), edges, caption)
+
+
+def _chart(title: str, xlabel: str, xs: tuple[float, ...], ceilings: list[Ceiling],
+           measured: list[tuple[float, Judgement]], *, marks=(), caches: bool = True, **scales) -> Chart:
+    """Lines of the ceiling, each layer and (with ``caches``) each cache that may serve, and the runs as points."""
+    metric = ceilings[0].metric
+    values = [c.value for c in ceilings] + [j.measured for _, j in measured]
+    unit = display_unit(max(values, key=lambda q: q.m_as(metric.unit)), metric)
+
+    def y(q: Quantity | None) -> float:
+        return math.nan if q is None else q.m_as(unit)
+
+    layers = list(dict.fromkeys(layer.layer for c in ceilings for layer in c.layers))
+    lines = [Line("ceiling", xs, tuple(y(c.value) for c in ceilings), "ceiling")]
+    for name in layers:
+        found = [{layer.layer: layer.value for layer in c.layers}.get(name) for c in ceilings]
+        lines.append(Line(name, xs, tuple(map(y, found))))
+    if caches:
+        for name in dict.fromkeys(cache.layer for c in ceilings for cache in c.caches):
+            found = [next((k.value for k in c.caches if k.layer == name and k.applies is not False), None)
+                     for c in ceilings]
+            if any(v is not None for v in found):
+                lines.append(Line(f"if {name} serves", xs, tuple(map(y, found)), "cache"))
+    points = []
+    for x, j in measured:
+        s = summary_in(j.run, ceiling_metric(j.run))
+        factor = Q_(1, metric.unit).m_as(unit)
+        low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
+        points.append((x, Estimate(j.run.label, s.mean * factor, low, high, *_worst(j))))
+    return Chart(title, xlabel, f"{metric.label} ({unit:~P})", tuple(lines), tuple(points), tuple(marks), **scales)
+
+
+def _worst(j: Judgement) -> tuple[Severity | None, tuple[str, ...]]:
+    """The most severe finding's severity and every finding's code."""
+    return max((f.severity for f in j.findings), default=None), tuple(f.code for f in j.findings)
+
+
+def _counts(count: int, most: int = 64) -> list[int]:
+    """Every node count up to ``most``; beyond, about ``most`` counts spread evenly on a log scale, ends included."""
+    if count <= most:
+        return list(range(1, count + 1))
+    return sorted({round(count ** (i / (most - 1))) for i in range(most)} | {1, count})

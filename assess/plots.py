@@ -1,0 +1,119 @@
+"""Matplotlib drawings of the data in :mod:`assess.figures`: each takes ``ax=None`` (a new figure) and returns the axes.
+
+Findings colour the measured points: red an error (a run above what the system allows),
+orange a warning, blue otherwise. :func:`save` writes a figure as PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from assess.figures import Chart, Dots, Drawing, Estimate
+from assess.findings import Severity
+
+__all__ = ["plot_chart", "plot_dots", "plot_drawing", "save", "COLOURS", "BINDING"]
+
+# The colour of a measured point by its worst finding (None: no finding).
+COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
+_RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning found)", Severity.INFO: "runs",
+         None: "runs (no finding)"}
+# The colour of what binds the ceiling, in the topology drawing.
+BINDING = "tab:red"
+
+
+def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    """``ax``, or the axes of a new figure (pyplot's, so that notebooks show it)."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=size, layout="constrained")[1]
+
+
+def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
+    """The ceiling (thick), each layer's limit (thin), cache ceilings (dashed) and the runs with their intervals."""
+    ax = _axes(ax, (7.5, 4.5))
+    for line in chart.lines:
+        style = {"ceiling": dict(color="black", linewidth=2.5, zorder=3),
+                 "cache": dict(linestyle="--", linewidth=1)}.get(line.style, dict(linewidth=1, alpha=0.8))
+        ax.plot(line.x, line.y, label=line.label, **style)
+    for x, estimate in chart.points:
+        _point(ax, x, estimate.value, estimate, vertical=True)
+    for severity, label in _RUNS.items():  # one legend entry per colour, not per run
+        if any(e.severity is severity for _, e in chart.points):
+            ax.plot([], [], marker="o", linestyle="none", color=COLOURS[severity], label=label)
+    for x, label in chart.marks:
+        ax.axvline(x, color="grey", linestyle=":", linewidth=1)
+        ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+                    textcoords="offset points", fontsize=8, color="grey")
+    ax.set(title=chart.title, xlabel=chart.xlabel, ylabel=chart.ylabel, xscale=chart.xscale, yscale=chart.yscale)
+    ax.title.set_fontsize(10)
+    if chart.lines or chart.points:
+        ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
+    """One row per estimate with its interval; the reference and its band behind; finding codes beside each."""
+    ax = _axes(ax, (7.5, 1.2 + 0.35 * len(dots.rows)))
+    if dots.reference is not None:
+        ax.axvline(dots.reference, color="black", linewidth=1)
+        if dots.band:
+            ax.axvspan(dots.reference * (1 - dots.band), dots.reference * (1 + dots.band), color="grey", alpha=0.2)
+    for row, estimate in enumerate(dots.rows):
+        _point(ax, estimate.value, row, estimate, vertical=False)
+        if estimate.codes:
+            ax.annotate(" ".join(estimate.codes), (estimate.high or estimate.value, row), xytext=(6, -3),
+                        textcoords="offset points", fontsize=7, color=COLOURS[estimate.severity])
+    ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7)
+    ax.set_ylim(len(dots.rows) - 0.5, -0.5)  # the first row on top
+    ax.set(title=dots.title, xlabel=dots.xlabel)
+    ax.title.set_fontsize(10)
+    ax.set_xlim(left=0)
+    return ax
+
+
+def plot_drawing(drawing: Drawing, ax: Axes | None = None) -> Axes:
+    """Groups as boxes in columns by kind, links as lines; what binds the ceiling in red."""
+    ax = _axes(ax, (7.5, 1.5 + 0.8 * max((sum(n.kind is k.kind for k in drawing.nodes) for n in drawing.nodes),
+                                         default=1)))
+    where = {n.name: (n.x, n.y) for n in drawing.nodes}
+    for edge in drawing.edges:
+        (xa, ya), (xb, yb) = where[edge.a], where[edge.b]
+        ax.plot((xa, xb), (ya, yb), color=BINDING if edge.binding else "grey",
+                linewidth=3 if edge.binding else 1.2, zorder=1)
+    for node in drawing.nodes:
+        ax.text(node.x, node.y, node.label, ha="center", va="center", fontsize=8, zorder=2,
+                bbox=dict(boxstyle="round", facecolor="mistyrose" if node.binding else "white",
+                          edgecolor=BINDING if node.binding else "grey", linewidth=2 if node.binding else 1))
+    xs = [n.x for n in drawing.nodes] or [0.0]
+    ys = [n.y for n in drawing.nodes] or [0.0]
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
+    ax.set_axis_off()
+    ax.set_title(drawing.title, fontsize=10)
+    if drawing.caption:
+        ax.annotate(drawing.caption, (0.5, 0), xycoords="axes fraction", ha="center", fontsize=8, color=BINDING)
+    return ax
+
+
+def save(figure: Figure, stem: Path) -> tuple[Path, Path]:
+    """Write ``figure`` to ``stem``.png and ``stem``.svg; returns both paths."""
+    paths = stem.with_suffix(".png"), stem.with_suffix(".svg")
+    for path in paths:
+        figure.savefig(path, dpi=120)
+    return paths
+
+
+def _point(ax: Axes, x: float, y: float, estimate: Estimate, *, vertical: bool) -> None:
+    """A measured value (its label as the marker's gid) with its interval as an error bar, vertical or horizontal."""
+    colour = COLOURS[estimate.severity]
+    if estimate.low is not None and math.isfinite(estimate.low):
+        spread = ((estimate.value - estimate.low,), (estimate.high - estimate.value,))
+        ax.errorbar(x, y, **({"yerr": spread} if vertical else {"xerr": spread}), fmt="none", ecolor=colour,
+                    capsize=3, zorder=4)
+    ax.plot(x, y, marker="o", linestyle="none", color=colour, zorder=5, gid=estimate.label)

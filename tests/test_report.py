@@ -1,0 +1,129 @@
+"""`iobound report`: the page and its Markdown, opened in a real headless chromium; nothing of the user's overwritten."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from assess.cli import main
+from assess.report import MOST_PLOTS
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def run(capsys, *argv):
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def lecture(tmp_path_factory):
+    """The lecture's report, with a probe set of this machine's memory path measured for it."""
+    base = tmp_path_factory.mktemp("report")
+    probes = base / "node.json"
+    assert main(["probe", "-o", str(probes), "--jobs", "2", "--runtime", "0.2", "--budget", "6", "--quiet"]) == 0
+    directory = base / "lecture-report"
+    status = main(["report", "lecture", "lecture-results.csv", "-o", str(directory), "--probes", str(probes)])
+    return status, directory, probes
+
+
+def _check_labels(capsys) -> list[str]:
+    status, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json", "--fail-on", "never")
+    return [r["run"]["label"] for r in json.loads(out)["runs"]]
+
+
+def test_the_report_writes_html_markdown_and_every_plot_as_png_and_svg(lecture):
+    status, directory, _ = lecture
+    assert status == 0
+    pngs = sorted(p.stem for p in (directory / "figures").glob("*.png"))
+    assert pngs == sorted(p.stem for p in (directory / "figures").glob("*.svg"))
+    # the system, each run against its ceiling, up to MOST_PLOTS rooflines and node plots, the probes' metrics
+    assert {"topology", "ratios", "roofline-1", "nodes-1", "probes-1"} <= set(pngs)
+    assert sum(p.startswith("roofline-") for p in pngs) == MOST_PLOTS
+
+
+def test_the_page_needs_no_other_file(lecture):
+    _, directory, _ = lecture
+    page = (directory / "report.html").read_text()
+    sources = re.findall(r'<img src="([^"]{0,30})', page)
+    assert sources and all(s.startswith("data:image/png;base64,") for s in sources)
+    assert "<link" not in page and "<script" not in page
+
+
+def test_the_markdown_has_the_runs_and_links_its_plots(lecture, capsys):
+    _, directory, _ = lecture
+    text = (directory / "report.md").read_text()
+    for label in _check_labels(capsys):
+        assert f"| {label} |" in text
+    links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
+    assert links and all((directory / link).is_file() and link.endswith(".svg") for link in links)
+    assert "| Lustre size / ppn read 256 KiB seq, 10 nodes x 4 ppn | 1,800 MiB/s | 1,100 MiB/s | 164% |" in text
+    assert "NIC_compute*n_compute" in text and "ABOVE-CEILING" in text
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
+def test_the_page_renders_in_chromium_with_its_images_and_runs(lecture, capsys, tmp_path):
+    _, directory, _ = lecture
+    # A page beside it opens the report in a frame and writes what it found into its own DOM.
+    probe = tmp_path / "probe.html"
+    probe.write_text(f"""<!DOCTYPE html><html><body><pre id="out">not loaded</pre>
+<iframe id="f" src="{(directory / 'report.html').as_uri()}" width="1200" height="900"></iframe>
+<script>
+document.getElementById("f").addEventListener("load", () => {{
+  const d = document.getElementById("f").contentDocument, images = [...d.images];
+  document.getElementById("out").textContent = JSON.stringify({{
+    title: d.title, headings: [...d.querySelectorAll("h2")].map(h => h.textContent), images: images.length,
+    loaded: images.filter(i => i.complete && i.naturalWidth > 0).length,
+    runs: [...d.querySelectorAll("#runs tbody tr td:first-child")].map(c => c.textContent)}});
+}});
+</script></body></html>""")
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
+                           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom",
+                           probe.as_uri()], capture_output=True, text=True, timeout=120)
+    found = re.search(r'<pre id="out">([^<]*)</pre>', done.stdout)
+    assert found, done.stderr[-2000:]
+    page = json.loads(found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    assert page["title"] == "iobound report: lecture"
+    assert page["headings"][:3] == ["System", "Ceilings", "Runs"] and "Probes" in page["headings"]
+    assert page["images"] >= 2 * MOST_PLOTS + 3 and page["loaded"] == page["images"]
+    assert page["runs"] == _check_labels(capsys)
+
+
+def test_an_existing_report_is_kept_unless_forced(lecture, capsys):
+    _, directory, probes = lecture
+    before = (directory / "report.md").read_bytes()
+    status, _, err = run(capsys, "report", "lecture", "lecture-results.csv", "-o", directory)
+    assert status == 2 and "already holds a report (report.html, report.md, figures)" in err and "--force" in err
+    assert (directory / "report.md").read_bytes() == before
+    stale = directory / "figures" / "roofline-99.png"
+    stale.write_bytes(b"old")
+    status, out, _ = run(capsys, "report", "lecture-hdd", "lecture-results.csv", "-o", directory, "--force",
+                         "--probes", probes)
+    assert status == 0 and "report.html" in out and not stale.exists()
+    assert (directory / "report.md").read_text().startswith("# iobound report: lecture-hdd")
+
+
+def test_a_report_is_not_written_over_a_file_or_into_a_folder_of_other_files(tmp_path, capsys):
+    target = tmp_path / "notes.txt"
+    target.write_text("mine")
+    status, _, err = run(capsys, "report", "lecture", "lecture-results.csv", "-o", target)
+    assert status == 2 and "is a file" in err and target.read_text() == "mine"
+    (tmp_path / "out" / "figures").mkdir(parents=True)
+    (tmp_path / "out" / "figures" / "plan.txt").write_text("mine")
+    status, _, err = run(capsys, "report", "lecture", "lecture-results.csv", "-o", tmp_path / "out", "--force")
+    assert status == 2 and "holds files a report did not write (plan.txt)" in err
+    assert not (tmp_path / "out" / "report.html").exists()
+
+
+def test_bad_input_is_named_before_anything_is_written(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    status, _, err = run(capsys, "report", "lecture", "lecture-results.csv", "-o", tmp_path / "r", "--probes", broken)
+    assert status == 2 and str(broken) in err and not (tmp_path / "r").exists()
+    status, _, err = run(capsys, "report", "lecture", tmp_path / "missing.csv", "-o", tmp_path / "r")
+    assert status == 2 and "missing.csv" in err and not (tmp_path / "r").exists()
