@@ -71,6 +71,7 @@ class Dots:
     rows: tuple[Estimate, ...]
     reference: float | None = None
     band: float = 0.0
+    xscale: str = "linear"
 
 
 @dataclass(frozen=True)
@@ -175,8 +176,10 @@ def probe_charts(measurements: Iterable[Measurement], system: str) -> list[Dots]
             s, factor = m.summary, Q_(1, m.unit).m_as(unit)
             low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
             rows.append(Estimate(m.name, s.mean * factor, low, high))
+        means = [r.value for r in rows if r.value > 0]
+        wide = len(means) == len(rows) and max(means) > 20 * min(means)  # would squash the small ones: log axis
         charts.append(Dots(f"{system}: probes, {metric.label}", f"{metric.label} ({unit:~P}), mean and 95 % interval",
-                           tuple(rows)))
+                           tuple(rows), xscale="log" if wide else "linear"))
     return charts
 
 

@@ -9,13 +9,16 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import matplotlib
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
+from models import flow, metadata
 from assess.figures import Chart, Dots, Drawing, Estimate
 from assess.findings import Severity
 
-__all__ = ["plot_chart", "plot_dots", "plot_drawing", "save", "COLOURS", "BINDING"]
+__all__ = ["plot_chart", "plot_dots", "plot_drawing", "layer_colour", "save", "COLOURS", "BINDING"]
 
 # The colour of a measured point by its worst finding (None: no finding).
 COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
@@ -23,6 +26,11 @@ _RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning 
          None: "runs (no finding)"}
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
+# Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
+_LAYER_ORDER = (*flow.LAYERS, *metadata.LAYERS, "combined cut", "client cache")
+# tab20's dark shades, then its light ones, without grey (the ceiling's colour).
+_PALETTE = [to_hex(c) for c in (*matplotlib.colormaps["tab20"].colors[0::2], *matplotlib.colormaps["tab20"].colors[1::2])
+            if to_hex(c) not in ("#7f7f7f", "#c7c7c7")]
 
 
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
@@ -38,11 +46,16 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
     """The ceiling (thick), each layer's limit (thin), cache ceilings (dashed) and the runs with their intervals."""
     ax = _axes(ax, (7.5, 4.5))
     for line in chart.lines:
-        style = {"ceiling": dict(color="black", linewidth=2.5, zorder=3),
-                 "cache": dict(linestyle="--", linewidth=1)}.get(line.style, dict(linewidth=1, alpha=0.8))
+        # The ceiling is a wide grey band under the layers, so the one that binds shows through it.
+        style = (dict(color="black", linewidth=6, alpha=0.25, zorder=1) if line.style == "ceiling" else
+                 dict(color=layer_colour(line.label), linewidth=1.3, zorder=2,
+                      linestyle="--" if line.style == "cache" else "-"))
         ax.plot(line.x, line.y, label=line.label, **style)
     for x, estimate in chart.points:
         _point(ax, x, estimate.value, estimate, vertical=True)
+        if estimate.severity is Severity.ERROR:  # name the impossible runs on the plot
+            ax.annotate(estimate.label, (x, estimate.value), xytext=(5, 4), textcoords="offset points", fontsize=7,
+                        color=COLOURS[Severity.ERROR])
     for severity, label in _RUNS.items():  # one legend entry per colour, not per run
         if any(e.severity is severity for _, e in chart.points):
             ax.plot([], [], marker="o", linestyle="none", color=COLOURS[severity], label=label)
@@ -71,9 +84,10 @@ def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
                         textcoords="offset points", fontsize=7, color=COLOURS[estimate.severity])
     ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7)
     ax.set_ylim(len(dots.rows) - 0.5, -0.5)  # the first row on top
-    ax.set(title=dots.title, xlabel=dots.xlabel)
+    ax.set(title=dots.title, xlabel=dots.xlabel, xscale=dots.xscale)
     ax.title.set_fontsize(10)
-    ax.set_xlim(left=0)
+    if dots.xscale == "linear":
+        ax.set_xlim(left=0)
     return ax
 
 
@@ -99,6 +113,13 @@ def plot_drawing(drawing: Drawing, ax: Axes | None = None) -> Axes:
     if drawing.caption:
         ax.annotate(drawing.caption, (0.5, 0), xycoords="axes fraction", ha="center", fontsize=8, color=BINDING)
     return ax
+
+
+def layer_colour(label: str) -> str:
+    """The colour of a layer's line (a cache line "if client cache serves" takes its cache's), the same in every plot."""
+    name = label.removeprefix("if ").removesuffix(" serves")
+    index = _LAYER_ORDER.index(name) if name in _LAYER_ORDER else len(_LAYER_ORDER) + sum(map(ord, name))
+    return _PALETTE[index % len(_PALETTE)]
 
 
 def save(figure: Figure, stem: Path) -> tuple[Path, Path]:

@@ -146,6 +146,10 @@ def test_probe_charts_are_one_per_metric_in_one_unit_with_intervals():
     net, disk = bandwidth.rows
     assert net.value == pytest.approx(1.05e9 / 2 ** 20) and disk.value == pytest.approx(270)
     assert disk.low < 270 < disk.high and latency.rows[0].value == pytest.approx(100)
+    assert bandwidth.xscale == "linear"
+    (wide,) = figures.probe_charts([_measurement("ops", Metric.OPERATION_RATE, "op/s", (2e4, 2.1e4, 1.9e4)),
+                                    _measurement("calls", Metric.OPERATION_RATE, "op/s", (1e6, 1.1e6, 0.9e6))], "node")
+    assert wide.xscale == "log" and plots.plot_dots(wide, _axes()).get_xscale() == "log"
 
 
 def test_drawing_marks_the_binding_group_or_link(toy):
@@ -230,3 +234,16 @@ def test_roofline_ceiling_never_exceeds_a_layer(toy, powers):
     ceiling = chart.lines[0]
     for line in chart.lines[1:]:
         assert all(c <= v * (1 + 1e-9) for c, v in zip(ceiling.y, line.y) if not math.isnan(v))
+
+
+def test_each_layer_has_its_own_colour_in_every_plot(toy, judged):
+    from models import flow, metadata
+
+    known = [*flow.LAYERS, *metadata.LAYERS, "combined cut"]
+    assert len({plots.layer_colour(name) for name in known}) == len(known)
+    assert plots.layer_colour("if client cache serves") == plots.layer_colour("client cache")
+    model = Model(toy)
+    roof = plots.plot_chart(figures.roofline(model, replace(DIRECT, transfer_size=None)), _axes())
+    knee = plots.plot_chart(figures.scaling(model, Workload(Operation.READ, Q_(1, "MiB"))), _axes())
+    colour = [{line.get_label(): to_rgba(line.get_color()) for line in ax.get_lines()} for ax in (roof, knee)]
+    assert colour[0]["client NICs"] == colour[1]["client NICs"] == to_rgba(plots.layer_colour("client NICs"))
