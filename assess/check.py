@@ -40,7 +40,8 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
             judgement = judge(run, ceilings[run.workload], tolerance=tolerance, far_below=far_below)
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
-            mixup = ceiling_mixup(run, judgement.ratio, max(tolerance, spread / judgement.ratio))
+            noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
+            mixup = ceiling_mixup(run, judgement.ratio, noise)
             if mixup:
                 judgement = replace(judgement, findings=judgement.findings + (mixup,))
         own = tuple(run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits))

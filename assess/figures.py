@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from probes.measurement import Measurement
+from probes.stats import Summary
 from probes.units import Q_, Metric, Quantity, display_unit
 from probes.workload import Workload
 from models.ceiling import Ceiling
@@ -105,16 +106,20 @@ class Drawing:
     caption: str
 
 
-def families(judgements: Iterable[Judgement], over: str) -> dict[Workload, list[Judgement]]:
+def families(judgements: Iterable[Judgement], over: str, *, least: int = 2) -> dict[Workload, list[Judgement]]:
     """Judged runs with a ceiling grouped by their workload with field ``over`` (transfer_size, nodes) left open.
 
-    Only families whose runs differ in ``over`` or whose ``over`` is known are kept: a sweep to draw.
+    Over nodes the data set is left open too (weak scaling grows it with the nodes). Families
+    with fewer than ``least`` values of ``over`` are left out (2: a sweep to draw); the ones with
+    the most runs come first.
     """
     found: dict[Workload, list[Judgement]] = defaultdict(list)
+    opened = {over: None, **({"data_set": None} if over == "nodes" else {})}
     for j in judgements:
         if j.ceiling is not None and getattr(j.run.workload, over) is not None:
-            found[replace(j.run.workload, **{over: None})].append(j)
-    return dict(found)
+            found[replace(j.run.workload, **opened)].append(j)
+    swept = {f: js for f, js in found.items() if len({getattr(j.run.workload, over) for j in js}) >= least}
+    return dict(sorted(swept.items(), key=lambda item: -len(item[1])))
 
 
 def sweep_sizes(sizes: Iterable[Quantity], low: str = "4 KiB", high: str = "64 MiB") -> list[Quantity]:
@@ -131,7 +136,7 @@ def roofline(model: Model, family: Workload, judged: Sequence[Judgement] = (), *
     """Every layer's ceiling and the cache ceilings over the transfer size of ``family``, and the runs on it."""
     sizes = sizes or sweep_sizes(j.run.workload.transfer_size for j in judged)
     ceilings = [model.ceiling(replace(family, transfer_size=s), clients) for s in sizes]
-    x_unit = display_unit(max(sizes), Metric.SIZE)
+    x_unit = display_unit(min(sizes), Metric.SIZE)  # "4 ... 65,536 KiB" reads better than "0.0039 MiB"
     xs = tuple(s.m_as(x_unit) for s in sizes)
     return _chart(f"{model.topology.name}: {family.describe().replace('? B ', '')}", f"transfer size ({x_unit:~P})",
                   xs, ceilings,
@@ -140,16 +145,20 @@ def roofline(model: Model, family: Workload, judged: Sequence[Judgement] = (), *
 
 def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
             clients: tuple[str, ...] | None = None) -> Chart:
-    """The ceiling and every layer's over the node count of the client group, the knee marked, with the runs."""
+    """The ceiling and every layer's over the node count of one client group, the knee marked, with the runs.
+
+    Raises
+    ------
+    InputError
+        If several client groups run the workload: the node count is one group's.
+    """
+    found = knee(model, replace(family, nodes=None), clients)  # names the one group, or says to
     chosen, _ = model.nodes(replace(family, nodes=None), clients)
-    count = sum(model.topology.group(name).count for name in chosen)
-    nodes = sorted({*_counts(count), *(j.run.workload.nodes for j in judged)})
+    turn = () if found is None else (found.nodes, found.nodes + 1)  # the corner is drawn where it is
+    count = model.topology.group(chosen[0]).count
+    nodes = sorted({*_counts(count), *turn, *(j.run.workload.nodes for j in judged)} - {count + 1})
     ceilings = [model.ceiling(replace(family, nodes=n), chosen) for n in nodes]
-    marks = ()
-    if len(chosen) == 1:
-        found = knee(model, replace(family, nodes=None), chosen)
-        if found is not None:
-            marks = ((float(found.nodes), f"knee: {found.nodes} nodes"),)
+    marks = () if found is None else ((float(found.nodes), f"knee: {found.nodes} nodes"),)
     return _chart(f"{model.topology.name}: {family.describe().replace('all nodes x ', '')}",
                   f"client nodes of {', '.join(chosen)}",
                   tuple(map(float, nodes)), ceilings, [(float(j.run.workload.nodes), j) for j in judged],
@@ -160,7 +169,7 @@ def ratios(judgements: Iterable[Judgement], system: str, tolerance: float = TOLE
     """Each run's measured share of its ceiling with the interval of that share, and its findings."""
     rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j))
                  for j in judgements if j.ratio is not None)
-    return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance)
+    return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance, _scale(rows))
 
 
 def probe_charts(measurements: Iterable[Measurement], system: str) -> list[Dots]:
@@ -171,15 +180,9 @@ def probe_charts(measurements: Iterable[Measurement], system: str) -> list[Dots]
     charts = []
     for metric, found in by_metric.items():
         unit = display_unit(max(Q_(m.summary.mean, m.unit) for m in found), metric)
-        rows = []
-        for m in found:
-            s, factor = m.summary, Q_(1, m.unit).m_as(unit)
-            low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
-            rows.append(Estimate(m.name, s.mean * factor, low, high))
-        means = [r.value for r in rows if r.value > 0]
-        wide = len(means) == len(rows) and max(means) > 20 * min(means)  # would squash the small ones: log axis
+        rows = tuple(_estimate(m.name, m.summary, Q_(1, m.unit).m_as(unit)) for m in found)
         charts.append(Dots(f"{system}: probes, {metric.label}", f"{metric.label} ({unit:~P}), mean and 95 % interval",
-                           tuple(rows), xscale="log" if wide else "linear"))
+                           rows, xscale=_scale(rows)))
     return charts
 
 
@@ -225,13 +228,23 @@ def _chart(title: str, xlabel: str, xs: tuple[float, ...], ceilings: list[Ceilin
                      for c in ceilings]
             if any(v is not None for v in found):
                 lines.append(Line(f"if {name} serves", xs, tuple(map(y, found)), "cache"))
-    points = []
-    for x, j in measured:
-        s = summary_in(j.run, ceiling_metric(j.run))
-        factor = Q_(1, metric.unit).m_as(unit)
-        low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
-        points.append((x, Estimate(j.run.label, s.mean * factor, low, high, *_worst(j))))
+    factor = Q_(1, metric.unit).m_as(unit)
+    points = [(x, _estimate(j.run.label, summary_in(j.run, ceiling_metric(j.run)), factor, *_worst(j)))
+              for x, j in measured]
     return Chart(title, xlabel, f"{metric.label} ({unit:~P})", tuple(lines), tuple(points), tuple(marks), **scales)
+
+
+def _estimate(label: str, s: Summary, factor: float, severity: Severity | None = None,
+              codes: tuple[str, ...] = ()) -> Estimate:
+    """A summary's mean and interval times ``factor`` (into the axis's unit)."""
+    low, high = (None, None) if s.ci_low is None else (s.ci_low * factor, s.ci_high * factor)
+    return Estimate(label, s.mean * factor, low, high, severity, codes)
+
+
+def _scale(rows: Sequence[Estimate]) -> str:
+    """"log" when the values span more than 20x (a linear axis would squash the small ones), else "linear"."""
+    values = [r.value for r in rows if r.value > 0]
+    return "log" if values and len(values) == len(rows) and max(values) > 20 * min(values) else "linear"
 
 
 def _worst(j: Judgement) -> tuple[Severity | None, tuple[str, ...]]:

@@ -7,18 +7,20 @@ orange a warning, blue otherwise. :func:`save` writes a figure as PNG and SVG.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from models import flow, metadata
 from assess.figures import Chart, Dots, Drawing, Estimate
 from assess.findings import Severity
 
-__all__ = ["plot_chart", "plot_dots", "plot_drawing", "layer_colour", "save", "COLOURS", "BINDING"]
+__all__ = ["plot_chart", "plot_dots", "plot_drawing", "figure_size", "layer_colour", "save", "COLOURS", "BINDING"]
 
 # The colour of a measured point by its worst finding (None: no finding).
 COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
@@ -33,18 +35,37 @@ _PALETTE = [to_hex(c) for c in (*matplotlib.colormaps["tab20"].colors[0::2], *ma
             if to_hex(c) not in ("#7f7f7f", "#c7c7c7")]
 
 
-def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
-    """``ax``, or the axes of a new figure (pyplot's, so that notebooks show it)."""
+def figure_size(data: Chart | Dots | Drawing) -> tuple[float, float]:
+    """Inches that fit a plot of ``data``: dots grow with their rows, a drawing with its tallest column."""
+    if isinstance(data, Dots):
+        return 7.5, 1.3 + 0.3 * len(data.rows)
+    if isinstance(data, Drawing):
+        return 7.5, 1.6 + 0.9 * max(Counter(n.kind for n in data.nodes).values(), default=1)
+    return 7.5, 4.5
+
+
+def _axes(ax: Axes | None, data: Chart | Dots | Drawing) -> Axes:
+    """``ax``, or the axes of a new figure of the data's size (pyplot's, so that notebooks show it)."""
     if ax is not None:
         return ax
     import matplotlib.pyplot as plt
 
-    return plt.subplots(figsize=size, layout="constrained")[1]
+    return plt.subplots(figsize=figure_size(data), layout="constrained")[1]
+
+
+def _numbers(axis, scale: str) -> None:
+    """Plain numbers with thousands separators on an axis ("1,024", not "10^3" or an offset "1e6")."""
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
+    if scale == "log":
+        low, high = axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim()
+        # a span of under two decades shows few major ticks: label the others too
+        axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}") if 0 < low and high / low < 100
+                                 else NullFormatter())
 
 
 def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
     """The ceiling (thick), each layer's limit (thin), cache ceilings (dashed) and the runs with their intervals."""
-    ax = _axes(ax, (7.5, 4.5))
+    ax = _axes(ax, chart)
     for line in chart.lines:
         # The ceiling is a wide grey band under the layers, so the one that binds shows through it.
         style = (dict(color="black", linewidth=6, alpha=0.25, zorder=1) if line.style == "ceiling" else
@@ -55,7 +76,7 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
         _point(ax, x, estimate.value, estimate, vertical=True)
         if estimate.severity is Severity.ERROR:  # name the impossible runs on the plot
             ax.annotate(estimate.label, (x, estimate.value), xytext=(5, 4), textcoords="offset points", fontsize=7,
-                        color=COLOURS[Severity.ERROR])
+                        color=COLOURS[Severity.ERROR], parse_math=False)
     for severity, label in _RUNS.items():  # one legend entry per colour, not per run
         if any(e.severity is severity for _, e in chart.points):
             ax.plot([], [], marker="o", linestyle="none", color=COLOURS[severity], label=label)
@@ -63,8 +84,10 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
         ax.axvline(x, color="grey", linestyle=":", linewidth=1)
         ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
                     textcoords="offset points", fontsize=8, color="grey")
-    ax.set(title=chart.title, xlabel=chart.xlabel, ylabel=chart.ylabel, xscale=chart.xscale, yscale=chart.yscale)
-    ax.title.set_fontsize(10)
+    ax.set(xscale=chart.xscale, yscale=chart.yscale)
+    _labels(ax, chart.title, chart.xlabel, chart.ylabel)
+    _numbers(ax.xaxis, chart.xscale)
+    _numbers(ax.yaxis, chart.yscale)
     if chart.lines or chart.points:
         ax.legend(fontsize=7, loc="best")
     return ax
@@ -72,7 +95,7 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
 
 def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
     """One row per estimate with its interval; the reference and its band behind; finding codes beside each."""
-    ax = _axes(ax, (7.5, 1.2 + 0.35 * len(dots.rows)))
+    ax = _axes(ax, dots)
     if dots.reference is not None:
         ax.axvline(dots.reference, color="black", linewidth=1)
         if dots.band:
@@ -82,26 +105,26 @@ def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
         if estimate.codes:
             ax.annotate(" ".join(estimate.codes), (estimate.high or estimate.value, row), xytext=(6, -3),
                         textcoords="offset points", fontsize=7, color=COLOURS[estimate.severity])
-    ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7)
+    ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7, parse_math=False)
     ax.set_ylim(len(dots.rows) - 0.5, -0.5)  # the first row on top
-    ax.set(title=dots.title, xlabel=dots.xlabel, xscale=dots.xscale)
-    ax.title.set_fontsize(10)
+    ax.set_xscale(dots.xscale)
     if dots.xscale == "linear":
         ax.set_xlim(left=0)
+    _labels(ax, dots.title, dots.xlabel, "")
+    _numbers(ax.xaxis, dots.xscale)
     return ax
 
 
 def plot_drawing(drawing: Drawing, ax: Axes | None = None) -> Axes:
     """Groups as boxes in columns by kind, links as lines; what binds the ceiling in red."""
-    ax = _axes(ax, (7.5, 1.5 + 0.8 * max((sum(n.kind is k.kind for k in drawing.nodes) for n in drawing.nodes),
-                                         default=1)))
+    ax = _axes(ax, drawing)
     where = {n.name: (n.x, n.y) for n in drawing.nodes}
     for edge in drawing.edges:
         (xa, ya), (xb, yb) = where[edge.a], where[edge.b]
         ax.plot((xa, xb), (ya, yb), color=BINDING if edge.binding else "grey",
                 linewidth=3 if edge.binding else 1.2, zorder=1)
     for node in drawing.nodes:
-        ax.text(node.x, node.y, node.label, ha="center", va="center", fontsize=8, zorder=2,
+        ax.text(node.x, node.y, node.label, ha="center", va="center", fontsize=8, zorder=2, parse_math=False,
                 bbox=dict(boxstyle="round", facecolor="mistyrose" if node.binding else "white",
                           edgecolor=BINDING if node.binding else "grey", linewidth=2 if node.binding else 1))
     xs = [n.x for n in drawing.nodes] or [0.0]
@@ -109,10 +132,18 @@ def plot_drawing(drawing: Drawing, ax: Axes | None = None) -> Axes:
     ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
     ax.set_ylim(min(ys) - 0.7, max(ys) + 0.7)
     ax.set_axis_off()
-    ax.set_title(drawing.title, fontsize=10)
+    _labels(ax, drawing.title, "", "")
     if drawing.caption:
-        ax.annotate(drawing.caption, (0.5, 0), xycoords="axes fraction", ha="center", fontsize=8, color=BINDING)
+        ax.annotate(drawing.caption, (0.5, 0), xycoords="axes fraction", ha="center", fontsize=8, color=BINDING,
+                    parse_math=False)
     return ax
+
+
+def _labels(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    """Title and axis labels, with a "$" in a user's name shown as it is (not as matplotlib's math)."""
+    ax.set_title(title, fontsize=10, parse_math=False)
+    ax.set_xlabel(xlabel, parse_math=False)
+    ax.set_ylabel(ylabel, parse_math=False)
 
 
 def layer_colour(label: str) -> str:

@@ -8,10 +8,10 @@ from probes.document import dumps, envelope
 from probes.run import Run
 from probes.units import Q_, format_quantity
 from topologies.topology import Topology
-from assess.findings import Judgement
+from assess.findings import Judgement, Severity
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "topology_rows", "TOPOLOGY_HEADERS",
-           "envelope", "dumps"]
+__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "checked", "topology_rows",
+           "TOPOLOGY_HEADERS", "envelope", "dumps"]
 
 JUDGEMENT_HEADERS = ("run", "measured", "ceiling", "ratio", "binding", "findings")
 TOPOLOGY_HEADERS = ("group", "kind", "count", "capacity", "per member (source)")
@@ -58,9 +58,17 @@ def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:
             for j in judgements]
 
 
+def checked(judgements: Sequence[Judgement]) -> str:
+    """``26 runs checked: 1 error, 46 warnings, 1 info``: the findings counted by severity, worst first."""
+    counts = {s: sum(f.severity is s for j in judgements for f in j.findings) for s in reversed(Severity)}
+    summary = ", ".join(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}" for s, n in counts.items())
+    return f"{len(judgements)} run{'s' if len(judgements) != 1 else ''} checked: {summary}"
+
+
 def _measured(j: Judgement) -> str:
     s = j.run.summary
-    shown = format_quantity(j.measured if j.measured is not None else j.run.value, j.run.metric)
+    # measured is in the ceiling's metric (B/s for op/s of data), the run's value in its own
+    shown = format_quantity(j.measured) if j.measured is not None else format_quantity(j.run.value, j.run.metric)
     return shown if s.n == 1 else f"{shown} (n={s.n})"
 
 

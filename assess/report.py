@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import html
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -16,18 +18,22 @@ from typing import Callable, Sequence
 from matplotlib.figure import Figure as MplFigure
 
 import probes
+from probes.errors import InputError
 from probes.measurement import Measurement
 from probes.units import format_quantity
 from models.predict import Model
 from topologies.topology import Topology
 from assess import figures, plots
-from assess.findings import CODES, Judgement, Severity
-from assess.render import JUDGEMENT_HEADERS, TOPOLOGY_HEADERS, judgement_rows, topology_rows
+from assess.findings import TOLERANCE, Judgement
+from assess.render import JUDGEMENT_HEADERS, TOPOLOGY_HEADERS, checked, judgement_rows, topology_rows
 
-__all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "FIGURES"]
+__all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
+           "FIGURES"]
 
-# Rooflines and scaling plots drawn at most, each: one per family of runs, the first ones.
+# Rooflines and node plots drawn at most, each: one per family of runs, those with the most runs.
 MOST_PLOTS = 6
+# Runs drawn at most against their ceilings: the most severe findings, then the farthest from it.
+MOST_ROWS = 60
 # The folder of the figures, inside the report's.
 FIGURES = "figures"
 
@@ -60,79 +66,112 @@ class Section:
 
 @dataclass(frozen=True)
 class Report:
+    """What :func:`to_html` and :func:`to_markdown` render: a title, a line under it, and the sections."""
+
     title: str
     subtitle: str
     sections: tuple[Section, ...]
 
 
 def build_report(topology: Topology, judgements: Sequence[Judgement], directory: Path, *,
-                 measurements: Sequence[Measurement] = (), clients: tuple[str, ...] | None = None) -> Report:
+                 measurements: Sequence[Measurement] = (), clients: tuple[str, ...] | None = None,
+                 tolerance: float = TOLERANCE) -> Report:
     """The report's sections, its figures saved under ``directory``/figures (which must exist)."""
     model = Model(topology)
     draw = _Drawer(directory)
     judged = [j for j in judgements if j.ceiling is not None]
-    common = max(judged, key=lambda j: sum(k.ceiling.binding == j.ceiling.binding for k in judged), default=None)
-    system = [f"{topology.description}" if topology.description else "",
-              Table(TOPOLOGY_HEADERS, tuple(topology_rows(topology)), "system", (2,)),
-              "Links: " + "; ".join(f"{link.a} – {link.b}" + (f" ({link.bandwidth})" if link.bandwidth else "")
-                                    for link in topology.links) + ".",
-              draw("topology", plots.plot_drawing, figures.drawing(topology, common.ceiling if common else None),
-                   "The system along the write path; in red, what binds the most runs' ceiling.")]
-    sections = [Section("System", tuple(b for b in system if b))]
-    same: dict[tuple[str, ...], list[str]] = {}  # workloads with one ceiling, formula and numbers share a row
-    for c in {j.ceiling.workload: j.ceiling for j in judged}.values():
-        key = (format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(c.binding), c.formula, c.numbers)
-        same.setdefault(key, []).append(c.workload.describe())
-    sections.append(Section("Ceilings", (
-        "What the workloads of the runs can reach at most, the layer and components that bind, and why.",
-        Table(("workloads", "ceiling", "binding", "components", "formula", "numbers"),
-              tuple(("; ".join(workloads), *key) for key, workloads in same.items()), "ceilings", (1,)),
-        *(f"Assumed: {a}" for a in sorted({a for j in judged for a in j.ceiling.assumptions})),
-    )))
-    sections.append(_runs_section(judgements, draw, topology.name))
-    sections.append(_sweeps(model, judgements, draw, clients))
+    sections = [_system(topology, judged, draw), _ceilings(judged),
+                _runs(judgements, draw, topology.name, tolerance), _sweeps(model, judgements, draw, clients)]
     if measurements:
-        charts = figures.probe_charts(measurements, topology.name)
+        hosts = ", ".join(sorted({m.provenance.host.hostname for m in measurements}))
         sections.append(Section("Probes", tuple(
-            draw(f"probes-{i}", plots.plot_dots, chart, "Mean of each probe with its 95 % confidence interval.")
-            for i, chart in enumerate(charts, 1))))
+            draw(f"probes-{i}", plots.plot_dots, chart, f"Mean of each probe on {hosts} with its 95 % interval.")
+            for i, chart in enumerate(figures.probe_charts(measurements, hosts), 1))))
     return Report(f"iobound report: {topology.name}", f"{topology.path} · {len(judgements)} runs · "
                   f"iobound {probes.__version__}", tuple(sections))
 
 
-def _runs_section(judgements: Sequence[Judgement], draw: _Drawer, system: str) -> Section:
+def _system(topology: Topology, judged: list[Judgement], draw: _Drawer) -> Section:
+    """The groups and their capacities with sources, the links, and the drawing with what binds most runs."""
+    binding: dict[tuple[str, ...], list[Judgement]] = {}
+    for j in judged:
+        binding.setdefault(j.ceiling.binding, []).append(j)
+    common = max(binding.values(), key=len)[0].ceiling if binding else None
+    links = "; ".join(f"{link.a} – {link.b}" + (f" ({link.bandwidth})" if link.bandwidth else "")
+                      for link in topology.links)
+    blocks = [topology.description, Table(TOPOLOGY_HEADERS, tuple(topology_rows(topology)), "system", (2,)),
+              f"Links: {links}.",
+              draw("topology", plots.plot_drawing, figures.drawing(topology, common),
+                   "The system along the write path; in red, what binds the ceiling of the most runs.")]
+    return Section("System", tuple(b for b in blocks if b))
+
+
+def _ceilings(judged: list[Judgement]) -> Section:
+    """A row per distinct ceiling (workloads that share one share a row), and every assumption once."""
+    same: dict[tuple[str, ...], list[str]] = {}
+    for c in {j.ceiling.workload: j.ceiling for j in judged}.values():
+        key = (format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(c.binding), c.formula, c.numbers)
+        same.setdefault(key, []).append(c.workload.describe())
+    if not same:
+        return Section("Ceilings", ("No run has a ceiling on this system: the runs table says why for each.",))
+    return Section("Ceilings", (
+        "What the workloads of the runs can reach at most, the layer and components that bind, and why.",
+        Table(("workloads", "ceiling", "binding", "components", "formula", "numbers"),
+              tuple(("; ".join(workloads), *key) for key, workloads in same.items()), "ceilings", (1,)),
+        *(f"Assumed: {a}" for a in sorted({a for j in judged for a in j.ceiling.assumptions})),
+    ))
+
+
+def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance: float) -> Section:
     """The runs' table, every finding worst first with the remedies, and measured / ceiling per run."""
-    findings = sorted((f for j in judgements for f in j.findings), key=lambda f: (-f.severity, CODES.index(f.code)))
-    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", (1, 2, 3))]
-    counts = ", ".join(f"{sum(f.severity is s for f in findings)} {s.label}" for s in reversed(Severity))
-    blocks.append(f"{len(judgements)} runs checked: {counts}.")
+    findings = sorted((f for j in judgements for f in j.findings), key=lambda f: -f.severity)
+    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", (1, 2, 3)),
+                    checked(judgements) + "."]
     if findings:
         blocks.append(Table(("severity", "code", "run", "message"),
                             tuple((f.severity.label, f.code, f.run, f.message) for f in findings), "findings"))
-        remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
-        blocks.append(Table(("code", "what to do"), tuple(remedies), "remedies"))
-    dots = figures.ratios(judgements, system)
+        blocks.append(Table(("code", "what to do"), tuple(dict.fromkeys((f.code, f.remedy) for f in findings)),
+                            "remedies"))
+    rated = [j for j in judgements if j.ratio is not None]
+    if len(rated) > MOST_ROWS:
+        worst = sorted(rated, key=lambda j: (-max((f.severity for f in j.findings), default=0),
+                                             -abs(math.log(j.ratio)) if j.ratio > 0 else -math.inf))[:MOST_ROWS]
+        rated = [j for j in rated if j in worst]
+        blocks.append(f"The plot below shows the {MOST_ROWS} runs of the most severe findings, farthest from "
+                      "their ceilings; the table above has them all.")
+    dots = figures.ratios(rated, system, tolerance)
     if dots.rows:
-        blocks.append(draw("ratios", plots.plot_dots, dots, "Each run against its ceiling (1 is the ceiling, the "
-                           "band its noise): red is impossible, orange worth a look."))
+        blocks.append(draw("ratios", plots.plot_dots, dots, f"Each run against its ceiling (1 is the ceiling, the "
+                           f"band ± {tolerance:.0%} its noise): red is impossible, orange worth a look."))
     return Section("Runs", tuple(blocks))
 
 
 def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients) -> Section:
-    """Rooflines over transfer size and ceilings over node count, a plot per family of runs (the first ones)."""
+    """Rooflines over the transfer sizes of each family of runs, and ceilings over node count with the knee."""
     blocks: list = []
-    for over, prepare, what in (("transfer_size", figures.roofline, "roofline"), ("nodes", figures.scaling, "nodes")):
-        found = [(family, js) for family, js in figures.families(judgements, over).items()
-                 if not family.operation.is_metadata or over == "nodes"]
-        for i, (family, js) in enumerate(found[:MOST_PLOTS], 1):
-            caption = ("Every layer's ceiling over the transfer size (the thick line is the least), dashed where a "
-                       "cache could serve, and the runs measured." if over == "transfer_size" else
-                       "The ceiling over the client nodes, every layer's limit, the knee where adding nodes stops "
-                       "helping, and the runs measured.")
-            blocks.append(draw(f"{what}-{i}", plots.plot_chart, prepare(model, family, js, clients=clients), caption))
-        if len(found) > MOST_PLOTS:
-            blocks.append(f"{len(found) - MOST_PLOTS} more families of runs are not drawn here.")
-    return Section("Over transfer size and node count", tuple(blocks) or ("No run has a transfer size or node count.",))
+    found = [(f, js) for f, js in figures.families(judgements, "transfer_size").items() if not f.operation.is_metadata]
+    for i, (family, js) in enumerate(found[:MOST_PLOTS], 1):
+        blocks.append(draw(f"roofline-{i}", plots.plot_chart, figures.roofline(model, family, js, clients=clients),
+                           "Every layer's ceiling over the transfer size (the grey band is the least), dashed where "
+                           "a cache could serve, and the runs measured."))
+    swept = figures.families(judgements, "nodes") or dict(list(figures.families(judgements, "nodes", least=1).items())[:1])
+    drawn = 0
+    for family, js in swept.items():
+        if drawn == MOST_PLOTS:
+            break
+        try:
+            chart = figures.scaling(model, family, js, clients=clients)
+        except InputError as exc:  # several client groups: the node count is one group's
+            blocks.append(f"No plot over node count for {family.describe()}: {exc.detail}.")
+            continue
+        drawn += 1
+        blocks.append(draw(f"nodes-{drawn}", plots.plot_chart, chart, "The ceiling over the client nodes, every "
+                           "layer's limit, the knee where adding nodes stops helping, and the runs measured."))
+    left = max(0, len(found) - MOST_PLOTS) + max(0, len(swept) - MOST_PLOTS)
+    if left:
+        blocks.append(f"{left} more families of runs are not drawn here.")
+    return Section("Over transfer size and node count", tuple(blocks) or (
+        "No runs of one workload differ in transfer size or node count, and none has a ceiling to draw over them.",))
 
 
 class _Drawer:
@@ -142,8 +181,7 @@ class _Drawer:
         self.directory = directory
 
     def __call__(self, name: str, plot: Callable, data, caption: str) -> Plot:
-        size = (7.5, 4.5) if plot is plots.plot_chart else (7.5, 1.2 + 0.32 * len(getattr(data, "rows", ())) or 3)
-        figure = MplFigure(figsize=size, layout="constrained")
+        figure = MplFigure(figsize=plots.figure_size(data), layout="constrained")
         plot(data, figure.add_subplot())
         plots.save(figure, self.directory / FIGURES / name)
         return Plot(f"{FIGURES}/{name}", caption)
@@ -176,27 +214,27 @@ def to_html(report: Report, directory: Path) -> str:
 
 
 def to_markdown(report: Report) -> str:
-    """The same report in Markdown, its figures linked as the SVG files beside it."""
-    lines = [f"# {report.title}", "", report.subtitle, ""]
+    """The same report in Markdown, its figures linked as the SVG files beside it; user text is escaped."""
+    lines = [f"# {_md(report.title)}", "", _md(report.subtitle), ""]
     for section in report.sections:
-        lines += [f"## {section.heading}", ""]
+        lines += [f"## {_md(section.heading)}", ""]
         for block in section.blocks:
             if isinstance(block, Table):
-                lines.append("| " + " | ".join(block.headers) + " |")
+                lines.append("| " + " | ".join(map(_md, block.headers)) + " |")
                 rule = ("---:" if i in block.right else "---" for i in range(len(block.headers)))
                 lines.append("|" + "|".join(rule) + "|")
-                lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in block.rows]
+                lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in block.rows]
             elif isinstance(block, Plot):
-                lines.append(f"![{block.caption}]({block.stem}.svg)")
+                lines.append(f"![{_md(block.caption)}]({block.stem}.svg)")
             else:
-                lines.append(block)
+                lines.append(_md(block))
             lines.append("")
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    """A table cell's text with what would break a Markdown row escaped."""
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md(text: str) -> str:
+    """Text shown as it is in Markdown: its markup characters escaped (CommonMark), line breaks as spaces."""
+    return re.sub(r"([\\`*_\[\]<>#|!&])", r"\\\1", text).replace("\n", " ")
 
 
 _STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222}"

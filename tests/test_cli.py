@@ -99,6 +99,18 @@ def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsy
     assert "FEW-REPETITIONS also for 23 more run(s)" in out
 
 
+def test_check_shows_an_iops_run_as_the_bandwidth_it_implies_and_a_zero_run_far_below(capsys, tmp_path):
+    results = tmp_path / "results.csv"
+    results.write_text("run,op,transfer_size,nodes,value,unit\n"
+                       "iops,read,4 KiB,10,30000,op/s\n"  # 30,000 x 4 KiB = 117 MiB/s
+                       "stalled,read,1 MiB,10,0,MiB/s\nstalled,read,1 MiB,10,0,MiB/s\n")
+    status, out, err = run(capsys, "check", "lecture", str(results), "--fail-on", "never")
+    assert status == 0, err
+    rows = {line.split()[0]: line for line in out.splitlines()[4:6]}
+    assert "117 MiB/s" in rows["iops"] and "11%" in rows["iops"]
+    assert "0 MiB/s (n=2)" in rows["stalled"] and "0%" in rows["stalled"] and "FAR-BELOW" in rows["stalled"]
+
+
 @pytest.mark.parametrize("fail_on, status", [("never", 0), ("error", 1), ("warning", 1), ("info", 1)])
 def test_check_exit_status_follows_fail_on(capsys, fail_on, status):
     assert run(capsys, "check", "lecture", "lecture-results.csv", "--fail-on", fail_on)[0] == status

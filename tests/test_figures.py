@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
+from probes.errors import InputError
 from probes.measurement import Measurement, Provenance
 from probes.run import Origin, Run
 from probes.units import Q_, Metric
@@ -80,8 +81,8 @@ def test_roofline_has_every_layer_and_the_request_time_limit_known_by_hand(toy):
                              sizes=[Q_(4, "KiB"), Q_(1, "MiB"), Q_(16, "MiB")])
     lines = {line.label: line for line in chart.lines}
     assert set(lines) == {"ceiling", "requests in flight", "client NICs", "server NICs", "devices"}
-    assert chart.ylabel == "bandwidth (MiB/s)" and chart.xlabel == "transfer size (MiB)"
-    assert chart.xscale == chart.yscale == "log" and lines["ceiling"].x == (4 / 1024, 1, 16)
+    assert chart.ylabel == "bandwidth (MiB/s)" and chart.xlabel == "transfer size (KiB)"
+    assert chart.xscale == chart.yscale == "log" and lines["ceiling"].x == (4, 1024, 16384)
     # 4 requests in flight, each 0.1 ms + 4 KiB / 100 MiB/s: 4 x 4 KiB / 0.139 ms = 112.4 MiB/s
     assert lines["requests in flight"].y[0] == pytest.approx(4 * 4 / 1024 / (0.1e-3 + 4 / 1024 / 100))
     assert lines["client NICs"].y == (400, 400, 400) and lines["devices"].y == (2048, 2048, 2048)
@@ -94,14 +95,14 @@ def test_the_ceiling_line_is_the_least_layer_at_every_size(toy, judged):
     layers = [line for line in chart.lines if line.style == "layer"]
     for i, value in enumerate(ceiling.y):
         assert value == pytest.approx(min(line.y[i] for line in layers if not math.isnan(line.y[i])))
-    assert sorted(x for x, _ in chart.points) == [4 / 1024, 1, 16]
+    assert sorted(x for x, _ in chart.points) == [4, 1024, 16384]
 
 
 def test_measured_points_carry_their_interval_and_worst_finding(toy, judged):
     family, runs = next((f, js) for f, js in figures.families(judged, "transfer_size").items() if f.direct)
     points = {e.label: (x, e) for x, e in figures.roofline(Model(toy), family, runs).points}
     x, cached = points["cached"]
-    assert x == 1 and cached.value == pytest.approx(950) and cached.low < 950 < cached.high
+    assert x == 1024 and cached.value == pytest.approx(950) and cached.low < 950 < cached.high
     assert cached.severity is Severity.ERROR and "ABOVE-CEILING" in cached.codes
 
 
@@ -116,9 +117,11 @@ def test_scaling_marks_the_knee_where_the_servers_take_over(toy, judged):
     assert sorted(x for x, _ in chart.points) == [8, 16] and chart.xlabel == "client nodes of c"
 
 
-def test_families_leave_the_swept_field_open_and_skip_runs_without_it(judged):
-    by_size = figures.families(judged, "transfer_size")
-    assert all(f.transfer_size is None for f in by_size) and sum(map(len, by_size.values())) == len(judged)
+def test_families_are_sweeps_with_the_swept_field_left_open(judged):
+    (family, runs), = figures.families(judged, "transfer_size").items()  # the others have one size each
+    assert family == replace(DIRECT, transfer_size=None) and [j.run.label for j in runs] == ["small", "large", "cached"]
+    every = figures.families(judged, "transfer_size", least=1)
+    assert sum(map(len, every.values())) == len(judged) and len(next(iter(every.values()))) == 3  # largest first
     assert [j.run.label for j in figures.families(judged, "nodes")[replace(
         judged[3].run.workload, nodes=None)]] == ["8 nodes", "16 nodes"]
 
@@ -247,3 +250,19 @@ def test_each_layer_has_its_own_colour_in_every_plot(toy, judged):
     knee = plots.plot_chart(figures.scaling(model, Workload(Operation.READ, Q_(1, "MiB"))), _axes())
     colour = [{line.get_label(): to_rgba(line.get_color()) for line in ax.get_lines()} for ax in (roof, knee)]
     assert colour[0]["client NICs"] == colour[1]["client NICs"] == to_rgba(plots.layer_colour("client NICs"))
+
+
+def test_user_text_with_dollars_is_not_read_as_math(judged):
+    dots = replace(figures.ratios(judged, "cost $5 vs $6"), rows=(figures.Estimate("run_$a_b$", 1.0),))
+    ax = plots.plot_dots(dots, _axes())
+    assert [t.get_parse_math() for t in ax.get_yticklabels()] == [False]
+    assert ax.title.get_text() == "cost $5 vs $6: measured / ceiling" and not ax.title.get_parse_math()
+
+
+def test_scaling_draws_the_knee_at_a_sampled_count_and_needs_one_client_group(toy):
+    big = parse_topology(TOY.replace("count = 16", "count = 300"), name="big")
+    chart = figures.scaling(Model(big), Workload(Operation.READ, Q_(1, "MiB")))
+    assert chart.marks == ((8.0, "knee: 8 nodes"),) and {8.0, 9.0} <= set(chart.lines[0].x)
+    two = parse_topology(TOY + '[clients.gpu]\ncount = 2\nnic = "1 GiB/s"\n[[links]]\nbetween = ["gpu", "n"]\n')
+    with pytest.raises(InputError, match="one client group"):
+        figures.scaling(Model(two), Workload(Operation.READ, Q_(1, "MiB")))

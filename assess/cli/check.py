@@ -13,7 +13,7 @@ from assess.check import check_runs
 from assess.cli.inputs import add_unit_alias, fraction_arg, open_topology, read_runs
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
-from assess.render import JUDGEMENT_HEADERS, dumps, envelope, judgement_rows, table
+from assess.render import JUDGEMENT_HEADERS, checked, dumps, envelope, judgement_rows, table
 
 # check format history:
 #   1.0  first version
@@ -82,11 +82,8 @@ def render(judgements: list[Judgement], system: str) -> str:
         if len(runs) > _SHOWN:
             lines.append(f"{'':7} {code} also for {len(runs) - _SHOWN} more run(s): see the table's findings "
                          "column (--json has every message)")
-    findings = [f for f, _ in located]
-    remedies = dict.fromkeys((f.code, f.remedy) for f in findings)
+    remedies = dict.fromkeys((f.code, f.remedy) for f, _ in located)
     if remedies:
         lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]
-    counts = {s: sum(f.severity is s for f in findings) for s in reversed(Severity)}
-    summary = ", ".join(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}" for s, n in counts.items())
-    lines += ["", f"{len(judgements)} run{'s' if len(judgements) != 1 else ''} checked: {summary}"]
+    lines += ["", checked(judgements)]
     return "\n".join(lines)

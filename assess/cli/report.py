@@ -2,13 +2,17 @@
 
 The report has the system, the ceilings and their formulas, the runs with their findings, an
 I/O roofline over transfer size and the ceiling over node count per family of runs, and the
-probe results (--probes). An existing report in DIR is replaced only with --force.
+probe results (--probes). It is written in full or not at all; a report that iobound wrote
+earlier in DIR is replaced only with --force, and no other file is ever replaced.
 Example:  iobound report lecture lecture-results.csv -o lecture-report
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
+import tempfile
 from pathlib import Path
 
 from probes.errors import InputError
@@ -17,8 +21,8 @@ from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
 from assess.report import FIGURES, build_report, to_html, to_markdown
 
-# What a report writes into its directory.
-_WRITES = ("report.html", "report.md", FIGURES)
+# The list of what a report wrote, kept beside it: --force removes these files and no others.
+MANIFEST = ".iobound-report.json"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,38 +31,62 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="directory to write report.html, report.md and figures/ into (made if missing)")
     parser.add_argument("--probes", action="append", default=[], metavar="FILE",
                         help="probe set whose measurements to plot with their intervals (repeatable)")
-    parser.add_argument("--force", action="store_true", help="replace a report already in DIR")
+    parser.add_argument("--force", action="store_true", help="replace a report that iobound wrote in DIR before")
 
 
 def run(args: argparse.Namespace) -> int:
     directory: Path = args.output
-    _refuse_to_overwrite(directory, args.force)
+    earlier = _earlier_report(directory, args.force)
     measurements = [m for path in args.probes for m in read_probe_set(path).values()]
     topology, judgements = judged(args)
-    figures = directory / FIGURES
-    figures.mkdir(parents=True, exist_ok=True)
-    for old in [*figures.glob("*.png"), *figures.glob("*.svg")]:  # a replaced report's plots (--force)
-        old.unlink()
-    report = build_report(topology, judgements, directory, measurements=measurements,
-                          clients=tuple(args.clients) if args.clients else None)
-    (directory / "report.html").write_text(to_html(report, directory), encoding="utf-8")
-    (directory / "report.md").write_text(to_markdown(report), encoding="utf-8")
-    drawn = len(list(figures.glob("*.png")))
+    with tempfile.TemporaryDirectory(prefix="iobound-report-") as staging:
+        staged = Path(staging)
+        (staged / FIGURES).mkdir()
+        report = build_report(topology, judgements, staged, measurements=measurements,
+                              clients=tuple(args.clients) if args.clients else None, tolerance=args.tolerance)
+        (staged / "report.html").write_text(to_html(report, staged), encoding="utf-8")
+        (staged / "report.md").write_text(to_markdown(report), encoding="utf-8")
+        written = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
+        theirs = [name for name in written if (directory / name).exists() and name not in earlier]
+        if theirs:
+            raise InputError(str(directory), "", f"holds files iobound did not write ({', '.join(theirs[:3])}); "
+                             "choose another directory")
+        for name in earlier:
+            (directory / name).unlink(missing_ok=True)
+        (directory / FIGURES).mkdir(parents=True, exist_ok=True)
+        for name in written:
+            shutil.move(staged / name, directory / name)
+    (directory / MANIFEST).write_text(json.dumps({"written": written}, indent=1) + "\n", encoding="utf-8")
+    plots = sum(name.endswith(".png") for name in written)
     print(f"wrote {directory / 'report.html'} (open it in a browser), {directory / 'report.md'} and "
-          f"{drawn} plots as PNG and SVG in {figures}")
+          f"{plots} plots as PNG and SVG in {directory / FIGURES}")
     return EXIT_OK
 
 
-def _refuse_to_overwrite(directory: Path, force: bool) -> None:
-    """InputError before any work if DIR is a file, or holds a report and --force was not given."""
-    if directory.exists() and not directory.is_dir():
-        raise InputError(str(directory), "", "is a file; -o takes the directory to write the report into")
-    found = [name for name in _WRITES if (directory / name).exists()]
-    if found and not force:
-        raise InputError(str(directory), "", f"already holds a report ({', '.join(found)}); choose another "
-                         "directory, or replace it with --force")
-    figures = directory / FIGURES
-    others = [p.name for p in figures.iterdir() if p.suffix not in (".png", ".svg")] if figures.is_dir() else []
-    if others:
-        raise InputError(str(figures), "", f"holds files a report did not write ({', '.join(sorted(others)[:3])}); "
-                         "choose another directory")
+def _earlier_report(directory: Path, force: bool) -> list[str]:
+    """The files of a report iobound wrote in DIR before, which --force replaces; InputError before any work if
+    DIR cannot take a report, or holds one and --force was not given."""
+    parent = directory
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise InputError(str(parent), "", "is a file; -o takes the directory to write the report into")
+    manifest = directory / MANIFEST
+    if not manifest.exists():
+        theirs = [name for name in ("report.html", "report.md") if (directory / name).exists()]
+        if theirs:
+            raise InputError(str(directory), "", f"holds {' and '.join(theirs)} that iobound did not write; "
+                             "choose another directory")
+        return []
+    if not force:
+        raise InputError(str(directory), "", "already holds a report; choose another directory, or replace it "
+                         "with --force")
+    try:
+        written = json.loads(manifest.read_text(encoding="utf-8"))["written"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(str(manifest), "", f"is not the list of a report's files ({exc}); remove the report "
+                         "yourself") from None
+    if not all(isinstance(name, str) and ".." not in Path(name).parts and not Path(name).is_absolute()
+               for name in written):
+        raise InputError(str(manifest), "written", "names files outside the report's directory")
+    return written
