@@ -30,7 +30,7 @@ from probes.run import Run
 from probes.stats import CONFIDENCE, Summary
 from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
-from models.flow import NETWORK_LAYERS
+from models.flow import NETWORK_LAYERS, SERVER_LAYERS
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
            "summary_in", "metric_factor", "CODES",
@@ -185,19 +185,21 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
 def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:
     exceeded = [layer for layer in ceiling.layers if layer.value is not None and layer.value < fastest]
     names = ", ".join(f"{layer.layer} ({format_quantity(layer.value)})" for layer in exceeded)
-    network = any(layer.layer in NETWORK_LAYERS for layer in exceeded)
+    # beyond the network, or with no server at all (a local disk), only the client's own memory is left
+    client = any(layer.layer in NETWORK_LAYERS for layer in exceeded) or \
+        not any(layer.layer in SERVER_LAYERS for layer in ceiling.layers)
     if ceiling.metric is Metric.OPERATION_RATE:
         why = ("likely answered by the client without the servers (attributes or entries cached on the client), "
                "or a per-process rate counted as the aggregate")
         remedy = "check which rate the tool printed (mdtest's SUMMARY is aggregate), and work on files other nodes created"
     elif op == "read":
-        cache = "the client's page cache" if network else "a server-side cache (server memory or controller cache)"
+        cache = "the client's page cache" if client else "a server-side cache (server memory or controller cache)"
         why = (f"likely served from {cache}: data read back soon after it was written, a data set smaller "
                "than the memory, or O_DIRECT not honoured all the way down (seeds/001)")
         remedy = ("drop caches on clients and servers between write and read, read data written by another node, "
                   "and use a data set several times (10x) larger than the aggregate memory")
     else:
-        cache = "the client's page cache" if network else "a server-side write-back cache"
+        cache = "the client's page cache" if client else "a server-side write-back cache"
         why = f"likely absorbed by {cache} before it reached the storage"
         remedy = "include the time to flush (fsync on close, IOR -e), or write a data set much larger than the memory"
     return Finding(

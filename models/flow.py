@@ -24,7 +24,7 @@ from probes.workload import Access, Operation, Workload
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "LAYERS", "NETWORK_LAYERS", "REQUESTS", "UNKNOWN_CONCURRENCY", "canonical",
+__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "REQUESTS", "UNKNOWN_CONCURRENCY", "canonical",
            "numbers", "least", "group_symbol", "count_symbol",
            "workload_values", "SIZE", "PPN", "DEPTH"]
 
@@ -44,6 +44,8 @@ _STAGES = {
 _SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS", "memory_bandwidth": "M"}
 # Every data layer's name: the stages of each kind, and the links between groups.
 LAYERS = tuple(name for stages in _STAGES.values() for _, name in stages) + ("links",)
+# The layers of servers: without any, the storage is the clients' own (a local disk).
+SERVER_LAYERS = frozenset(name for _, name in _STAGES[Kind.SERVER])
 # The layers data crosses on the network (links included): beyond them, only a client-side cache can serve it.
 NETWORK_LAYERS = frozenset({REQUESTS, "client NICs", "network fabric", "links", "server NICs"})
 

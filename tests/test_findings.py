@@ -171,6 +171,20 @@ def test_a_read_above_the_storage_path_names_the_cache_that_can_serve_it_or_none
     assert "faster even than the caches (client cache 40 GiB/s): check the units" in above["impossible"].message
 
 
+def test_a_read_above_a_local_disk_or_beyond_the_network_names_the_clients_cache_and_else_the_servers():
+    local = parse_topology('[clients.pc]\ncount = 1\n[devices.disk]\nbandwidth = "500 MiB/s"\n'
+                           '[[links]]\nbetween = ["pc", "disk"]\n')
+    run = Run("re-read", Workload(Operation.READ, Q_(1, "MiB"), nodes=1), Metric.BANDWIDTH, (5000, 5100, 5050),
+              "MiB/s", Origin("fio.json", None, "fio"))
+    above = next(f for f in check_runs(local, [run])[0].findings if f.code == "ABOVE-CEILING")
+    assert "likely served from the client's page cache" in above.message
+    served = parse_topology('[clients.pc]\ncount = 1\nnic = "10 GiB/s"\n[servers.nas]\ncount = 1\nnic = "10 GiB/s"\n'
+                            '[devices.disk]\nbandwidth = "500 MiB/s"\n'
+                            '[[links]]\nbetween = ["pc", "nas"]\n[[links]]\nbetween = ["nas", "disk"]\n')
+    above = next(f for f in check_runs(served, [run])[0].findings if f.code == "ABOVE-CEILING")
+    assert "likely served from a server-side cache" in above.message
+
+
 def test_metadata_rates_above_what_the_metadata_servers_complete_are_impossible():
     """2 metadata servers x 20 kop/s: 40,000 creates/s at most; mdtest saying 55,000 is beyond it."""
     system = parse_topology(TOML.replace('block_size = "4 MiB"', 'block_size = "4 MiB"\nmetadata = "20 kop/s"'))
