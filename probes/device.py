@@ -16,6 +16,7 @@ from pathlib import Path
 
 from probes.errors import ProbeError, ToolFailedError
 from probes.fiojob import fio_argv, run_fio
+from probes.mountinfo import mounts, unescape
 from probes.probe import Output, Probe
 from probes.runner import run_tool
 from probes.units import Metric
@@ -148,15 +149,13 @@ def _in_use(path: str, rdev: int) -> tuple[str, ...]:
     devices = {rdev: ("", sysfs)} | {_makedev(p.parent.joinpath("dev").read_text()): (f" (partition {p.parent.name})", p.parent)
                                      for p in sysfs.glob("*/partition")}
     reasons = []
-    for line in Path("/proc/self/mountinfo").read_text().splitlines():
-        fields = line.split()
-        source = _unescape(fields[fields.index("-") + 2])
-        dev = _makedev(fields[2])
-        if dev not in devices and source.startswith("/dev/"):  # btrfs, for one, shows an anonymous major:minor
+    for mount in mounts():
+        dev = mount.device
+        if dev not in devices and mount.source.startswith("/dev/"):  # btrfs, for one, shows an anonymous major:minor
             with contextlib.suppress(OSError):
-                dev = os.stat(source).st_rdev
+                dev = os.stat(mount.source).st_rdev
         if dev in devices:
-            reasons.append(f"is mounted on {_unescape(fields[4])}{devices[dev][0]}")
+            reasons.append(f"is mounted on {mount.point}{devices[dev][0]}")
     for part, directory in devices.values():
         reasons += [f"is held by {h.name}{part} (device-mapper, LVM or md)" for h in directory.joinpath("holders").iterdir()]
     if any(stat.S_ISBLK(s.st_mode) and s.st_rdev in devices for s in _swaps()):
@@ -193,7 +192,7 @@ def _swaps() -> list[os.stat_result]:
     with contextlib.suppress(OSError):
         for line in Path("/proc/swaps").read_text().splitlines()[1:]:
             with contextlib.suppress(OSError):
-                found.append(os.stat(_unescape(line.split()[0])))
+                found.append(os.stat(unescape(line.split()[0])))
     return found
 
 
@@ -204,11 +203,6 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
 def _makedev(majmin: str) -> int:
     major, minor = majmin.strip().split(":")
     return os.makedev(int(major), int(minor))
-
-
-def _unescape(text: str) -> str:
-    """Undo the octal escapes (``\\040`` for a space) of /proc/self/mountinfo and /proc/swaps."""
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), text)
 
 
 def _under(path: Path, top: str) -> bool:

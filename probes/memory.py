@@ -14,6 +14,7 @@ from typing import Iterator
 from probes.errors import ProbeError
 from probes.fiojob import fio_argv, lay_out, run_fio
 from probes.host import this_host
+from probes.mountinfo import holding
 from probes.probe import Output, Probe
 from probes.units import Metric
 
@@ -105,15 +106,8 @@ def scratch_directory(tmpfs: str | None, key: str) -> Iterator[str | None]:
 
 def _filesystem(path: str) -> str:
     """The type of the file system ``path`` is on, from the mount point that holds it in /proc/self/mountinfo."""
-    real, best, kind = os.path.realpath(path), "", "an unknown file system"
     try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as f:
-            for line in f:
-                fields = line.split()
-                point = fields[4].replace("\\040", " ")
-                inside = real == point or real.startswith(point.rstrip("/") + "/")
-                if inside and len(point) >= len(best):
-                    best, kind = point, fields[fields.index("-") + 1]
+        found = holding(os.path.realpath(path))
     except (OSError, ValueError, IndexError):
-        pass
-    return kind
+        found = None
+    return found.fstype if found else "an unknown file system"

@@ -13,14 +13,15 @@ from typing import Sequence
 
 import probes
 from probes.errors import IoboundError
-from assess.cli import check, compare, examples, fit, predict, probe, read, report, size, topology, whatif
+from assess.cli import check, compare, examples, fit, lab, predict, probe, read, report, size, topology, whatif
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
            "EXIT_PROBE_FAILED", "EXIT_INTERRUPTED"]
 
 COMMANDS = {"probe": probe, "predict": predict, "check": check, "read": read, "compare": compare, "fit": fit,
-            "topology": topology, "examples": examples, "size": size, "whatif": whatif, "report": report}
+            "topology": topology, "examples": examples, "size": size, "whatif": whatif, "report": report,
+            "lab": lab}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,17 @@
+"""How the lab runs a command: never through a shell, always within a time limit."""
+
+from __future__ import annotations
+
+import os
+
+from probes.runner import RawRun, run_tool
+
+__all__ = ["run", "COMMAND"]
+
+# Seconds a command of ip, tc, mount or ssh-keygen may take.
+COMMAND = 10.0
+
+
+def run(*argv: str | os.PathLike, timeout: float = COMMAND, check: bool = True) -> RawRun:
+    """Run a command of the lab within ``timeout`` seconds; with ``check`` it must succeed (else ToolFailedError)."""
+    return run_tool([str(a) for a in argv], timeout=timeout, check=check)

@@ -1,0 +1,182 @@
+"""The lab's services: each server's store and its sshd, and each client's sshfs mount of every server.
+
+Every process runs in a namespace of the lab (sshd in its server's, sshfs and its ssh in their
+client's), so ``down`` finds them there; every mount lies in a folder of the lab's state directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from probes.errors import ProbeError, ToolFailedError
+from probes.lab.command import run
+from probes.lab.layout import Lab
+from probes.lab.network import identity
+from probes.lab.spec import PREFIX, Backing, Host
+from probes.mountinfo import mounts
+
+__all__ = ["make_keys", "serve", "trust", "mount", "missing", "sshd_path"]
+
+# Seconds to make a file system, to mount over ssh, for sshd to start listening.
+_MKFS, _MOUNT, _START = 60.0, 20.0, 10.0
+_HELPER = Path(__file__).with_name("sshd_namespace.py")
+# The mounts an sshd keeps in its mount namespace, besides those holding the lab's state and what sshd runs from.
+_ESSENTIAL = tuple(map(Path, ("/", "/proc", "/sys", "/dev", "/dev/pts")))
+_SYSTEM = tuple(map(Path, ("/etc", "/usr", "/lib", "/lib64", "/bin", "/sbin")))
+
+
+def sshd_path(required: bool = True) -> str | None:
+    """sshd's absolute path (it re-executes itself, so it must be started by one); /usr/sbin is often off PATH."""
+    found = shutil.which("sshd") or shutil.which("sshd", path="/usr/sbin:/usr/local/sbin:/sbin")
+    if found is None and required:
+        raise ProbeError("sshd is not installed; install it with: apt-get install openssh-server")
+    return found
+
+
+def make_keys(lab: Lab) -> None:
+    """The key every client logs in to every server with."""
+    run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "iobound-lab", "-f", lab.key)
+
+
+def serve(lab: Lab, server: Host) -> None:
+    """The server's store (tmpfs or ext4 image) and its sshd: root login with the lab's key only, internal-sftp only."""
+    store = lab.store(server.name)
+    store.mkdir()
+    size = round(lab.spec.size.m_as("B"))
+    if lab.spec.backing is Backing.TMPFS:
+        run("mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"{PREFIX}{server.name}", store)
+    else:
+        image = lab.image(server.name)
+        with open(image, "wb") as f:
+            f.truncate(size)
+        run("mkfs.ext4", "-q", "-F", "-m", "0", "-L", f"{PREFIX}{server.name}", image, timeout=_MKFS)
+        run("mount", "-o", "loop", image, store)
+    home = lab.home(server.name)
+    (home / "run" / "sshd").mkdir(parents=True, mode=0o755)
+    run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"iobound-lab {server.name}", "-f", home / "host_key")
+    shutil.copyfile(f"{lab.key}.pub", home / "authorized_keys")
+    (home / "sshd_config").write_text(_sshd_config(server, home))
+    _start_sshd(lab, server)
+
+
+def trust(lab: Lab) -> None:
+    """The servers' host keys, for the clients' ssh to check (StrictHostKeyChecking)."""
+    lab.known_hosts.write_text("".join(
+        f"{s.address} {' '.join((lab.home(s.name) / 'host_key.pub').read_text().split()[:2])}\n"
+        for s in lab.servers))
+
+
+def mount(lab: Lab, client: Host, server: Host) -> None:
+    """Mount ``server``'s store at ``lab.mount(client, server)`` with sshfs, run (with its ssh) in ``client``'s network.
+
+    nsenter moves sshfs into the client's network namespace only (ip netns exec would also give it
+    a mount namespace of its own, hiding the mount). ``auto_cache`` keeps a file's pages in the
+    client's page cache while its size and time stay the same, as NFS's close-to-open caching does:
+    a re-read is served from memory.
+    """
+    point = lab.mount(client.name, server.name)
+    point.mkdir(parents=True)
+    options = ",".join([
+        "auto_cache", f"fsname={PREFIX}{client.name}-{server.name}", f"IdentityFile={lab.key}", "IdentitiesOnly=yes",
+        f"UserKnownHostsFile={lab.known_hosts}", "GlobalKnownHostsFile=/dev/null", "StrictHostKeyChecking=yes",
+        "BatchMode=yes", "ConnectTimeout=5", "ServerAliveInterval=5", "ServerAliveCountMax=3", "LogLevel=ERROR"])
+    argv = ["nsenter", f"--net=/run/netns/{client.namespace}", "sshfs",
+            f"root@{server.address}:{lab.store(server.name)}", str(point), "-F", "/dev/null", "-o", options]
+    log = lab.home(client.name) / f"sshfs-{server.name}.log"
+    log.parent.mkdir(exist_ok=True)
+    with open(log, "w") as out:
+        # sshfs returns once mounted, leaving itself and its ssh running: their output goes to the log, not a pipe
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            code = proc.wait(_MOUNT)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise ToolFailedError(tuple(argv), None, log.read_text(errors="replace"), _MOUNT) from None
+    if code != 0:
+        raise ToolFailedError(tuple(argv), code, log.read_text(errors="replace"))
+
+
+def missing(lab: Lab) -> list[str]:
+    """What of the services is not there, checked live: stores mounted, sshd running, sshfs mounted."""
+    mounted = {m.point: m.fstype for m in mounts()}  # of two on one point, the later (on top) wins
+    gone = []
+    for server in lab.servers:
+        if mounted.get(lab.store(server.name)) not in ("tmpfs", "ext4"):
+            gone.append(f"store of {server.name} ({lab.store(server.name)})")
+        if not _sshd_runs(lab, server):
+            gone.append(f"sshd of {server.name}")
+    gone += [f"sshfs mount {lab.mount(c.name, s.name)}" for c in lab.clients for s in lab.servers
+             if mounted.get(lab.mount(c.name, s.name)) != "fuse.sshfs"]
+    return gone
+
+
+def _sshd_config(server: Host, home: Path) -> str:
+    """sshd's configuration: the server's address only, root by key only, sftp only, nothing forwarded."""
+    # StrictModes is off: the key files are the lab's own, in its private state directory, wherever that lies (/tmp).
+    return "\n".join([
+        f"ListenAddress {server.address}:22", f"HostKey {home / 'host_key'}", f"PidFile {home / 'sshd.pid'}",
+        f"AuthorizedKeysFile {home / 'authorized_keys'}", "AllowUsers root", "PermitRootLogin prohibit-password",
+        "PubkeyAuthentication yes", "PasswordAuthentication no", "KbdInteractiveAuthentication no", "UsePAM no",
+        "StrictModes no", "UseDNS no", "Subsystem sftp internal-sftp", "ForceCommand internal-sftp",
+        "AllowTcpForwarding no", "AllowAgentForwarding no", "X11Forwarding no", "PermitTTY no", "PermitUserRC no",
+        "MaxStartups 200", "MaxSessions 200", "LogLevel INFO", ""])
+
+
+def _start_sshd(lab: Lab, server: Host) -> None:
+    """Start sshd through the namespace helper and wait until it listens (it writes its PidFile then).
+
+    sshd run as root needs its privilege-separation directory /run/sshd, which Debian makes only
+    when its own sshd service starts. Rather than make it on this machine, each lab sshd gets a
+    mount namespace of its own in which /run is its home's ``run`` (holding an empty ``sshd`` and,
+    where the state directory lies under /run, the state directory). That namespace lets go of
+    every mount sshd does not need, so it holds no one else's file systems (or loop devices) busy.
+    """
+    home, sshd = lab.home(server.name), sshd_path()
+    pidfile, log, view = home / "sshd.pid", home / "sshd.log", home / "run"
+    argv = [sys.executable, "-I", str(_HELPER), "--netns", f"/run/netns/{server.namespace}", "--run", str(view)]
+    if lab.state_dir.is_relative_to("/run"):
+        inside = view / lab.state_dir.relative_to("/run")
+        inside.mkdir(parents=True)
+        argv += ["--bind", str(lab.state_dir), str(inside)]
+    for point in _unneeded(lab.state_dir, Path(sshd).parent):
+        argv += ["--detach", str(point)]
+    argv += ["--", sshd, "-D", "-e", "-f", str(home / "sshd_config")]
+    with open(log, "w") as out:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    deadline = time.monotonic() + _START
+    while not (pidfile.exists() and pidfile.read_text().strip() == str(proc.pid)):
+        if proc.poll() is not None:
+            raise ToolFailedError(tuple(argv), proc.returncode, log.read_text(errors="replace"))
+        if time.monotonic() > deadline:
+            proc.kill()
+            proc.wait()
+            raise ToolFailedError(tuple(argv), None, log.read_text(errors="replace"), _START)
+        time.sleep(0.02)
+
+
+def _unneeded(state_dir: Path, programs: Path) -> list[Path]:
+    """The mount points sshd's namespace lets go of, deepest first: all but the system's, the state's, sshd's own."""
+    used = (state_dir, programs, *_SYSTEM)
+    points = sorted({m.point for m in mounts()}, key=lambda p: -len(p.parts))
+    return [p for p in points if p not in _ESSENTIAL and not p.is_relative_to(state_dir)
+            and not any(u.is_relative_to(p) for u in used)]
+
+
+def _sshd_runs(lab: Lab, server: Host) -> bool:
+    """Whether the sshd of ``server``'s pidfile runs, in the server's network namespace."""
+    try:
+        pid = int((lab.home(server.name) / "sshd.pid").read_text())
+        where = os.stat(f"/proc/{pid}/ns/net")  # gone for a zombie as for an ended process
+        name = Path(f"/proc/{pid}/comm").read_text().strip()
+    except (OSError, ValueError):
+        return False
+    return (where.st_dev, where.st_ino) == identity(server.namespace) and name == "sshd"

@@ -1,0 +1,131 @@
+"""What a lab is made of: the spec file (host counts, link rate and delay, stores) and the hosts it lays out."""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from probes.errors import InputError
+from probes.units import Metric, Quantity, parse_quantity
+
+__all__ = ["Backing", "Role", "Spec", "Host", "parse_spec", "spec_from", "hosts", "PREFIX", "SWITCH", "SUBNET"]
+
+# Every namespace of the lab carries this prefix; nothing else on the machine may.
+PREFIX = "iobl-"
+SWITCH = f"{PREFIX}sw"
+# The lab's addresses, in its namespaces only: clients from .11, servers from .111.
+SUBNET = ipaddress.ip_network("10.77.0.0/24")
+_MOST_HOSTS = 50
+_STORE_SIZE = parse_quantity("1 GiB", Metric.SIZE, what="size")
+_LEAST_RATE = parse_quantity("1 Mbit/s", Metric.BANDWIDTH, what="rate")
+_LEAST_SIZE = parse_quantity("16 MiB", Metric.SIZE, what="size")
+_KEYS = ("clients", "servers", "rate", "delay", "backing", "size")
+
+
+class Backing(enum.StrEnum):
+    """What holds a server's store: memory, or an ext4 image on a loop device."""
+
+    TMPFS = "tmpfs"
+    FILE = "file"
+
+
+class Role(enum.StrEnum):
+    """What a host of the lab does: mount the servers' stores, or export its own."""
+
+    CLIENT = "client"
+    SERVER = "server"
+
+
+_FIRST = {Role.CLIENT: 11, Role.SERVER: 111}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to build: host counts, each link's rate (each way), its added one-way delay, and each server's store."""
+
+    clients: int
+    servers: int
+    rate: Quantity
+    delay: Quantity | None = None
+    backing: Backing = Backing.TMPFS
+    size: Quantity = _STORE_SIZE
+
+    def to_dict(self) -> dict:
+        """The spec as its file says it (quantities as text), for the state file and JSON output."""
+        doc = {"clients": self.clients, "servers": self.servers, "rate": f"{self.rate:~P}",
+               "backing": self.backing.value, "size": f"{self.size:~P}"}
+        return doc | ({"delay": f"{self.delay:~P}"} if self.delay is not None else {})
+
+
+@dataclass(frozen=True)
+class Host:
+    """One host of the lab: ``c1`` or ``s1``, its namespace and its address there."""
+
+    name: str
+    role: Role
+    namespace: str
+    address: str
+
+
+def hosts(spec: Spec) -> tuple[Host, ...]:
+    """The hosts of ``spec`` in order, clients first: names, namespaces and addresses follow from it alone."""
+    counts = {Role.CLIENT: spec.clients, Role.SERVER: spec.servers}
+    return tuple(Host(f"{role[0]}{i}", role, f"{PREFIX}{role[0]}{i}", str(SUBNET[_FIRST[role] + i - 1]))
+                 for role, count in counts.items() for i in range(1, count + 1))
+
+
+def parse_spec(path: str | os.PathLike) -> Spec:
+    """Read a lab spec (TOML: clients, servers, rate, and optionally delay, backing, size).
+
+    Raises
+    ------
+    InputError
+        If the file cannot be read, is not TOML, lacks a key, has an unknown one, or a value is out of range.
+    """
+    source = str(path)
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(source, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(source, "", f"cannot be read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(source, "", f"not valid TOML: {exc}") from None
+    return spec_from(doc, source)
+
+
+def spec_from(doc: dict, source: str) -> Spec:
+    """A Spec from the keys of a spec file (or of the state file, which keeps them); InputError naming a bad key."""
+    for key in doc:
+        if key not in _KEYS:
+            raise InputError(source, key, f"unknown key; a lab spec has {', '.join(_KEYS)}")
+    for key in ("clients", "servers", "rate"):
+        if key not in doc:
+            raise InputError(source, key, 'missing; e.g. clients = 3, servers = 2, rate = "1 Gbit/s"')
+    for key in ("clients", "servers"):
+        value = doc[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MOST_HOSTS:
+            raise InputError(source, key, f"must be a whole number from 1 to {_MOST_HOSTS}. Got {value!r} instead.")
+    rate = _quantity(doc["rate"], Metric.BANDWIDTH, source, "rate")
+    if rate < _LEAST_RATE:
+        raise InputError(source, "rate", f"must be at least {_LEAST_RATE:~P}. Got {rate:~P} instead.")
+    delay = _quantity(doc["delay"], Metric.LATENCY, source, "delay") if "delay" in doc else None
+    backing = doc.get("backing", Backing.TMPFS.value)
+    if backing not in tuple(Backing):
+        raise InputError(source, "backing", f"must be \"tmpfs\" or \"file\" (an ext4 image). Got {backing!r} instead.")
+    size = _quantity(doc["size"], Metric.SIZE, source, "size") if "size" in doc else _STORE_SIZE
+    if size < _LEAST_SIZE:
+        raise InputError(source, "size", f"must be at least {_LEAST_SIZE:~P}. Got {size:~P} instead.")
+    return Spec(doc["clients"], doc["servers"], rate, delay, Backing(backing), size)
+
+
+def _quantity(value, metric: Metric, source: str, key: str) -> Quantity:
+    """``value`` as a quantity of ``metric``, or InputError naming the file and key."""
+    try:
+        return parse_quantity(value, metric, what=key, positive=True)
+    except ValueError as exc:  # UnitError: says what is wrong with the value
+        raise InputError(source, key, str(exc)) from None
