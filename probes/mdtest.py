@@ -64,6 +64,7 @@ _PHASES = {
 _STONEWALL = "File create (stonewall)"
 _LAST_ROW = "Tree removal"  # every release ends its tables with it: a table without it is cut
 _NAMES = "|".join(re.escape(name) for name in (*_PHASES, _STONEWALL))
+_ORDER = {name: i for i, name in enumerate(_PHASES)}  # the order every release prints its rows in
 
 _HEADER = re.compile(r"^mdtest-(\S+) was launched with (\d{1,9}) total task\(s\)(?: on (\d{1,9}) node\(s\))?",
                      re.MULTILINE)
@@ -275,6 +276,13 @@ def _table_line(table: _Table, line: str, number: int, source: str) -> None:
                               f"(up to its '{_LAST_ROW}' row); found {found}: the table is cut or malformed")
     name, colon, values = row[1], row[2] == ":", row[3].split()
     _check_values(name, values, where, source)
+    earlier = [r for r in table.rows if r in _ORDER and _ORDER[r] >= _ORDER.get(name, -1)]
+    if name in _ORDER and earlier and name not in table.rows:
+        raise ToolOutputError(source, where, f"expected the rows of the SUMMARY table of line {table.line} in "
+                              f"mdtest's order; found {name!r} after {earlier[-1]!r}: the table is cut or malformed")
+    if name == _LAST_ROW and "Tree creation" not in table.rows:
+        raise ToolOutputError(source, where, f"expected a 'Tree creation' row before {_LAST_ROW!r} in the SUMMARY "
+                              f"table of line {table.line}, as every release prints; found none: the table is cut")
     table.rows.setdefault(name, (values, colon, number))
     table.closed = name == _LAST_ROW
 

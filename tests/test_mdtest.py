@@ -376,3 +376,15 @@ def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
         ["", ":", "\n", "NA", " 0.000", "-nan", "\n   Tree removal", "SUMMARY: (of 0 iterations)\n", "'", "-B"]))
     _parse_or_refuse(text[:start] + junk + text[end:])
     _parse_or_refuse(text[:end])
+
+
+def test_a_table_whose_first_rows_are_cut_away_is_refused(corpus):
+    """Found by the fuzz test in CI: 'Tree removal' right under the header closed a table holding no rate."""
+    text = _text(corpus, "io500-2017_sandia_mdtest-1.9.3_hard_write.txt")
+    with pytest.raises(ToolOutputError, match="line 13: expected a 'Tree creation' row before 'Tree removal'"):
+        mdtest.parse(text[:515] + "\n   Tree removal" + text[715:], source="f")
+    rows = text.splitlines(keepends=True)
+    swapped = next(i for i, row in enumerate(rows) if row.lstrip().startswith("File stat"))
+    rows[swapped - 1], rows[swapped] = rows[swapped], rows[swapped - 1]
+    with pytest.raises(ToolOutputError, match="in mdtest's order; found 'File creation' after 'File stat'"):
+        mdtest.parse("".join(rows), source="f")
