@@ -477,7 +477,8 @@ class TestLab:
     """
 
     @pytest.fixture(scope="class")
-    def lab(self, tmp_path_factory):
+    @classmethod
+    def lab(cls, tmp_path_factory):
         root = tmp_path_factory.mktemp("lab")
         (root / "link").symlink_to(root / "real")
         made = up(parse_spec(_spec_file(root, f'clients = 2\nservers = 2\nrate = "{RATE}"\nsize = "256 MiB"\n')),
