@@ -10,17 +10,27 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass
+from typing import Iterable
 
 from probes.errors import ToolFailedError, ToolNotFoundError
 
-__all__ = ["RawRun", "run_tool", "tool_version", "INSTALL"]
+__all__ = ["RawRun", "run_tool", "tool_version", "install_hint", "PACKAGES"]
 
-# How to get each tool on Debian or Ubuntu, for the message when one is missing.
-INSTALL = {
-    "fio": "install it with: apt-get install fio",
-    "iperf3": "install it with: apt-get install iperf3",
-    "ping": "install it with: apt-get install iputils-ping",
-}
+# The Debian or Ubuntu package of each tool iobound runs, for the message when one is missing.
+PACKAGES = {"fio": "fio", "iperf3": "iperf3", "ping": "iputils-ping", "ip": "iproute2", "tc": "iproute2",
+            "ssh": "openssh-client", "ssh-keygen": "openssh-client", "sshd": "openssh-server", "sshfs": "sshfs",
+            "mount": "mount", "umount": "mount", "nsenter": "util-linux", "mkfs.ext4": "e2fsprogs"}
+
+
+def install_hint(tools: Iterable[str]) -> str:
+    """``install with: apt-get install iproute2 sshfs``: the packages of ``tools``, each once, in their order."""
+    tools = list(tools)
+    packages = list(dict.fromkeys(PACKAGES[t] for t in tools if t in PACKAGES))
+    unknown = [t for t in tools if t not in PACKAGES]
+    hints = ([f"install with: apt-get install {' '.join(packages)}"] if packages else []) + \
+        ([f"install {', '.join(unknown)} and make sure {'it is' if len(unknown) == 1 else 'they are'} on PATH"]
+         if unknown else [])
+    return "; ".join(hints)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +49,7 @@ def locate(tool: str) -> str:
     """The path of ``tool``, or ToolNotFoundError saying how to install it."""
     path = shutil.which(tool)
     if path is None:
-        raise ToolNotFoundError(tool, INSTALL.get(tool, "install it and make sure it is on PATH"))
+        raise ToolNotFoundError(tool, install_hint([tool]))
     return path
 
 

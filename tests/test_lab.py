@@ -34,7 +34,7 @@ from probes.lab import (LOCK, PREFIX, STOPPED, SUBNET, Backing, Lab, Spec, down,
                         state, status, up)
 from probes.lab import sshd_namespace
 from probes.mountinfo import Mount, holding, mounts, unescape
-from probes.runner import INSTALL, run_tool
+from probes.runner import install_hint, run_tool
 from probes.units import Metric, parse_quantity
 from probes.workload import Operation, Workload
 from models.predict import Model
@@ -64,8 +64,7 @@ def _unavailable() -> str | None:
     tools = ("ip", "tc", "ssh", "ssh-keygen", "sshfs", "nsenter", "mkfs.ext4", "fio", "iperf3", "ping")
     missing = [t for t in tools if shutil.which(t) is None] + ([] if service.sshd_path(required=False) else ["sshd"])
     if missing:
-        hints = {INSTALL.get(t, "install them with: apt-get install openssh-server sshfs iproute2") for t in missing}
-        return f"{', '.join(missing)} not installed ({'; '.join(sorted(hints))})"
+        return f"{', '.join(missing)} not installed ({install_hint(missing)})"
     if not os.path.exists("/dev/fuse"):
         return "no /dev/fuse: the kernel has no FUSE for sshfs"
     outside = _outside_lab()

@@ -35,8 +35,16 @@ def _measurement(name="iperf3.send.p1", samples=(9.4e8, 9.5e8, 9.45e8), metric=M
 def test_run_tool_errors_show_argv_status_and_stderr():
     with pytest.raises(ToolFailedError, match=r"ls /no-such-dir exited with status 2; its stderr ends:\n.*No such file"):
         run_tool(["ls", "/no-such-dir"], timeout=10)
-    with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed"):
+    with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed or not on PATH; install no-such-tool "
+                                                "and make sure it is on PATH$"):
         run_tool(["no-such-tool"], timeout=10)
+
+
+def test_a_missing_tool_is_named_with_the_package_that_brings_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolNotFoundError, match=r"^ping is not installed or not on PATH; install with: apt-get install "
+                                                r"iputils-ping$"):
+        run_tool(["ping", "-c", "1", "127.0.0.1"], timeout=10)
 
 
 def test_run_tool_stops_a_hanging_tool_and_its_children():

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from probes.errors import ProbeError
+from probes.runner import install_hint
 from probes.lab import network, service, sweep
 from probes.lab.layout import STATE_DIR, Lab, down_command
 from probes.lab.spec import PREFIX, SUBNET, SWITCH, Backing, Host, Role, Spec, parse_spec
@@ -27,10 +28,6 @@ from probes.mountinfo import mounts
 __all__ = ["Spec", "Host", "Lab", "Backing", "Role", "Removal", "parse_spec", "up", "status", "down", "leftovers",
            "down_command", "STATE_DIR", "LOCK", "PREFIX", "SWITCH", "SUBNET", "STOPPED"]
 
-# The Debian package of each tool the lab runs (probes.runner.INSTALL knows the measurement tools').
-_PACKAGES = {"ip": "iproute2", "tc": "iproute2", "ssh": "openssh-client", "ssh-keygen": "openssh-client",
-             "sshd": "openssh-server", "sshfs": "sshfs", "mount": "mount", "umount": "mount", "nsenter": "util-linux",
-             "mkfs.ext4": "e2fsprogs"}
 STOPPED = ("every process in the lab's namespaces was stopped (SIGTERM, then SIGKILL), also any started there by "
            "hand (ip netns exec)")
 
@@ -227,7 +224,6 @@ def _check_tools(spec: Spec) -> None:
     tools += ["mkfs.ext4"] if spec.backing is Backing.FILE else []
     missing = [t for t in tools if not (service.sshd_path(required=False) if t == "sshd" else shutil.which(t))]
     if missing:
-        packages = " ".join(dict.fromkeys(_PACKAGES[t] for t in missing))
-        raise ProbeError(f"the lab needs {', '.join(missing)}, not found here; install with: apt-get install {packages}")
+        raise ProbeError(f"the lab needs {', '.join(missing)}, not found here; {install_hint(missing)}")
     if not os.path.exists("/dev/fuse"):
         raise ProbeError("the lab needs FUSE for sshfs, and /dev/fuse is missing (load it with: modprobe fuse)")

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from probes.errors import ProbeError, ToolFailedError
+from probes.runner import install_hint
 from probes.lab.command import run
 from probes.lab.layout import Lab
 from probes.lab.network import identity
@@ -35,7 +36,7 @@ def sshd_path(required: bool = True) -> str | None:
     """sshd's absolute path (it re-executes itself, so it must be started by one); /usr/sbin is often off PATH."""
     found = shutil.which("sshd") or shutil.which("sshd", path="/usr/sbin:/usr/local/sbin:/sbin")
     if found is None and required:
-        raise ProbeError("sshd is not installed; install it with: apt-get install openssh-server")
+        raise ProbeError(f"sshd is not installed; {install_hint(['sshd'])}")
     return found
 
 
