@@ -5,7 +5,7 @@ import pytest
 from probes.errors import InputError
 from topologies.bundled import example_names, load_example
 from topologies.load import load_topology, parse_topology, topology_from_dict
-from topologies.save import save_topology, topology_document
+from topologies.save import check_new, save_topology, topology_document
 
 PRICED = """
 name = "priced"
@@ -69,3 +69,13 @@ def test_an_existing_file_is_never_overwritten(tmp_path):
     with pytest.raises(InputError, match="exists already"):
         save_topology(parse_topology(PRICED), path)
     assert path.read_text() == "precious"
+
+
+def test_a_new_file_is_checked_before_any_work(tmp_path):
+    (tmp_path / "mine.toml").write_text("precious")
+    with pytest.raises(InputError, match="mine.toml: exists already; give a new file name"):
+        check_new(tmp_path / "mine.toml")
+    with pytest.raises(InputError, match="its folder '.*/nowhere' does not exist"):
+        check_new(tmp_path / "nowhere" / "new.toml")
+    check_new(tmp_path / "new.toml")
+    assert not (tmp_path / "new.toml").exists()

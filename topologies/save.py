@@ -10,7 +10,7 @@ from probes.errors import InputError
 from probes.units import Quantity
 from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
 
-__all__ = ["topology_document", "save_topology"]
+__all__ = ["topology_document", "save_topology", "check_new"]
 
 
 def topology_document(topology: Topology) -> dict:
@@ -27,6 +27,15 @@ def topology_document(topology: Topology) -> dict:
     doc["links"] = [{"between": [link.a, link.b], **({"bandwidth": _capacity(link.bandwidth)} if link.bandwidth else {})}
                     for link in topology.links]
     return doc
+
+
+def check_new(path: str | Path) -> None:
+    """InputError unless ``path`` can be a new file: it does not exist and its folder does; for a check before work."""
+    path = Path(path)
+    if path.exists():
+        raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)")
+    if not path.parent.is_dir():
+        raise InputError(str(path), "", f"its folder {str(path.parent)!r} does not exist")
 
 
 def save_topology(topology: Topology, path: str | Path, *, header: str = "") -> Path:

@@ -27,11 +27,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from probes.errors import InputError
 from probes.lab import STATE_DIR, Lab, down, down_command, leftovers, parse_spec, status, up
 from probes.units import Metric, format_quantity
 from topologies.lab import hosts_phrase, lab_topology
-from topologies.save import save_topology
+from topologies.save import check_new, save_topology
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.render import dumps, envelope, table
 
@@ -73,9 +72,8 @@ def _up(args: argparse.Namespace) -> int:
     """Build the lab, write its topology, show it."""
     spec = parse_spec(args.spec)
     output = args.output
-    if output is not None and (output.exists() or not output.parent.is_dir()):
-        raise InputError(str(output), "", "exists already; give a new file name (nothing was overwritten)"
-                         if output.exists() else f"its folder {str(output.parent)!r} does not exist")
+    if output is not None:
+        check_new(output)  # before the lab is built, not after
     lab = up(spec, args.state_dir)
     path = save_topology(lab_topology(lab), output or lab.state_dir / "topology.toml",
                          header=f"The lab iobound lab up built from {args.spec} (state in {lab.state_dir}).")

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 from probes.errors import InputError, UnitError
 from probes.units import Metric, format_quantity, parse_quantity, quantity_json
@@ -26,7 +25,7 @@ from models.flow import canonical
 from models.sizing import Configuration, Question, Sizing, Target, size
 from topologies.catalogue import Catalogue, load_catalogue
 from topologies.load import parse_write_cost
-from topologies.save import save_topology
+from topologies.save import check_new, save_topology
 from topologies.topology import Capacity, Group, Kind, Source
 from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
@@ -71,8 +70,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_catalogue(catalogue))
         return EXIT_OK
     question = _question(args, catalogue)
-    if args.output and Path(args.output).exists():  # before the work, not after it
-        raise InputError(args.output, "", "exists already; give a new file name (nothing was overwritten)")
+    if args.output:
+        check_new(args.output)  # before the work, not after it
     started = time.perf_counter()
     sizing = size(question, args.top)
     elapsed = time.perf_counter() - started
