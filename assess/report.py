@@ -136,7 +136,8 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
     if len(rated) > MOST_ROWS:
         worst = sorted(rated, key=lambda j: (-max((f.severity for f in j.findings), default=0),
                                              -abs(math.log(j.ratio)) if j.ratio > 0 else -math.inf))[:MOST_ROWS]
-        rated = [j for j in rated if j in worst]
+        chosen = {id(j) for j in worst}
+        rated = [j for j in rated if id(j) in chosen]  # in the table's order
         blocks.append(f"The plot below shows the {MOST_ROWS} runs of the most severe findings, farthest from "
                       "their ceilings; the table above has them all.")
     dots = figures.ratios(rated, system, tolerance)
@@ -154,6 +155,7 @@ def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, client
         blocks.append(draw(f"roofline-{i}", plots.plot_chart, figures.roofline(model, family, js, clients=clients),
                            "Every layer's ceiling over the transfer size (the grey band is the least), dashed where "
                            "a cache could serve, and the runs measured."))
+    # when no run sweeps the node count, the largest family shows where more nodes would stop helping
     swept = figures.families(judgements, "nodes") or dict(list(figures.families(judgements, "nodes", least=1).items())[:1])
     drawn = 0
     for family, js in swept.items():
