@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Iterable
 
-from probes.errors import InputError, TopologyError
-from probes.run import Run
-from probes.workload import Workload
-from probes.units import Metric
+from probes.core.errors import InputError, TopologyError
+from probes.core.run import Run
+from probes.core.workload import Workload
+from probes.core.units import Metric
 from models.caches import Memory, aggregate_memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from probes.errors import InputError
-from probes.run import Run
-from probes.stats import CONFIDENCE, Summary, t_quantile
-from probes.units import Q_, Metric
+from probes.core.errors import InputError
+from probes.core.run import Run
+from probes.core.stats import CONFIDENCE, Summary, t_quantile
+from probes.core.units import Q_, Metric
 
 __all__ = ["Comparison", "compare", "fastest", "speed"]
 

@@ -13,10 +13,10 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
-from probes.measurement import Measurement
-from probes.stats import Summary
-from probes.units import Q_, Metric, Quantity, display_unit
-from probes.workload import Workload
+from probes.core.measurement import Measurement
+from probes.core.stats import Summary
+from probes.core.units import Q_, Metric, Quantity, display_unit
+from probes.core.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.scaling import knee

@@ -26,9 +26,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from probes.run import Run
-from probes.stats import CONFIDENCE, Summary
-from probes.units import Metric, Q_, Quantity, format_quantity, quantity_json
+from probes.core.run import Run
+from probes.core.stats import CONFIDENCE, Summary
+from probes.core.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
 from models.flow import NETWORK_LAYERS, SERVER_LAYERS
 

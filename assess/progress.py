@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from probes.errors import ProbeError
-from probes.measurement import Measurement
-from probes.probe import Probe
-from probes.units import format_quantity
+from probes.core.errors import ProbeError
+from probes.core.measurement import Measurement
+from probes.measure.probe import Probe
+from probes.core.units import format_quantity
 
 __all__ = ["ProbeProgress", "figure"]
 
@@ -21,7 +21,7 @@ def figure(m: Measurement) -> str:
 
 
 class ProbeProgress:
-    """Draws the progress of :func:`probes.session.run_probes`; quiet draws nothing."""
+    """Draws the progress of :func:`probes.measure.session.run_probes`; quiet draws nothing."""
 
     def __init__(self, stream: TextIO = sys.stderr, quiet: bool = False):
         self.stream, self.quiet = stream, quiet

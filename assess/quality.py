@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from probes.run import Run
-from probes.stats import CONFIDENCE, t_quantile
-from probes.units import Q_, Metric, Quantity, format_quantity
-from probes.workload import Operation
+from probes.core.run import Run
+from probes.core.stats import CONFIDENCE, t_quantile
+from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.workload import Operation
 from models.caches import Memory
 from assess.findings import Finding, Severity
 

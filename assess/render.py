@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from probes.document import dumps, envelope
-from probes.run import Run
-from probes.units import Q_, format_quantity
+from probes.core.document import dumps, envelope
+from probes.core.run import Run
+from probes.core.units import Q_, format_quantity
 from topologies.topology import Topology
 from assess.findings import Judgement, Severity
 

@@ -18,9 +18,9 @@ from typing import Callable, Sequence
 from matplotlib.figure import Figure as MplFigure
 
 import probes
-from probes.errors import InputError
-from probes.measurement import Measurement
-from probes.units import format_quantity
+from probes.core.errors import InputError
+from probes.core.measurement import Measurement
+from probes.core.units import format_quantity
 from models.predict import Model
 from topologies.topology import Topology
 from assess import figures, plots

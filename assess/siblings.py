@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from probes.run import Run
-from probes.stats import Summary
-from probes.units import Q_, format_quantity
-from probes.workload import Access, Operation
+from probes.core.run import Run
+from probes.core.stats import Summary
+from probes.core.units import Q_, format_quantity
+from probes.core.workload import Access, Operation
 from assess.findings import TOLERANCE, Finding, Severity, bandwidth_summary
 
 __all__ = ["UNIT_FACTORS", "SMALL_RANDOM", "READ_OVER_WRITE", "unit_factor", "sibling_findings", "ceiling_mixup"]

@@ -35,8 +35,8 @@ import networkx as nx
 from networkx.algorithms import flow as nx_flow
 
 from models.predict import Model
-from probes.units import Q_
-from probes.workload import Access, Operation, Workload
+from probes.core.units import Q_
+from probes.core.workload import Access, Operation, Workload
 from topologies.load import topology_from_dict
 from topologies.topology import Group, Kind, Topology
 

@@ -20,11 +20,11 @@ import time
 from pathlib import Path
 
 from assess.cli import main
-from probes.iperf3 import serve
-from probes.memory import scratch_directory
-from probes.plan import Plan, plan_probes
-from probes.probe import measure
-from probes.probeset import read_probe_set
+from probes.measure.iperf3 import serve
+from probes.measure.memory import scratch_directory
+from probes.measure.plan import Plan, plan_probes
+from probes.measure.probe import measure
+from probes.measure.probeset import read_probe_set
 
 
 def run(long: float, device: str) -> int:

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from probes.errors import ToolOutputError  # noqa: E402
+from probes.core.errors import ToolOutputError  # noqa: E402
 from probes.readers import READERS, read_results  # noqa: E402
 from tests.mutations import mutate  # noqa: E402
 
@@ -28,7 +28,7 @@ from tests.mutations import mutate  # noqa: E402
 def read_corpus(corpus: Path) -> dict[str, list[str]]:
     """Read every file once through format detection; the per-reader lists of texts for fuzzing."""
     files = sorted(p for p in corpus.rglob("*") if p.is_file() and p.name not in ("README.md", "SOURCES.tsv"))
-    from probes.stats import summarize
+    from probes.core.stats import summarize
     summarize([1.0, 2.0])  # scipy's import (about 1 s) is start-up, not reading
     start = time.perf_counter()
     runs, refused = 0, 0

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from models.sizing import Question, Target, _linear_form, _milp, size
-from probes.units import Q_, Metric
-from probes.workload import Operation, Workload
+from probes.core.units import Q_, Metric
+from probes.core.workload import Operation, Workload
 from topologies.catalogue import load_catalogue
 from topologies.topology import Capacity, Group, Kind, Source, WriteCost
 

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from probes.errors import TopologyError
-from probes.units import Q_, Metric, Quantity
-from probes.workload import Workload
+from probes.core.errors import TopologyError
+from probes.core.units import Q_, Metric, Quantity
+from probes.core.workload import Workload
 from models.ceiling import CacheLimit, rate
 from models.flow import Shape, canonical
 from topologies.topology import Kind, Topology

@@ -15,8 +15,8 @@ import numpy as np
 import sympy as sp
 from scipy import optimize
 
-from probes.errors import InputError
-from probes.stats import t_quantile
+from probes.core.errors import InputError
+from probes.core.stats import t_quantile
 
 __all__ = ["TRANSFER_SIZE", "USL", "Estimate", "Fit", "Law", "fit", "usl", "usl_peak"]
 

@@ -8,8 +8,8 @@ from functools import cached_property
 
 import sympy as sp
 
-from probes.units import Q_, Metric, Quantity, format_quantity, quantity_json, ureg
-from probes.workload import Workload
+from probes.core.units import Q_, Metric, Quantity, format_quantity, quantity_json, ureg
+from probes.core.workload import Workload
 from models.flow import canonical, numbers
 
 __all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from probes.units import Q_, Metric, Quantity, format_quantity
-from probes.workload import Access, Operation, Workload
+from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.workload import Access, Operation, Workload
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 

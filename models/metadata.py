@@ -14,9 +14,9 @@ import math
 
 import sympy as sp
 
-from probes.errors import TopologyError
-from probes.units import Metric, Quantity
-from probes.workload import Workload
+from probes.core.errors import TopologyError
+from probes.core.units import Metric, Quantity
+from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import DEPTH, PPN, UNKNOWN_CONCURRENCY, canonical, count_symbol, group_symbol, least, workload_values
 from topologies.topology import Group, Kind, Topology

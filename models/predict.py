@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import math
 
-from probes.errors import TopologyError
-from probes.units import Metric
-from probes.workload import Workload
+from probes.core.errors import TopologyError
+from probes.core.units import Metric
+from probes.core.workload import Workload
 from models import metadata
 from models.caches import cache_limits
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
@@ -149,8 +149,8 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
     Examples
     --------
     >>> from topologies.bundled import load_example
-    >>> from probes.units import Q_
-    >>> from probes.workload import Operation, Workload
+    >>> from probes.core.units import Q_
+    >>> from probes.core.workload import Operation, Workload
     >>> ceiling = predict(load_example("lecture"), Workload(Operation.READ, Q_(1, "MiB")))
     >>> str(ceiling)
     '1,100 MiB/s (client NICs)'

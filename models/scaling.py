@@ -14,9 +14,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from probes.errors import InputError
-from probes.units import Quantity
-from probes.workload import Workload
+from probes.core.errors import InputError
+from probes.core.units import Quantity
+from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.flow import Scale, Shape
 from models.queueing import Station

@@ -22,9 +22,9 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from probes.errors import InputError
-from probes.units import Q_, Metric, Quantity, format_quantity
-from probes.workload import Workload
+from probes.core.errors import InputError
+from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.flow import canonical, count_symbol, numbers
 from models.predict import Model

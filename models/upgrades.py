@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from probes.units import Quantity, quantity_json
-from probes.workload import Workload
+from probes.core.units import Quantity, quantity_json
+from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.flow import canonical
 from models.predict import Model

@@ -15,7 +15,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Iterator
 
-from probes.iperf3 import serve
+from probes.measure.iperf3 import serve
 
 _COUNTER = itertools.count()
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from scipy import optimize
 
 from models.calibration import TRANSFER_SIZE, USL, Law, fit, usl, usl_peak
-from probes.errors import InputError
+from probes.core.errors import InputError
 from probes.readers import read_results
-from probes.units import Q_, Metric
+from probes.core.units import Q_, Metric
 
 MiB = 2**20
 SIZES = 4096 * 2.0 ** np.arange(13)  # 4 KiB .. 16 MiB

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from models.flow import canonical
 from models.predict import Model
-from probes.errors import InputError
-from probes.units import Q_, Metric
-from probes.workload import Operation, Workload
+from probes.core.errors import InputError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Operation, Workload
 from topologies.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
 from topologies.load import topology_from_dict
 from topologies.save import topology_document

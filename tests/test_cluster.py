@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from probes.cluster import schedule
+from probes.measure.cluster import schedule
 from tests.netns import free_ports
 
 HOST = socket.gethostname()

@@ -6,10 +6,10 @@ import pytest
 
 from assess.cli import main
 from assess.compare import compare
-from probes.errors import InputError
-from probes.run import Origin, Run
-from probes.stats import from_reported
-from probes.units import Metric
+from probes.core.errors import InputError
+from probes.core.run import Origin, Run
+from probes.core.stats import from_reported
+from probes.core.units import Metric
 
 
 def _timed(label, n, mean, std, low, high):

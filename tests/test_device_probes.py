@@ -1,4 +1,4 @@
-"""probes.device: real fio runs on files and loop devices, and write probes refused wherever they would destroy data."""
+"""probes.measure.device: real fio runs on files and loop devices, and write probes refused wherever they would destroy data."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from probes.device import Target, check_writable, device_probes, inspect_target
-from probes.errors import ProbeError
-from probes.probe import measure
-from probes.units import Metric
+from probes.measure.device import Target, check_writable, device_probes, inspect_target
+from probes.core.errors import ProbeError
+from probes.measure.probe import measure
+from probes.core.units import Metric
 
 RUNTIME = 0.3
 MIB = 2**20

@@ -2,8 +2,8 @@
 
 import pytest
 
-from probes.units import Q_
-from probes.workload import Access, Operation, Workload
+from probes.core.units import Q_
+from probes.core.workload import Access, Operation, Workload
 from models.predict import Model, predict
 from models.queueing import bounds, mva
 from models.scaling import knee, queueing_network

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import elbencho, hyperfine
-from probes.errors import ToolOutputError
-from probes.units import Q_, Metric
-from probes.workload import Access, Operation
+from probes.readers import elbencho, hyperfine
+from probes.core.errors import ToolOutputError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation
 
 LARGE = "elbencho_mtelbencho_large-files_write_8xnvme-raid0.txt"
 LOSF = "elbencho_mtelbencho_losf_write_8xnvme-raid0.txt"

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 
-from probes.errors import InputError
-from probes.measurement import Measurement, Provenance
-from probes.run import Origin, Run
-from probes.units import Q_, Metric
-from probes.workload import Operation, Workload
-from probes.host import Host
+from probes.core.errors import InputError
+from probes.core.measurement import Measurement, Provenance
+from probes.core.run import Origin, Run
+from probes.core.units import Q_, Metric
+from probes.core.workload import Operation, Workload
+from probes.core.host import Host
 from models.predict import Model
 from topologies.load import parse_topology
 from assess import figures, plots

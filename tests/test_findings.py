@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from probes.run import Origin, Run
-from probes.stats import from_reported
-from probes.units import Q_, Metric
-from probes.workload import Access, Operation, Workload
+from probes.core.run import Origin, Run
+from probes.core.stats import from_reported
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation, Workload
 from topologies.load import parse_topology
 from assess.check import check_runs
 from assess.findings import CODES

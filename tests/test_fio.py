@@ -1,4 +1,4 @@
-"""probes.fio: real fio JSON outputs (2.17 to 3.26) read to the byte, and anything else refused clearly."""
+"""probes.readers.fio: real fio JSON outputs (2.17 to 3.26) read to the byte, and anything else refused clearly."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import fio
-from probes.errors import ToolOutputError
-from probes.units import Metric
-from probes.workload import Access, Operation
+from probes.readers import fio
+from probes.core.errors import ToolOutputError
+from probes.core.units import Metric
+from probes.core.workload import Access, Operation
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL

@@ -1,4 +1,4 @@
-"""probes.fiotext: fio's normal text output (3.7 to 3.41) read as printed, like fio's JSON, and anything else refused clearly."""
+"""probes.readers.fio_text: fio's normal text output (3.7 to 3.41) read as printed, like fio's JSON, and anything else refused clearly."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import fio, fiotext
-from probes.errors import ToolOutputError
-from probes.units import Q_, Metric
-from probes.workload import Access, Operation
+from probes.readers import fio, fio_text
+from probes.core.errors import ToolOutputError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
@@ -98,8 +98,8 @@ def _facts(run):
 def test_real_text_outputs_are_read_as_printed(corpus, name):
     text = _text(corpus, name)
     version, expected = CORPUS_RUNS[name]
-    assert fiotext.looks_like(text)
-    runs = fiotext.parse(text, source=name)
+    assert fio_text.looks_like(text)
+    runs = fio_text.parse(text, source=name)
     assert [_facts(run) for run in runs] == expected
     for run in runs:
         assert (run.metric, len(run.samples), len(run.durations), run.tags) == (Metric.BANDWIDTH, 1, 1, ())
@@ -111,24 +111,24 @@ def test_every_fio_file_of_the_corpus_is_covered(corpus):
     names = {p.name for p in (corpus / "fio").iterdir() if p.is_file()}
     json_files = {n for n in names if fio.looks_like(_text(corpus, n))}
     assert names == set(CORPUS_RUNS) | set(NOT_RESULTS) | json_files
-    assert {n for n in names if fiotext.looks_like(_text(corpus, n))} == CLAIMED
+    assert {n for n in names if fio_text.looks_like(_text(corpus, n))} == CLAIMED
 
 
 def test_no_corpus_file_is_claimed_by_both_fio_readers(corpus):
     files = [p for p in sorted(corpus.rglob("*")) if p.is_file() and p.parent != corpus]
     both = [p.name for p in files if fio.looks_like(t := p.read_text(encoding="utf-8", errors="replace"))
-            and fiotext.looks_like(t)]
+            and fio_text.looks_like(t)]
     assert both == []
     # The JSON with fio's error lines before it stays with the JSON reader.
     text = _text(corpus, "vc_fio-3.13_windowsaio_error_lines_before_json.txt")
-    assert text.startswith("fio: pid=") and fio.looks_like(text) and not fiotext.looks_like(text)
+    assert text.startswith("fio: pid=") and fio.looks_like(text) and not fio_text.looks_like(text)
 
 
 @pytest.mark.parametrize("name", sorted(NOT_RESULTS))
 def test_fio_files_that_are_not_text_reports_say_what_they_are(corpus, name):
     where, found = NOT_RESULTS[name]
     with pytest.raises(ToolOutputError) as err:
-        fiotext.parse(_text(corpus, name), source=name)
+        fio_text.parse(_text(corpus, name), source=name)
     assert str(err.value).startswith(f"{name}: {where}: expected fio's"), str(err.value)
     assert found in str(err.value)
 
@@ -136,7 +136,7 @@ def test_fio_files_that_are_not_text_reports_say_what_they_are(corpus, name):
 def test_fio_json_files_are_refused_as_json(corpus):
     for path in sorted((corpus / "fio").glob("*.json")):
         with pytest.raises(ToolOutputError, match="found its JSON output"):
-            fiotext.parse(path.read_text(encoding="utf-8"), source=path.name)
+            fio_text.parse(path.read_text(encoding="utf-8"), source=path.name)
 
 
 _BW = re.compile(r"BW=([0-9.]+)(\w+/s) \(([0-9.]+)(\w+/s)\)")
@@ -158,13 +158,13 @@ def test_the_bandwidth_fio_prints_first_is_binary_and_the_other_decimal(corpus):
 @pytest.mark.parametrize("name", sorted(CORPUS_RUNS) + ["m1mac_fio_macos_error_max_jobs.txt"])
 def test_truncated_outputs_keep_what_is_complete_or_name_the_line(corpus, name):
     text = _text(corpus, name)
-    whole = [_facts(run) for run in fiotext.parse(text, source=name)] if name in CORPUS_RUNS else []
+    whole = [_facts(run) for run in fio_text.parse(text, source=name)] if name in CORPUS_RUNS else []
     lines = text.splitlines(keepends=True)
     cuts = [len("".join(lines[:n])) for n in range(0, len(lines), 7)] + [1, 50, len(text) - 2]
     cuts += [len(text) * k // 13 for k in range(1, 13)]
     for cut in cuts:
         try:
-            runs = fiotext.parse(text[:cut], source=name)
+            runs = fio_text.parse(text[:cut], source=name)
         except ToolOutputError as exc:
             assert re.match(f"^{re.escape(name)}: line [0-9]+: expected", str(exc)), str(exc)
         else:
@@ -176,7 +176,7 @@ def test_a_line_cut_in_the_middle_is_named(corpus):
     text = _text(corpus, name)
     cut = text.index("(5120MiB/5393") + len("(5120MiB/53")
     with pytest.raises(ToolOutputError) as err:
-        fiotext.parse(text[:cut], source=name)
+        fio_text.parse(text[:cut], source=name)
     assert str(err.value).startswith(f"{name}: line 35: expected '<read|write>: IOPS=..., BW=... (...)"
                                      "(<io>/<N>msec)'; found 'read: IOPS=243k"), str(err.value)
     assert str(err.value).endswith("the line is cut or malformed")
@@ -187,7 +187,7 @@ def test_a_job_cut_after_its_header_is_a_truncation(corpus):
     text = "\n".join(_text(corpus, name).splitlines()[:34])  # up to the header of group 1
     with pytest.raises(ToolOutputError, match=rf"^{name}: line 34: expected the read or write line of job "
                                               "'4k_randread' after its header; found none: the output is truncated"):
-        fiotext.parse(text, source=name)
+        fio_text.parse(text, source=name)
 
 
 # Synthetic outputs in fio 3.x's format, for what the corpus does not show.
@@ -213,7 +213,7 @@ def test_read_like_the_json_reader_reads_the_same_job():
         "jobname": "rw4k", "error": 0, "job options": {"rw": "randwrite", "bs": "4k", "iodepth": "16",
                                                       "numjobs": "4", "group_reporting": "1"},
         "read": {"io_bytes": 0, "bw_bytes": 0}, "write": {"io_bytes": 12557375488, "bw_bytes": 209281281}}]}
-    [text_run] = fiotext.parse(text, source="t.txt")
+    [text_run] = fio_text.parse(text, source="t.txt")
     [json_run] = fio.parse(json.dumps(document), source="t.json")
     assert text_run.label == json_run.label == "rw4k write"
     assert text_run.value.to("B/s").magnitude == pytest.approx(json_run.samples[0], rel=0.005)
@@ -226,20 +226,20 @@ def test_read_like_the_json_reader_reads_the_same_job():
 def test_kb_base_1000_prints_decimal_first_and_the_binary_one_is_taken():
     text = _output([_description(bs="4096B-4096B")],
                    [_block(lines=["  read: IOPS=45.9k, BW=188MB/s (179MiB/s)(5369MB/28584msec)"])])
-    [run] = fiotext.parse(text, source="k.txt")
+    [run] = fio_text.parse(text, source="k.txt")
     assert (run.samples, run.unit, run.workload.data_set) == ((179.0,), "MiB/s", Q_(5369, "MB"))
 
 
 def test_bandwidth_in_bits_keeps_fio_s_unit():
     text = _output(blocks=[_block(lines=["  read: IOPS=256, BW=8192Kibit/s (8389kbit/s)(10.0MiB/10000msec)"])])
-    [run] = fiotext.parse(text, source="b.txt")
+    [run] = fio_text.parse(text, source="b.txt")
     assert (run.samples, run.unit, run.value.to("KiB/s").magnitude) == ((8192.0,), "Kibit/s", 1024.0)
 
 
 def test_jobs_without_group_reporting_are_one_run_per_process():
     # numjobs=2 without group_reporting: fio prints one block per process, each jobs=1, same name.
     blocks = [_block(), _block(lines=["  read: IOPS=250, BW=1000KiB/s (1024kB/s)(9.77MiB/10000msec)"])]
-    runs = fiotext.parse(_output([_description(), "..."], blocks), source="n.txt")
+    runs = fio_text.parse(_output([_description(), "..."], blocks), source="n.txt")
     assert [(r.label, r.samples, r.workload.ppn) for r in runs] == [
         ("job read (line 7)", (1024.0,), 1), ("job read (line 9)", (1000.0,), 1)]
 
@@ -250,7 +250,7 @@ def test_randrw_gives_a_read_and_a_write_with_their_block_sizes():
     lines = ["  read: IOPS=100, BW=400KiB/s (410kB/s)(4000KiB/10000msec)",
              "  write: IOPS=100, BW=6400KiB/s (6554kB/s)(62.5MiB/10000msec); 0 zone resets",
              "  trim: IOPS=1, BW=4096B/s (4096B/s)(40.0KiB/10000msec)"]
-    runs = fiotext.parse(_output([description], [_block(name="mix", lines=lines)]), source="m.txt")
+    runs = fio_text.parse(_output([description], [_block(name="mix", lines=lines)]), source="m.txt")
     assert [(r.label, r.workload.transfer_size.to("B").magnitude, r.workload.access) for r in runs] == [
         ("mix read", 4096, RAND), ("mix write", 65536, RAND)]
 
@@ -260,7 +260,7 @@ def test_failed_jobs_keep_their_runs_tagged_or_are_left_out_if_they_moved_nothin
     empty = _block(name="dead", err="28 (file:filesetup.c:1, func=ftruncate, error=No space left on device)",
                    lines=())
     text = _output([_description(name="bad"), _description(name="dead")], [failed, empty])
-    [run] = fiotext.parse(text, source="e.txt")
+    [run] = fio_text.parse(text, source="e.txt")
     assert (run.label, run.tags) == ("bad read", (("fio_error", "5"),))
 
 
@@ -269,7 +269,7 @@ def test_client_server_output_leaves_out_the_all_clients_sum():
                     "hostname=b, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1",
                     _description(host="<a> "), _description(host="<b> ")]
     blocks = [_block(), _block(), "Run status group 0 (all jobs):", _block(name="All clients", jobs=2)]
-    runs = fiotext.parse(_output(descriptions, blocks, version=""), source="c.txt")
+    runs = fio_text.parse(_output(descriptions, blocks, version=""), source="c.txt")
     assert [(r.label, r.origin.tool_version) for r in runs] == [
         ("job read (line 9)", "fio-3.33"), ("job read (line 11)", "fio-3.33")]
 
@@ -277,7 +277,7 @@ def test_client_server_output_leaves_out_the_all_clients_sum():
 def test_two_runs_one_after_another_are_both_read():
     first = _output([_description(rw="read")], version="fio-3.35")
     second = _output([_description(rw="randread", depth=32)], version="fio-3.36")
-    runs = fiotext.parse(first + second, source="two.txt")
+    runs = fio_text.parse(first + second, source="two.txt")
     assert [(r.label, r.workload.access, r.workload.queue_depth, r.origin.tool_version) for r in runs] == [
         ("job read (line 6)", SEQ, 1, "fio-3.35"), ("job read (line 15)", RAND, 32, "fio-3.36")]
 
@@ -315,7 +315,7 @@ def test_two_runs_one_after_another_are_both_read():
 ])
 def test_errors_name_the_line_and_what_was_found(text, where, found):
     with pytest.raises(ToolOutputError) as err:
-        fiotext.parse(text, source="bad.txt")
+        fio_text.parse(text, source="bad.txt")
     message = str(err.value)
     assert message.startswith(f"bad.txt: {where}: expected"), message
     assert found in message, message
@@ -325,13 +325,13 @@ def test_errors_name_the_line_and_what_was_found(text, where, found):
 def test_only_the_sum_of_all_clients_is_no_run():
     text = _output([_description()], [_block(name="All clients")])
     with pytest.raises(ToolOutputError, match="^a.txt: line 5: expected a job that read or wrote data; found none"):
-        fiotext.parse(text, source="a.txt")
+        fio_text.parse(text, source="a.txt")
 
 
 # Fuzzing: nothing but ToolOutputError may come out, whatever the text.
 def _parse_or_refuse(text):
     try:
-        runs = fiotext.parse(text, source="fuzz.txt")
+        runs = fio_text.parse(text, source="fuzz.txt")
     except ToolOutputError as exc:
         assert re.match(r"^fuzz\.txt: line [0-9]+: expected", str(exc)), str(exc)
         return
@@ -352,7 +352,7 @@ PIECES = st.sampled_from([
 @settings(max_examples=150, deadline=None)
 @given(st.text() | st.lists(PIECES | st.text(max_size=12), max_size=12).map("\n".join))
 def test_any_text_is_read_or_refused(text):
-    assert isinstance(fiotext.looks_like(text), bool)
+    assert isinstance(fio_text.looks_like(text), bool)
     _parse_or_refuse(text)
 
 

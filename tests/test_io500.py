@@ -1,4 +1,4 @@
-"""probes.io500: every io500 file of the corpus (prototype 2017, io500.sh 2017-20, C app SC20-ISC25) read as printed."""
+"""probes.readers.io500: every io500 file of the corpus (prototype 2017, io500.sh 2017-20, C app SC20-ISC25) read as printed."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import io500, ior
-from probes.errors import ToolOutputError
-from probes.units import Q_, Metric
-from probes.workload import Access, Operation
+from probes.readers import io500, ior
+from probes.core.errors import ToolOutputError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation
 
 GIB, KOPS = "GiB/s", "kop/s"
 READ, WRITE = Operation.READ, Operation.WRITE

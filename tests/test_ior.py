@@ -1,4 +1,4 @@
-"""probes.ior: real IOR outputs (text 3.0.1 to 4.1.0, JSON 3.3.0 and 3.4.0) read as printed, and anything else refused clearly."""
+"""probes.readers.ior: real IOR outputs (text 3.0.1 to 4.1.0, JSON 3.3.0 and 3.4.0) read as printed, and anything else refused clearly."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import ior
-from probes.errors import ToolOutputError
+from probes.readers import ior
+from probes.core.errors import ToolOutputError
 from probes.readers import read_results
-from probes.units import Metric
-from probes.workload import Access, Operation
+from probes.core.units import Metric
+from probes.core.workload import Access, Operation
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL

@@ -27,16 +27,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import probes.lab
-from probes import iperf3, ping
-from probes.document import dumps, envelope, write_atomic
-from probes.errors import InputError, ProbeError
+from probes.measure import iperf3, ping
+from probes.core.document import dumps, envelope, write_atomic
+from probes.core.errors import InputError, ProbeError
 from probes.lab import (LOCK, PREFIX, STOPPED, SUBNET, Backing, Lab, Spec, down, leftovers, parse_spec, service,
                         state, status, up)
 from probes.lab import sshd_namespace
-from probes.mountinfo import Mount, holding, mounts, unescape
-from probes.runner import install_hint, run_tool
-from probes.units import Metric, parse_quantity
-from probes.workload import Operation, Workload
+from probes.measure.mountinfo import Mount, holding, mounts, unescape
+from probes.measure.tool import install_hint, run_tool
+from probes.core.units import Metric, parse_quantity
+from probes.core.workload import Operation, Workload
 from models.predict import Model
 from topologies.lab import lab_topology
 from topologies.load import load_topology

@@ -1,4 +1,4 @@
-"""Tests of probes.mdtest: every mdtest output of the corpus, synthetic variants, truncation and fuzzing."""
+"""Tests of probes.readers.mdtest: every mdtest output of the corpus, synthetic variants, truncation and fuzzing."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import mdtest
-from probes.errors import ToolOutputError
-from probes.units import Metric
-from probes.workload import Access, Operation
+from probes.readers import mdtest
+from probes.core.errors import ToolOutputError
+from probes.core.units import Metric
+from probes.core.workload import Access, Operation
 
 MDTEST_FILES = {
     "akrr_mdtest-1.9.3_multirun_ub-ccr.txt": ("1.9.3", 36),

@@ -6,9 +6,9 @@ import math
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from probes.errors import TopologyError
-from probes.units import Q_
-from probes.workload import Access, Operation, Workload
+from probes.core.errors import TopologyError
+from probes.core.units import Q_
+from probes.core.workload import Access, Operation, Workload
 import sympy as sp
 
 from models.flow import canonical

@@ -4,9 +4,9 @@ its formula, its numbers and its sensitivities agree with the model solved again
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 
-from probes.errors import TopologyError
-from probes.units import Q_
-from probes.workload import Access, Operation, Workload
+from probes.core.errors import TopologyError
+from probes.core.units import Q_
+from probes.core.workload import Access, Operation, Workload
 from models.predict import predict
 from models.sensitivity import sensitivity
 from topologies.load import topology_from_dict

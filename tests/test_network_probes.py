@@ -1,4 +1,4 @@
-"""probes.ping and probes.iperf3: their parsers on real outputs, and real runs over loopback and a 1 Gbit/s veth link."""
+"""probes.measure.ping and probes.measure.iperf3: their parsers on real outputs, and real runs over loopback and a 1 Gbit/s veth link."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from probes import iperf3, ping
-from probes.errors import ProbeError, ToolOutputError
-from probes.probe import MIN_REPETITIONS, measure
+from probes.measure import iperf3, ping
+from probes.core.errors import ProbeError, ToolOutputError
+from probes.measure.probe import MIN_REPETITIONS, measure
 from tests.netns import free_ports, shaped_link, unavailable
 
 # ---- ping: the parser on real outputs ---------------------------------------------------------

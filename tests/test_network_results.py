@@ -1,4 +1,4 @@
-"""probes.iperf3_results, probes.iperf2, probes.ping_results: real network test outputs read as printed, and anything else refused clearly."""
+"""probes.readers.iperf3, probes.readers.iperf2, probes.readers.ping: real network test outputs read as printed, and anything else refused clearly."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes import iperf2, iperf3_results, ping_results
-from probes.errors import ToolOutputError
-from probes.units import Metric, ureg
+from probes.readers import iperf2, iperf3, ping
+from probes.core.errors import ToolOutputError
+from probes.core.units import Metric, ureg
 
-READERS = {"iperf3": iperf3_results, "iperf2": iperf2, "ping": ping_results}
+READERS = {"iperf3": iperf3, "iperf2": iperf2, "ping": ping}
 BW, LAT = Metric.BANDWIDTH, Metric.LATENCY
 
 # Every network output of the corpus: (folder, file) -> (tool version, [(label, unit, samples)]).
@@ -139,8 +139,8 @@ def test_iperf3_text_cut_in_its_last_line_leaves_that_line_out(corpus):
     cut = text[:text.index("(omitted)", text.index("1.00-2.00"))]
     with pytest.raises(ToolOutputError, match="^c.txt: line 1: expected interval or summary lines for the iperf3 "
                                               "test starting here; found none but intervals of the -O warm-up"):
-        iperf3_results.parse(cut, source="c.txt")
-    [run] = iperf3_results.parse(text[:text.index("\n", text.index("2.00-3.00", 600)) - 10], source="c.txt")
+        iperf3.parse(cut, source="c.txt")
+    [run] = iperf3.parse(text[:text.index("\n", text.index("2.00-3.00", 600)) - 10], source="c.txt")
     assert run.samples == (31.4, 31.5) and dict(run.tags)["cut_line"].startswith("line 9 ends the output")
 
 
@@ -219,7 +219,7 @@ def test_ping_with_a_cut_statistics_block_and_a_missing_reply(corpus):
 def test_ping_cut_before_its_statistics_is_read_from_its_replies(corpus):
     text = _text(corpus, "ping", "pkb_ping_iputils_100pkts.txt")
     cut = "\n".join(text.splitlines()[:51])  # the header and replies 1-50
-    [run] = ping_results.parse(cut, source="cut.txt")
+    [run] = ping.parse(cut, source="cut.txt")
     assert len(run.samples) == 50 and run.samples[:2] == (0.280, 0.344)
     assert dict(run.tags)["statistics"].startswith("missing: the output ends before ping's packet counts; the "
                                                   "samples are the 50 reply lines")
@@ -250,7 +250,7 @@ Approximate round trip times in milli-seconds:
 
 
 def test_windows_replies_under_1ms_are_left_out_and_said_so():
-    [run] = ping_results.parse(WINDOWS_FAST, source="w.txt")
+    [run] = ping.parse(WINDOWS_FAST, source="w.txt")
     assert run.samples == (1.0, 2.0)
     tags = dict(run.tags)
     assert tags["below_1ms"].startswith("2 replies printed time<1ms are left out")
@@ -261,7 +261,7 @@ def test_windows_ping_with_only_replies_under_1ms_is_refused():
     text = WINDOWS_FAST.replace("time=1ms", "time<1ms").replace("time=2ms", "time<1ms")
     with pytest.raises(ToolOutputError, match=r"^w.txt: line 1: expected replies with a round-trip time .*"
                                               r"found only replies printed time<1ms \(4\)"):
-        ping_results.parse(text, source="w.txt")
+        ping.parse(text, source="w.txt")
 
 
 IPV6_PING = """\
@@ -278,7 +278,7 @@ rtt min/avg/max/mdev = 0.031/0.054/0.090/0.022 ms
 
 
 def test_ipv6_ping_and_duplicate_replies():
-    [run] = ping_results.parse(IPV6_PING, source="v6.txt")
+    [run] = ping.parse(IPV6_PING, source="v6.txt")
     assert (run.label, run.samples) == ("ping ::1", (0.045, 0.031, 0.052))
     tags = dict(run.tags)
     assert tags["duplicates"] == "1 duplicate replies (DUP!) left out"
@@ -294,7 +294,7 @@ def test_ipv6_ping_and_duplicate_replies():
 ])
 def test_ping_without_replies_is_refused(text, where, found):
     with pytest.raises(ToolOutputError) as err:
-        ping_results.parse(text, source="p.txt")
+        ping.parse(text, source="p.txt")
     assert str(err.value).startswith(f"p.txt: {where}: expected") and found in str(err.value)
 
 
@@ -329,7 +329,7 @@ RECEIVING = {"reverse": "Reverse mode, remote host 10.0.0.2 is sending\n", "colu
 
 
 def test_iperf3_text_parallel_streams_are_read_from_the_sum_lines():
-    [run] = iperf3_results.parse(P2_TEXT.format(**SENDING), source="p2.txt")
+    [run] = iperf3.parse(P2_TEXT.format(**SENDING), source="p2.txt")
     assert (run.label, run.samples, run.durations, run.origin.line) == (
         "iperf3 TCP 2 streams 10.0.0.1 -> 10.0.0.2", (933.0, 932.0), (1.0, 1.0), 7)
     tags = dict(run.tags)
@@ -338,7 +338,7 @@ def test_iperf3_text_parallel_streams_are_read_from_the_sum_lines():
 
 
 def test_iperf3_text_reverse_mode_turns_the_direction_round():
-    [run] = iperf3_results.parse(P2_TEXT.format(**RECEIVING), source="r.txt")
+    [run] = iperf3.parse(P2_TEXT.format(**RECEIVING), source="r.txt")
     # The interval header has no Retr column (the client receives); the summary's Retr says TCP.
     assert run.label == "iperf3 TCP 2 streams 10.0.0.2 -> 10.0.0.1"
     assert dict(run.tags)["reverse"] == "yes"
@@ -347,7 +347,7 @@ def test_iperf3_text_reverse_mode_turns_the_direction_round():
 def test_iperf3_text_parallel_streams_cut_before_a_sum_line_are_refused():
     text = "\n".join(P2_TEXT.format(**SENDING).splitlines()[:6]) + "\n"
     with pytest.raises(ToolOutputError, match=r"^p2.txt: line 5: expected \[SUM\] lines adding up the 2 streams"):
-        iperf3_results.parse(text, source="p2.txt")
+        iperf3.parse(text, source="p2.txt")
 
 
 SERVER_TEXT = """\
@@ -373,7 +373,7 @@ Accepted connection from 10.0.0.3, port 39998
 
 
 def test_iperf3_server_text_gives_a_run_per_client():
-    first, second = iperf3_results.parse(SERVER_TEXT, source="s.txt")
+    first, second = iperf3.parse(SERVER_TEXT, source="s.txt")
     # The text does not say TCP (no Retr column): the label leaves the protocol out.
     assert (first.label, first.samples) == ("iperf3 1 stream 10.0.0.1 -> 10.0.0.2", (904.0, 941.0))
     assert dict(first.tags)["sum_received"] == "905 Mbit/s over 0.00-2.04 s"
@@ -404,7 +404,7 @@ iperf Done.
 
 
 def test_iperf3_text_bidir_gives_a_run_per_direction():
-    sent, received = iperf3_results.parse(BIDIR_TEXT, source="b.txt")
+    sent, received = iperf3.parse(BIDIR_TEXT, source="b.txt")
     assert (sent.label, sent.samples) == ("iperf3 TCP 1 stream 10.0.0.1 -> 10.0.0.2", (472.0, 471.0))
     assert (received.label, received.samples) == ("iperf3 TCP 1 stream 10.0.0.2 -> 10.0.0.1", (419.0, 428.0))
     assert dict(received.tags)["retransmits"] == "5" and dict(received.tags)["bidir"] == "RX-C"
@@ -419,7 +419,7 @@ def test_malformed_iperf3_interval_lines_are_refused_with_the_line(line, found):
     lines = P2_TEXT.format(**SENDING).splitlines()
     text = "\n".join(lines[:10] + [line, ""])
     with pytest.raises(ToolOutputError) as err:
-        iperf3_results.parse(text.replace("[  7]", "[  5]").replace("[SUM]", "[  5]"), source="m.txt")
+        iperf3.parse(text.replace("[  7]", "[  5]").replace("[SUM]", "[  5]"), source="m.txt")
     message = str(err.value)
     assert message.startswith("m.txt: line 11: expected") and found in message, message
 
@@ -440,7 +440,7 @@ def test_iperf3_json_direction_follows_role_and_reverse(corpus, reverse, server,
     document["start"]["test_start"]["reverse"] = reverse
     if server:
         document["start"]["accepted_connection"] = document["start"].pop("connecting_to")
-    [run] = iperf3_results.parse(json.dumps(document), source="d.json")
+    [run] = iperf3.parse(json.dumps(document), source="d.json")
     assert run.label == f"iperf3 TCP 2 streams {arrow}"
     assert dict(run.tags)["reverse"] == ("yes" if reverse else "no")
 
@@ -451,7 +451,7 @@ def test_iperf3_json_bidir_gives_a_run_per_direction(corpus):
     for item in document["intervals"]:
         item["sum_bidir_reverse"] = dict(item["sum"], bits_per_second=123.5, sender=False)
     document["end"]["sum_received_bidir_reverse"] = dict(document["end"]["sum_received"], bits_per_second=120.0)
-    forward, backward = iperf3_results.parse(json.dumps(document), source="b.json")
+    forward, backward = iperf3.parse(json.dumps(document), source="b.json")
     assert (forward.label, forward.samples) == (f"iperf3 TCP 2 streams {LOCAL} -> {REMOTE}", (690767214.074103,))
     assert (backward.label, backward.samples) == (f"iperf3 TCP 2 streams {REMOTE} -> {LOCAL}", (123.5,))
     assert dict(backward.tags)["sum_received"] == "120.0 bit/s" and "sum_sent" not in dict(backward.tags)
@@ -460,7 +460,7 @@ def test_iperf3_json_bidir_gives_a_run_per_direction(corpus):
 def test_iperf3_json_without_intervals_gives_the_receiver_total(corpus):
     document = _json(corpus)
     document["intervals"] = []
-    [run] = iperf3_results.parse(json.dumps(document), source="i.json")
+    [run] = iperf3.parse(json.dumps(document), source="i.json")
     assert (run.samples, run.durations) == ((644399310.303823,), (1.042778,))
     assert dict(run.tags)["intervals"] == "none reported; the sample is the receiver's total over the whole test"
 
@@ -469,12 +469,12 @@ def test_iperf3_json_error_without_results_is_quoted(corpus):
     document = _json(corpus)
     document.update(intervals=[], end={}, error="unable to connect to server: Connection refused")
     with pytest.raises(ToolOutputError, match="^e.json: error: iperf3 reported: unable to connect to server"):
-        iperf3_results.parse(json.dumps(document), source="e.json")
+        iperf3.parse(json.dumps(document), source="e.json")
 
 
 def test_iperf3_json_objects_one_after_another(corpus):
     one = _text(corpus, "iperf3", "flxo_iperf-3.12_json_udp_loopback_1Mbps.json")
-    runs = iperf3_results.parse("warning: something\n" + one + "\n" + one, source="two.json")
+    runs = iperf3.parse("warning: something\n" + one + "\n" + one, source="two.json")
     second = one.count("\n") + 3
     assert [r.label for r in runs] == [f"iperf3 UDP 1 stream ::1 -> ::1 (line {n})" for n in (2, second)]
     assert runs[0].samples == runs[1].samples
@@ -492,7 +492,7 @@ def test_iperf3_json_errors_name_the_field(corpus, edit, where):
     document = _json(corpus)
     edit(document)
     with pytest.raises(ToolOutputError) as err:
-        iperf3_results.parse(json.dumps(document), source="f.json")
+        iperf3.parse(json.dumps(document), source="f.json")
     assert str(err.value).startswith(f"f.json: {where}: expected"), str(err.value)
 
 
@@ -500,7 +500,7 @@ def test_iperf3_json_cut_short_names_the_line(corpus):
     text = _text(corpus, "iperf3", "flxo_iperf-3.12_json_udp_loopback_1Mbps.json")
     # Cut after line 40, '"intervals": [' with nothing after it: the decoder stops at its end.
     with pytest.raises(ToolOutputError, match=r"^c.json: line 40: expected iperf3's JSON; found invalid JSON"):
-        iperf3_results.parse("\n".join(text.splitlines()[:40]), source="c.json")
+        iperf3.parse("\n".join(text.splitlines()[:40]), source="c.json")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -668,4 +668,4 @@ def test_any_json_is_read_or_refused(value):
         for key in path[:-1]:
             parent = parent[key]
         parent[path[-1]] = value
-        _parse_or_refuse(iperf3_results, json.dumps(document))
+        _parse_or_refuse(iperf3, json.dumps(document))

@@ -8,15 +8,15 @@ import time
 
 import pytest
 
-from probes.errors import InputError, ToolFailedError, ToolNotFoundError
-from probes.fiojob import ContextSwitches
-from probes.host import this_host
-from probes.measurement import Measurement, Provenance
-from probes.memory import scratch_directory, tmpfs_probes
-from probes.probe import MIN_REPETITIONS, Output, Probe, measure
-from probes.probeset import ProbeSetFile, read_probe_set
-from probes.runner import run_tool
-from probes.units import Metric
+from probes.core.errors import InputError, ToolFailedError, ToolNotFoundError
+from probes.measure.fio import ContextSwitches
+from probes.core.host import this_host
+from probes.core.measurement import Measurement, Provenance
+from probes.measure.memory import scratch_directory, tmpfs_probes
+from probes.measure.probe import MIN_REPETITIONS, Output, Probe, measure
+from probes.measure.probeset import ProbeSetFile, read_probe_set
+from probes.measure.tool import run_tool
+from probes.core.units import Metric
 from topologies.load import parse_topology
 
 
@@ -198,8 +198,8 @@ class _Recorder:
 
 
 def test_a_failing_probe_is_reported_and_the_others_go_on(tmp_path):
-    from probes.iperf3 import iperf3_probes
-    from probes.session import run_probes
+    from probes.measure.iperf3 import iperf3_probes
+    from probes.measure.session import run_probes
 
     with scratch_directory("/dev/shm", __file__) as scratch:
         probes = iperf3_probes("127.0.0.1", port=1, streams=(1,), directions=("send",))
@@ -215,7 +215,7 @@ def test_a_failing_probe_is_reported_and_the_others_go_on(tmp_path):
 
 
 def test_a_missing_tool_stops_the_run_before_anything_is_measured(tmp_path):
-    from probes.session import run_probes
+    from probes.measure.session import run_probes
 
     probe = Probe("t", "no-such-tool", (("no-such-tool",),), (Output("t.x", "x", Metric.LATENCY, "s"),), dict)
     with pytest.raises(ToolNotFoundError, match="no-such-tool is not installed"):
@@ -224,7 +224,7 @@ def test_a_missing_tool_stops_the_run_before_anything_is_measured(tmp_path):
 
 
 def test_a_resume_that_would_measure_a_figure_again_differently_is_refused(tmp_path):
-    from probes.session import run_probes
+    from probes.measure.session import run_probes
 
     with scratch_directory("/dev/shm", __file__) as scratch:
         probe = tmpfs_probes(scratch, runtime=0.2, operations=("read",))[1]
@@ -245,7 +245,7 @@ def test_figures_that_ride_along_have_no_target_of_their_own():
 
 
 def test_the_scratch_directory_must_be_on_a_tmpfs_and_private(tmp_path):
-    from probes.errors import ProbeError
+    from probes.core.errors import ProbeError
 
     with pytest.raises(ProbeError, match=r"is on \w+, not a tmpfs: the memory probes would measure a disk"):
         with scratch_directory(str(tmp_path), "x"):
@@ -258,8 +258,8 @@ def test_the_scratch_directory_must_be_on_a_tmpfs_and_private(tmp_path):
 
 
 def test_a_plan_never_saves_two_figures_under_one_name(tmp_path):
-    from probes.errors import ProbeError
-    from probes.plan import Plan, plan_probes
+    from probes.core.errors import ProbeError
+    from probes.measure.plan import Plan, plan_probes
 
     for folder in ("a", "b"):
         (tmp_path / folder).mkdir()
@@ -271,7 +271,7 @@ def test_a_plan_never_saves_two_figures_under_one_name(tmp_path):
 
 
 def test_the_budget_is_shared_and_kept(tmp_path):
-    from probes.session import run_probes
+    from probes.measure.session import run_probes
 
     def slow(name):
         values = iter([1.0, 2.0] * 1000)  # too noisy to reach the target: only the budget stops it

@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assess.cli import main
-from probes import table
-from probes.errors import ToolOutputError
+from probes.readers import table
+from probes.core.errors import ToolOutputError
 from probes.readers import READERS, read_results
 from tests.mutations import mutate
 
@@ -22,7 +22,9 @@ NOT_RESULTS = ("config.ini", "system-information", ".fio", "_bw.1.log", "FAILED"
 
 
 def _files(corpus):
-    return sorted(p for p in corpus.rglob("*") if p.is_file() and p.name not in ("README.md", "SOURCES.tsv"))
+    """The tools' outputs: the corpus's other folders (the io500 list, MLPerf results) are data of another kind."""
+    return sorted(p for p in corpus.rglob("*") if p.is_file() and p.name not in ("README.md", "SOURCES.tsv")
+                  and p.relative_to(corpus).parts[0] in CLAIMS)
 
 
 def test_every_results_file_of_the_corpus_is_detected_and_read(corpus):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from probes.errors import InputError
+from probes.core.errors import InputError
 from topologies.bundled import example_names, load_example
 from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.save import check_new, save_topology, topology_document

@@ -2,7 +2,7 @@
 
 import pytest
 
-from probes import table
+from probes.readers import table
 from topologies.load import parse_topology
 from assess.check import check_runs
 

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from assess.cli import main
 from models.predict import Model
 from models.sizing import Question, Target, designs, size
-from probes.errors import InputError
-from probes.units import Q_, Metric
-from probes.workload import Access, Operation, Workload
+from probes.core.errors import InputError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation, Workload
 from topologies.catalogue import Part
 from topologies.load import load_topology
 from topologies.topology import Capacity, Group, Kind, Source, WriteCost

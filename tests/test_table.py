@@ -3,11 +3,11 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from probes import table
-from probes.errors import ToolOutputError
+from probes.readers import table
+from probes.core.errors import ToolOutputError
 from probes.readers import read_results
-from probes.units import Metric
-from probes.workload import Access, Operation
+from probes.core.units import Metric
+from probes.core.workload import Access, Operation
 from topologies.bundled import example_path
 
 HEADER = "op,transfer_size,value,unit\n"

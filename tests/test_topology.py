@@ -5,7 +5,7 @@ import pickle
 import pytest
 from hypothesis import given, strategies as st
 
-from probes.errors import TopologyError
+from probes.core.errors import TopologyError
 from topologies.bundled import example_names, load_example
 from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.topology import Kind

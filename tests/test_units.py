@@ -3,8 +3,8 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from probes.errors import UnitError
-from probes.units import Metric, Q_, format_quantity, parse_quantity, parse_unit, require
+from probes.core.errors import UnitError
+from probes.core.units import Metric, Q_, format_quantity, parse_quantity, parse_unit, require
 
 
 def test_iops_are_not_bandwidth():

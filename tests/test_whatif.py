@@ -8,9 +8,9 @@ from hypothesis import given, settings, strategies as st
 from assess.cli import main
 from models.predict import Model
 from models.upgrades import upgrades
-from probes.errors import InputError, TopologyError
-from probes.units import Q_
-from probes.workload import Operation, Workload
+from probes.core.errors import InputError, TopologyError
+from probes.core.units import Q_
+from probes.core.workload import Operation, Workload
 from topologies.bundled import load_example
 from topologies.edit import Change, apply_changes, parse_change
 from topologies.load import parse_topology

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from probes.errors import InputError
-from probes.units import Metric
+from probes.core.errors import InputError
+from probes.core.units import Metric
 from topologies.load import parse_capacity, parse_price, read_toml
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
 

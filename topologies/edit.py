@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any
 
-from probes.errors import InputError, TopologyError
+from probes.core.errors import InputError, TopologyError
 from topologies.load import topology_from_dict
 from topologies.save import topology_document
 from topologies.topology import PER_OPERATION, Group, Kind, Topology

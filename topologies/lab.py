@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from probes.lab import PREFIX, SWITCH, Backing, Lab
-from probes.units import Metric
+from probes.core.units import Metric
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology
 
 __all__ = ["lab_topology", "hosts_phrase"]

@@ -45,10 +45,10 @@ from typing import Any
 
 import networkx as nx
 
-from probes.errors import InputError, TopologyError, UnitError
-from probes.measurement import Measurement
-from probes.probeset import read_probe_set
-from probes.units import Metric, format_quantity, parse_quantity
+from probes.core.errors import InputError, TopologyError, UnitError
+from probes.core.measurement import Measurement
+from probes.measure.probeset import read_probe_set
+from probes.core.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source, Topology, WriteCost,
                                  capacity_keys)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import tomli_w
 
-from probes.errors import InputError
-from probes.units import Quantity
+from probes.core.errors import InputError
+from probes.core.units import Quantity
 from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
 
 __all__ = ["topology_document", "save_topology", "check_new"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from probes.units import Metric, Quantity, format_quantity, quantity_json
+from probes.core.units import Metric, Quantity, format_quantity, quantity_json
 
 __all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]

@@ -12,7 +12,7 @@ import threading
 from typing import Sequence
 
 import probes
-from probes.errors import IoboundError
+from probes.core.errors import IoboundError
 from assess.cli import check, compare, examples, fit, lab, predict, probe, read, report, size, topology, whatif
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 

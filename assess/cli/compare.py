@@ -12,7 +12,7 @@ import argparse
 from collections import Counter
 from dataclasses import replace
 
-from probes.errors import InputError
+from probes.core.errors import InputError
 from assess.cli.inputs import add_unit_alias, read_runs
 from assess.cli.status import EXIT_OK
 from assess.compare import compare, fastest

@@ -13,10 +13,10 @@ import argparse
 
 import numpy as np
 
-from probes.errors import InputError
-from probes.run import Run
-from probes.units import Q_, Metric, format_quantity
-from probes.workload import Operation
+from probes.core.errors import InputError
+from probes.core.run import Run
+from probes.core.units import Q_, Metric, format_quantity
+from probes.core.workload import Operation
 from models.calibration import TRANSFER_SIZE, Fit, fit, usl, usl_peak
 from assess.cli.inputs import add_unit_alias, count_arg, list_arg, read_runs, size_arg
 from assess.findings import metric_factor

@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from probes.errors import InputError, UnitError
+from probes.core.errors import InputError, UnitError
 from probes.readers import read_results
-from probes.run import Run
-from probes.units import Metric, parse_quantity
-from probes.workload import Operation
+from probes.core.run import Run
+from probes.core.units import Metric, parse_quantity
+from probes.core.workload import Operation
 from topologies.bundled import example_names, example_path
 from topologies.load import load_topology
 from topologies.topology import Topology

@@ -28,7 +28,7 @@ import argparse
 from pathlib import Path
 
 from probes.lab import STATE_DIR, Lab, down, down_command, leftovers, parse_spec, status, up
-from probes.units import Metric, format_quantity
+from probes.core.units import Metric, format_quantity
 from topologies.lab import hosts_phrase, lab_topology
 from topologies.save import check_new, save_topology
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK

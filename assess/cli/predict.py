@@ -13,8 +13,8 @@ import argparse
 
 import numpy as np
 
-from probes.units import Q_, Metric, format_quantity
-from probes.workload import Workload
+from probes.core.units import Q_, Metric, format_quantity
+from probes.core.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.queueing import MVA_LIMIT, bounds, mva, schweitzer

@@ -15,14 +15,14 @@ import argparse
 import socket
 import sys
 
-from probes.errors import InputError
-from probes.iperf3 import DEFAULT_PORT, serve_forever
-from probes.memory import TMPFS, scratch_directory
-from probes.plan import Plan, plan_probes
-from probes.probe import TARGET
-from probes.probeset import ProbeSetFile, document, read_probe_set
-from probes.session import BUDGET, Outcome, run_probes
-from probes.units import Q_, format_quantity
+from probes.core.errors import InputError
+from probes.measure.iperf3 import DEFAULT_PORT, serve_forever
+from probes.measure.memory import TMPFS, scratch_directory
+from probes.measure.plan import Plan, plan_probes
+from probes.measure.probe import TARGET
+from probes.measure.probeset import ProbeSetFile, document, read_probe_set
+from probes.measure.session import BUDGET, Outcome, run_probes
+from probes.core.units import Q_, format_quantity
 from assess.cli.inputs import count_arg, fraction_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, figure
@@ -124,7 +124,7 @@ def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from probes.cluster import run_cluster  # needs mpi4py, which only cluster runs do
+    from probes.measure.cluster import run_cluster  # needs mpi4py, which only cluster runs do
 
     plan = _plan(args)
     outcome = run_cluster(plan, servers=args.servers, contention=args.contention,

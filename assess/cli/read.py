@@ -13,8 +13,8 @@ import csv
 import io
 import sys
 
-from probes.errors import IoboundError
-from probes.run import Run
+from probes.core.errors import IoboundError
+from probes.core.run import Run
 from assess.cli.inputs import add_unit_alias, read_runs
 from assess.cli.status import EXIT_INPUT, EXIT_OK
 from assess.render import dumps, envelope, runs_table

@@ -15,8 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from probes.errors import InputError
-from probes.probeset import read_probe_set
+from probes.core.errors import InputError
+from probes.measure.probeset import read_probe_set
 from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
 from assess.report import FIGURES, build_report, to_html, to_markdown

@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from probes.errors import InputError, UnitError
-from probes.units import Metric, format_quantity, parse_quantity, quantity_json
-from probes.workload import Access, Workload
+from probes.core.errors import InputError, UnitError
+from probes.core.units import Metric, format_quantity, parse_quantity, quantity_json
+from probes.core.workload import Access, Workload
 from models.flow import canonical
 from models.sizing import Configuration, Question, Sizing, Target, size
 from topologies.catalogue import Catalogue, load_catalogue

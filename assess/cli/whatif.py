@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 
-from probes.units import Q_, format_quantity
+from probes.core.units import Q_, format_quantity
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.upgrades import Ranking, Upgrade, upgrades

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import itertools
 
-from probes.workload import Access, Workload
+from probes.core.workload import Access, Workload
 from topologies.topology import Kind, Topology
 from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 

@@ -17,13 +17,13 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from probes.errors import ProbeError
-from probes.runner import install_hint
+from probes.core.errors import ProbeError
+from probes.measure.tool import install_hint
 from probes.lab import network, service, sweep
 from probes.lab.layout import STATE_DIR, Lab, down_command
 from probes.lab.spec import PREFIX, SUBNET, SWITCH, Backing, Host, Role, Spec, parse_spec
 from probes.lab.state import LOCK, Journal, claim, load, locked, make, resolve
-from probes.mountinfo import mounts
+from probes.measure.mountinfo import mounts
 
 __all__ = ["Spec", "Host", "Lab", "Backing", "Role", "Removal", "parse_spec", "up", "status", "down", "leftovers",
            "down_command", "STATE_DIR", "LOCK", "PREFIX", "SWITCH", "SUBNET", "STOPPED"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from probes.runner import RawRun, run_tool
+from probes.measure.tool import RawRun, run_tool
 
 __all__ = ["run", "COMMAND"]
 

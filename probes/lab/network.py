@@ -10,12 +10,12 @@ import json
 import os
 from pathlib import Path
 
-from probes.errors import ToolFailedError
+from probes.core.errors import ToolFailedError
 from probes.lab.command import run
 from probes.lab.layout import Lab
 from probes.lab.spec import PREFIX, SUBNET, SWITCH
 from probes.lab.state import Journal
-from probes.units import Quantity
+from probes.core.units import Quantity
 
 __all__ = ["namespaces", "owner", "identity", "delete", "build", "missing"]
 

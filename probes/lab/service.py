@@ -14,13 +14,13 @@ import sys
 import time
 from pathlib import Path
 
-from probes.errors import ProbeError, ToolFailedError
-from probes.runner import install_hint
+from probes.core.errors import ProbeError, ToolFailedError
+from probes.measure.tool import install_hint
 from probes.lab.command import run
 from probes.lab.layout import Lab
 from probes.lab.network import identity
 from probes.lab.spec import PREFIX, Backing, Host
-from probes.mountinfo import mounts
+from probes.measure.mountinfo import mounts
 
 __all__ = ["make_keys", "serve", "trust", "mount", "missing", "sshd_path"]
 

@@ -9,8 +9,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from probes.errors import InputError
-from probes.units import Metric, Quantity, parse_quantity
+from probes.core.errors import InputError
+from probes.core.units import Metric, Quantity, parse_quantity
 
 __all__ = ["Backing", "Role", "Spec", "Host", "parse_spec", "spec_from", "hosts", "PREFIX", "SWITCH", "SUBNET"]
 

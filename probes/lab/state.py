@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from probes.document import dumps, envelope, read_document, write_atomic
-from probes.errors import InputError, ProbeError
+from probes.core.document import dumps, envelope, read_document, write_atomic
+from probes.core.errors import InputError, ProbeError
 from probes.lab.layout import MOUNTED, OWN, down_command
 from probes.lab.spec import PREFIX, Spec, spec_from
 

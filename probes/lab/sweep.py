@@ -13,12 +13,12 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from probes.errors import ProbeError
+from probes.core.errors import ProbeError
 from probes.lab.command import run
 from probes.lab.layout import down_command
 from probes.lab.network import delete, identity, namespaces
 from probes.lab.state import inside
-from probes.mountinfo import Mount, mounts
+from probes.measure.mountinfo import Mount, mounts
 
 __all__ = ["remove", "lab_mounts", "members", "loops"]
 

@@ -1,0 +1,63 @@
+"""iobound's JSON files: a format name and version around every document, read back strictly, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import probes
+from probes.core.errors import InputError
+
+__all__ = ["envelope", "dumps", "read_document", "write_atomic"]
+
+
+def envelope(kind: str, version: str, body: dict) -> dict:
+    """Wrap a document with its format name and version, so readers can check what they got."""
+    return {"format": f"iobound/{kind}", "format_version": version, "iobound_version": probes.__version__, **body}
+
+
+def dumps(doc: dict) -> str:
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def read_document(path: str | os.PathLike, kind: str, versions: tuple[str, ...]) -> dict:
+    """The JSON document at ``path``, checked to be ``iobound/<kind>`` in one of ``versions``."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(source, "", "no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(source, "", f"cannot be read: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}") from None
+    wanted = f"iobound/{kind}"
+    if not isinstance(doc, dict) or doc.get("format") != wanted:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise InputError(source, "format", f"expected an {wanted} document. Got {found!r} instead.")
+    if doc.get("format_version") not in versions:
+        raise InputError(source, "format_version", f"version {doc.get('format_version')!r} of {wanted} cannot be read; "
+                                                   f"this iobound reads {', '.join(versions)}")
+    return doc
+
+
+def write_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename, so a reader never sees half a file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes the file private; a result file should not be
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise

@@ -1,0 +1,294 @@
+"""The one pint registry of iobound, the metrics it measures, and strict parsing of "110 MiB/s".
+
+pint treats bits and bytes as dimensionless (hgrecco/pint#593), so ``B/s`` is
+compatible with ``Hz``. Every quantity is therefore tagged with a :class:`Metric`,
+and :func:`require` checks both the dimension and that a bandwidth or a size is
+really stated in bits or bytes. Operations get a dimension of their own, so IOPS
+(``op/s``) can never pass for a bandwidth.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+import re
+from typing import Mapping
+
+import pint
+
+from probes.core.errors import UnitError
+
+__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity", "display_unit",
+           "quantity_json", "quantity_from_json"]
+
+ureg = pint.UnitRegistry()
+ureg.define("operation = [operation] = op")
+# Kernel events such as context switches: counted, but neither operations nor bytes.
+ureg.define("event = [event] = ev")
+Q_ = ureg.Quantity
+Quantity = pint.Quantity
+
+
+class Metric(enum.Enum):
+    """What a number measures; its canonical unit is the one the models compute in."""
+
+    BANDWIDTH = ("bandwidth", "B/s")
+    OPERATION_RATE = ("operation rate", "op/s")
+    LATENCY = ("latency", "s")
+    SIZE = ("size", "B")
+    EVENT_RATE = ("event rate", "ev/s")
+
+    def __init__(self, label: str, unit: str):
+        self.label = label
+        self.unit = unit
+
+    @classmethod
+    def of(cls, q: Quantity) -> "Metric":
+        """The metric a quantity expresses; raises UnitError if it is none of them."""
+        for metric in cls:
+            if _fits(q, metric):
+                return metric
+        raise UnitError(f"{q:~P} is not a bandwidth, an operation rate, a latency, a size or an event rate.")
+
+
+# Unit spellings whose meaning differs between tools and people: refuse to guess.
+# "Mb/s" is megabit in networking but is written for megabyte in many results tables
+# (seeds/004), and pint reads "Mb" as megabarn. "KB" is 1000 B (SI) or 1024 B (JEDEC, old fio).
+_AMBIGUOUS = {
+    "kb": ("kbit", "kB"), "Kb": ("kbit", "kB"), "Mb": ("Mbit", "MB"), "mb": ("Mbit", "MB"),
+    "Gb": ("Gbit", "GB"), "gb": ("Gbit", "GB"), "Tb": ("Tbit", "TB"), "tb": ("Tbit", "TB"),
+    "Pb": ("Pbit", "PB"), "KB": ("kB", "KiB"),
+}
+# Milli-bits and milli-bytes exist for pint but never in storage: a lower-case m is a typo for M.
+_MILLI = {"mB": "byte", "mbit": "bit", "mbyte": "byte", "mbits": "bit"}
+# Spellings that are common and unambiguous, rewritten to what pint reads.
+_REWRITES = [
+    (re.compile(r"(?<![A-Za-z])([kKMGT])bps\b"), lambda m: f"{m.group(1).replace('K', 'k')}bit/s"),
+    (re.compile(r"(?<![A-Za-z])bps\b"), lambda m: "bit/s"),
+    (re.compile(r"(?<![A-Za-z])([kKMGTP]i?B)ps\b"), lambda m: f"{m.group(1)}/s"),
+    (re.compile(r"(?<![A-Za-z])GbE\b"), lambda m: "Gbit/s"),
+    (re.compile(r"(?<![A-Za-z])([kKMG]?)IOPS\b", re.IGNORECASE), lambda m: f"{m.group(1).lower()}op/s"),
+    (re.compile(r"(?<![A-Za-z])ops\b"), lambda m: "op"),
+    (re.compile(r"(?<![A-Za-z])sec\b"), lambda m: "s"),
+]
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+_WORD = re.compile(r"[A-Za-zµμ]+")
+
+
+def parse_unit(text: str, *, what: str, aliases: Mapping[str, str] | None = None) -> pint.Unit:
+    """Parse a unit such as ``MiB/s``, refusing ambiguous spellings unless ``aliases`` resolves them.
+
+    Parameters
+    ----------
+    text : the unit as written, e.g. ``"MiB/s"``, ``"Gbit/s"``, ``"IOPS"``.
+    what : names the place the unit comes from, for the error message.
+    aliases : maps a unit as written to its meaning, e.g. ``{"Mb/s": "MB/s"}``; None when
+        the caller offers no way to give aliases (the error then does not suggest one).
+
+    Raises
+    ------
+    UnitError
+        If the unit is empty, unknown, or ambiguous (``Mb/s``, ``KB``).
+
+    Examples
+    --------
+    >>> parse_unit("MiB/s", what="unit")
+    <Unit('mebibyte / second')>
+    >>> parse_unit("Mb/s", what="unit", aliases={"Mb/s": "Mbit/s"})
+    <Unit('megabit / second')>
+    """
+    written = text.strip()
+    if aliases and written in aliases:
+        written = aliases[written].strip()
+    else:
+        for word in _WORD.findall(written):
+            if word in _AMBIGUOUS:
+                bits, bytes_ = _AMBIGUOUS[word]
+                hint = "" if aliases is None else f", or say which it means (--unit-alias '{written}={written.replace(word, bytes_)}')"
+                raise UnitError(
+                    f"The unit of {what} is ambiguous: {written!r} could mean {bits} or {bytes_}. "
+                    f"Write {written.replace(word, bits)!r} or {written.replace(word, bytes_)!r} instead{hint}."
+                )
+            if word in _MILLI:
+                raise UnitError(f"The unit of {what} is {word!r}, a thousandth of a {_MILLI[word]}; "
+                                f"write {word[0].upper() + word[1:]!r} for mega.")
+    if not written:
+        raise UnitError(f"The unit of {what} is missing. Write it out, e.g. 'MiB/s', 'Gbit/s', 'op/s' or 'ms'.")
+    for pattern, replace in _REWRITES:
+        written = pattern.sub(replace, written)
+    written = written.replace("μ", "µ")
+    try:
+        return ureg.Unit(written)
+    except Exception as exc:  # pint's parser raises many types (even AssertionError) for odd text
+        raise UnitError(f"The unit of {what} is not one iobound knows. Got {text.strip()!r} instead.") from exc
+
+
+def parse_quantity(
+    text: str | int | float,
+    metric: Metric | None = None,
+    *,
+    what: str,
+    aliases: Mapping[str, str] | None = None,
+    positive: bool = False,
+) -> Quantity:
+    """Parse ``"110 MiB/s"``, ``"1 Gbit/s"``, ``"10 GbE"``, ``"1,100 MiB/s"`` or ``"0.1 ms"``.
+
+    A bare number is refused: its unit would be a guess. ``"10 GbE"`` is the
+    Ethernet line rate, 10 Gbit/s.
+
+    Raises
+    ------
+    UnitError
+        If the text has no number, no unit, an ambiguous unit, or (with ``metric``)
+        a unit of another kind.
+
+    Examples
+    --------
+    >>> parse_quantity("10 GbE", Metric.BANDWIDTH, what="nic")
+    <Quantity(10, 'gigabit / second')>
+    """
+    example = _EXAMPLE_VALUES[metric] if metric else "110 MiB/s"
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        raise UnitError(f"{what} must be a number with a unit, such as {example!r}. Got {text!r} instead.")
+    if isinstance(text, (int, float)):
+        raise UnitError(f"{what} must have a unit, such as {example!r}. Got the bare number {text!r} instead.")
+    match = _NUMBER.match(text)
+    if not match:
+        raise UnitError(f"{what} must be a number with a unit, such as {example!r}. Got {text!r} instead.")
+    number, unit_text = match.groups()
+    if unit_text[:1].isdigit() or unit_text[:1] in (",", "."):
+        raise UnitError(f"{what} must be a number with a unit, such as {example!r}. Got {text!r} instead.")
+    value = float(number.replace(",", ""))
+    if not math.isfinite(value):
+        raise UnitError(f"{what} must be a finite number. Got {text!r} instead.")
+    if not unit_text:
+        raise UnitError(f"{what} must have a unit, such as {example!r}. Got the bare number {text!r} instead.")
+    unit = parse_unit(unit_text, what=what, aliases=aliases)
+    q = Q_(int(number.replace(",", "")) if number.replace(",", "").lstrip("+-").isdigit() else value, unit)
+    return require(q, metric or Metric.of(q), what=what, positive=positive) if metric or positive else q
+
+
+def _information(unit: pint.Unit) -> bool:
+    return any(name.endswith(("byte", "bit")) for name, _ in unit._units.items())
+
+
+def _fits(q: Quantity, metric: Metric) -> bool:
+    if not q.is_compatible_with(metric.unit):
+        return False
+    return _information(q.units) if metric in (Metric.BANDWIDTH, Metric.SIZE) else True
+
+
+def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -> Quantity:
+    """Return ``q`` if it expresses ``metric`` (never negative; with ``positive``, not zero either);
+    otherwise raise UnitError naming ``what``.
+
+    Examples
+    --------
+    >>> require(Q_(1, "Hz"), Metric.BANDWIDTH, what="nic")
+    Traceback (most recent call last):
+    ...
+    probes.core.errors.UnitError: nic must be a bandwidth (e.g. MiB/s or Gbit/s). Got 1 Hz instead.
+    """
+    if not isinstance(q, Quantity) or not _fits(q, metric):
+        shown = f"{q:~P}" if isinstance(q, Quantity) else repr(q)
+        raise UnitError(f"{what} must be a {metric.label} ({_EXAMPLES[metric]}). Got {shown} instead.")
+    if q.magnitude < 0:
+        raise UnitError(f"{what} must be a positive {metric.label}. Got {q:~P} instead.")
+    if positive and q.magnitude == 0:
+        raise UnitError(f"{what} must be positive. Got {q:~P} instead.")
+    try:
+        finite = math.isfinite(float(q.to(metric.unit).magnitude))
+    except OverflowError:
+        finite = False
+    if not finite:
+        raise UnitError(f"{what} is too large to compute with. Got {q:~P} instead.")
+    return q
+
+
+_EXAMPLE_VALUES = {
+    Metric.BANDWIDTH: "110 MiB/s",
+    Metric.OPERATION_RATE: "15000 op/s",
+    Metric.LATENCY: "0.1 ms",
+    Metric.SIZE: "1 MiB",
+    Metric.EVENT_RATE: "330000 ev/s",
+}
+_EXAMPLES = {
+    Metric.BANDWIDTH: "e.g. MiB/s or Gbit/s",
+    Metric.OPERATION_RATE: "e.g. op/s or IOPS",
+    Metric.LATENCY: "e.g. ms or µs",
+    Metric.SIZE: "e.g. KiB or MiB",
+    Metric.EVENT_RATE: "e.g. ev/s",
+}
+
+# Units figures are shown in: the smallest that keeps the number below 10,000
+# (operation rates below 10 million: people say "15,000 IOPS", not "15 kIOPS").
+_DISPLAY = {
+    Metric.BANDWIDTH: ("MiB/s", "GiB/s", "TiB/s"),
+    Metric.OPERATION_RATE: ("op/s", "Mop/s"),
+    Metric.LATENCY: ("µs", "ms", "s"),
+    Metric.SIZE: ("B", "KiB", "MiB", "GiB", "TiB", "PiB"),
+    Metric.EVENT_RATE: ("ev/s",),
+}
+
+
+def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.Unit | None = None) -> str:
+    """A figure for people, in a unit that keeps it short: whole numbers from 100 up, thousands separators.
+
+    ``unit`` chooses the unit instead, e.g. ``q.units`` to show a figure as it was given (2 PB, not 1.78 PiB).
+
+    >>> format_quantity(Q_(10, "Gbit/s"))
+    '1,192 MiB/s'
+    """
+    if unit is None:
+        chosen = display_unit(q, metric)
+    else:
+        chosen = _unit(unit) if isinstance(unit, str) else unit
+    value = q.to(chosen).magnitude
+    if abs(value) < 1 and value != 0:
+        number = f"{value:.3g}"
+    else:
+        digits = 0 if abs(value) >= 100 or float(value).is_integer() else 1 if abs(value) >= 10 else 2
+        number = f"{value:,.{digits}f}"
+    return f"{number} {chosen:~P}"
+
+
+def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
+    """The unit :func:`format_quantity` shows ``q`` in; for an axis, pass its largest value.
+
+    >>> f"{display_unit(Q_(20, 'GB/s')):~P}"
+    'GiB/s'
+    """
+    metric = metric or Metric.of(q)
+    units = [_unit(u) for u in _DISPLAY[metric]]
+    if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
+        return next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
+    limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
+    return next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
+
+
+@functools.lru_cache(maxsize=None)
+def _unit(name: str) -> pint.Unit:
+    """A display unit, parsed once: pint's parser dominates the cost of formatting."""
+    return ureg.Unit(name)
+
+
+def quantity_json(q: Quantity | None) -> dict | None:
+    """A quantity for machine-readable output: ``{"value": ..., "unit": ...}`` in its metric's canonical unit.
+
+    >>> quantity_json(Q_(1, "MiB/s"))
+    {'value': 1048576.0, 'unit': 'B/s'}
+    """
+    if q is None:
+        return None
+    unit = Metric.of(q).unit
+    return {"value": float(q.m_as(unit)), "unit": unit}
+
+
+def quantity_from_json(d: dict, metric: Metric, *, what: str) -> Quantity:
+    """The inverse of :func:`quantity_json`, with the metric checked."""
+    try:
+        q = Q_(float(d["value"]), parse_unit(str(d["unit"]), what=what))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UnitError(f"{what} must be {{'value': number, 'unit': text}}. Got {d!r} instead.") from exc
+    return require(q, metric, what=what)

@@ -1,0 +1,209 @@
+"""The network's bandwidth, probed with iperf3: TCP to a peer ("send") and back ("receive"), with one or more streams.
+
+The lecture's figure between compute and storage nodes: about 110 MiB/s, 1 Gbit/s Ethernet.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shlex
+import subprocess
+import tempfile
+import time as clock
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Iterable, Iterator, Sequence
+
+from probes.core.errors import ProbeError, ToolOutputError
+from probes.measure.probe import Output, Probe
+from probes.measure.tool import RawRun, locate, run_tool, tool_version
+from probes.core.units import Metric
+
+__all__ = ["iperf3_argv", "parse", "iperf3_probes", "serve", "serve_forever", "DEFAULT_PORT", "CONNECT_TIMEOUT"]
+
+DEFAULT_PORT = 5201
+# Seconds a client waits for the server to accept: an absent peer fails this fast.
+CONNECT_TIMEOUT = 3.0
+# iperf3 runs every stream in one thread before 3.16, so one process cannot fill a fast link
+# with many streams; older versions get one process (and one server port) per stream.
+THREADED = (3, 16)
+_DIRECTIONS = {"send": "from this host to", "receive": "to this host from"}
+# What a client hears from an iperf3 server between two tests, and for how many seconds to ask again:
+# a server still finishing the last test says it is busy; a persistent server closes its listening
+# socket after each test and opens a new one (esnet/iperf PR 2066), so a client that comes in between
+# is refused or reset. A port nothing listens on is refused too, so that wait stays short.
+_BETWEEN_TESTS = {"the server is busy running a test": 3.0, "Connection refused": 1.0,
+                  "Connection reset by peer": 1.0}
+
+
+def iperf3_argv(peer: str, *, port: int = DEFAULT_PORT, time: float = 1, streams: int = 1,
+                reverse: bool = False) -> tuple[str, ...]:
+    """The argv of one TCP test of ``time`` whole seconds printing JSON; ``reverse`` (-R) makes the peer send."""
+    if not (time >= 1 and float(time).is_integer()):
+        # iperf3 reads -t with atoi: 0.5 becomes 0, which means "run for ever".
+        raise ProbeError(f"The iperf3 run time must be a whole number of seconds, at least 1. Got {time!r} instead.")
+    if streams < 1:
+        raise ProbeError(f"The number of iperf3 streams must be at least 1. Got {streams!r} instead.")
+    argv = ("iperf3", "-c", peer, "-p", str(port), "-t", str(int(time)), "-P", str(streams), "-J",
+            "--connect-timeout", str(int(CONNECT_TIMEOUT * 1000)))
+    return argv + ("-R",) if reverse else argv
+
+
+def parse(text: str, *, source: str) -> float:
+    """The receiver's throughput in bit/s (``end.sum_received.bits_per_second``) from what ``iperf3 -J`` printed.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not iperf3 JSON, reports an error (where ``"error"``), or received nothing.
+    """
+    start = text.find("{")
+    try:
+        doc, _ = json.JSONDecoder().raw_decode(text, start) if start >= 0 else (None, 0)
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(source, f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("end"), dict):
+        raise ToolOutputError(source, "", "expected the JSON object iperf3 -J prints, with 'start' and 'end'")
+    if doc.get("error"):
+        raise ToolOutputError(source, "error", f"iperf3 reported: {doc['error']}")
+    received = doc["end"].get("sum_received")
+    rate = received.get("bits_per_second") if isinstance(received, dict) else None
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate < 0:
+        raise ToolOutputError(source, "end.sum_received.bits_per_second",
+                              f"expected the receiver's bit/s, a number; got {rate!r}")
+    if rate == 0:
+        raise ToolOutputError(source, "end.sum_received.bits_per_second", "nothing was received (0 bit/s)")
+    return float(rate)
+
+
+def iperf3_probes(peer: str, *, port: int = DEFAULT_PORT, streams: Sequence[int] = (1, 4), time: float = 1.0,
+                  directions: Sequence[str] = ("send", "receive")) -> list[Probe]:
+    """One probe per direction and stream count, named ``iperf3.<direction>.p<streams>``, in bit/s.
+
+    iperf3 counts whole seconds, so ``time`` is rounded up (at least 1 s). Before iperf3 3.16, n
+    streams are n client processes run together, each with one stream to its own server port
+    (``port`` ... ``port + n - 1``); their throughputs are summed.
+    """
+    time = max(1, math.ceil(time))
+    threaded = _version(tool_version("iperf3")) >= THREADED
+    probes = []
+    for direction in directions:
+        if direction not in _DIRECTIONS:
+            raise ProbeError(f"An iperf3 direction must be 'send' or 'receive'. Got {direction!r} instead.")
+        for n in streams:
+            ports = (port,) if threaded or n == 1 else tuple(range(port, port + n))
+            per = n if len(ports) == 1 else 1
+            commands = tuple(iperf3_argv(peer, port=p, time=time, streams=per, reverse=direction == "receive")
+                             for p in ports)
+            where = f"iperf3 TCP {_DIRECTIONS[direction]} {peer}, {n} stream{'s' if n > 1 else ''}"
+            output = Output(f"iperf3.{direction}.p{n}", f"{where}: throughput received", Metric.BANDWIDTH, "bit/s")
+            probes.append(Probe(where, "iperf3", commands, (output,), _once(commands, ports, peer, time, output.name),
+                                {"peer": peer, "ports": list(ports), "streams": n, "direction": direction,
+                                 "time": time}))
+    return probes
+
+
+def _once(commands, ports, peer, time, name):
+    def once():
+        timeout = time + CONNECT_TIMEOUT + 10
+        started, pause = clock.monotonic(), 0.05
+        while True:
+            with ThreadPoolExecutor(len(commands)) as pool:
+                runs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
+            waits = [limit for said, limit in _BETWEEN_TESTS.items() if any(said in run.stdout for run in runs)]
+            if not waits or clock.monotonic() - started + pause > max(waits):
+                return {name: sum(_throughput(run, peer, p) for run, p in zip(runs, ports))}
+            clock.sleep(pause)
+            pause = min(2 * pause, 0.4)
+    return once
+
+
+def _throughput(run: RawRun, peer: str, port: int) -> float:
+    """One client's bit/s; any failure names the peer and port, and shows iperf3's stderr if it wrote one."""
+    try:
+        return parse(run.stdout, source=shlex.join(run.argv))
+    except ToolOutputError as exc:
+        stderr = f" (stderr: {run.stderr.strip()[-300:]})" if run.stderr.strip() else ""
+        raise ProbeError(f"iperf3 could not measure {peer} port {port}: {exc.detail}{stderr}") from None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """``(3, 12)`` for "3.12"; ``(0,)`` for a version not understood, which is then treated as old."""
+    found = re.match(r"(\d+)\.(\d+)", text)
+    return (int(found.group(1)), int(found.group(2))) if found else (0,)
+
+
+@contextmanager
+def serve(ports: Iterable[int], *, bind: str | None = None, prefix: Sequence[str] = ()) -> Iterator[list[subprocess.Popen]]:
+    """Run ``iperf3 -s -p PORT`` for each port, ready once they listen; all are stopped on leaving, errors too.
+
+    ``prefix`` goes before each server's argv, e.g. ``("ip", "netns", "exec", "ns1")`` to serve inside a namespace.
+    """
+    locate("iperf3")
+    servers = []
+    try:
+        for port in ports:
+            argv = [*prefix, "iperf3", "-s", "-p", str(port), *(("-B", bind) if bind else ())]
+            log = tempfile.TemporaryFile("w+")
+            servers.append((port, log, subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                        stderr=log, start_new_session=True)))
+        for port, log, proc in servers:
+            _wait_listening(proc, port, log)
+        yield [proc for _, _, proc in servers]
+    finally:
+        for port, log, proc in servers:
+            proc.terminate()
+            try:
+                proc.wait(2)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+
+def serve_forever(ports: Iterable[int], *, bind: str | None = None) -> None:
+    """Serve iperf3 on ``ports`` until Ctrl-C, then stop them and return; for ``iobound probe serve`` on the peer.
+
+    A client of iperf3 before 3.16 with n streams needs ports ``port`` ... ``port + n - 1``.
+    """
+    try:
+        with serve(ports, bind=bind) as servers:
+            while all(proc.poll() is None for proc in servers):
+                clock.sleep(0.5)
+            stopped = next(proc for proc in servers if proc.poll() is not None)
+            raise ProbeError(f"{shlex.join(stopped.args)} stopped with status {stopped.returncode}")
+    except KeyboardInterrupt:
+        return
+
+
+def _wait_listening(proc: subprocess.Popen, port: int, log, limit: float = 5.0) -> None:
+    """Wait until the server listens on ``port`` (read from /proc, so no test connection disturbs it)."""
+    deadline = clock.monotonic() + limit
+    while not _listening(proc.pid, port):
+        if proc.poll() is not None or clock.monotonic() > deadline:
+            log.seek(0)
+            said = log.read().strip()[-300:]
+            state = (f"stopped with status {proc.returncode}" if proc.poll() is not None
+                     else f"is not listening after {limit:g} s")
+            raise ProbeError(f"The iperf3 server for port {port} ({shlex.join(proc.args)}) {state}"
+                             + (f": {said}" if said else ""))
+        clock.sleep(0.02)
+
+
+def _listening(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds a TCP socket listening on ``port``, in its own network namespace."""
+    try:
+        sockets = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+        for table in ("tcp", "tcp6"):
+            with open(f"/proc/{pid}/net/{table}", encoding="ascii") as f:
+                for row in f.read().splitlines()[1:]:
+                    fields = row.split()
+                    if (fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port
+                            and f"socket:[{fields[9]}]" in sockets):
+                        return True
+    except OSError:
+        return False
+    return False

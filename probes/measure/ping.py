@@ -1,0 +1,107 @@
+"""The network's round-trip time, probed with iputils ping: one request outstanding at a time, as a metadata call is.
+
+The lecture's figure between compute and storage nodes: an RTT of about 0.1 ms, which
+allows about 10,000 messages a second.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+
+from probes.core.errors import ProbeError, ToolFailedError, ToolOutputError
+from probes.measure.probe import Output, Probe
+from probes.measure.tool import run_tool
+from probes.core.units import Metric
+from probes.readers.textlines import line_of
+
+__all__ = ["ping_argv", "parse", "ping_probes", "REPLY", "FAST_INTERVAL", "USER_INTERVAL"]
+
+# Seconds between packets: root may send every 2 ms (the lecture floods with -f);
+# 0.2 s is the smallest interval older iputils allow other users.
+FAST_INTERVAL = 0.002
+USER_INTERVAL = 0.2
+# Seconds to wait for the last reply after the last packet is sent.
+_GRACE = 2
+# One reply as iputils prints it ("icmp_req" before 2012); replies may share a line in captured logs.
+REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
+_HEADER = re.compile(r"^PING \S+", re.MULTILINE)
+_SUMMARY = re.compile(r"^\d+ packets transmitted, \d+ received", re.MULTILINE)
+
+
+def ping_argv(peer: str, count: int, interval: float) -> tuple[str, ...]:
+    """The argv of ``count`` pings ``interval`` seconds apart, with a deadline so an unanswered peer cannot hang it."""
+    if count < 1 or not interval > 0:
+        raise ProbeError(f"ping needs at least one packet and a positive interval. Got count={count}, interval={interval}.")
+    return ("ping", "-n", "-c", str(count), "-i", f"{interval:g}", "-W", str(_GRACE),
+            "-w", str(_deadline(count, interval)), peer)
+
+
+def parse(text: str, *, source: str) -> list[float]:
+    """The round-trip time of every reply, in seconds, in the order printed; duplicate replies are left out.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not iputils ping output (Windows ping's is refused by name) or holds no reply.
+    """
+    rtts = [float(m["time"]) / 1000 for m in REPLY.finditer(text) if not m["dup"]]
+    if rtts:
+        return rtts
+    if "Reply from " in text or "Pinging " in text:
+        raise ToolOutputError(source, "line 1", "this is Windows ping output; iobound reads Linux (iputils) ping output")
+    summary = _SUMMARY.search(text)
+    if summary:
+        raise ToolOutputError(source, f"line {line_of(text, summary.start())}",
+                              f"no reply to any packet ({summary.group(0)!r})")
+    if _HEADER.search(text):
+        raise ToolOutputError(source, f"line {line_of(text, len(text.rstrip()))}",
+                              "no reply line ('64 bytes from ...: icmp_seq=1 ... time=0.1 ms')")
+    found = f"got {text.strip().splitlines()[0][:80]!r}" if text.strip() else "the text is empty"
+    raise ToolOutputError(source, "line 1", f"expected iputils ping output starting 'PING <host>'; {found}")
+
+
+def ping_probes(peer: str, *, count: int | None = None, interval: float | None = None) -> list[Probe]:
+    """One probe pinging ``peer`` in batches: each repetition's samples are a batch's mean RTT and 1/that RTT.
+
+    By default a batch is 100 packets 2 ms apart as root, else 10 packets 0.2 s apart. The
+    first reply of a batch waits for address resolution and cold caches (20 times the others
+    on loopback), so it is left out of the mean: the figure is the steady state.
+    """
+    root = os.geteuid() == 0
+    interval = interval if interval is not None else FAST_INTERVAL if root else USER_INTERVAL
+    count = count if count is not None else 100 if root else 10
+    argv = ping_argv(peer, count, interval)
+    where = f"ping {peer}, {count} packets {interval * 1000:g} ms apart"
+    outputs = (Output("ping.rtt", f"{where}: mean round-trip time", Metric.LATENCY, "s"),
+               Output("ping.message_rate", f"{where}: messages per second, one outstanding (1 / RTT)",
+                      Metric.OPERATION_RATE, "op/s"))
+
+    def once():
+        rtt = _mean_rtt(argv, peer, _deadline(count, interval))
+        return {"ping.rtt": rtt, "ping.message_rate": 1 / rtt}
+
+    return [Probe(where, "ping", (argv,), outputs, once, {"peer": peer, "count": count, "interval": interval})]
+
+
+def _mean_rtt(argv: tuple[str, ...], peer: str, deadline: int) -> float:
+    """Run ping once; its exit status is 1 when a reply is missing, 2 when it cannot ping at all."""
+    run = run_tool(argv, timeout=deadline + 5, check=False)
+    if run.returncode not in (0, 1):
+        raise ToolFailedError(argv, run.returncode, run.stderr or run.stdout)
+    try:
+        rtts = parse(run.stdout, source=shlex.join(argv))
+    except ToolOutputError as exc:
+        if run.returncode == 1:
+            raise ProbeError(f"no reply from {peer} within {deadline} s") from None
+        raise ProbeError(f"ping {peer} printed nothing iobound can read: {exc}") from None
+    steady = rtts[1:] or rtts
+    return sum(steady) / len(steady)
+
+
+def _deadline(count: int, interval: float) -> int:
+    """Whole seconds (all ping accepts) for sending ``count`` packets and hearing the last reply."""
+    return math.ceil(count * interval) + _GRACE
+

@@ -1,0 +1,93 @@
+"""Probe sets: the measurements of a probe run in one versioned JSON file, saved after every repetition."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Iterable
+
+from probes.core.document import dumps, envelope, read_document, write_atomic
+from probes.core.errors import InputError
+from probes.core.host import this_host
+from probes.core.measurement import Measurement
+from probes.measure.probe import Probe
+
+__all__ = ["read_probe_set", "document", "ProbeSetFile", "FORMAT_VERSION"]
+
+# 1.0: measurements with samples, summary, target, parameters and provenance (tool, version, commands, host).
+FORMAT_VERSION = "1.0"
+KIND = "probe-set"
+
+
+def document(measurements: Iterable[Measurement]) -> dict:
+    """The versioned JSON document of a probe set."""
+    return envelope(KIND, FORMAT_VERSION, {"measurements": [m.to_dict() for m in measurements]})
+
+
+def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
+    """The measurements of a probe set file by name; InputError naming the file and entry if it is malformed."""
+    doc = read_document(path, KIND, (FORMAT_VERSION,))
+    entries = doc.get("measurements")
+    if not isinstance(entries, list):
+        raise InputError(str(path), "measurements", "must be a list of measurements")
+    found: dict[str, Measurement] = {}
+    for i, entry in enumerate(entries):
+        try:
+            measurement = Measurement.from_dict(entry)
+        except (KeyError, ValueError, TypeError, AttributeError) as exc:
+            raise InputError(str(path), f"measurements[{i}]", f"is not a measurement iobound wrote ({exc!r})") from None
+        found[measurement.name] = measurement
+    return found
+
+
+class ProbeSetFile:
+    """The file a probe run writes as it goes; an existing one is continued with ``resume`` or replaced with ``force``."""
+
+    def __init__(self, path: str | os.PathLike, *, force: bool = False, resume: bool = False):
+        self.path = Path(path)
+        self.measurements: dict[str, Measurement] = {}
+        if self.path.is_dir():
+            raise InputError(str(path), "", "is a directory; give a file name for the probe set, e.g. node01.json")
+        if self.path.exists():
+            if resume:
+                self.measurements = read_probe_set(self.path)
+            elif not force:
+                raise InputError(str(path), "", "exists already; --resume continues it, --force replaces it")
+        elif not self.path.parent.is_dir():
+            raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} does not exist")
+        if not os.access(self.path.parent, os.W_OK):
+            raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} is not writable")
+
+    def done(self, probe: Probe) -> list[Measurement] | None:
+        """The finished measurements of ``probe`` if this file has them from the same commands on this host."""
+        found = [self.measurements.get(o.name) for o in probe.outputs]
+        if all(m is not None and m.complete and _same(m, probe) for m in found):
+            return found
+        return None
+
+    def partial(self, probe: Probe) -> dict[str, Measurement]:
+        """The samples an interrupted run took of ``probe`` with the same commands on this host, to be continued."""
+        return {o.name: m for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and _same(m, probe)}
+
+    def conflicts(self, probe: Probe) -> list[str]:
+        """The names of ``probe`` this file holds from other commands or another host: measuring again would lose them."""
+        return [o.name for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and not _same(m, probe)]
+
+    def refuse_conflicts(self, names: list[str]) -> None:
+        """InputError if ``names`` (of :meth:`conflicts`, maybe from several ranks) is not empty."""
+        if names:
+            raise InputError(str(self.path), "", f"holds {', '.join(names)} measured with other commands or on another "
+                             "host; measuring again would lose them. Write a new file, or replace this one with --force")
+
+    def record(self, measurements: list[Measurement]) -> None:
+        """Add or replace ``measurements`` and save the whole set."""
+        for measurement in measurements:
+            self.measurements[measurement.name] = measurement
+        try:
+            write_atomic(self.path, dumps(document(self.measurements.values())) + "\n")
+        except OSError as exc:
+            raise InputError(str(self.path), "", f"cannot be written: {exc.strerror or exc}") from None
+
+
+def _same(measurement: Measurement, probe: Probe) -> bool:
+    return measurement.provenance.commands == probe.commands and measurement.provenance.host.hostname == this_host().hostname

@@ -1,0 +1,436 @@
+"""Read io500's result files into one run per benchmark phase, each value as io500 printed it.
+
+io500 runs every phase once, so each run has one sample. Three eras of output are read:
+
+- the 2017 prototype (io-500-dev's ``results.txt``): ``1/ior-easy-write BW:341025.01 MB/s time: 311s``;
+- the io500.sh scripts, 2017 to 2020 (``result_summary.txt`` and the driver log
+  ``io-500-summary.<date>.txt``): ``[RESULT] BW   phase 1   ior_easy_write   0.411 GB/s : time 9.73 seconds``;
+- the C application, SC20 on: ``result_summary.txt`` (``[RESULT]  ior-easy-write  0.355843 GiB/s :
+  time 331.771 seconds``) and the ini-like ``result.txt`` (``[ior-easy-write]`` sections with
+  ``score``, ``t_delta`` and ``exe``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from probes.core.errors import ToolOutputError
+from probes.core.run import Origin, Run, distinct_labels
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation, Workload
+from probes.readers.textlines import beginning, binary_size, finite_number
+
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
+
+# Units, with the evidence for each.
+# - io500.sh prints "GB/s" (2017 to 2019) and "GiB/s" (2020) for the same computation: IOR's
+#   MiB/s divided by 1024, so both are 2^30 B/s. In the corpus the io500 runs' own IOR outputs
+#   show it: Sandia 2017 IOR "write 421.05" MiB/s -> "0.411 GB/s" (421.05 / 1024 = 0.4112, not
+#   0.421); Summit SC18 2210511.33 -> "2158.700 GB/s"; DDN ISC19 61522.69 -> "60.081 GB/s";
+#   OCI ISC20 341867.05 -> "333.854 GiB/s".
+# - The C app prints "GiB/s" for every phase whose name starts with "i" (its source:
+#   phase->name[0] == 'i' ? "GiB/s" : "kIOPS"), also 2^30: Narval SC21 IOR 130047 MiB/s ->
+#   126.999381, LRZ ISC25 ior-rnd4K-easy-read IOR 193651 MiB/s -> 189.112448 GiB/s. result.txt
+#   prints no unit; its score is the same figure (Narval: score 126.999381 in both files).
+# - "kiops" / "kIOPS" are thousands of operations per second ("kop/s" in iobound's registry);
+#   io500.sh's older "iops" are operations per second.
+# - The 2017 prototype's "MB/s" is 10^6 B/s: it took the figure in parentheses of IOR's
+#   "Max Read:  215453.31 MiB/sec (225919.17 MB/sec)" (KAUST's IOR-2.10.3 output beside the
+#   corpus file in VI4IO/io-500-dev; 215453.31 x 1.048576 = 225919.17), and the corpus file says
+#   "ior-easy-read BW:225919.17 MB/s". Its "IOPs" are mdtest's operations per second.
+# - io500.sh's earliest "MB/s" (IOR's MiB/s column under that name) is not in the corpus and
+#   is refused rather than read with a guessed base.
+_SCRIPT_UNITS = {"GB/s": "GiB/s", "GiB/s": "GiB/s", "kiops": "kop/s", "iops": "op/s"}
+_APP_UNITS = {"GiB/s": "GiB/s", "kIOPS": "kop/s"}
+_GB_NOTE = "printed as GB/s; io500.sh divides IOR's MiB/s by 1024, so it is GiB/s"
+# io500.sh and the C app pass "-t 47008 -b 47008" to every ior-hard run, without -F (one shared
+# file); the rules allow no other. The 2017 prototype used 47000, so its ior-hard size stays unknown.
+_HARD_TRANSFER = 47008
+_HARD_NOTE = ("47008 B into one shared file, fixed for ior-hard by io500's rules and scripts "
+              "of this version; this file does not print it")
+
+_OPERATIONS = {
+    "mdtest-easy-write": Operation.CREATE, "mdtest-hard-write": Operation.CREATE,
+    "mdtest-easy-stat": Operation.STAT, "mdtest-hard-stat": Operation.STAT,
+    "mdtest-hard-read": Operation.OPEN,
+    "mdtest-easy-delete": Operation.REMOVE, "mdtest-hard-delete": Operation.REMOVE,
+    "find": Operation.FIND, "find-easy": Operation.FIND, "find-hard": Operation.FIND,
+}
+_PROTOTYPE_NAMES = {"md-easy-create": "mdtest-easy-write", "md-hard-create": "mdtest-hard-write",
+                    "md-easy-stat": "mdtest-easy-stat", "md-hard-stat": "mdtest-hard-stat",
+                    "md-easy-delete": "mdtest-easy-delete", "md-hard-delete": "mdtest-hard-delete"}
+_IOR_PHASE = re.compile(r"ior-(easy|hard|rnd[\w-]*?)-(write|read)")
+
+
+# The C app's result_summary.txt: "[RESULT]", "[RESULT-invalid]" (SC20) or "[      ]" (a phase
+# outside the score), the phase, its value and unit, the time, and " [INVALID]" (SC21 on).
+_APP_RESULT = re.compile(r"\[(RESULT|RESULT-invalid| {6})\]\s+(\S+)\s+(\S+)\s+(\S+)\s*:\s*time\s+(\S+)\s+seconds"
+                         r"(\s+\[INVALID\])?\s*")
+# io500.sh: "[RESULT] BW   phase 1   ior_easy_write   0.411 GB/s : time   9.73 seconds".
+_SCRIPT_RESULT = re.compile(r"\[(RESULT|RESULT-invalid)\]\s+(BW|IOPS)\s+phase\s+\d+\s+(\S+)\s+(\S+)\s+(\S+)"
+                            r"\s*:\s*time\s+(\S+)\s+seconds\s*")
+_RESULT_START = re.compile(r"\[(?:RESULT[^\]]*| {6})\]")
+_SUMMARY_SCORE = re.compile(r"\[(SCOREX?) ?\]\s*(.*?)\s*$")
+_APP_VERSION = re.compile(r"IO500 version (\S+)(?: \((\w+)\))?")
+# The 2017 prototype: "1/ior-easy-write BW:341025.01 MB/s time: 311s", "1/md-easy-create IOPs:12658.661 time:514s".
+_PROTOTYPE_LINE = re.compile(r"[0-9]+/(\S+) (BW|IOPs):")
+_PROTOTYPE_RESULT = re.compile(r"[0-9]+/(\S+) (?:BW:\s*(\S+) (\S+)|IOPs:\s*(\S+)) time:\s*(\S+?)s\s*")
+_PROTOTYPE_SCORE = re.compile(r"IO-500 ((?:bw |md )?score):\s*(.*?)\s*$")
+# result.txt lines.
+_SECTION = re.compile(r"\[([^\]\s]+)\]\s*")
+_PAIR = re.compile(r"([A-Za-z][\w-]*)\s*=\s*(.*?)\s*")
+
+_SNIFF = re.compile(
+    r"^(?:\[RESULT(?:-invalid)?\]\s+\S|IO500 version \S|version\s*=\s*io500|"
+    r"\[(?:ior|mdtest)-(?:easy|hard)[\w-]*\]\s*$|[0-9]+/(?:ior|md)-[\w-]+ (?:BW|IOPs):|IO-500 (?:bw |md )?score:|"
+    r"Running the IO500 Benchmark now|io500_(?:mpirun|ior_cmd|info_[\w-]+)=)|\"type\":\"IO500\"", re.MULTILINE)
+_CONFIG = re.compile(r"^\[global\]\s*$", re.MULTILINE)
+_APP_RESULTS = re.compile(r"^(?:version\s*=|\[run\]\s*$|score\s*=)", re.MULTILINE)
+# The info creator quotes its values (io500_info_system="..."); the driver log's copies do not.
+_SYSTEM_INFO = re.compile(r"^io500_info_[\w-]+=\"|\"type\":\"IO500\"", re.MULTILINE)
+_DRIVER_LOG = re.compile(r"^(?:\[RESULT|System: |Running the IO500|io500_(?:mpirun|ior_cmd|workdir)=)", re.MULTILINE)
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like an io500 file: a cheap sniff, not a validation.
+
+    Also true for io500's ``config.ini`` and ``system-information.txt``, which :func:`parse`
+    then refuses with a message saying what they are.
+
+    Examples
+    --------
+    >>> looks_like("IO500 version io500-sc21 (standard)\\n[RESULT] ior-easy-write 1.0 GiB/s : time 300.0 seconds\\n")
+    True
+    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\n")
+    False
+    """
+    return _SNIFF.search(text) is not None
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """One run per io500 phase that has a value, labelled with the phase's name as the C app spells it.
+
+    Parameters
+    ----------
+    text : an io500 results file of any era (see the module's docstring).
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        ``ior-*`` phases are bandwidths (write or read; ``ior-rnd*`` random), ``mdtest-*`` and
+        ``find`` operation rates (create, stat, open for mdtest-hard-read, remove, find); one
+        sample each, in the unit io500 printed, with the phase's time as its duration. Tags:
+        ``("phase", name as printed)``, ``("score", ...)`` with the scores as printed,
+        ``("invalid", reason)`` where io500 marked the phase invalid (``[INVALID]``,
+        ``[RESULT-invalid]``, ``; ERROR INVALID ...`` in result.txt, io500.sh's "[Warning] This
+        cannot be official score"), ``("error", ...)`` for result.txt's other ``; ERROR`` lines,
+        ``("unscored", ...)`` for a phase outside the score. The version is io500's tag where printed
+        (``io500-sc21``), else the era (``io500.sh``, ``prototype 2017``).
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is an io500 configuration or system description, not results; has a
+        malformed result line, value or command option; has no phase with a value (truncated,
+        or the run failed); or prints a unit whose base the corpus cannot settle.
+
+    Notes
+    -----
+    - Transfer sizes come from the file's own ``ior`` command (``exe`` in result.txt,
+      ``[Exec]`` in the driver log); ior-hard's 47008 B is also taken from io500's rules where
+      the file has no command (tagged ``("transfer_size", ...)``), except in the 2017 prototype.
+    - io500 files give neither nodes nor processes per node: nodes are unknown (None) and ppn
+      is the Workload default of 1; result.txt's ``procs`` is tagged.
+    - Phases that are not one storage operation (the prototype's md-real-io, mdworkbench, the
+      C app's timestamp) give no run.
+    """
+    refusal = _not_results(text)
+    if refusal:
+        raise ToolOutputError(source, "line 1", refusal)
+    lines = text.splitlines()
+    if _APP_RESULTS.search(text) and not _DRIVER_LOG.search(text):
+        phases, version, tags = _read_app_results(lines, source)
+    elif any(_PROTOTYPE_LINE.match(line) for line in lines):
+        phases, version, tags = _read_prototype(lines, source)
+    elif looks_like(text):
+        phases, version, tags = _read_summary(lines, source)
+    else:
+        raise ToolOutputError(source, "line 1", "expected an io500 results file ('[RESULT] ...' lines, "
+                              f"'[ior-easy-write]' sections or the 2017 prototype's lines); found {beginning(text)}")
+    runs = [run for phase in phases if (run := _run(phase, version, tags, source)) is not None]
+    if not runs:
+        raise ToolOutputError(source, f"line {max(len(lines), 1)}", "expected at least one io500 phase with a "
+                              "value; found none: the file is truncated or the run failed")
+    return distinct_labels(runs)
+
+
+def _not_results(text: str) -> str:
+    """What the file is when it is io500's but not results (config, system description); else ''."""
+    if _CONFIG.search(text) and not _APP_RESULTS.search(text):
+        return ("expected io500 results; found an io500 configuration file (config.ini: [global] and "
+                "per-phase settings), not results: io500 writes them to result.txt and result_summary.txt "
+                "beside it")
+    if _SYSTEM_INFO.search(text) and not _DRIVER_LOG.search(text):
+        return ("expected io500 results; found an io500 system description (system-information.txt from "
+                "the io500 info creator), not results: read result.txt or result_summary.txt instead")
+    return ""
+
+
+@dataclass
+class _Phase:
+    """One phase's value as read, before it becomes a run; ``name`` as printed."""
+
+    name: str
+    line: int
+    value: float
+    unit: str
+    duration: float | None
+    command: str = ""
+    command_line: int = 0
+    tags: list[tuple[str, str]] = field(default_factory=list)
+    hard_by_rules: bool = True
+
+
+# ---------------------------------------------------------------------------------------------
+# The C app's result.txt
+
+
+def _read_app_results(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+    sections: list[tuple[str, int, dict[str, tuple[str, int]], list[str]]] = [("", 0, {}, [])]
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        section = _SECTION.fullmatch(stripped)
+        pair = _PAIR.fullmatch(stripped)
+        if not stripped:
+            continue
+        if stripped.startswith(";"):
+            sections[-1][3].append(stripped[1:].strip())
+        elif section:
+            sections.append((section[1], number, {}, []))
+        elif pair:
+            sections[-1][2].setdefault(pair[1], (pair[2], number))
+        else:
+            raise ToolOutputError(source, f"line {number}", "expected a '[section]', 'key = value' or "
+                                  f"'; comment' line of io500's result.txt; found {stripped[:60]!r}")
+    version, tags = "C app", []
+    phases = []
+    for name, number, pairs, comments in sections:
+        if name in ("", "run"):
+            version = pairs.get("version", (version, 0))[0]
+            tags += [(key, pairs[key][0]) for key in ("procs", "mode") if key in pairs]
+        elif name in ("SCORE", "SCOREX"):
+            score = "; ".join(f"{key} = {value}" for key, (value, _) in pairs.items() if key != "hash")
+            tags.append(("score" if name == "SCORE" else "score_extended", score))
+        elif "score" in pairs:
+            phases.append(_app_phase(name, number, pairs, comments, source))
+    return phases, version, tags
+
+
+def _app_phase(name: str, number: int, pairs: dict[str, tuple[str, int]], comments: list[str],
+               source: str) -> _Phase:
+    value, line = pairs["score"]
+    score = _value(value, f"line {line}", "score", source)
+    duration = None
+    if "t_delta" in pairs:
+        text, line = pairs["t_delta"]
+        duration = _value(text, f"line {line}", "t_delta", source)
+    command, command_line = pairs.get("exe", ("", 0))
+    phase = _Phase(name, number, score, "GiB/s" if name.startswith("i") else "kop/s", duration,
+                   command, command_line)
+    invalid = [c.removeprefix("ERROR INVALID").strip() for c in comments if c.startswith("ERROR INVALID")]
+    if pairs.get("valid", ("1", 0))[0].strip().lower() in ("0", "no", "false"):
+        invalid.append(f"valid = {pairs['valid'][0]}")
+    if invalid:
+        phase.tags.append(("invalid", "; ".join(invalid)))
+    errors = [c.removeprefix("ERROR").strip() for c in comments if c.startswith("ERROR") and
+              not c.startswith("ERROR INVALID")]
+    if errors:
+        phase.tags.append(("error", "; ".join(errors)))
+    return phase
+
+
+# ---------------------------------------------------------------------------------------------
+# result_summary.txt (io500.sh and the C app) and io500.sh's driver log
+
+
+def _read_summary(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+    version, tags = "io500.sh", []
+    phases: list[_Phase] = []
+    current = ""
+    commands: dict[str, tuple[str, int]] = {}
+    warnings: dict[str, list[str]] = {}
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        word = stripped.split(" ", 1)
+        if word[0] == "[Starting]" and len(word) == 2:
+            current = word[1].strip()
+        elif word[0] in ("[Exec]", "[EXEC]") and len(word) == 2:
+            commands.setdefault(current, (word[1], number))
+        elif word[0] == "[Warning]" and len(word) == 2:
+            warnings.setdefault(current, []).append(word[1].strip())
+        elif (version_match := _APP_VERSION.fullmatch(stripped)):
+            version = version_match[1]
+            tags += [("mode", version_match[2])] if version_match[2] else []
+        elif (score := _SUMMARY_SCORE.fullmatch(stripped)):
+            tags.append(("score" if score[1] == "SCORE" else "score_extended", score[2]))
+        elif _RESULT_START.match(stripped):
+            phase = _summary_phase(stripped, number, source)
+            command, command_line = commands.get(phase.name, ("", 0))
+            phase.command, phase.command_line = command, command_line
+            if phase.name in warnings:
+                phase.tags.append(("invalid", "; ".join(warnings[phase.name])))
+            if not any(_same(phase, seen) for seen in phases):  # the driver log repeats every line at its end
+                phases.append(phase)
+    return phases, version, tags
+
+
+def _same(a: _Phase, b: _Phase) -> bool:
+    return (a.name, a.value, a.unit, a.duration) == (b.name, b.value, b.unit, b.duration)
+
+
+def _summary_phase(line: str, number: int, source: str) -> _Phase:
+    where = f"line {number}"
+    script = _SCRIPT_RESULT.fullmatch(line)
+    if script:
+        marker, kind, name, value, unit, time = script.groups()
+        if unit not in _SCRIPT_UNITS or (kind == "BW") != unit.endswith("/s"):
+            raise ToolOutputError(source, where, f"expected a {kind} result in "
+                                  f"{' or '.join(u for u in _SCRIPT_UNITS if (kind == 'BW') == u.endswith('/s'))}; "
+                                  f"found {unit!r}, whose base the corpus does not show")
+        phase = _Phase(name, number, _value(value, where, "value", source), _SCRIPT_UNITS[unit],
+                       _value(time, where, "time", source))
+        if unit == "GB/s":
+            phase.tags.append(("unit", _GB_NOTE))
+    else:
+        app = _APP_RESULT.fullmatch(line)
+        if app is None:
+            raise ToolOutputError(source, where, "expected an io500 result line such as '[RESULT] "
+                                  f"ior-easy-write 0.355843 GiB/s : time 331.771 seconds'; found {line[:80]!r}")
+        marker, name, value, unit, time, invalid = app.groups()
+        if unit not in _APP_UNITS:
+            raise ToolOutputError(source, where, f"expected GiB/s or kIOPS; found {unit!r}")
+        phase = _Phase(name, number, _value(value, where, "value", source), _APP_UNITS[unit],
+                       _value(time, where, "time", source))
+        if invalid:
+            phase.tags.append(("invalid", "io500 marked the phase [INVALID]"))
+        if not marker.strip():
+            phase.tags.append(("unscored", "io500 printed '[      ]': the phase does not count in this run's score"))
+    if marker == "RESULT-invalid":
+        phase.tags.append(("invalid", "io500 marked the result [RESULT-invalid] (a write phase shorter "
+                                      "than the minimum runtime)"))
+    return phase
+
+
+# ---------------------------------------------------------------------------------------------
+# The 2017 prototype
+
+
+def _read_prototype(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+    phases, scores = [], []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        where = f"line {number}"
+        if _PROTOTYPE_LINE.match(stripped):
+            match = _PROTOTYPE_RESULT.fullmatch(stripped)
+            if match is None:
+                raise ToolOutputError(source, where, "expected a line such as '1/ior-easy-write BW:341025.01 "
+                                      f"MB/s time: 311s' or '1/md-easy-create IOPs:12658.661 time:514s'; "
+                                      f"found {stripped[:80]!r}")
+            name, bandwidth, unit, rate, time = match.groups()
+            if bandwidth is not None and unit != "MB/s":
+                raise ToolOutputError(source, where, f"expected a bandwidth in MB/s; found {unit!r}")
+            value = _value(bandwidth if bandwidth is not None else rate, where, "value", source)
+            phases.append(_Phase(name, number, value, "MB/s" if bandwidth is not None else "op/s",
+                                 _value(time, where, "time", source), hard_by_rules=False))
+        elif (score := _PROTOTYPE_SCORE.fullmatch(stripped)):
+            scores.append(f"{score[1]}: {score[2]}")
+    return phases, "prototype 2017", [("score", "; ".join(scores))] if scores else []
+
+
+# ---------------------------------------------------------------------------------------------
+# Phases into runs
+
+
+def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: str) -> Run | None:
+    """The run of one phase, or None for a phase that is not one storage operation."""
+    name = phase.name.replace("_", "-")
+    name = _PROTOTYPE_NAMES.get(name, name)
+    ior = _IOR_PHASE.fullmatch(name)
+    if ior is None and name not in _OPERATIONS:
+        return None
+    metric = Metric.BANDWIDTH if ior else Metric.OPERATION_RATE
+    if (metric is Metric.BANDWIDTH) != phase.unit.endswith("B/s"):
+        raise ToolOutputError(source, f"line {phase.line}", f"expected {'a bandwidth' if ior else 'an operation rate'}"
+                              f" for phase {phase.name}; found a value in {phase.unit}")
+    tags = [("phase", phase.name)]
+    if ior:
+        workload, more = _ior_workload(ior[1], ior[2], phase, source)
+        tags += more
+    else:
+        workload = Workload(operation=_OPERATIONS[name], transfer_size=None)
+    return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
+               origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
+               tags=_merged(tags + phase.tags + run_tags),
+               durations=() if phase.duration is None else (phase.duration,))
+
+
+def _merged(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """The tags with the values of a repeated key joined by '; ' (two reasons a phase is invalid)."""
+    joined: dict[str, str] = {}
+    for key, value in tags:
+        joined[key] = f"{joined[key]}; {value}" if key in joined else value
+    return tuple(joined.items())
+
+
+def _ior_workload(kind: str, operation: str, phase: _Phase, source: str) -> tuple[Workload, list[tuple[str, str]]]:
+    words = _ior_words(phase.command)
+    size = _transfer_size(words, phase.command_line, source)
+    shared = None if words is None else "-F" not in words
+    tags = []
+    if kind == "hard" and size is None and words is None and phase.hard_by_rules:
+        size, shared = _HARD_TRANSFER, True
+        tags.append(("transfer_size", _HARD_NOTE))
+    direct = True if words and ("--posix.odirect" in words or "-B" in words) else None
+    workload = Workload(operation=Operation.WRITE if operation == "write" else Operation.READ,
+                        transfer_size=None if size is None else Q_(size, "B"),
+                        access=Access.RANDOM if kind.startswith("rnd") else Access.SEQUENTIAL,
+                        direct=direct, shared_file=shared)
+    return workload, tags
+
+
+def _ior_words(command: str) -> list[str] | None:
+    """The arguments after the ior program in ``command``; None without an ior command."""
+    words = command.split()
+    for index, word in enumerate(words):
+        if word == "ior" or word.endswith("/ior"):
+            return words[index + 1:]
+    return None
+
+
+def _transfer_size(words: list[str] | None, line: int, source: str) -> int | None:
+    """IOR's ``-t`` (the last one, as IOR's option parser keeps): k, m, g, t are powers of 1024."""
+    value = None
+    for index, word in enumerate(words or []):
+        if word == "-t" and index + 1 < len(words):
+            value = words[index + 1]
+        elif word.startswith(("-t=", "--transferSize=")):
+            value = word.split("=", 1)[1]
+    if value is None:
+        return None
+    size = binary_size(value)
+    if not size:
+        raise ToolOutputError(source, f"line {line}", f"expected a transfer size after ior's -t such as "
+                              f"'2m' or '47008'; found {value[:40]!r}")
+    return size
+
+
+def _value(text: str, where: str, what: str, source: str) -> float:
+    value = finite_number(text)
+    if value is None:
+        raise ToolOutputError(source, where, f"expected a number for the {what} (a finite {what}); found {text[:40]!r}")
+    return value

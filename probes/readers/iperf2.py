@@ -1,0 +1,279 @@
+"""Read iperf 2's text output (client or server side) into bandwidth runs: one per connection, or per group of parallel streams.
+
+iperf 2 has no JSON; its interval lines are those of iperf3 (both print with unit_snprintf),
+so the line reading and the rate units are shared with :mod:`probes.readers.iperf3`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from probes.core.errors import ToolOutputError
+from probes.readers.iperf3 import RATE_UNITS, UDP_RECEIVED, Interval, hosts_label, interval, rate_in
+from probes.core.run import Origin, Run, distinct_labels
+from probes.core.units import Metric
+from probes.readers.textlines import beginning
+
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "iperf 2 text output"
+
+# Units: as in iperf3 (see probes.readers.iperf3), "Mbits/sec" is 10^6 bit/s and "KBytes" 2^10 B.
+# The corpus agrees: congestion-control_iperf2_server_tcp_mininet.txt line 7,
+# "0.0- 1.0 sec 177 KBytes 1.45 Mbits/sec": 177 x 1024 x 8 bit = 1.450 Mbit (177 x 1000 x 8
+# would be 1.416); bufferbloat_iperf2_client_tcp_mininet_1.5Mbps.txt line 7, "30.4 MBytes
+# 255 Mbits/sec" in 1 s: 30.4 x 2^20 x 8 = 255.0 Mbit. Samples keep the unit of a run's
+# first line; lines in another prefix ("0.00 bits/sec" among "Mbits/sec") are scaled exactly.
+_CLIENT = re.compile(r"^Client connecting to (\S+), (TCP|UDP) port (\d+)", re.MULTILINE)
+_SERVER = re.compile(r"^Server listening on (TCP|UDP) port (\d+)", re.MULTILINE)
+_CONNECTION = re.compile(r"\[\s*(\d+)\] local (\S+) port (\d+) connected with (\S+) port (\d+)(.*)$", re.MULTILINE)
+_SERVER_REPORT = re.compile(r"\[\s*(\d+)\] Server Report:")
+_VERSION = re.compile(r"^iperf version (\S+)")
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like iperf 2's text output: a cheap sniff, not a validation.
+
+    Examples
+    --------
+    >>> looks_like("Client connecting to 10.0.0.2, TCP port 5001\\n")
+    True
+    >>> looks_like("Connecting to host 10.0.0.2, port 5201\\n")
+    False
+    """
+    return bool(_CLIENT.search(text) or _SERVER.search(text) or _CONNECTION.search(text))
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """One bandwidth run per connection, or per group of parallel streams ([SUM] lines), in the printed rate unit.
+
+    Parameters
+    ----------
+    text : what iperf 2 printed, client or server side; a server's log of many connections
+        gives a run for each.
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        Labelled like ``"iperf2 TCP 1 stream 10.0.0.1 -> 10.0.0.2"``; one sample per interval
+        line (``-i``), durations the intervals' seconds. A connection that printed only its
+        final line has that one sample. The final line (``0.0-10.0 sec``) is the tag
+        ``summary``, or says that it is missing (the test was stopped before it).
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not iperf 2's output, has malformed interval lines, or holds no interval line.
+
+    Notes
+    -----
+    Who sends is read from the ports: a connection to the port the client connected to is
+    sent by this host, one to the port the server listens on is received (``(reverse)``
+    turns it round). iperf 2 prints its version only with ``-v``: the origin's version is
+    None otherwise.
+    """
+    if not looks_like(text):
+        found = beginning(text)
+        raise ToolOutputError(source, "line 1", "expected iperf 2's output (a line 'Client connecting to <host>, "
+                              f"TCP port <n>', 'Server listening on TCP port <n>' or '[  3] local ... connected "
+                              f"with ...'); found {found}")
+    sections, version = _read(text, source)
+    runs = [run for section in sections for run in _section_runs(section, version, source)]
+    if not runs:
+        raise ToolOutputError(source, "line 1", "expected interval lines ('[  3]  0.0- 1.0 sec  1.10 MBytes  "
+                              "9.23 Mbits/sec'); found none: the output is truncated or the test failed")
+    return distinct_labels(sorted(runs, key=lambda run: run.origin.line))
+
+
+@dataclass
+class _Stream:
+    """One connection: its interval lines, final line, and (UDP) the server's report on it."""
+
+    id: str
+    local: tuple[str, str] | None = None
+    remote: tuple[str, str] | None = None
+    extra: str = ""
+    lines: list[Interval] = field(default_factory=list)
+    summary: Interval | None = None
+    server_report: Interval | None = None
+    report_next: bool = False
+    grouped: bool = False
+
+
+@dataclass
+class _Group:
+    """Parallel streams added up in [SUM] lines, and the ids of the streams in them."""
+
+    lines: list[Interval] = field(default_factory=list)
+    summary: Interval | None = None
+    ids: set[str] = field(default_factory=set)
+    members: list[_Stream] = field(default_factory=list)
+
+
+@dataclass
+class _Section:
+    """What one 'Client connecting to' or 'Server listening on' header (or both, iperf -d) covers."""
+
+    protocol: str | None = None
+    connect_port: str | None = None
+    listen_port: str | None = None
+    streams: list[_Stream] = field(default_factory=list)
+    current: dict[str, _Stream] = field(default_factory=dict)
+    groups: list[_Group] = field(default_factory=list)
+    open_group: _Group | None = None
+    pending: list[tuple[_Stream, Interval]] = field(default_factory=list)
+
+
+def _read(text: str, source: str) -> tuple[list[_Section], str | None]:
+    sections: list[_Section] = []
+    version = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if match := _VERSION.match(line):
+            version = version or match[1]
+            continue
+        header = _CLIENT.match(line) or _SERVER.match(line)
+        if header:
+            _header(sections, header)
+            continue
+        if not sections:
+            sections.append(_Section())
+        section = sections[-1]
+        if match := _CONNECTION.search(line):
+            stream = _Stream(match[1], (match[2], match[3]), (match[4], match[5]), match[6])
+            section.streams.append(stream)
+            section.current[stream.id] = stream
+        elif match := _SERVER_REPORT.search(line):
+            (section.current.get(match[1]) or _stream(section, match[1])).report_next = True
+        elif item := interval(line, number, source):
+            _add(section, item)
+    return sections, version
+
+
+def _header(sections: list[_Section], header: re.Match) -> None:
+    """Start a section; a client header right after a server's (iperf -d, -r) joins it."""
+    if not sections or sections[-1].streams:
+        sections.append(_Section())
+    section = sections[-1]
+    if header.re is _CLIENT:
+        section.protocol, section.connect_port = header[2], header[3]
+    else:
+        section.protocol, section.listen_port = header[1], header[2]
+
+
+def _stream(section: _Section, id: str) -> _Stream:
+    """The open stream ``id``: after its final line only its server report joins it; a later line opens a new
+    stream, as does a line whose connection line is not in the text (then without addresses)."""
+    stream = section.current.get(id)
+    if stream is None or stream.summary is not None and not stream.report_next:
+        stream = _Stream(id)
+        section.streams.append(stream)
+        section.current[id] = stream
+    return stream
+
+
+def _add(section: _Section, item: Interval) -> None:
+    if item.id.startswith("SUM"):
+        _add_sum(section, item)
+        return
+    stream = _stream(section, item.id)
+    if stream.report_next:
+        stream.server_report, stream.report_next = item, False
+    elif item.start == 0 and stream.lines:
+        stream.summary = item
+        section.pending.append((stream, item))
+    else:
+        stream.lines.append(item)
+        section.pending.append((stream, item))
+
+
+def _add_sum(section: _Section, item: Interval) -> None:
+    """A [SUM] line: its streams are those whose lines for the same interval came just before."""
+    group = section.open_group
+    if group is None:
+        group = section.open_group = _Group()
+        section.groups.append(group)
+    for stream, line in section.pending:
+        if (line.start, line.end) == (item.start, item.end) and stream.id not in group.ids:
+            group.ids.add(stream.id)
+            group.members.append(stream)
+            stream.grouped = True
+    section.pending.clear()
+    if item.start == 0 and group.lines:
+        group.summary = item
+        section.open_group = None
+    else:
+        group.lines.append(item)
+
+
+def _section_runs(section: _Section, version: str | None, source: str) -> list[Run]:
+    runs = []
+    for group in section.groups:
+        lines = group.lines or [group.summary]
+        sends = {_sends(section, stream) for stream in group.members}
+        hosts = _hosts(group.members[0], sends.pop() if len(sends) == 1 else None) if group.members else None
+        tags = _tags(section, len(group.members), group.summary, None)
+        runs.append(_run(section, lines, len(group.members), hosts, tags, version, source))
+    for stream in section.streams:
+        if stream.grouped or not (stream.lines or stream.summary):
+            continue
+        lines = stream.lines or [stream.summary]
+        tags = _tags(section, 1, stream.summary, stream.server_report)
+        runs.append(_run(section, lines, 1, _hosts(stream, _sends(section, stream)), tags, version, source))
+    return runs
+
+
+def _run(section: _Section, lines: list[Interval], streams: int, hosts: str | None,
+         tags: list[tuple[str, str]], version: str | None, source: str) -> Run:
+    unit = lines[0].unit
+    words = ["iperf2"] + ([section.protocol] if section.protocol else [])
+    words.append(f"{streams} stream{'s' if streams != 1 else ''}" if streams else "[SUM]")
+    words += [hosts] if hosts else []
+    origin = Origin(path=source, line=lines[0].line, tool="iperf2", tool_version=version)
+    return Run(label=" ".join(words), workload=None, metric=Metric.BANDWIDTH,
+               samples=tuple(rate_in(item, unit, source) for item in lines), unit=RATE_UNITS[unit][0],
+               origin=origin, tags=tuple(tags), durations=tuple(item.seconds for item in lines))
+
+
+def _sends(section: _Section, stream: _Stream) -> bool | None:
+    """Whether this host sends on ``stream``, from the ports; None where they do not tell."""
+    if stream.local is None or stream.remote is None or "full-duplex" in stream.extra:
+        return None
+    if section.connect_port is not None and stream.remote[1] == section.connect_port:
+        outgoing = True
+    elif section.listen_port is not None and stream.local[1] == section.listen_port:
+        outgoing = False
+    else:
+        return None
+    return outgoing != ("(reverse)" in stream.extra)
+
+
+def _hosts(stream: _Stream, sends: bool | None) -> str | None:
+    if stream.local is None or stream.remote is None:
+        return None
+    return hosts_label(stream.local[0], stream.remote[0], sends)
+
+
+def _tags(section: _Section, streams: int, summary: Interval | None,
+          server_report: Interval | None) -> list[tuple[str, str]]:
+    tags = [("protocol", section.protocol)] if section.protocol else []
+    tags.append(("streams", str(streams)))
+    if summary is None:
+        tags.append(("summary", "none: the output ends before the test's final line"))
+    else:
+        tags.append(("summary", summary.shown()))
+        tags += _udp(summary)
+    if server_report is not None:
+        tags.append(("server_report", f"{server_report.shown()} ({' '.join(server_report.rest.split())})"))
+        tags += _udp(server_report)
+    return tags
+
+
+def _udp(item: Interval) -> list[tuple[str, str]]:
+    """Jitter and loss where the line has them (a UDP receiver's line)."""
+    match = UDP_RECEIVED.search(item.rest)
+    if match is None:
+        return []
+    return [("jitter_ms", match[1]), ("lost_packets", f"{match[2]} of {match[3]}"), ("lost_percent", match[4])]

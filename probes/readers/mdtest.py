@@ -1,0 +1,510 @@
+"""Read mdtest's text output (mdtest 1.9.3, and the mdtest of IOR 3.2 to 4.x) into operation-rate runs.
+
+One :class:`~probes.core.run.Run` per phase of the SUMMARY table (File creation, Directory stat,
+Tree removal ...) per mdtest test, in op/s as mdtest prints them. mdtest prints only a summary
+over its iterations, so each run carries ``reported`` and no samples.
+"""
+
+# Format history, as read from the corpus (../shared/corpus/mdtest) and mdtest's source:
+#   1.9.3 (LLNL)   "SUMMARY: (of N iterations)", rows "File creation     :  max min mean std".
+#                  With barriers (the default) each iteration's value is the highest of the
+#                  tasks' estimates, and max/min/mean/std are over the iterations, the std a
+#                  population one (divided by N: akrr's 2 iterations 104.022 and 96.640 give 3.691).
+#   IOR 3.2-3.4    "SUMMARY rate:" (and "SUMMARY time:" with -P); same rows, wider names. The
+#                  version line may still say 1.9.3. Since hpc/ior#113 (2018) max/min/mean/std are
+#                  over every task's own estimate in every iteration (oci-beegfs: 1 iteration,
+#                  max 1913301.546, min 1913298.908), so they say little about repetitions.
+#   late 3.4, 4.x  rows without ':' (hpc/ior#336, 2021): statistics over the iterations, sample
+#                  std (divided by N - 1; #336's example of 2 iterations). 4.x headings read
+#                  "SUMMARY rate (in ops/sec):" and "SUMMARY time (in ms/op):".
+# Tree creation/removal rows are always over the iterations (task 0's timing), with the same std
+# as the file rows of their release: population before #336, sample after.
+#
+# Units. Rates are operations per second: mdtest's verbose lines say "ops/sec", 4.x headings
+# "(in ops/sec)", and io500 reports the same figures in kIOPS (summit mdtest_hard_read 15354716.853
+# here, "15354.700 kiops" in io500/summit_io500-sc18_full_summary.txt). The SUMMARY time table
+# holds the seconds each phase took, NOT ms/op as 4.x's heading says: rate x time = items, e.g.
+# narval easy write 79439.712 op/s x 315.707 s = 25.08e6 = 640 tasks x 39187 items, lrz-daos
+# Tree creation 1.755 op/s x 0.570 s = 1 directory (0.570 ms/op would be 1754 op/s). Sizes: mdtest
+# prints none but -w/-e, bytes per file, which are tagged as written on the command line.
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from probes.core.errors import ToolOutputError
+from probes.core.run import Origin, Run, distinct_labels
+from probes.core.stats import from_reported
+from probes.core.units import Metric
+from probes.core.workload import Access, Operation, Workload
+from probes.readers.textlines import beginning, split_words
+
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+# What iobound read says it reads.
+FORMAT = "mdtest output"
+
+UNIT = "op/s"
+
+# Phase -> (operation, object, what the command line must ask for: -C, -T, -E, -r, -U).
+_PHASES = {
+    "Directory creation": (Operation.CREATE, "directory", "create"),
+    "Directory stat": (Operation.STAT, "directory", "stat"),
+    "Directory rename": (Operation.RENAME, "directory", "rename"),
+    "Directory removal": (Operation.REMOVE, "directory", "remove"),
+    "File creation": (Operation.CREATE, "file", "create"),
+    "File stat": (Operation.STAT, "file", "stat"),
+    "File read": (Operation.OPEN, "file", "read"),
+    "File removal": (Operation.REMOVE, "file", "remove"),
+    "Tree creation": (Operation.CREATE, "tree", "create"),
+    "Tree removal": (Operation.REMOVE, "tree", "remove"),
+}
+_STONEWALL = "File create (stonewall)"
+_LAST_ROW = "Tree removal"  # every release ends its tables with it: a table without it is cut
+_NAMES = "|".join(re.escape(name) for name in (*_PHASES, _STONEWALL))
+_ORDER = {name: i for i, name in enumerate(_PHASES)}  # the order every release prints its rows in
+
+_HEADER = re.compile(r"^mdtest-(\S+) was launched with (\d{1,9}) total task\(s\)(?: on (\d{1,9}) node\(s\))?",
+                     re.MULTILINE)
+_SNIFF = re.compile(r"^mdtest-\S+ was launched with \d+ total task"
+                    r"|^SUMMARY(?: rate| time)?(?: \([^)\n]*\))?: \(of \d+ iterations?\)", re.MULTILINE)
+_COMMAND = re.compile(r"^Command line used:\s*(.*?)\s*$")
+_TASKS = re.compile(r"^(\d{1,9}) tasks, (\d{1,20}) (files/directories|files|directories|file)\s*$")
+_SUMMARY = re.compile(r"^SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?:(?: \(of (\d{1,9}) iterations?\))?\s*$")
+_COLUMNS = re.compile(r"^\s+Operation\b(.*)$")
+_RULE = re.compile(r"^\s+-{3,}[\s-]*$")
+_ROW = re.compile(rf"^\s+({_NAMES})\s*(:?)(.*)$")
+_VERBOSE = re.compile(rf"^V-1:.*?\b({_NAMES})\s*:\s*(\d{{1,15}}\.\d{{3}}) sec,\s*\d+\.\d+ ops/sec\s*$")
+_FAILURE = re.compile(r"\bFAILED\b|\bERROR\b|MPI_ABORT|exit codes?: [1-9]")
+_VALUE = re.compile(r"\d{1,15}\.\d{3}")  # mdtest prints every figure with %.3f
+_COUNT = re.compile(r"\d{1,9}")
+_EXPECTED_COLUMNS = ["Max", "Min", "Mean", "Std", "Dev"]
+# Short options of mdtest that take a value (1.9.3's getopt string and 3.x/4.x's option table);
+# the others are flags. -N is the stride between neighbour tasks, not a number of nodes.
+_VALUED = frozenset("AabdefGiIlnNpsVwWxz")
+_FLAGS = frozenset("BcCDEFghkLMPrRStTuUvXyYZ")
+_PHASE_FLAGS = {"C": "create", "T": "stat", "E": "read", "r": "remove", "U": "rename"}
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like mdtest's output: its launch line or a SUMMARY heading; a cheap sniff.
+
+    Examples
+    --------
+    >>> looks_like("mdtest-3.4.0+dev was launched with 16 total task(s) on 1 node(s)\\n")
+    True
+    >>> looks_like("SUMMARY rate: (of 1 iterations)\\n   Operation   Max   Min   Mean   Std Dev\\n")
+    True
+    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\n")
+    False
+    """
+    return _SNIFF.search(text) is not None
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """One operation-rate run per phase of each mdtest test, in op/s.
+
+    Parameters
+    ----------
+    text : what mdtest printed; several runs one after another are read in turn, and lines
+        around them (launcher, wrapper or verbose messages) are skipped.
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        Labelled with the phase (``"File creation"``; ``" (N tasks)"`` added where one mdtest
+        run tests several task counts; repeated labels get ``" (line N)"``), metric operation
+        rate in op/s, ``reported`` = mdtest's summary, origin line = the summary row.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not mdtest's output, a run has no SUMMARY table (it failed: the error
+        quotes mdtest's failure line, or the output is cut), a table is cut before its Tree
+        removal row or has a malformed row, or the processes per node are not shown.
+
+    Notes
+    -----
+    - ``reported`` is ``from_reported(iterations, mean, std, min, max)``; the iterations come
+      from "(of N iterations)", else ``-i``; if neither is printed the run is tagged
+      ``("iterations", "unknown ...")`` and n = 1 with no std (a std needs a known n).
+      The std is a sample std over the iterations (1.9.3's population std is converted), and
+      left out where mdtest's is over every task's estimate (IOR 3.2 to 3.4); see the
+      ``statistics`` tag.
+    - Rows of 0.000 in every column are phases mdtest did not run; they are skipped when the
+      command line shows the phase was not asked for (-C/-T/-E/-r/-U select phases, none means
+      all; tree creation goes with -C, tree removal with -r). A zero row of a phase that was
+      asked for, or with no command line, is kept and tagged ``zero``.
+    - ``durations`` are seconds per iteration: the verbose (-v) lines of task 0 where there is one
+      per iteration, else the SUMMARY time table's longest task when there was one iteration.
+      With more iterations that table's summary is a ``phase_time`` tag.
+    - Nodes come from "on N node(s)"; processes per node are tasks / nodes (mdtest's -N is a
+      stride, not nodes). Without -u, task 0 alone builds and removes the tree, so tree runs
+      have 1 node x 1 ppn. -S (one file for all tasks) sets ``shared_file`` of file runs, and no -u
+      ``shared_directory``; -w/-e
+      bytes per file and -u (unique directory per task) are tags, and so is the "File create
+      (stonewall)" row (``stonewall``).
+    """
+    if not _HEADER.search(text):
+        found = beginning(text)
+        raise ToolOutputError(source, "line 1", "expected mdtest's output (a line 'mdtest-<version> was "
+                              f"launched with N total task(s) on M node(s)'); found {found}")
+    runs = []
+    for invocation in _read(text, source):
+        runs.extend(_invocation_runs(invocation, source))
+    return distinct_labels(runs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the lines
+
+
+@dataclass
+class _Table:
+    """One SUMMARY table: its kind ("rate", "time"; "" for 1.9.3's "SUMMARY:") and rows by phase."""
+
+    kind: str
+    line: int
+    iterations: int | None
+    columns: bool = False
+    rows: dict[str, tuple[list[str], bool, int]] = field(default_factory=dict)  # values, colon, line
+    closed: bool = False
+
+
+@dataclass
+class _Block:
+    """One mdtest test on a number of tasks ("96 tasks, 3072 files/directories") and its tables."""
+
+    tasks: int
+    items: str
+    line: int
+    tables: list[_Table] = field(default_factory=list)
+    verbose: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass
+class _Invocation:
+    """One mdtest run, from its launch line: version, tasks, nodes, command line, tests, failure line."""
+
+    version: str
+    line: int
+    tasks: int
+    nodes: int | None
+    command: str | None = None
+    blocks: list[_Block] = field(default_factory=list)
+    failure: tuple[str, int] | None = None
+
+
+def _read(text: str, source: str) -> list[_Invocation]:
+    invocations: list[_Invocation] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = _HEADER.match(line)
+        if header:
+            _close(invocations, source)
+            nodes = int(header[3]) if header[3] else None
+            invocations.append(_Invocation(header[1], number, int(header[2]), nodes))
+        elif invocations:
+            _line(invocations[-1], line, number, source)
+    _close(invocations, source)
+    if not invocations:
+        raise ToolOutputError(source, "line 1", "expected mdtest's launch line; found none")
+    return invocations
+
+
+def _line(run: _Invocation, line: str, number: int, source: str) -> None:
+    """Take one line of an mdtest run: command, test, SUMMARY heading or row, verbose or failure line."""
+    table = run.blocks[-1].tables[-1] if run.blocks and run.blocks[-1].tables else None
+    if table is not None and not table.closed:
+        _table_line(table, line, number, source)
+        return
+    command = _COMMAND.match(line)
+    if command and run.command is None:
+        run.command = command[1]
+        return
+    tasks = _TASKS.match(line)
+    if tasks:
+        run.blocks.append(_Block(int(tasks[1]), f"{tasks[2]} {tasks[3]}", number))
+        return
+    summary = _SUMMARY.match(line)
+    if summary:
+        _open_table(run, summary, number, source)
+        return
+    verbose = _VERBOSE.match(line)
+    if verbose and run.blocks:
+        run.blocks[-1].verbose.setdefault(verbose[1], []).append(float(verbose[2]))
+        return
+    if run.failure is None and _FAILURE.search(line):
+        run.failure = (line.strip()[:160], number)
+
+
+def _open_table(run: _Invocation, summary: re.Match, number: int, source: str) -> None:
+    kind, unit, iterations = summary[1] or "", summary[2], summary[3]
+    if not run.blocks:
+        raise ToolOutputError(source, f"line {number}", "expected the line 'N tasks, M files' before the "
+                              "SUMMARY table; found the table first")
+    allowed = {"": (None,), "rate": (None, "ops/sec"), "time": (None, "ms/op")}[kind]
+    if unit not in allowed:
+        raise ToolOutputError(source, f"line {number}", f"expected a SUMMARY {kind or 'rate'} table in "
+                              f"{' or '.join(u for u in allowed if u) or 'ops/sec'}; found '(in {unit})'")
+    block = run.blocks[-1]
+    if any(t.kind == kind for t in block.tables):
+        raise ToolOutputError(source, f"line {number}", f"expected one SUMMARY {kind or 'rate'} table per "
+                              f"test (line {block.line}); found a second one")
+    block.tables.append(_Table(kind, number, int(iterations) if iterations else None))
+
+
+def _table_line(table: _Table, line: str, number: int, source: str) -> None:
+    """A line inside an open SUMMARY table: the column header, its rule, or a phase row."""
+    where = f"line {number}"
+    columns = _COLUMNS.match(line)
+    if columns and not table.columns:
+        if columns[1].split() != _EXPECTED_COLUMNS:
+            raise ToolOutputError(source, where, "expected the columns 'Operation Max Min Mean Std Dev'; "
+                                  f"found {line.strip()[:80]!r}, a layout iobound does not read")
+        table.columns = True
+        return
+    if table.columns and _RULE.match(line):
+        return
+    row = _ROW.match(line)
+    if row is None or not table.columns:
+        what = "row" if table.columns else "column header ('Operation Max Min Mean Std Dev')"
+        found = repr(line.strip()[:60]) if line.strip() else "an empty line"
+        raise ToolOutputError(source, where, f"expected a {what} of the SUMMARY table of line {table.line} "
+                              f"(up to its '{_LAST_ROW}' row); found {found}: the table is cut or malformed")
+    name, colon, values = row[1], row[2] == ":", row[3].split()
+    _check_values(name, values, where, source)
+    earlier = [r for r in table.rows if r in _ORDER and _ORDER[r] >= _ORDER.get(name, -1)]
+    if name in _ORDER and earlier and name not in table.rows:
+        raise ToolOutputError(source, where, f"expected the rows of the SUMMARY table of line {table.line} in "
+                              f"mdtest's order; found {name!r} after {earlier[-1]!r}: the table is cut or malformed")
+    if name == _LAST_ROW and "Tree creation" not in table.rows:
+        raise ToolOutputError(source, where, f"expected a 'Tree creation' row before {_LAST_ROW!r} in the SUMMARY "
+                              f"table of line {table.line}, as every release prints; found none: the table is cut")
+    table.rows.setdefault(name, (values, colon, number))
+    table.closed = name == _LAST_ROW
+
+
+def _check_values(name: str, values: list[str], where: str, source: str) -> None:
+    stonewall = name == _STONEWALL
+    if len(values) != 4 or not all(_VALUE.fullmatch(v) or (stonewall and v == "NA") for v in values) \
+            or (stonewall and not _VALUE.fullmatch(values[2])):
+        shown = " ".join(values)[:80]
+        raise ToolOutputError(source, where, f"expected 4 figures (Max Min Mean Std Dev, 3 decimals) for "
+                              f"{name!r}; found {shown!r}: the row is cut or malformed")
+
+
+def _close(invocations: list[_Invocation], source: str) -> None:
+    """Refuse a SUMMARY table left open by the end of the text or by the next mdtest run."""
+    if not invocations or not invocations[-1].blocks or not invocations[-1].blocks[-1].tables:
+        return
+    table = invocations[-1].blocks[-1].tables[-1]
+    if not table.closed:
+        raise ToolOutputError(source, f"line {table.line}", f"expected the SUMMARY table to end with its "
+                              f"'{_LAST_ROW}' row; found {len(table.rows)} row(s) and then the end of the "
+                              "run: the output is truncated")
+
+
+# ---------------------------------------------------------------------------------------------
+# From tables to runs
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What the command line asks for; ``known`` is False when no command line was printed."""
+
+    known: bool
+    flags: frozenset[str] = frozenset()
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value(self, letter: str) -> str | None:
+        return dict(self.values).get(letter)
+
+    def requested(self, phase: str) -> bool | None:
+        """Whether the phase was asked for; None when the command line is unknown."""
+        if not self.known:
+            return None
+        chosen = {p for f, p in _PHASE_FLAGS.items() if f in self.flags}
+        return not chosen or phase in chosen
+
+
+def _options(command: str | None) -> _Options:
+    """Flags and option values of mdtest's command line (getopt style: -n 10, -n=10, -n10, -FC)."""
+    if command is None:
+        return _Options(False)
+    words = split_words(command)
+    flags, values = set(), {}
+    index = 1  # words[0] is the program
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if word.startswith("--") or not word.startswith("-"):
+            continue
+        for position, letter in enumerate(word[1:], start=1):
+            if letter in _VALUED:
+                rest = word[position + 1:].removeprefix("=")
+                if not rest and index < len(words):
+                    rest, index = words[index], index + 1
+                values.setdefault(letter, rest)
+                break
+            if letter not in _FLAGS:
+                break
+            flags.add(letter)
+    return _Options(True, frozenset(flags), tuple(sorted(values.items())))
+
+
+def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
+    if not any(block.tables for block in run.blocks):
+        why = (f"the run failed (line {run.failure[1]}: {run.failure[0]!r})" if run.failure
+               else "the output is truncated or the run failed")
+        raise ToolOutputError(source, f"line {run.line}", f"expected a SUMMARY table for this mdtest-{run.version} "
+                              f"run; found none: {why}")
+    options = _options(run.command)
+    runs = []
+    for block in run.blocks:
+        runs.extend(_block_runs(run, block, options, len(run.blocks) > 1, source))
+    return runs
+
+
+def _block_runs(run: _Invocation, block: _Block, options: _Options, several: bool, source: str) -> list[Run]:
+    rate = next((t for t in block.tables if t.kind in ("", "rate")), None)
+    time = next((t for t in block.tables if t.kind == "time"), None)
+    if rate is None:
+        what = "only a SUMMARY time table (mdtest -Z); iobound reads rates and does not derive them" if time \
+            else "no SUMMARY table: the output is truncated or the run failed"
+        raise ToolOutputError(source, f"line {block.line}", f"expected a SUMMARY rate table for this test; found {what}")
+    iterations, iteration_tags = _iterations(rate, options, source)
+    nodes, ppn = _placement(run, block, source)
+    common = [("tasks", str(block.tasks)), ("items", block.items)] + iteration_tags + _option_tags(options)
+    runs = []
+    for name, (values, colon, line) in rate.rows.items():
+        if name == _STONEWALL:
+            continue
+        operation, kind, phase = _PHASES[name]
+        high, low, mean, std = (float(v) for v in values)
+        requested = options.requested(phase)
+        zero = high == low == mean == std == 0
+        if zero and requested is False:
+            continue
+        n = iterations or 1
+        std, statistics = _statistics(rate.kind, colon, kind, options, n, std)
+        try:
+            reported = from_reported(n, mean, std, low, high)
+        except ValueError as exc:
+            raise ToolOutputError(source, f"line {line}", f"expected a consistent summary (min <= mean <= max); "
+                                  f"{exc}") from exc
+        durations, time_tags = _durations(name, n, block, time)
+        tags = [("object", kind)] + common + [("statistics", statistics)] + time_tags
+        tags += _stonewall(rate, time) if name == "File creation" else []
+        tags += [("zero", "mdtest printed 0.000 in every column for a phase the command line asks for (or "
+                          "no command line was printed): it did not run or did nothing")] if zero else []
+        workload, more = _workload(operation, kind, nodes, ppn, block.tasks, options, run.version)
+        label = f"{name} ({block.tasks} tasks)" if several else name
+        runs.append(Run(label=label, workload=workload, metric=Metric.OPERATION_RATE, samples=(), unit=UNIT,
+                        origin=Origin(source, line, "mdtest", run.version), tags=tuple(tags + more),
+                        reported=reported, durations=durations))
+    return runs
+
+
+def _iterations(table: _Table, options: _Options, source: str) -> tuple[int | None, list[tuple[str, str]]]:
+    if table.iterations is not None:
+        if table.iterations < 1:
+            raise ToolOutputError(source, f"line {table.line}", "expected at least 1 iteration; found 0")
+        return table.iterations, [("iterations", str(table.iterations))]
+    given = options.value("i")
+    if given is not None and _COUNT.fullmatch(given) and int(given) >= 1:
+        return int(given), [("iterations", f"{given} (-i on the command line)")]
+    return None, [("iterations", "unknown: neither '(of N iterations)' nor -i is printed; the summary "
+                                 "counts as 1 repetition, without a std")]
+
+
+def _statistics(kind: str, colon: bool, object_: str, options: _Options, n: int,
+                std: float) -> tuple[float | None, str]:
+    """The sample std for from_reported (or None) and a note saying what mdtest's max/min/std are over."""
+    over = f"over the {n} iterations" if n > 1 else "over the one iteration"
+    if kind == "" and object_ != "tree" and "B" in options.flags:
+        return None, ("max, min and mean over every task's own estimate in every iteration (mdtest 1.9.3 "
+                      "with -B, no barriers); the std is not one of repetitions and is left out")
+    if kind != "" and colon and object_ != "tree":
+        return None, ("max, min and mean over every task's own estimate in every iteration (the mdtest of IOR "
+                      "3.2 to 3.4, hpc/ior#113); the std is not one of repetitions and is left out")
+    if n == 1:
+        return None, f"max, min and mean {over}"
+    if kind == "" or colon:  # 1.9.3 and the tree rows of IOR 3.2-3.4 divide the variance by n
+        return std * math.sqrt(n / (n - 1)), (f"max, min, mean and std {over}; mdtest's population std "
+                                              "converted to a sample std")
+    return std, f"max, min, mean and sample std {over}"
+
+
+def _durations(name: str, n: int, block: _Block, time: _Table | None) -> tuple[tuple[float, ...], list[tuple[str, str]]]:
+    """Seconds per iteration (verbose lines, or the time table of one iteration), else a tag of the time summary."""
+    verbose = block.verbose.get(name, [])
+    if len(verbose) == n and all(seconds > 0 for seconds in verbose):  # "0.000 sec" is below the resolution
+        return tuple(verbose), []
+    row = time.rows.get(name) if time else None
+    if row is None:
+        return (), []
+    high, low, mean, std = (float(v) for v in row[0])
+    if n == 1:
+        return (high,), []
+    return (), [("phase_time", f"seconds per iteration (SUMMARY time, line {row[2]}): max {high:.3f}, min "
+                               f"{low:.3f}, mean {mean:.3f}, std {std:.3f}")]
+
+
+def _stonewall(rate: _Table, time: _Table | None) -> list[tuple[str, str]]:
+    row = rate.rows.get(_STONEWALL)
+    if row is None:
+        return []
+    seconds = time.rows.get(_STONEWALL) if time else None
+    during = f" in {seconds[0][2]} s" if seconds else ""
+    return [("stonewall", f"{row[0][2]} op/s{during}: the items created before the stonewall timer, "
+                          "all iterations together")]
+
+
+def _option_tags(options: _Options) -> list[tuple[str, str]]:
+    if not options.known:
+        return [("directory", "unknown: no command line printed")]
+    tags = [("directory", "unique per task (-u)" if "u" in options.flags else "shared by all tasks")]
+    for letter, key in (("w", "write_bytes"), ("e", "read_bytes")):
+        given = options.value(letter)
+        if given and given.strip("0"):
+            tags.append((key, f"{given} per file (-{letter})"))
+    if options.value("a"):
+        tags.append(("api", options.value("a")))
+    return tags
+
+
+def _placement(run: _Invocation, block: _Block, source: str) -> tuple[int, int]:
+    """Nodes and processes per node of one test, from the launch line ('on N node(s)')."""
+    where = f"line {run.line}"
+    if run.nodes is None or run.nodes < 1:
+        raise ToolOutputError(source, where, "expected 'on N node(s)' in mdtest's launch line; found none, so "
+                              "the processes per node are unknown")
+    if block.tasks == run.tasks and run.tasks % run.nodes == 0 and run.tasks >= run.nodes:
+        return run.nodes, run.tasks // run.nodes
+    if run.nodes == 1 and 1 <= block.tasks <= run.tasks:
+        return 1, block.tasks
+    raise ToolOutputError(source, f"line {block.line}", f"expected tasks spread evenly over the {run.nodes} "
+                          f"node(s) of line {run.line}; found a test on {block.tasks} of {run.tasks} tasks, "
+                          "whose processes per node are not printed")
+
+
+def _workload(operation: Operation, kind: str, nodes: int, ppn: int, tasks: int, options: _Options,
+              version: str) -> tuple[Workload, list[tuple[str, str]]]:
+    tags: list[tuple[str, str]] = []
+    if kind == "tree" and options.known and "u" not in options.flags:
+        nodes, ppn = 1, 1
+        tags.append(("tree", f"built and removed by task 0 alone (no -u), while the {tasks} tasks wait"))
+    elif kind == "tree" and options.known:
+        tags.append(("tree", "every task builds its own tree (-u); mdtest's rate counts the directories of one"))
+    shared = None
+    if kind == "file" and options.known:
+        shared = "S" in options.flags
+    # -R: random order for stat (every release) and for read (1.9.3; 4.x says "only for stat").
+    random = "R" in options.flags and (operation is Operation.STAT
+                                       or (operation is Operation.OPEN and version.startswith("1.")))
+    return Workload(operation=operation, transfer_size=None, nodes=nodes, ppn=ppn,
+                    access=Access.RANDOM if random else Access.SEQUENTIAL, shared_file=shared,
+                    shared_directory=("u" not in options.flags) if options.known else None), tags

@@ -1,0 +1,192 @@
+"""Read a results table: CSV with one measured value per row and its unit spelled out.
+
+Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
+``value`` and ``unit`` are required (``transfer_size`` may be empty: unknown, or
+a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``,
+``ppn``, ``queue_depth``, ``access``, ``direct``, ``shared_file`` and
+``shared_directory`` (true or false), ``data_set`` (all processes' bytes, e.g.
+``2 TiB``) and ``duration`` (of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
+``system``). Rows with the same ``run`` are repetitions of one run; without a
+``run`` column every row is a run of its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Iterator, Mapping
+
+from probes.core.errors import ToolOutputError, UnitError
+from probes.core.run import Origin, Run, distinct_labels
+from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
+from probes.core.workload import Access, Operation, Workload
+
+__all__ = ["looks_like", "parse", "FORMAT"]
+
+REQUIRED = ("op", "transfer_size", "value", "unit")
+FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
+WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "shared_directory",
+                    "data_set", "duration")
+_TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
+
+
+def looks_like(text: str) -> bool:
+    """True if the first row that is not a comment is a CSV header with the required columns."""
+    rows = _rows(text)
+    header = next(rows, (0, []))[1]
+    return all(c in _columns(header) for c in REQUIRED)
+
+
+def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
+    """Parse a results table into runs; a label shared by several runs gets its line number added.
+
+    Raises
+    ------
+    ToolOutputError
+        If the header lacks a required column, or a row has a bad value, unit or
+        count; the message names the line and column.
+    """
+    rows = _rows(text)
+    try:
+        header_line, header = next(rows)
+    except StopIteration:
+        raise ToolOutputError(source, "", "no header and no rows; expected a CSV with columns " + ", ".join(REQUIRED)) from None
+    except csv.Error as exc:
+        raise ToolOutputError(source, "line 1", f"not CSV ({exc})") from exc
+    header = _columns(header)
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise ToolOutputError(source, f"line {header_line}", f"the header lacks column(s) {', '.join(missing)}; "
+                              f"it has: {', '.join(header)}")
+    if len(set(header)) != len(header):
+        raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
+    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None]]] = {}
+    while True:
+        try:
+            line, cells = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise ToolOutputError(source, "", f"not CSV after line {header_line} ({exc})") from exc
+        if len(cells) != len(header):
+            raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
+        row = dict(zip(header, (c.strip() for c in cells)))
+        workload, value, unit, metric, duration = _row(row, source, line, aliases)
+        tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS)
+        key = row.get("run") or f"line {line}"
+        if key in runs:
+            first, known, samples, known_unit, _, _, durations = runs[key]
+            if known != workload or known_unit != unit:
+                raise ToolOutputError(source, f"line {line}", f"run {key!r} was given another workload or unit on line {first}")
+            samples.append(value)
+            durations.append(duration)
+        else:
+            runs[key] = (line, workload, [value], unit, metric, tags, [duration])
+    if not runs:
+        raise ToolOutputError(source, "", "has a header but no rows")
+    return distinct_labels([
+        Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
+            origin=Origin(source, line, "table"), tags=tags,
+            durations=tuple(durations) if None not in durations else ())
+        for key, (line, workload, samples, unit, metric, tags, durations) in runs.items()
+    ])
+
+
+def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The CSV rows with the line each starts on, without blank rows and ``#`` comments."""
+    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
+    start = 1
+    for cells in reader:
+        if cells and any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#"):
+            yield start, cells
+        start = reader.line_num + 1
+
+
+def _columns(header: list[str]) -> list[str]:
+    return [c.strip().lower() for c in header]
+
+
+def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric, float | None]:
+    column = "unit"
+    try:
+        unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
+        metric = Metric.of(Q_(1, unit))
+        if metric not in (Metric.BANDWIDTH, Metric.OPERATION_RATE):
+            raise UnitError(f"The unit must be a bandwidth (e.g. MiB/s) or an operation rate (op/s). Got {row['unit']!r} instead.")
+        column = "value"
+        value = _number(row["value"])
+        require(Q_(value, unit), metric, what="the value")
+        column = "op"
+        operation = Operation(row["op"].lower())
+        if operation.is_metadata and metric is not Metric.OPERATION_RATE:
+            raise UnitError(f"A metadata operation ({operation.value}) is counted in op/s, not in {row['unit']!r}.")
+        column = "transfer_size"
+        size = (parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
+                if row["transfer_size"].strip() else None)
+        column = "access"
+        access = Access((row.get("access") or "sequential").lower())
+        counts = {}
+        for column in ("nodes", "ppn", "queue_depth"):
+            if row.get(column):
+                counts[column] = _count(row[column])
+        column = "direct"
+        direct = _flag(row.get("direct", ""))
+        column = "shared_file"
+        shared = _flag(row.get("shared_file", ""))
+        column = "shared_directory"
+        shared_directory = _flag(row.get("shared_directory", ""))
+        column = "data_set"
+        data_set = parse_quantity(row["data_set"], Metric.SIZE, what="the data set", aliases=aliases) \
+            if row.get("data_set") else None
+        column = "duration"
+        duration = parse_quantity(row["duration"], Metric.LATENCY, what="the duration").m_as("s") \
+            if row.get("duration") else None
+        column = "transfer_size"
+        workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, shared_file=shared,
+                            shared_directory=shared_directory, **counts)
+    except (ValueError, UnitError) as exc:
+        raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
+    return workload, value, f"{unit:~P}", metric, duration
+
+
+def _reason(exc: Exception, column: str, cell: str) -> str:
+    if isinstance(exc, UnitError):
+        return str(exc)
+    expected = {
+        "op": "one of " + ", ".join(o.value for o in Operation),
+        "access": "one of " + ", ".join(a.value for a in Access),
+        "value": "a finite, non-negative number",
+        "direct": "true or false",
+        "shared_file": "true or false",
+        "shared_directory": "true or false",
+    }.get(column, "a whole number of at least 1")
+    return f"must be {expected}. Got {cell!r} instead."
+
+
+def _number(cell: str) -> float:
+    value = float(cell.replace(",", "").replace("_", ""))
+    if not (value >= 0 and value != float("inf")):
+        raise ValueError(cell)
+    return value
+
+
+def _count(cell: str) -> int:
+    value = int(cell)
+    if value < 1:
+        raise ValueError(cell)
+    return value
+
+
+def _flag(cell: str) -> bool | None:
+    if not cell:
+        return None
+    if cell.lower() in _TRUE + _FALSE:
+        return cell.lower() in _TRUE
+    raise ValueError(cell)
+
+
+def _label(key: str, tags: tuple, workload: Workload) -> str:
+    if not key.startswith("line "):
+        return key
+    prefix = " ".join(v for _, v in tags if v)
+    return f"{prefix + ' ' if prefix else ''}{workload.describe()}"
