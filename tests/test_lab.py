@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 
 import probes.lab
 from probes.measure import iperf3, ping
+from probes.readers import iperf3 as iperf3_output, ping as ping_output
 from probes.core.document import dumps, envelope, write_atomic
 from probes.core.errors import InputError, ProbeError
 from probes.lab import (LOCK, PREFIX, STOPPED, SUBNET, Backing, Lab, Spec, down, leftovers, parse_spec, service,
@@ -514,14 +515,14 @@ class TestLab:
         client, server = lab.clients[0], lab.servers[0]
         inside = ("ip", "netns", "exec", client.namespace)
         done = run_tool([*inside, *ping.ping_argv(server.address, 5, 0.05)], timeout=30)
-        assert len(ping.parse(done.stdout, source="ping")) == 5 and f"from {server.address}" in done.stdout
+        assert len(ping_output.parse(done.stdout, source="ping")[0].samples) == 5 and f"from {server.address}" in done.stdout
         for namespace, device in ((client.namespace, "eth0"), (f"{PREFIX}sw", client.name)):
             shown = run_tool(["tc", "-n", namespace, "qdisc", "show", "dev", device], timeout=10).stdout
             assert "qdisc tbf" in shown and "rate 100Mbit" in shown
         with iperf3.serve([5201], bind=server.address, prefix=("ip", "netns", "exec", server.namespace)):
             for reverse in (False, True):
                 argv = iperf3.iperf3_argv(server.address, time=2, reverse=reverse)
-                rate = iperf3.parse(run_tool([*inside, *argv], timeout=30).stdout, source="iperf3")
+                rate = iperf3_output.received(run_tool([*inside, *argv], timeout=30).stdout, source="iperf3")
                 assert 0.9 * BITS < rate <= BITS * PAYLOAD * 1.01
 
     def test_a_file_written_through_a_client_mount_is_in_the_servers_store(self, lab):

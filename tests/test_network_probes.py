@@ -1,4 +1,4 @@
-"""probes.measure.ping and probes.measure.iperf3: their parsers on real outputs, and real runs over loopback and a 1 Gbit/s veth link."""
+"""probes.measure.ping and probes.measure.iperf3: what they take from the readers on real outputs, and real runs over loopback and a 1 Gbit/s veth link."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from probes.measure import iperf3, ping
+from probes.readers import iperf3 as iperf3_output, ping as ping_output
 from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.probe import MIN_REPETITIONS, measure
 from tests.netns import free_ports, shaped_link, unavailable
 
-# ---- ping: the parser on real outputs ---------------------------------------------------------
+# ---- ping: what the probe takes from the reader, on real outputs --------------------------------
 
 # Replies each file prints, counted by hand; the truncated run prints 19 of its 20 (its summary says 20).
 PING_REPLIES = {
@@ -39,9 +40,9 @@ def _corpus_files(corpus, folder):
 
 
 def _summary(text):
-    """The last 'N received' and 'rtt min/avg/max/mdev' average (s) ping printed: an oracle for the replies."""
+    """The last 'N received' and 'rtt min/avg/max/mdev' average (ms) ping printed: an oracle for the replies."""
     received = [int(line.split(", ")[1].split()[0]) for line in text.splitlines() if " received, " in line]
-    average = [float(line.split(" = ")[1].split("/")[1]) / 1000 for line in text.splitlines() if line.startswith("rtt ")]
+    average = [float(line.split(" = ")[1].split("/")[1]) for line in text.splitlines() if line.startswith("rtt ")]
     return received[-1], average[-1]
 
 
@@ -50,54 +51,19 @@ def test_every_iputils_ping_output_of_the_corpus_gives_its_replies(corpus):
     assert {name for name, version in files if version.startswith("iputils")} == set(PING_REPLIES)
     for name, count in PING_REPLIES.items():
         text = (corpus / "ping" / name).read_text(encoding="utf-8")
-        rtts = ping.parse(text, source=name)
+        [run] = ping_output.parse(text, source=name)
         received, average = _summary(text)
-        assert len(rtts) == count <= received, name
+        assert run.unit == "ms" and len(run.samples) == count <= received, name
         if count == received:  # the printed times are rounded, the summary's are not
-            assert sum(rtts) / len(rtts) == pytest.approx(average, rel=0.01), name
-        assert all(0 < r < 3 for r in rtts)
-
-
-def test_windows_ping_output_is_refused_by_name(corpus):
-    windows = [name for name, version in _corpus_files(corpus, "ping") if version.startswith("Windows")]
-    assert windows
-    for name in windows:
-        with pytest.raises(ToolOutputError, match="line 1: this is Windows ping output"):
-            ping.parse((corpus / "ping" / name).read_text(encoding="utf-8"), source=name)
-
-
-def test_duplicate_replies_are_left_out_and_ipv6_replies_read():
-    text = ("PING ::1(::1) 56 data bytes\n64 bytes from ::1: icmp_seq=1 ttl=64 time=0.030 ms\n"
-            "64 bytes from ::1: icmp_seq=1 ttl=64 time=0.900 ms (DUP!)\n64 bytes from ::1: icmp_seq=2 ttl=64 time=0.050 ms\n")
-    assert ping.parse(text, source="t") == pytest.approx([30e-6, 50e-6])
-
-
-@pytest.mark.parametrize("text, where, says", [
-    ("", "line 1", "the text is empty"),
-    ("Segmentation fault\n", "line 1", "starting 'PING <host>'; got 'Segmentation fault'"),
-    ("PING 10.0.0.9 (10.0.0.9) 56(84) bytes of data.\n", "line 1", "no reply line"),
-    ("PING h (10.0.0.9) 56(84) bytes of data.\nFrom 10.0.0.1 icmp_seq=1 Destination Host Unreachable\n\n"
-     "--- h ping statistics ---\n1 packets transmitted, 0 received, +1 errors, 100% packet loss, time 0ms\n",
-     "line 5", "no reply to any packet"),
-])
-def test_output_without_replies_is_refused_with_the_line(text, where, says):
-    with pytest.raises(ToolOutputError, match=f"^out.txt: {where}: .*{says}"):
-        ping.parse(text, source="out.txt")
+            assert run.summary.mean == pytest.approx(average, rel=0.01), name
+        assert all(0 < r < 3000 for r in run.samples)
 
 
 @given(st.lists(st.floats(0.001, 5000, allow_nan=False).map(lambda ms: round(ms, 3)), min_size=1, max_size=20))
-def test_ping_replies_read_back_in_seconds(times):
+def test_ping_replies_read_back_as_printed(times):
     lines = [f"64 bytes from 10.0.0.2: icmp_seq={i} ttl=64 time={ms:.3f} ms" for i, ms in enumerate(times, 1)]
-    assert ping.parse("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n" + "\n".join(lines), source="t") == \
-        pytest.approx([ms / 1000 for ms in times])
-
-
-@given(st.text())
-def test_ping_garbage_gives_replies_or_a_clear_error(text):
-    try:
-        assert all(r >= 0 for r in ping.parse(text, source="g"))
-    except ToolOutputError as exc:
-        assert str(exc).startswith("g: line ")
+    [run] = ping_output.parse("PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.\n" + "\n".join(lines), source="t")
+    assert run.samples == pytest.approx(times)
 
 
 def test_ping_has_a_deadline_and_a_slow_interval_for_users(monkeypatch):
@@ -107,7 +73,7 @@ def test_ping_has_a_deadline_and_a_slow_interval_for_users(monkeypatch):
     assert [o.name for o in probe.outputs] == ["ping.rtt", "ping.message_rate"]
 
 
-# ---- iperf3: the parser on real outputs -------------------------------------------------------
+# ---- iperf3: what the probe takes from the reader, on real outputs ------------------------------
 
 # end.sum_received.bits_per_second of each real output, read by hand (iperf 3.6 to 3.12).
 IPERF3_RECEIVED = {
@@ -125,33 +91,34 @@ def test_every_iperf3_json_of_the_corpus_gives_the_receivers_throughput(corpus):
     for name, rate in IPERF3_RECEIVED.items():
         text = (corpus / "iperf3" / name).read_text(encoding="utf-8")
         received = json.loads(text)["end"]["sum_received"]
-        assert iperf3.parse(text, source=name) == pytest.approx(rate, rel=1e-8)
+        assert iperf3_output.received(text, source=name) == pytest.approx(rate, rel=1e-8)
         assert rate == pytest.approx(received["bytes"] * 8 / received["seconds"], rel=1e-3)
 
 
 def test_an_interrupted_iperf3_run_is_refused_with_its_error(corpus):
     text = (corpus / "iperf3" / "flxo_iperf-3.12_json_tcp_single.json").read_text(encoding="utf-8")
     with pytest.raises(ToolOutputError, match="^s.json: error: iperf3 reported: interrupt - the client has terminated"):
-        iperf3.parse(text, source="s.json")
+        iperf3_output.received(text, source="s.json")
 
 
-def test_iperf3_text_output_is_refused(corpus):
+def test_iperf3_text_output_gives_no_receiver_total(corpus):
     texts = [name for name, version in _corpus_files(corpus, "iperf3") if "text" in version]
     assert texts
     for name in texts:
-        with pytest.raises(ToolOutputError, match="iperf3 -J prints|not valid JSON"):
-            iperf3.parse((corpus / "iperf3" / name).read_text(encoding="utf-8"), source=name)
+        with pytest.raises(ToolOutputError, match="expected iperf3's -J JSON|expected the JSON of one test"):
+            iperf3_output.received((corpus / "iperf3" / name).read_text(encoding="utf-8"), source=name)
 
 
 @pytest.mark.parametrize("text, says", [
     ('{"start": {}, "end": {"sum_received": {"bits_per_second": 0}}}', "nothing was received"),
-    ('{"start": {}, "end": {}}', r"end.sum_received.bits_per_second: expected the receiver's bit/s, a number; got None"),
-    ('{"start": {}, "end": {"sum_rec', "line 1 column 23: not valid JSON"),
-    ('[1, 2]', "expected the JSON object iperf3 -J prints"),
+    ('{"start": {}, "end": {}}', r"end.sum_received: expected an object; found null"),
+    ('{"start": {}, "end": {"sum_rec', "line 1: expected iperf3's JSON; found invalid JSON"),
+    ('[1, 2]', "expected iperf3's -J JSON"),
+    ('{"end": {}}\n{"end": {}}', "line 2: expected the JSON of one test; found another"),
 ])
 def test_iperf3_output_without_a_throughput_is_refused(text, says):
     with pytest.raises(ToolOutputError, match=says):
-        iperf3.parse(text, source="x")
+        iperf3_output.received(text, source="x")
 
 
 _JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | st.text(max_size=5),
@@ -163,7 +130,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.floats() | st.integers() | s
 @given(_JSON.map(json.dumps) | st.text())
 def test_iperf3_garbage_gives_a_rate_or_a_clear_error(text):
     try:
-        assert iperf3.parse(text, source="g") > 0
+        assert iperf3_output.received(text, source="g") > 0
     except ToolOutputError as exc:
         assert str(exc).startswith("g")
 

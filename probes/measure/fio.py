@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import threading
 import time
 from dataclasses import dataclass
 
-from probes.core.errors import ProbeError
+from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.tool import run_tool
+from probes.readers import fio as output
 
 __all__ = ["FioResult", "fio_argv", "run_fio", "ContextSwitches", "lay_out"]
 
@@ -59,14 +59,10 @@ def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:
     """Run fio once and sum the group's reads and writes; it may take half a minute more than ``runtime`` to start and stop."""
     with ContextSwitches() as ctx:
         run = run_tool(argv, timeout=runtime * 2 + 30)
-    start = run.stdout.find("{")  # fio prints warnings before the JSON on some versions
     try:
-        job = json.loads(run.stdout[start:])["jobs"][0]
-        iops = sum(job[d]["iops"] for d in ("read", "write"))
-        bandwidth = sum(job[d]["bw_bytes"] for d in ("read", "write"))
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ProbeError(f"{shlex.join(argv)} printed no fio JSON result with jobs[0].read and .write "
-                         f"({type(exc).__name__}: {exc}); its output begins: {run.stdout[:200]!r}") from None
+        iops, bandwidth = output.totals(run.stdout, source=shlex.join(argv))
+    except ToolOutputError as exc:
+        raise ProbeError(f"fio printed no result iobound can read: {exc}; its output begins: {run.stdout[:200]!r}") from None
     return FioResult(iops, bandwidth, ctx.rate)
 
 

@@ -5,7 +5,6 @@ The lecture's figure between compute and storage nodes: about 110 MiB/s, 1 Gbit/
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -21,8 +20,9 @@ from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.probe import Output, Probe
 from probes.measure.tool import RawRun, locate, run_tool, tool_version
 from probes.core.units import Metric
+from probes.readers import iperf3 as output
 
-__all__ = ["iperf3_argv", "parse", "iperf3_probes", "serve", "serve_forever", "DEFAULT_PORT", "CONNECT_TIMEOUT"]
+__all__ = ["iperf3_argv", "iperf3_probes", "serve", "serve_forever", "DEFAULT_PORT", "CONNECT_TIMEOUT"]
 
 DEFAULT_PORT = 5201
 # Seconds a client waits for the server to accept: an absent peer fails this fast.
@@ -50,33 +50,6 @@ def iperf3_argv(peer: str, *, port: int = DEFAULT_PORT, time: float = 1, streams
     argv = ("iperf3", "-c", peer, "-p", str(port), "-t", str(int(time)), "-P", str(streams), "-J",
             "--connect-timeout", str(int(CONNECT_TIMEOUT * 1000)))
     return argv + ("-R",) if reverse else argv
-
-
-def parse(text: str, *, source: str) -> float:
-    """The receiver's throughput in bit/s (``end.sum_received.bits_per_second``) from what ``iperf3 -J`` printed.
-
-    Raises
-    ------
-    ToolOutputError
-        If the text is not iperf3 JSON, reports an error (where ``"error"``), or received nothing.
-    """
-    start = text.find("{")
-    try:
-        doc, _ = json.JSONDecoder().raw_decode(text, start) if start >= 0 else (None, 0)
-    except json.JSONDecodeError as exc:
-        raise ToolOutputError(source, f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
-    if not isinstance(doc, dict) or not isinstance(doc.get("end"), dict):
-        raise ToolOutputError(source, "", "expected the JSON object iperf3 -J prints, with 'start' and 'end'")
-    if doc.get("error"):
-        raise ToolOutputError(source, "error", f"iperf3 reported: {doc['error']}")
-    received = doc["end"].get("sum_received")
-    rate = received.get("bits_per_second") if isinstance(received, dict) else None
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate < 0:
-        raise ToolOutputError(source, "end.sum_received.bits_per_second",
-                              f"expected the receiver's bit/s, a number; got {rate!r}")
-    if rate == 0:
-        raise ToolOutputError(source, "end.sum_received.bits_per_second", "nothing was received (0 bit/s)")
-    return float(rate)
 
 
 def iperf3_probes(peer: str, *, port: int = DEFAULT_PORT, streams: Sequence[int] = (1, 4), time: float = 1.0,
@@ -124,7 +97,7 @@ def _once(commands, ports, peer, time, name):
 def _throughput(run: RawRun, peer: str, port: int) -> float:
     """One client's bit/s; any failure names the peer and port, and shows iperf3's stderr if it wrote one."""
     try:
-        return parse(run.stdout, source=shlex.join(run.argv))
+        return output.received(run.stdout, source=shlex.join(run.argv))
     except ToolOutputError as exc:
         stderr = f" (stderr: {run.stderr.strip()[-300:]})" if run.stderr.strip() else ""
         raise ProbeError(f"iperf3 could not measure {peer} port {port}: {exc.detail}{stderr}") from None

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import math
 import os
-import re
 import shlex
 
 from probes.core.errors import ProbeError, ToolFailedError, ToolOutputError
 from probes.measure.probe import Output, Probe
 from probes.measure.tool import run_tool
-from probes.core.units import Metric
-from probes.readers.textlines import line_of
+from probes.core.units import Q_, Metric
+from probes.readers import ping as output
 
-__all__ = ["ping_argv", "parse", "ping_probes", "REPLY", "FAST_INTERVAL", "USER_INTERVAL"]
+__all__ = ["ping_argv", "ping_probes", "FAST_INTERVAL", "USER_INTERVAL"]
 
 # Seconds between packets: root may send every 2 ms (the lecture floods with -f);
 # 0.2 s is the smallest interval older iputils allow other users.
@@ -25,10 +24,6 @@ FAST_INTERVAL = 0.002
 USER_INTERVAL = 0.2
 # Seconds to wait for the last reply after the last packet is sent.
 _GRACE = 2
-# One reply as iputils prints it ("icmp_req" before 2012); replies may share a line in captured logs.
-REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
-_HEADER = re.compile(r"^PING \S+", re.MULTILINE)
-_SUMMARY = re.compile(r"^\d+ packets transmitted, \d+ received", re.MULTILINE)
 
 
 def ping_argv(peer: str, count: int, interval: float) -> tuple[str, ...]:
@@ -37,30 +32,6 @@ def ping_argv(peer: str, count: int, interval: float) -> tuple[str, ...]:
         raise ProbeError(f"ping needs at least one packet and a positive interval. Got count={count}, interval={interval}.")
     return ("ping", "-n", "-c", str(count), "-i", f"{interval:g}", "-W", str(_GRACE),
             "-w", str(_deadline(count, interval)), peer)
-
-
-def parse(text: str, *, source: str) -> list[float]:
-    """The round-trip time of every reply, in seconds, in the order printed; duplicate replies are left out.
-
-    Raises
-    ------
-    ToolOutputError
-        If the text is not iputils ping output (Windows ping's is refused by name) or holds no reply.
-    """
-    rtts = [float(m["time"]) / 1000 for m in REPLY.finditer(text) if not m["dup"]]
-    if rtts:
-        return rtts
-    if "Reply from " in text or "Pinging " in text:
-        raise ToolOutputError(source, "line 1", "this is Windows ping output; iobound reads Linux (iputils) ping output")
-    summary = _SUMMARY.search(text)
-    if summary:
-        raise ToolOutputError(source, f"line {line_of(text, summary.start())}",
-                              f"no reply to any packet ({summary.group(0)!r})")
-    if _HEADER.search(text):
-        raise ToolOutputError(source, f"line {line_of(text, len(text.rstrip()))}",
-                              "no reply line ('64 bytes from ...: icmp_seq=1 ... time=0.1 ms')")
-    found = f"got {text.strip().splitlines()[0][:80]!r}" if text.strip() else "the text is empty"
-    raise ToolOutputError(source, "line 1", f"expected iputils ping output starting 'PING <host>'; {found}")
 
 
 def ping_probes(peer: str, *, count: int | None = None, interval: float | None = None) -> list[Probe]:
@@ -92,11 +63,14 @@ def _mean_rtt(argv: tuple[str, ...], peer: str, deadline: int) -> float:
     if run.returncode not in (0, 1):
         raise ToolFailedError(argv, run.returncode, run.stderr or run.stdout)
     try:
-        rtts = parse(run.stdout, source=shlex.join(argv))
+        [replies] = output.parse(run.stdout, source=shlex.join(argv))  # the reader a saved output goes through
     except ToolOutputError as exc:
         if run.returncode == 1:
             raise ProbeError(f"no reply from {peer} within {deadline} s") from None
         raise ProbeError(f"ping {peer} printed nothing iobound can read: {exc}") from None
+    except ValueError:  # more than one ping in what one ping printed
+        raise ProbeError(f"ping {peer} printed more than one ping's output") from None
+    rtts = [Q_(sample, replies.unit).m_as("s") for sample in replies.samples]
     steady = rtts[1:] or rtts
     return sum(steady) / len(steady)
 

@@ -17,7 +17,7 @@ from probes.core.units import Q_, Metric, Quantity
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.textlines import line_of
 
-__all__ = ["looks_like", "parse", "FORMAT"]
+__all__ = ["looks_like", "parse", "totals", "FORMAT"]
 
 # What iobound read says it reads.
 FORMAT = "fio JSON output (--output-format=json)"
@@ -194,16 +194,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
     runs = []
     for index, operation in enumerate((Operation.READ, Operation.WRITE)):
         path = f"{where}.{operation.value}"
-        stats = field(entry, operation.value, dict, where, source)
-        # fio 3 writes io_bytes in bytes beside io_kbytes; fio 2.x wrote io_bytes in KiB, and no io_kbytes.
-        moved = _number(stats, "io_bytes", path, source) * (1 if "io_kbytes" in stats else 1024)
-        runtime = _number(stats, "runtime", path, source) / 1000 if "runtime" in stats else 0.0
-        if "bw_bytes" in stats:
-            bandwidth = _number(stats, "bw_bytes", path, source)
-        elif runtime > 0:  # fio 2.x and 3.1 write bw in whole KiB/s only: the bytes over the time are exact
-            bandwidth = moved / runtime
-        else:
-            bandwidth = 1024 * _number(stats, "bw", path, source)
+        moved, runtime, bandwidth = _moved(field(entry, operation.value, dict, where, source), path, source)
         if moved == 0 and bandwidth == 0:
             continue
         workload = Workload(
@@ -222,6 +213,41 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
             tags=(("fio_error", str(error)),) if error else (), durations=(runtime,) if runtime > 0 else (),
         ))
     return runs
+
+
+def _moved(stats: dict, path: str, source: str) -> tuple[float, float, float]:
+    """One direction's bytes, seconds and bytes per second, in whichever fields this fio version writes."""
+    # fio 3 writes io_bytes in bytes beside io_kbytes; fio 2.x wrote io_bytes in KiB, and no io_kbytes.
+    moved = _number(stats, "io_bytes", path, source) * (1 if "io_kbytes" in stats else 1024)
+    runtime = _number(stats, "runtime", path, source) / 1000 if "runtime" in stats else 0.0
+    if "bw_bytes" in stats:
+        bandwidth = _number(stats, "bw_bytes", path, source)
+    elif runtime > 0:  # fio 2.x and 3.1 write bw in whole KiB/s only: the bytes over the time are exact
+        bandwidth = moved / runtime
+    else:
+        bandwidth = 1024 * _number(stats, "bw", path, source)
+    return moved, runtime, bandwidth
+
+
+def totals(text: str, *, source: str) -> tuple[float, float]:
+    """Operations and bytes per second of the first job, reads and writes summed: what a probe repetition keeps.
+
+    :mod:`probes.measure.fio` hands its output here, as a user's file goes through :func:`parse`.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not fio's JSON output or its first job lacks a read or write section.
+    """
+    document = _decode(text, source)
+    job = check(next(iter(field(document, "jobs", list, "", source)), None), dict, "jobs[0]", source)
+    iops = bandwidth = 0.0
+    for direction in ("read", "write"):
+        path = f"jobs[0].{direction}"
+        stats = field(job, direction, dict, "jobs[0]", source)
+        iops += _number(stats, "iops", path, source)
+        bandwidth += _moved(stats, path, source)[2]
+    return iops, bandwidth
 
 
 def _options(document: dict, entry: dict, where: str, source: str) -> dict[str, tuple[Any, str]]:

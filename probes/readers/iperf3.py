@@ -19,7 +19,7 @@ from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning, line_of
 
-__all__ = ["looks_like", "parse", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
+__all__ = ["looks_like", "parse", "received", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
            "rate_in", "hosts_label", "FORMAT"]
 
 # What iobound read says it reads.
@@ -134,6 +134,34 @@ def parse(text: str, *, source: str) -> list[Run]:
                               f"'Connecting to host ...' or '[  5] local ... connected to ...'); found {found}")
     return distinct_labels(_parse_text(text, source))
 
+
+
+def received(text: str, *, source: str) -> float:
+    """The receiver's throughput in bit/s (``end.sum_received``) of one ``iperf3 -J`` test: the figure a probe keeps.
+
+    :mod:`probes.measure.iperf3` hands its output here; the receiver's total counts what
+    arrived, where the intervals of :func:`parse` are the client's view.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not one iperf3 JSON test, reports an error (``"error"``), or received nothing.
+    """
+    opening = _JSON_OPENING.search(text)
+    if opening is None:
+        raise ToolOutputError(source, "line 1", f"expected iperf3's -J JSON; found {beginning(text)}")
+    documents = _documents(text, opening.start(), source)
+    if len(documents) != 1:
+        raise ToolOutputError(source, f"line {documents[1][1]}", "expected the JSON of one test; found another")
+    fields = _Fields(source, "")
+    document = check(documents[0][0], dict, "the JSON", source)
+    if isinstance(document.get("error"), str):
+        raise ToolOutputError(source, "error", f"iperf3 reported: {document['error']}")
+    total = fields.object(fields.object(document, "end", "end"), "sum_received", "end.sum_received")
+    rate = fields.number(total, "bits_per_second", "end.sum_received.bits_per_second")
+    if rate == 0:
+        raise ToolOutputError(source, "end.sum_received.bits_per_second", "expected a throughput; nothing was received")
+    return rate
 
 # ---------------------------------------------------------------------------------------------
 # Shared with probes.readers.iperf2: interval lines and their rates

@@ -1,7 +1,7 @@
 """Read saved ping outputs (Linux iputils, IPv4 and IPv6, and Windows ping.exe) into round-trip-time runs, one per ping.
 
-:mod:`probes.measure.ping` runs iputils ping itself and keeps a steady-state mean; this reader takes
-outputs made elsewhere and keeps the RTT of every reply as a sample, in ms as printed.
+:mod:`probes.measure.ping` runs iputils ping and hands what it printed to this reader, as a user's
+saved output is: every reply's RTT is a sample, in ms as printed.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
-from probes.measure.ping import REPLY
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning, line_of
@@ -26,6 +25,8 @@ FORMAT = "ping output (Linux iputils or Windows)"
 UNIT = "ms"
 # iputils (and BSD): "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.", "PING ::1(::1) 56 data bytes".
 _LINUX = re.compile(r"^PING ([^\s(]+)\s*(?:\(([^)\s]*)\))?[^\n]*?(?:bytes of data|data bytes)", re.MULTILINE)
+# One iputils reply ("icmp_req" before 2012); replies may share a line in captured logs; "dup" marks a duplicate.
+REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
 _LINUX_STATISTICS = re.compile(r"^--- (\S+) ping statistics ---", re.MULTILINE)
 _LINUX_COUNTS = re.compile(r"^(?P<sent>\d+) packets transmitted, (?P<received>\d+) (?:packets )?received,"
                            r"(?: \+\d+ duplicates,)?(?: \+\d+ errors,)? (?P<loss>\d+(?:\.\d+)?)% packet loss", re.MULTILINE)
@@ -112,7 +113,6 @@ class _Flavour:
     rtt: re.Pattern
 
 
-# probes.measure.ping's reply pattern: "dup" marks a duplicate.
 _LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, _LINUX_STATISTICS, _LINUX_COUNTS, _LINUX_RTT)
 _WINDOWS_FLAVOUR = _Flavour("Windows", _WINDOWS, _WINDOWS_REPLY, _WINDOWS_STATISTICS, _WINDOWS_COUNTS,
                             _WINDOWS_RTT)
