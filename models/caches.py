@@ -10,17 +10,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, Quantity
 from probes.core.workload import Workload
 from models.ceiling import CacheLimit, rate
-from models.flow import Shape, canonical
+from models.formulas import canonical
 from topologies.topology import Kind, Topology
-
-if TYPE_CHECKING:
-    from models.predict import Model
 
 __all__ = ["Memory", "aggregate_memory", "cache_limits"]
 
@@ -51,24 +46,19 @@ def aggregate_memory(topology: Topology, counts: dict[str, int]) -> Memory:
     return Memory(_total([topology.group(name) for name in counts], count), _total(topology.of_kind(Kind.SERVER), count))
 
 
-def cache_limits(model: Model, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
+def cache_limits(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int],
+                 server: float | None) -> tuple[CacheLimit, ...]:
     """The client cache's and the server cache's ceilings for ``workload``, and whether each can serve it.
 
-    A cache whose memory and speed the topology leaves out is left out too.
+    ``server`` is the cut to the servers' memory (B/s) that the model solved, None where it gives
+    none. A cache whose memory and speed the topology leaves out is left out too.
     """
-    topology = model.topology
     memory = aggregate_memory(topology, counts)
     op = workload.operation.value
     speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
     client = None
     if speeds and all(c is not None for c, _ in speeds):
         client = math.fsum(math.inf if c.value is None else canonical(c.value) * n for c, n in speeds)
-    server = None
-    if all(g.capacity("memory_bandwidth", op) is not None for g in topology.of_kind(Kind.SERVER)):
-        try:
-            server = model.cut(model.network(Shape.of(workload, cached=True), clients), workload, counts)[0]
-        except TopologyError:
-            server = None  # nothing limits the way to the servers' memory: no figure to give
     limits = (_limit("client cache", client, memory.clients, workload), _limit("server cache", server, memory.servers, workload))
     return tuple(c for c in limits if c.value is not None or c.memory is not None)  # a cache the topology says nothing of
 

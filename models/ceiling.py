@@ -10,7 +10,7 @@ import sympy as sp
 
 from probes.core.units import Q_, Metric, Quantity, format_quantity, quantity_json, ureg
 from probes.core.workload import Workload
-from models.flow import canonical, numbers
+from models.formulas import canonical, numbers
 
 __all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate"]
 

@@ -12,24 +12,21 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 
 import sympy as sp
-from sympy.printing.str import StrPrinter
 
-from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.units import Quantity
 from probes.core.workload import Access, Operation, Workload
+from models.formulas import DEPTH, PPN, SIZE, canonical, count_symbol, group_symbol, least
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "REQUESTS", "UNKNOWN_CONCURRENCY", "canonical",
-           "numbers", "least", "group_symbol", "count_symbol",
-           "workload_values", "SIZE", "PPN", "DEPTH"]
+__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "REQUESTS",
+           "UNKNOWN_CONCURRENCY"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
-SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
 REQUESTS = "requests in flight"
 UNKNOWN_CONCURRENCY = ("the number of nodes that ran it is not known (nor, then, its processes), so the limit of "
                        "the requests in flight is left out (an upper bound)")
@@ -117,66 +114,6 @@ class Stage:
         if self.scale == Scale.SIZE:
             return self.constant * size
         return nodes * ppn * depth * size / (self.fixed + size * self.per_byte)
-
-
-def canonical(value: Quantity | int) -> float:
-    """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    # pint's units container (its ``_units``) is hashable and cheap; ``.units`` builds a Unit per call.
-    return value.magnitude * _factor(value._units)
-
-
-@functools.lru_cache(maxsize=256)
-def _factor(units) -> float:
-    """What one of ``units`` is in its metric's canonical unit: pint's conversion, once per unit."""
-    one = Q_(1.0, units)
-    return one.m_as(Metric.of(one).unit)
-
-
-def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
-    """The values of the workload's symbols: n per client group, s, p and q."""
-    values: dict[sp.Symbol, Quantity | int] = {count_symbol(name): n for name, n in nodes.items()}
-    values |= {PPN: workload.ppn, DEPTH: workload.queue_depth}
-    if workload.transfer_size is not None:
-        values[SIZE] = workload.transfer_size
-    return values
-
-
-class _Placeholders(StrPrinter):
-    """Prints every symbol as a numbered placeholder, so operators can be spaced before values go in."""
-
-    def __init__(self):
-        super().__init__()
-        self.symbols: list[sp.Symbol] = []
-
-    def _print_Symbol(self, symbol):
-        self.symbols.append(symbol)
-        return f"\x00{len(self.symbols) - 1}\x00"
-
-
-def numbers(expression: sp.Expr, values: dict) -> str:
-    """``expression`` with the numbers put in, in sympy's order: ``110 MiB/s × 10`` for ``NIC_compute*n_compute``."""
-    printer = _Placeholders()
-    text = printer.doprint(expression).replace("*", " × ").replace("/", " / ")
-    for index, symbol in enumerate(printer.symbols):
-        value = values[symbol]
-        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, (int, float)) else format_quantity(value))
-    return text
-
-
-def count_symbol(group: str) -> sp.Symbol:
-    return sp.Symbol(f"n_{group}", positive=True)
-
-
-def least(groups, key: str) -> tuple[Quantity, Group] | None:
-    """The group that states the smallest ``key`` (``rtt``, ``latency``) and that value; None if none states it."""
-    stated = [(c.value, g) for g in groups if (c := g.capacity(key)) is not None and c.value is not None]
-    return min(stated, key=lambda pair: canonical(pair[0])) if stated else None
-
-
-def group_symbol(prefix: str, group: str) -> sp.Symbol:
-    return sp.Symbol(f"{prefix}_{group}", positive=True)
 
 
 class FlowNetwork:

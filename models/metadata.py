@@ -18,7 +18,8 @@ from probes.core.errors import TopologyError
 from probes.core.units import Metric, Quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
-from models.flow import DEPTH, PPN, UNKNOWN_CONCURRENCY, canonical, count_symbol, group_symbol, least, workload_values
+from models.flow import UNKNOWN_CONCURRENCY
+from models.formulas import DEPTH, PPN, canonical, count_symbol, group_symbol, least, workload_values
 from topologies.topology import Group, Kind, Topology
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]

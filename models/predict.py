@@ -14,8 +14,9 @@ from probes.core.units import Metric
 from probes.core.workload import Workload
 from models import metadata
 from models.caches import cache_limits
-from models.ceiling import TIE, Ceiling, LayerLimit, rate
-from models.flow import FlowNetwork, Shape, Stage, canonical, workload_values
+from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
+from models.flow import FlowNetwork, Shape, Stage
+from models.formulas import canonical, workload_values
 from topologies.topology import Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]
@@ -96,7 +97,17 @@ class Model:
             c for layer in limited if layer.layer in binding_layers for c in layer.components)))
         return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
                        tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
-                       cache_limits(self, workload, chosen, counts) if caches else (), mixed)
+                       self._caches(workload, chosen, counts) if caches else (), mixed)
+
+    def _caches(self, workload: Workload, chosen: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
+        """The cache ceilings, the servers' memory reached through the network's cut when every server states its speed."""
+        server = None
+        if all(g.capacity("memory_bandwidth", workload.operation.value) is not None for g in self.topology.of_kind(Kind.SERVER)):
+            try:
+                server = self.cut(self.network(Shape.of(workload, cached=True), chosen), workload, counts)[0]
+            except TopologyError:
+                server = None  # nothing limits the way to the servers' memory: no figure to give
+        return cache_limits(self.topology, workload, chosen, counts, server)
 
     def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
             only: str | None = None) -> tuple[float, list[Stage]] | None:

@@ -26,7 +26,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, Quantity, format_quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
-from models.flow import canonical, count_symbol, numbers
+from models.formulas import canonical, count_symbol, numbers
 from models.predict import Model
 from topologies.catalogue import NAMES, Part, assemble
 from topologies.topology import Group, Topology, WriteCost

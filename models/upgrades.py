@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from probes.core.units import Quantity, quantity_json
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
-from models.flow import canonical
+from models.formulas import canonical
 from models.predict import Model
 from topologies.topology import Group, Kind, Topology
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.flow import canonical
+from models.formulas import canonical
 from models.predict import Model
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric

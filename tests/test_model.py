@@ -11,7 +11,7 @@ from probes.core.units import Q_
 from probes.core.workload import Access, Operation, Workload
 import sympy as sp
 
-from models.flow import canonical
+from models.formulas import canonical
 from models.predict import predict
 from topologies.bundled import load_example
 from topologies.load import parse_topology

@@ -21,7 +21,7 @@ import time
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, format_quantity, parse_quantity, quantity_json
 from probes.core.workload import Access, Workload
-from models.flow import canonical
+from models.formulas import canonical
 from models.sizing import Configuration, Question, Sizing, Target, size
 from topologies.catalogue import Catalogue, load_catalogue
 from topologies.load import parse_write_cost

@@ -1,0 +1,83 @@
+"""The vocabulary of the models' formulas: symbols of groups and workloads, figures as floats, formulas with numbers put in.
+
+Every model states its limits as sympy expressions over these symbols and computes with
+floats in one canonical unit per metric (B/s, op/s, s, B); units come back once, at the end.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import sympy as sp
+from sympy.printing.str import StrPrinter
+
+from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.workload import Workload
+from topologies.topology import Group
+
+__all__ = ["SIZE", "PPN", "DEPTH", "canonical", "numbers", "least", "group_symbol", "count_symbol", "workload_values"]
+
+# A workload's transfer size, processes per node and queue depth.
+SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
+
+
+def canonical(value: Quantity | int) -> float:
+    """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    # pint's units container (its ``_units``) is hashable and cheap; ``.units`` builds a Unit per call.
+    return value.magnitude * _factor(value._units)
+
+
+@functools.lru_cache(maxsize=256)
+def _factor(units) -> float:
+    """What one of ``units`` is in its metric's canonical unit: pint's conversion, once per unit."""
+    one = Q_(1.0, units)
+    return one.m_as(Metric.of(one).unit)
+
+
+def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
+    """The values of the workload's symbols: n per client group, s, p and q."""
+    values: dict[sp.Symbol, Quantity | int] = {count_symbol(name): n for name, n in nodes.items()}
+    values |= {PPN: workload.ppn, DEPTH: workload.queue_depth}
+    if workload.transfer_size is not None:
+        values[SIZE] = workload.transfer_size
+    return values
+
+
+class _Placeholders(StrPrinter):
+    """Prints every symbol as a numbered placeholder, so operators can be spaced before values go in."""
+
+    def __init__(self):
+        super().__init__()
+        self.symbols: list[sp.Symbol] = []
+
+    def _print_Symbol(self, symbol):
+        self.symbols.append(symbol)
+        return f"\x00{len(self.symbols) - 1}\x00"
+
+
+def numbers(expression: sp.Expr, values: dict) -> str:
+    """``expression`` with the numbers put in, in sympy's order: ``110 MiB/s × 10`` for ``NIC_compute*n_compute``."""
+    printer = _Placeholders()
+    text = printer.doprint(expression).replace("*", " × ").replace("/", " / ")
+    for index, symbol in enumerate(printer.symbols):
+        value = values[symbol]
+        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, (int, float)) else format_quantity(value))
+    return text
+
+
+def count_symbol(group: str) -> sp.Symbol:
+    """``n_<group>``: how many members of a group a workload uses."""
+    return sp.Symbol(f"n_{group}", positive=True)
+
+
+def least(groups, key: str) -> tuple[Quantity, Group] | None:
+    """The group that states the smallest ``key`` (``rtt``, ``latency``) and that value; None if none states it."""
+    stated = [(c.value, g) for g in groups if (c := g.capacity(key)) is not None and c.value is not None]
+    return min(stated, key=lambda pair: canonical(pair[0])) if stated else None
+
+
+def group_symbol(prefix: str, group: str) -> sp.Symbol:
+    """``<prefix>_<group>``: one member's capacity (``NIC_compute``, ``RTT_ethernet``)."""
+    return sp.Symbol(f"{prefix}_{group}", positive=True)
