@@ -30,7 +30,7 @@ from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
 from probes.core.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
-from models.flow import NETWORK_LAYERS, SERVER_LAYERS
+from models.layers import NETWORK_LAYERS, SERVER_LAYERS
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
            "summary_in", "metric_factor", "CODES",

@@ -16,7 +16,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from models import flow, metadata
+from models import layers, metadata
 from assess.figures import Chart, Dots, Drawing, Estimate
 from assess.findings import Severity
 
@@ -29,7 +29,7 @@ _RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning 
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
 # Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
-_LAYER_ORDER = (*flow.LAYERS, *metadata.LAYERS, "combined cut", "client cache")
+_LAYER_ORDER = (*layers.LAYERS, *metadata.LAYERS, "combined cut", "client cache")
 # tab20's dark shades, then its light ones, without grey (the ceiling's colour).
 _PALETTE = [to_hex(c) for c in (*matplotlib.colormaps["tab20"].colors[0::2], *matplotlib.colormaps["tab20"].colors[1::2])
             if to_hex(c) not in ("#7f7f7f", "#c7c7c7")]

@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from probes.core.units import Q_, Metric, Quantity
+from probes.core.units import Metric, Q_, Quantity, canonical
 from probes.core.workload import Workload
 from models.ceiling import CacheLimit, rate
-from models.formulas import canonical
 from topologies.topology import Kind, Topology
 
 __all__ = ["Memory", "aggregate_memory", "cache_limits"]

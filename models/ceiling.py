@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import sympy as sp
-
-from probes.core.units import Q_, Metric, Quantity, format_quantity, quantity_json, ureg
+from probes.core.units import Metric, Q_, Quantity, canonical, format_quantity, quantity_json, ureg
 from probes.core.workload import Workload
-from models.formulas import canonical, numbers
+
+if TYPE_CHECKING:  # sympy is imported where a formula is shown: a ceiling's value needs none
+    import sympy as sp
 
 __all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate"]
 
@@ -34,16 +35,20 @@ class LayerLimit:
 
     @cached_property
     def expression(self) -> sp.Expr:
+        import sympy as sp
+
         return sp.Add(*self.terms)
 
     @property
     def formula(self) -> str:
-        return sp.sstr(self.expression) if self.terms else ""
+        return str(self.expression) if self.terms else ""
 
     @property
     def numbers(self) -> str:
         if self.value is None:
             return "does not separate clients from storage on its own"
+        from models.formulas import numbers
+
         return f"{numbers(self.expression, self.values)} = {format_quantity(self.value)}"
 
     def to_dict(self) -> dict:
@@ -95,6 +100,8 @@ class Ceiling:
 
     @cached_property
     def expression(self) -> sp.Expr:
+        import sympy as sp
+
         parts = [layer.expression for layer in self._limited] + ([self.mixed.expression] if self.mixed else [])
         return sp.Min(*parts, evaluate=False) if len(parts) > 1 else parts[0]
 
@@ -104,7 +111,7 @@ class Ceiling:
 
     @property
     def formula(self) -> str:
-        return sp.sstr(self.expression)
+        return str(self.expression)
 
     @cached_property
     def values(self) -> dict[sp.Symbol, Quantity | int]:

@@ -17,34 +17,18 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from probes.core.units import Quantity
+from probes.core.units import Quantity, canonical
 from probes.core.workload import Access, Operation, Workload
-from models.formulas import DEPTH, PPN, SIZE, canonical, count_symbol, group_symbol, least
+from models.formulas import DEPTH, PPN, SIZE, count_symbol, group_symbol, least
+from models.layers import REQUESTS, STAGES, SYMBOL
 from models.maxflow import FlowGraph
 from topologies.topology import Forwarding, Group, Kind, Topology
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "REQUESTS",
-           "UNKNOWN_CONCURRENCY"]
+__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
-REQUESTS = "requests in flight"
 UNKNOWN_CONCURRENCY = ("the number of nodes that ran it is not known (nor, then, its processes), so the limit of "
                        "the requests in flight is left out (an upper bound)")
-
-# Per kind, in the order data passes them when writing: (capacity key, layer name).
-_STAGES = {
-    Kind.CLIENT: (("bandwidth", "client throughput"), ("requests", REQUESTS), ("nic", "client NICs")),
-    Kind.NETWORK: (("bandwidth", "network fabric"),),
-    Kind.SERVER: (("nic", "server NICs"), ("bandwidth", "server throughput"), ("memory_bandwidth", "server cache")),
-    Kind.DEVICE: (("bandwidth", "devices"), ("iops", "device IOPS")),
-}
-_SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS", "memory_bandwidth": "M"}
-# Every data layer's name: the stages of each kind, and the links between groups.
-LAYERS = tuple(name for stages in _STAGES.values() for _, name in stages) + ("links",)
-# The layers of servers: without any, the storage is the clients' own (a local disk).
-SERVER_LAYERS = frozenset(name for _, name in _STAGES[Kind.SERVER])
-# The layers data crosses on the network (links included): beyond them, only a client-side cache can serve it.
-NETWORK_LAYERS = frozenset({REQUESTS, "client NICs", "network fabric", "links", "server NICs"})
 
 
 class Scale:
@@ -172,7 +156,7 @@ class FlowNetwork:
         self.stages.append(stage)
 
     def _chain(self, group: Group) -> None:
-        keys = _STAGES[group.kind]
+        keys = STAGES[group.kind]
         if group.kind is Kind.SERVER and not self.shape.cached:
             keys = keys[:-1]
         nodes = [f"{group.name}#{i}" for i in range(len(keys) + 1)]
@@ -198,7 +182,7 @@ class FlowNetwork:
             return None
         if key == "iops" and not self._sized(f"{group.name}.iops"):
             return None
-        symbol = group_symbol(_SYMBOL[key], group.name)
+        symbol = group_symbol(SYMBOL[key], group.name)
         n = count_symbol(group.name)
         constants: dict[sp.Symbol, Quantity | int] = {symbol: capacity.value}
         term = symbol * SIZE if key == "iops" else symbol
@@ -277,7 +261,7 @@ class FlowNetwork:
 
     def _length(self, name: str) -> int:
         kind = self.topology.group(name).kind
-        return len(_STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
+        return len(STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
 
 def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
@@ -411,7 +395,7 @@ class _RequestTime:
         symbols = []
         for speed, key, group, value in limits:
             if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
-                symbols.append(group_symbol(_SYMBOL[key], group.name))
+                symbols.append(group_symbol(SYMBOL[key], group.name))
                 self.constants[symbols[-1]] = value
                 self.components.append(f"{group.name}.{key}")
         self.terms.append(SIZE / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))

@@ -1,39 +1,22 @@
 """The vocabulary of the models' formulas: symbols of groups and workloads, figures as floats, formulas with numbers put in.
 
 Every model states its limits as sympy expressions over these symbols and computes with
-floats in one canonical unit per metric (B/s, op/s, s, B); units come back once, at the end.
+floats in one canonical unit per metric (:func:`probes.core.units.canonical`); units come back once, at the end.
 """
 
 from __future__ import annotations
 
-import functools
-
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.units import Quantity, canonical, format_quantity
 from probes.core.workload import Workload
 from topologies.topology import Group
 
-__all__ = ["SIZE", "PPN", "DEPTH", "canonical", "numbers", "least", "group_symbol", "count_symbol", "workload_values"]
+__all__ = ["SIZE", "PPN", "DEPTH", "numbers", "least", "group_symbol", "count_symbol", "workload_values"]
 
 # A workload's transfer size, processes per node and queue depth.
 SIZE, PPN, DEPTH = sp.symbols("s p q", positive=True)
-
-
-def canonical(value: Quantity | int) -> float:
-    """A count as it is, a quantity as a float in its metric's canonical unit (B/s, op/s, s, B)."""
-    if isinstance(value, (int, float)):
-        return float(value)
-    # pint's units container (its ``_units``) is hashable and cheap; ``.units`` builds a Unit per call.
-    return value.magnitude * _factor(value._units)
-
-
-@functools.lru_cache(maxsize=256)
-def _factor(units) -> float:
-    """What one of ``units`` is in its metric's canonical unit: pint's conversion, once per unit."""
-    one = Q_(1.0, units)
-    return one.m_as(Metric.of(one).unit)
 
 
 def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:

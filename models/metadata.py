@@ -15,11 +15,11 @@ import math
 import sympy as sp
 
 from probes.core.errors import TopologyError
-from probes.core.units import Metric, Quantity
+from probes.core.units import Metric, Quantity, canonical
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import UNKNOWN_CONCURRENCY
-from models.formulas import DEPTH, PPN, canonical, count_symbol, group_symbol, least, workload_values
+from models.formulas import DEPTH, PPN, count_symbol, group_symbol, least, workload_values
 from topologies.topology import Group, Kind, Topology
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]

@@ -10,13 +10,13 @@ from __future__ import annotations
 import math
 
 from probes.core.errors import TopologyError
-from probes.core.units import Metric
+from probes.core.units import Metric, canonical
 from probes.core.workload import Workload
 from models import metadata
 from models.caches import cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
-from models.formulas import canonical, workload_values
+from models.formulas import workload_values
 from topologies.topology import Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]

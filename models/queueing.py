@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy.optimize import brentq
 
 from models.ceiling import TIE
 
@@ -151,6 +150,8 @@ def schweitzer(stations: Sequence[Station], population: int, think: float = 0.0,
         return x * think + float(members @ queued(x)) - n
 
     hi = known.upper  # excess(hi) >= 0 in exact arithmetic; <= 0 here means the root is hi, to rounding
+    from scipy.optimize import brentq  # only a fit of the Schweitzer point needs a root finder
+
     x = hi if excess(hi) <= 0 else brentq(excess, 0.0, hi, xtol=tol * known.lower, rtol=tol, maxiter=max_iter)
     q = queued(x)
     response = float((members * demand) @ (1 + share * q))

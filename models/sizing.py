@@ -23,10 +23,10 @@ import sympy as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from probes.core.errors import InputError
-from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.units import Metric, Q_, Quantity, canonical, format_quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
-from models.formulas import canonical, count_symbol, numbers
+from models.formulas import count_symbol, numbers
 from models.predict import Model
 from topologies.catalogue import NAMES, Part, assemble
 from topologies.topology import Group, Topology, WriteCost

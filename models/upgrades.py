@@ -14,10 +14,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from probes.core.units import Quantity, quantity_json
+from probes.core.units import Quantity, canonical, quantity_json
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
-from models.formulas import canonical
 from models.predict import Model
 from topologies.topology import Group, Kind, Topology
 

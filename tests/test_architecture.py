@@ -45,3 +45,34 @@ def test_python_dash_m_assess_runs_the_command_line():
     done = subprocess.run([sys.executable, "-m", "assess", "--version"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0
     assert done.stdout.startswith("iobound 0.")
+
+
+_HEAVY = ("matplotlib", "scipy.optimize", "sympy", "networkx", "pint")
+_LOADED = """
+import contextlib, io, sys
+from assess.cli import main
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        main(sys.argv[1:])
+    except SystemExit:
+        pass
+print(" ".join(m for m in {heavy!r} if m in sys.modules))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["no-such-command"], ["predict", "--help"]],
+                         ids=" ".join)
+def test_the_command_line_starts_without_the_heavy_libraries(argv):
+    """Structural, not timed: what `iobound --help` imports, in a fresh interpreter (benchmarks/startup.py times it)."""
+    done = subprocess.run([sys.executable, "-c", _LOADED.format(heavy=_HEAVY), *argv], capture_output=True, text=True,
+                          cwd=ROOT, check=True)
+    # predict --help builds predict's options, which parse quantities: pint may load, the model's libraries may not.
+    allowed = {"pint"} if argv[0] == "predict" else set()
+    assert set(done.stdout.split()) <= allowed
+
+
+def test_reading_a_results_file_loads_no_model_library():
+    done = subprocess.run([sys.executable, "-c", _LOADED.format(heavy=_HEAVY), "read",
+                           str(ROOT / "topologies" / "examples" / "lecture-results.csv")],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    assert set(done.stdout.split()) == {"pint"}

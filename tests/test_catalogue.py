@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.formulas import canonical
+from probes.core.units import Metric, Q_, canonical
 from models.predict import Model
 from probes.core.errors import InputError
-from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
 from topologies.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
 from topologies.load import topology_from_dict

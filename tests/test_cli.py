@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assess.cli import COMMANDS, main
+from assess.cli import COMMANDS, command, main
 from topologies.bundled import example_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,7 +224,7 @@ def test_every_command_has_help_and_is_in_the_readme(name, capsys):
         main([name, "--help"])
     assert stop.value.code == 0
     assert "usage: iobound " + name in capsys.readouterr().out
-    assert COMMANDS[name].__doc__.strip()
+    assert command(name).__doc__.strip()
     assert f"iobound {name}" in (ROOT / "README.md").read_text(encoding="utf-8")
 
 

@@ -240,9 +240,9 @@ def test_roofline_ceiling_never_exceeds_a_layer(toy, powers):
 
 
 def test_each_layer_has_its_own_colour_in_every_plot(toy, judged):
-    from models import flow, metadata
+    from models import layers, metadata
 
-    known = [*flow.LAYERS, *metadata.LAYERS, "combined cut"]
+    known = [*layers.LAYERS, *metadata.LAYERS, "combined cut"]
     assert len({plots.layer_colour(name) for name in known}) == len(known)
     assert plots.layer_colour("if client cache serves") == plots.layer_colour("client cache")
     model = Model(toy)

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from probes.core.errors import TopologyError
-from probes.core.units import Q_
+from probes.core.units import Q_, canonical
 from probes.core.workload import Access, Operation, Workload
 import sympy as sp
 
-from models.formulas import canonical
 from models.predict import predict
 from topologies.bundled import load_example
 from topologies.load import parse_topology

@@ -43,7 +43,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import networkx as nx
 
 from probes.core.errors import InputError, TopologyError, UnitError
 from probes.core.measurement import Measurement
@@ -296,15 +295,14 @@ def _check_system(topology: Topology) -> None:
         raise TopologyError(source, "clients", "no client group; add one, e.g. [clients.compute] with count and nic")
     if not storage:
         raise TopologyError(source, "devices", "no device or server group; add one, e.g. [devices.ssd] with count and bandwidth")
-    flow = nx.DiGraph((u, v) for u, v, _ in topology.data_links())
-    flow.add_nodes_from(g.name for g in topology.groups)
+    reach = {client.name: topology.reachable(client.name) for client in clients}
     for client in clients:
-        if not any(nx.has_path(flow, client.name, target.name) for target in storage):
+        if not any(target.name in reach[client.name] for target in storage):
             raise TopologyError(source, "links", f"client group {client.name!r} has no path to any "
                                 f"{storage[0].kind.singular} group; data flows clients -> networks -> servers -> devices, "
                                 "so add [[links]] along that way")
     for target in storage:
-        if not any(nx.has_path(flow, client.name, target.name) for client in clients):
+        if not any(target.name in reach[client.name] for client in clients):
             raise TopologyError(source, "links", f"{target.kind.singular} group {target.name!r} cannot be reached "
                                 "from any client group; add [[links]] that connect them")
     for group in topology.groups:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 
 from probes.core.units import Metric, Quantity, format_quantity, quantity_json
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]
@@ -198,6 +201,8 @@ class Topology:
 
     def graph(self) -> nx.Graph:
         """The groups as nodes (attributes ``kind`` and ``count``) and the links as edges."""
+        import networkx as nx  # only the drawing of a topology needs a graph library
+
         graph = nx.Graph(name=self.name)
         for g in self.groups:
             graph.add_node(g.name, kind=g.kind, count=g.count)
@@ -218,6 +223,19 @@ class Topology:
             if b.kind.rank <= a.kind.rank:
                 directed.append((b.name, a.name, index))
         return directed
+
+    def reachable(self, name: str) -> set[str]:
+        """The groups that data written from group ``name`` can reach along :meth:`data_links`, ``name`` included."""
+        ahead: dict[str, list[str]] = {}
+        for u, v, _ in self.data_links():
+            ahead.setdefault(u, []).append(v)
+        seen, todo = {name}, [name]
+        while todo:
+            for v in ahead.get(todo.pop(), ()):
+                if v not in seen:
+                    seen.add(v)
+                    todo.append(v)
+        return seen
 
     def to_dict(self) -> dict:
         """The topology as JSON-ready data: every capacity per member, canonical units, with its source."""

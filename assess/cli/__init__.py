@@ -1,30 +1,48 @@
 """The iobound command line: one subcommand per question, ``main(argv) -> exit status``.
 
-Exit statuses are in :mod:`assess.cli.status`; ``--debug`` shows the traceback of an error.
+Each command is a module of this package whose docstring is its help; only the command that
+runs is imported, and each imports its heavy libraries where it uses them, so every command
+starts at once. Exit statuses are in :mod:`assess.cli.status`; ``--debug`` shows the traceback
+of an error.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import importlib
+import importlib.util
 import signal
 import sys
 import threading
+from types import ModuleType
 from typing import Sequence
 
 import probes
 from probes.core.errors import IoboundError
-from assess.cli import check, compare, examples, fit, lab, predict, probe, read, report, size, topology, whatif
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
-__all__ = ["main", "build_parser", "COMMANDS", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
+__all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
            "EXIT_PROBE_FAILED", "EXIT_INTERRUPTED"]
 
-COMMANDS = {"probe": probe, "predict": predict, "check": check, "read": read, "compare": compare, "fit": fit,
-            "topology": topology, "examples": examples, "size": size, "whatif": whatif, "report": report,
-            "lab": lab}
+# The commands in the order --help lists them; each is the module assess.cli.<name>.
+COMMANDS = ("probe", "predict", "check", "read", "compare", "fit", "topology", "examples", "size", "whatif", "report",
+            "lab")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command(name: str) -> ModuleType:
+    """The module of command ``name``: its docstring, ``configure(parser)`` and ``run(args)``."""
+    return importlib.import_module(f"{__name__}.{name}")
+
+
+def _docstring(name: str) -> str:
+    """A command's docstring read from its source, so that listing the commands imports none of them."""
+    spec = importlib.util.find_spec(f"{__name__}.{name}")
+    return ast.get_docstring(ast.parse(spec.loader.get_source(spec.name))) or ""
+
+
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; only ``chosen`` (all, when None) gets its options, which imports its module."""
     parser = argparse.ArgumentParser(
         prog="iobound",
         description="Model a storage system, predict what a benchmark can show, and catch results too good to be true.",
@@ -37,23 +55,28 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name, module in COMMANDS.items():
-        summary = module.__doc__.strip().splitlines()[0]
-        sub = commands.add_parser(name, parents=[common], help=summary, description=module.__doc__,
+    for name in COMMANDS:
+        configured = chosen is None or name == chosen
+        doc = command(name).__doc__ if configured else _docstring(name)
+        sub = commands.add_parser(name, parents=[common], help=doc.strip().splitlines()[0], description=doc,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-        module.configure(sub)
+        if configured:
+            command(name).configure(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The first word that is not an option names the command (the top level has only flags).
+    chosen = next((word for word in argv if not word.startswith("-")), "")
+    args = build_parser(chosen if chosen in COMMANDS else "").parse_args(argv)
     debug = getattr(args, "debug", False)
     # SIGTERM and SIGHUP (a closed ssh session) unwind like Ctrl-C, so tools and servers are stopped.
     handled = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
     previous = {sig: signal.signal(sig, _interrupt) for sig in handled}
     try:
-        return COMMANDS[args.command].run(args)
+        return command(args.command).run(args)
     except KeyboardInterrupt:
         sys.stderr.write("\niobound: interrupted\n")
         return EXIT_INTERRUPTED

@@ -9,11 +9,11 @@ from __future__ import annotations
 import argparse
 
 from topologies.topology import Topology
-from assess.check import check_runs
 from assess.cli.inputs import add_unit_alias, fraction_arg, open_topology, read_runs
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
 from assess.render import JUDGEMENT_HEADERS, checked, dumps, envelope, judgement_rows, table
+
 
 # check format history:
 #   1.0  first version
@@ -46,6 +46,8 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
+    from assess.check import check_runs
+
     topology = open_topology(args.topology)
     runs = [r for word in args.results for r in read_runs(word, args)]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,

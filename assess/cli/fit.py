@@ -10,17 +10,18 @@ Examples:
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
-from models.calibration import TRANSFER_SIZE, Fit, fit, usl, usl_peak
 from assess.cli.inputs import add_unit_alias, count_arg, list_arg, read_runs, size_arg
 from assess.findings import metric_factor
 from assess.render import dumps, envelope, table
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from models.calibration import Fit
 
 # fit format history:
 #   1.0  first version
@@ -39,6 +40,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from models.calibration import TRANSFER_SIZE, fit, usl
+
     runs = [r for word in args.results for r in read_runs(word, args)]
     where = ", ".join(args.results)
     points = _points(runs, args.over, args.op, where)
@@ -56,6 +59,8 @@ class _Points:
     """The sweep's points: x (B, or a count), y in canonical units (B/s or op/s), and what they were."""
 
     def __init__(self, x, y, unit: str, operation: str):
+        import numpy as np
+
         self.x, self.y, self.unit, self.operation = np.asarray(x, float), np.asarray(y, float), unit, operation
 
 
@@ -107,6 +112,8 @@ def _shown(value: float, unit: str) -> str:
 
 def render(result: Fit, points: _Points, at: list[float], over: str) -> str:
     """The parameters with their intervals, the fit's quality, and each point beside the curve."""
+    from models.calibration import usl_peak
+
     law = result.model
     rows = [(name, _shown(e.value, e.unit), _shown(e.stderr, e.unit), f"{_shown(e.low, e.unit)} - {_shown(e.high, e.unit)}")
             for name, e in result.parameters.items()]

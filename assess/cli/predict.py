@@ -10,19 +10,17 @@ Examples:
 from __future__ import annotations
 
 import argparse
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Workload
-from models.ceiling import Ceiling
-from models.predict import Model
-from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
-from models.scaling import knee, queueing_network
-from models.sensitivity import sensitivity
 from assess.cli.inputs import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 from assess.render import dumps, envelope, table
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from models.ceiling import Ceiling
+    from models.predict import Model
 
 # prediction format history:
 #   1.0  first version
@@ -44,6 +42,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from models.predict import Model
+    from models.scaling import knee
+    from models.sensitivity import sensitivity
+
     topology = open_topology(args.topology)
     model = Model(topology)
     workloads, clients = workloads_of(args, topology)
@@ -129,6 +131,10 @@ def render_sweep(ceilings: list[Ceiling], system: str) -> str:
 
 def _curve(model: Model, workload: Workload, clients) -> dict:
     """Throughput over 1..N requests in flight: the bounds, and MVA (exact up to its limit, else Schweitzer at N)."""
+    from models.queueing import MVA_LIMIT, bounds, mva, schweitzer
+    import numpy as np
+    from models.scaling import queueing_network
+
     net = queueing_network(model, workload, clients)
     n = net.population
     limits = bounds(net.stations, n, net.think)

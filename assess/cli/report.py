@@ -19,7 +19,7 @@ from probes.core.errors import InputError
 from probes.measure.probeset import read_probe_set
 from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
-from assess.report import FIGURES, build_report, to_html, to_markdown
+
 
 # The list of what a report wrote, kept beside it: --force removes these files and no others.
 MANIFEST = ".iobound-report.json"
@@ -35,6 +35,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assess.report import FIGURES, build_report, to_html, to_markdown
+
     directory: Path = args.output
     earlier = _earlier_report(directory, args.force)
     measurements = [m for path in args.probes for m in read_probe_set(path).values()]

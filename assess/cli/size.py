@@ -16,13 +16,12 @@ Examples:
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import time
 
 from probes.core.errors import InputError, UnitError
-from probes.core.units import Metric, format_quantity, parse_quantity, quantity_json
+from probes.core.units import Metric, canonical, format_quantity, parse_quantity, quantity_json
 from probes.core.workload import Access, Workload
-from models.formulas import canonical
-from models.sizing import Configuration, Question, Sizing, Target, size
 from topologies.catalogue import Catalogue, load_catalogue
 from topologies.load import parse_write_cost
 from topologies.save import check_new, save_topology
@@ -30,6 +29,9 @@ from topologies.topology import Capacity, Group, Kind, Source
 from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.render import dumps, envelope, table
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from models.sizing import Configuration, Question, Sizing, Target
 
 # sizing format history:
 #   1.0  first version
@@ -65,6 +67,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from models.sizing import size
+
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)
     if args.list:
         print(render_catalogue(catalogue))
@@ -88,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
     """The sizing question of the command line; each mistake is named by its option."""
+    from models.sizing import Question
+
     if args.clients is None or args.client_nic is None:
         raise InputError("--clients", "", "give the clients that exist: --clients N --client-nic RATE (e.g. 25Gbit/s)")
     if not args.target and args.usable is None:
@@ -117,6 +123,8 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
 
 def _target(text: str, args: argparse.Namespace) -> Target:
     """One --target OP=VALUE: a bandwidth or an operation rate, measured by the workload it implies."""
+    from models.sizing import Target
+
     name, sep, value = text.partition("=")
     where = f"--target {text}"
     try:

@@ -13,16 +13,18 @@ Examples:
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, format_quantity
-from models.ceiling import Ceiling
-from models.predict import Model
-from models.upgrades import Ranking, Upgrade, upgrades
 from topologies.edit import Change, apply_changes, parse_change, targets
 from topologies.topology import Topology
 from assess.cli.inputs import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 from assess.render import dumps, envelope, table
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from models.ceiling import Ceiling
+    from models.upgrades import Ranking, Upgrade
 
 # whatif format history:
 #   1.0  first version
@@ -38,6 +40,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from models.predict import Model
+    from models.upgrades import upgrades
+
     topology = open_topology(args.topology)
     changes = tuple(parse_change(text) for text in args.changes)
     changed = apply_changes(topology, changes) if changes else topology
