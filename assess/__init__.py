@@ -1,3 +1,22 @@
-"""Judging measured runs against predicted ceilings, and the iobound command line."""
+"""Judging measured runs against predicted ceilings, plots, reports, and the iobound command line.
+
+:func:`read_runs` reads a results file or a bundled example and :func:`open_topology` a system;
+:func:`check_runs` judges runs against it; :mod:`assess.figures` prepares and :mod:`assess.plots`
+draws the plots.
+The names below load on first use.
+"""
 
 __project__ = "iobound"
+
+from probes.core.faces import lazy_exports
+
+_NAMES = {
+    "read_runs": "topologies.bundled",
+    "open_topology": "topologies.bundled",
+    "check_runs": "assess.check",
+    "Judgement": "assess.findings",
+    "Finding": "assess.findings",
+    "Severity": "assess.findings",
+}
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -1,3 +1,24 @@
-"""Bottleneck models: the ceiling a workload can reach on a topology, and which component binds."""
+"""Bottleneck models: the ceiling a workload can reach on a topology, and which component binds.
+
+:class:`Model` predicts ceilings (:func:`predict` for one); :mod:`models.scaling`,
+:mod:`models.queueing` and :mod:`models.calibration` explain the knee, the requests in flight
+and fitted parameters. The names below load on first use.
+"""
 
 __project__ = "iobound"
+
+from probes.core.faces import lazy_exports
+
+_NAMES = {
+    "Model": "models.predict",
+    "predict": "models.predict",
+    "Ceiling": "models.ceiling",
+    "knee": "models.scaling",
+    "queueing_network": "models.scaling",
+    "bounds": "models.queueing",
+    "mva": "models.queueing",
+    "fit": "models.calibration",
+    "TRANSFER_SIZE": "models.calibration",
+}
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -76,3 +76,18 @@ def test_reading_a_results_file_loads_no_model_library():
                            str(ROOT / "topologies" / "examples" / "lecture-results.csv")],
                           capture_output=True, text=True, cwd=ROOT, check=True)
     assert set(done.stdout.split()) == {"pint"}
+
+
+@pytest.mark.parametrize("package", LAYERS)
+def test_each_face_exports_documented_names_that_load_on_first_use(package):
+    module = __import__(package)
+    assert module.__all__ and set(module.__all__) <= set(dir(module))
+    for name in module.__all__:
+        value = getattr(module, name)
+        if str(getattr(value, "__module__", "")).split(".")[0] in LAYERS:  # pint's Quantity is pint's to document
+            assert getattr(value, "__doc__", None), f"{package}.{name} has no docstring"
+    with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
+        getattr(module, "nothing_here")
+    done = subprocess.run([sys.executable, "-c", f"import sys, {package}; print(' '.join(m for m in {_HEAVY!r} "
+                           "if m in sys.modules))"], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.split() == []

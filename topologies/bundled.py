@@ -1,13 +1,18 @@
-"""The example systems bundled with iobound, found by name (``lecture``) or file name."""
+"""The example systems and results bundled with iobound, and the rule every command and notebook follows: a file, or else a bundled example of that name."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from typing import Mapping
+
+from probes.core.errors import InputError
+from probes.core.run import Run
+from probes.readers import read_results
 from topologies.load import load_topology
 from topologies.topology import Topology
 
-__all__ = ["EXAMPLES", "example_path", "example_names", "load_example"]
+__all__ = ["EXAMPLES", "example_path", "example_names", "load_example", "resolve", "open_topology", "read_runs"]
 
 EXAMPLES = Path(__file__).with_name("examples")
 
@@ -31,3 +36,24 @@ def load_example(name: str) -> Topology:
     if path is None or path.suffix != ".toml":
         raise KeyError(f"no bundled topology {name!r}; the examples are: {', '.join(example_names())}")
     return load_topology(path)
+
+
+def resolve(word: str) -> Path:
+    """A file the user named, or else the bundled example of that name; an existing file always wins."""
+    path = Path(word)
+    if path.exists():
+        return path
+    bundled = example_path(word)
+    if bundled is not None:
+        return bundled
+    raise InputError(word, "", f"no such file, and no bundled example of that name (examples: {', '.join(example_names())})")
+
+
+def open_topology(word: str) -> Topology:
+    """The topology in a file or bundled example (``lecture``); its ``path`` says which."""
+    return load_topology(resolve(word))
+
+
+def read_runs(word: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
+    """The runs of a results file or bundled example (``lecture-results.csv``); ``aliases`` say what ambiguous units mean."""
+    return read_results(resolve(word), aliases=aliases)

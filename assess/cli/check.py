@@ -9,7 +9,8 @@ from __future__ import annotations
 import argparse
 
 from topologies.topology import Topology
-from assess.cli.inputs import add_unit_alias, fraction_arg, open_topology, read_runs
+from topologies.bundled import open_topology, read_runs
+from assess.cli.inputs import add_unit_alias, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
 from assess.render import JUDGEMENT_HEADERS, checked, dumps, envelope, judgement_rows, table
@@ -49,7 +50,7 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from assess.check import check_runs
 
     topology = open_topology(args.topology)
-    runs = [r for word in args.results for r in read_runs(word, args)]
+    runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                                 tolerance=args.tolerance, far_below=args.far_below)
 

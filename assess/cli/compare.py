@@ -13,7 +13,8 @@ from collections import Counter
 from dataclasses import replace
 
 from probes.core.errors import InputError
-from assess.cli.inputs import add_unit_alias, read_runs
+from topologies.bundled import read_runs
+from assess.cli.inputs import add_unit_alias
 from assess.cli.status import EXIT_OK
 from assess.compare import compare, fastest
 from assess.render import dumps, envelope, runs_table
@@ -32,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    runs = [r for word in args.results for r in read_runs(word, args)]
+    runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     if len(args.results) > 1:  # the same label in two files: name the file
         shared = Counter(r.label for r in runs)
         runs = [replace(r, label=f"{r.label} ({r.origin.path})") if shared[r.label] > 1 else r for r in runs]

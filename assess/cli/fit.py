@@ -16,7 +16,8 @@ from probes.core.errors import InputError
 from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
-from assess.cli.inputs import add_unit_alias, count_arg, list_arg, read_runs, size_arg
+from topologies.bundled import read_runs
+from assess.cli.inputs import add_unit_alias, count_arg, list_arg, size_arg
 from assess.findings import metric_factor
 from assess.render import dumps, envelope, table
 
@@ -42,7 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from models.calibration import TRANSFER_SIZE, fit, usl
 
-    runs = [r for word in args.results for r in read_runs(word, args)]
+    runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     where = ", ".join(args.results)
     points = _points(runs, args.over, args.op, where)
     law = TRANSFER_SIZE if args.over == "transfer-size" else usl(points.unit)

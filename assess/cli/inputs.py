@@ -1,37 +1,14 @@
-"""Turning command-line words into inputs: files or bundled examples, quantities, unit aliases."""
+"""Turning command-line words into inputs: quantities, counts, operations, unit aliases (files: :mod:`topologies.bundled`)."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from probes.core.errors import InputError, UnitError
-from probes.readers import read_results
-from probes.core.run import Run
+from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation
-from topologies.bundled import example_names, example_path
-from topologies.load import load_topology
-from topologies.topology import Topology
 
-__all__ = ["resolve", "open_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
-           "read_runs"]
-
-
-def resolve(word: str) -> Path:
-    """A file the user named, or else the bundled example of that name; an existing file always wins."""
-    path = Path(word)
-    if path.exists():
-        return path
-    bundled = example_path(word)
-    if bundled is not None:
-        return bundled
-    raise InputError(word, "", f"no such file, and no bundled example of that name (examples: {', '.join(example_names())})")
-
-
-def open_topology(word: str) -> Topology:
-    """The topology named on the command line (a file or a bundled example); its ``path`` says which."""
-    return load_topology(resolve(word))
+__all__ = ["size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
 
 
 def size_arg(text: str):
@@ -88,8 +65,3 @@ def add_unit_alias(parser: argparse.ArgumentParser) -> None:
     """The --unit-alias option of every command that reads results."""
     parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
                         help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
-
-
-def read_runs(word: str, args: argparse.Namespace) -> list[Run]:
-    """The runs of one results file named on the command line (a file or a bundled example)."""
-    return read_results(resolve(word), aliases=dict(args.unit_alias))

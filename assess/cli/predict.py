@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Workload
-from assess.cli.inputs import open_topology
+from topologies.bundled import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 from assess.render import dumps, envelope, table
 

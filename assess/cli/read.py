@@ -15,7 +15,8 @@ import sys
 
 from probes.core.errors import IoboundError
 from probes.core.run import Run
-from assess.cli.inputs import add_unit_alias, read_runs
+from topologies.bundled import read_runs
+from assess.cli.inputs import add_unit_alias
 from assess.cli.status import EXIT_INPUT, EXIT_OK
 from assess.render import dumps, envelope, runs_table
 
@@ -39,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     runs, failed = [], []
     for word in args.results:
         try:
-            runs.extend(read_runs(word, args))
+            runs.extend(read_runs(word, dict(args.unit_alias)))
         except IoboundError as exc:
             failed.append(str(exc))
     if args.json:

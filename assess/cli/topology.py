@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 
-from assess.cli.inputs import open_topology
+from topologies.bundled import open_topology
 from assess.render import TOPOLOGY_HEADERS, dumps, envelope, table, topology_rows
 from topologies.topology import Topology
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from probes.core.units import Q_, format_quantity
 from topologies.edit import Change, apply_changes, parse_change, targets
 from topologies.topology import Topology
-from assess.cli.inputs import open_topology
+from topologies.bundled import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 from assess.render import dumps, envelope, table
 
