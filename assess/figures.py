@@ -20,7 +20,7 @@ from probes.core.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.scaling import knee
-from topologies.topology import Kind, Topology
+from topologies.topology import Component, Kind, Topology
 from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summary_in
 
 __all__ = ["Estimate", "Line", "Chart", "Dots", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
@@ -191,8 +191,7 @@ def drawing(topology: Topology, ceiling: Ceiling | None = None) -> Drawing:
     binding = set(ceiling.binding) if ceiling else set()
     keys: dict[str, list[str]] = defaultdict(list)  # the binding capacities of each group
     for component in sorted(binding):
-        group, _, key = component.partition(".")
-        keys[group].append(key)
+        keys[component.group].append(component.key)
     nodes = []
     for kind in Kind:
         members = topology.of_kind(kind)
@@ -201,9 +200,9 @@ def drawing(topology: Topology, ceiling: Ceiling | None = None) -> Drawing:
             if g.name in keys:
                 label += f"\nbinds: {', '.join(keys[g.name])}"
             nodes.append(Node(g.name, kind, label, float(kind.rank), (len(members) - 1) / 2 - i, g.name in keys))
-    edges = tuple(Edge(link.a, link.b, f"links[{i}].bandwidth" in binding) for i, link in enumerate(topology.links))
+    edges = tuple(Edge(link.a, link.b, Component.link(i) in binding) for i, link in enumerate(topology.links))
     caption = "" if ceiling is None else (f"{ceiling.workload.describe()}: {ceiling} binds at "
-                                          f"{', '.join(ceiling.binding)}")
+                                          f"{', '.join(map(str, ceiling.binding))}")
     return Drawing(topology.name, tuple(nodes), edges, caption)
 
 

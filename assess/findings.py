@@ -153,8 +153,8 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)
     evidence = {"measured": quantity_json(measured), "ceiling": quantity_json(ceiling.value), "ratio": ratio,
                 "ratio_ci95": list(interval) if interval else None, "samples": summary.n,
-                "binding": list(ceiling.binding)}
-    where = f"{', '.join(ceiling.binding_layers)} ({', '.join(ceiling.binding)})"
+                "binding": [str(c) for c in ceiling.binding]}
+    where = f"{', '.join(ceiling.binding_layers)} ({', '.join(map(str, ceiling.binding))})"
     op = ceiling.workload.operation.value
     findings = []
     if summary.max / limit > 1 + tolerance:

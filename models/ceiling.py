@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Metric, Q_, Quantity, canonical, format_quantity, quantity_json, ureg
 from probes.core.workload import Workload
+from topologies.topology import Component
 
 if TYPE_CHECKING:  # sympy is imported where a formula is shown: a ceiling's value needs none
     import sympy as sp
@@ -29,7 +30,7 @@ class LayerLimit:
 
     layer: str
     value: Quantity | None
-    components: tuple[str, ...]
+    components: tuple[Component, ...]
     terms: tuple[sp.Expr, ...] = field(default=(), compare=False, repr=False)
     values: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -52,7 +53,7 @@ class LayerLimit:
         return f"{numbers(self.expression, self.values)} = {format_quantity(self.value)}"
 
     def to_dict(self) -> dict:
-        return {"layer": self.layer, "limit": quantity_json(self.value), "components": list(self.components),
+        return {"layer": self.layer, "limit": quantity_json(self.value), "components": [str(c) for c in self.components],
                 "formula": self.formula, "numbers": self.numbers}
 
 
@@ -80,7 +81,7 @@ class CacheLimit:
 class Ceiling:
     """The predicted maximum of a workload on a topology: a bandwidth, or an operation rate for metadata.
 
-    ``binding`` names the components whose capacity sets ``value`` (``group.capacity``);
+    ``binding`` names the components whose capacity sets ``value`` (``compute.nic``);
     ``layers`` gives every layer's own limit; ``expression`` is the sympy formula (``Min``
     over the layers, plus the cut itself when it mixes layers), ``symbols`` what each of its
     symbols stands for, and ``numbers`` the same with the values put in. The expression holds
@@ -90,7 +91,7 @@ class Ceiling:
 
     workload: Workload
     value: Quantity
-    binding: tuple[str, ...]
+    binding: tuple[Component, ...]
     binding_layers: tuple[str, ...]
     layers: tuple[LayerLimit, ...]
     assumptions: tuple[str, ...]
@@ -148,7 +149,7 @@ class Ceiling:
             "workload": self.workload.to_dict(),
             "metric": self.metric.name.lower(),
             "ceiling": quantity_json(self.value),
-            "binding": list(self.binding),
+            "binding": [str(c) for c in self.binding],
             "binding_layers": list(self.binding_layers),
             "layers": [layer.to_dict() for layer in self.layers],
             "caches": [cache.to_dict() for cache in self.caches],

@@ -22,7 +22,7 @@ from probes.core.workload import Access, Operation, Workload
 from models.formulas import DEPTH, PPN, SIZE, count_symbol, group_symbol, least
 from models.layers import REQUESTS, STAGES, SYMBOL
 from models.maxflow import FlowGraph
-from topologies.topology import Forwarding, Group, Kind, Topology
+from topologies.topology import Component, Forwarding, Group, Kind, Topology
 
 __all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
 
@@ -72,14 +72,14 @@ class Shape:
 class Stage:
     """One capacity on the data path: ``constant`` (B/s) times what ``scale`` names of the workload.
 
-    ``components`` name where its figures are stated in the topology file:
-    ``group.key`` (``compute.nic``, ``ethernet.rtt``) or ``links[i].bandwidth``; ``group``
+    ``components`` are where its figures are stated in the topology file
+    (``compute.nic``, ``ethernet.rtt``, ``links[i].bandwidth``); ``group``
     is the group whose member count the workload may change; ``term`` is the capacity as
     a sympy expression and ``constants`` the topology's values of its symbols. For
     :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte``).
     """
 
-    components: tuple[str, ...]
+    components: tuple[Component, ...]
     layer: str
     group: str
     term: sp.Expr
@@ -178,9 +178,9 @@ class FlowNetwork:
             return None
         if capacity is None or capacity.value is None:
             if capacity is None:
-                self.unstated.append(f"{group.name}.{key}")
+                self.unstated.append(str(Component(group.name, key)))
             return None
-        if key == "iops" and not self._sized(f"{group.name}.iops"):
+        if key == "iops" and not self._sized([Component(group.name, "iops")]):
             return None
         symbol = group_symbol(SYMBOL[key], group.name)
         n = count_symbol(group.name)
@@ -193,11 +193,11 @@ class FlowNetwork:
             constants[cost] = factor
             term, constant = term / cost, constant / factor
         if group.kind is Kind.CLIENT:
-            return Stage((f"{group.name}.{key}",), layer, group.name, n * term, constants,
+            return Stage((Component(group.name, key),), layer, group.name, n * term, constants,
                          Scale.SIZE if key == "iops" else Scale.NODES, constant)
         constants[n] = group.count
         scale = Scale.SIZE if key == "iops" else Scale.CONSTANT
-        return Stage((f"{group.name}.{key}",), layer, group.name, n * term, constants, scale, constant * group.count)
+        return Stage((Component(group.name, key),), layer, group.name, n * term, constants, scale, constant * group.count)
 
     def _write_cost(self, group: Group, key: str) -> tuple[float, str]:
         """For writes, bytes a stage moves per byte written, and the server group that says so (1, "" if none)."""
@@ -222,10 +222,10 @@ class FlowNetwork:
                                 f"{cost.servers}x and their devices store {cost.devices:g} bytes; a write smaller than "
                                 f"a stripe takes {cost.device_requests:g} device writes")
 
-    def _sized(self, component: str) -> bool:
+    def _sized(self, components: list[Component]) -> bool:
         """Whether the transfer size is known; noted when it is not."""
         if not self.shape.sized:
-            self.sizeless.append(component)
+            self.sizeless.append(", ".join(map(str, components)))
         return self.shape.sized
 
     def _requests(self, group: Group, layer: str) -> Stage | None:
@@ -235,7 +235,7 @@ class FlowNetwork:
         time = _RequestTime(self.topology, group, self.op, self.shape.cached)
         if not time.terms:
             return None
-        if not self._sized(", ".join(time.components)):
+        if not self._sized(time.components):
             return None
         n = count_symbol(group.name)
         self.assumptions.append(
@@ -255,7 +255,7 @@ class FlowNetwork:
                 continue
             symbol = sp.Symbol(f"B_links[{index}]", positive=True)
             middle = f"links[{index}]:{u}>{v}"
-            self._add(start, middle, Stage((f"links[{index}].bandwidth",), "links", "", symbol, {symbol: bandwidth.value},
+            self._add(start, middle, Stage((Component.link(index),), "links", "", symbol, {symbol: bandwidth.value},
                                            constant=canonical(bandwidth.value)))
             self._add(middle, end, None)
 
@@ -335,13 +335,13 @@ class _RequestTime:
     def __init__(self, topology: Topology, client: Group, op: str, cached: bool):
         self.terms: list[sp.Expr] = []
         self.constants: dict[sp.Symbol, Quantity | int] = {}
-        self.components: list[str] = []
+        self.components: list[Component] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
         nearest = least(topology.neighbours(client.name, Kind.NETWORK), "rtt")
         if nearest:
             rtt, network = nearest
-            self._fixed(group_symbol("RTT", network.name), rtt, f"{network.name}.rtt", f"one round trip of {network.name}")
+            self._fixed(group_symbol("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         tiers = _server_tiers(topology, client.name)
         devices = [] if cached else [topology.of_kind(Kind.DEVICE)]
         for groups in tiers + devices:
@@ -363,9 +363,9 @@ class _RequestTime:
         smallest = least(groups, "latency")
         if smallest:
             latency, group = smallest
-            self._fixed(group_symbol("L", group.name), latency, f"{group.name}.latency", f"the latency of {group.name}")
+            self._fixed(group_symbol("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
 
-    def _fixed(self, symbol: sp.Symbol, value: Quantity, component: str, words: str) -> None:
+    def _fixed(self, symbol: sp.Symbol, value: Quantity, component: Component, words: str) -> None:
         self.terms.append(symbol)
         self.constants[symbol] = value
         self.components.append(component)
@@ -397,7 +397,7 @@ class _RequestTime:
             if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
                 symbols.append(group_symbol(SYMBOL[key], group.name))
                 self.constants[symbols[-1]] = value
-                self.components.append(f"{group.name}.{key}")
+                self.components.append(Component(group.name, key))
         self.terms.append(SIZE / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
         self.parts.append(f"s / {sp.sstr(sp.Min(*symbols))} for its bytes")
         self.per_byte += 1 / slowest

@@ -20,7 +20,7 @@ from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import UNKNOWN_CONCURRENCY
 from models.formulas import DEPTH, PPN, count_symbol, group_symbol, least, workload_values
-from topologies.topology import Group, Kind, Topology
+from topologies.topology import Component, Group, Kind, Topology
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
 
@@ -65,7 +65,7 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         for g, _ in servers:
             values[count_symbol(g.name)] = g.count
         total = math.fsum(g.count * canonical(v) for g, v in servers)
-        layers.append(_layer("metadata servers", total, tuple(f"{g.name}.metadata" for g, _ in servers), terms, values))
+        layers.append(_layer("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms, values))
         if workload.shared_directory:
             layers.append(_directory(servers, values, op))
         elif workload.shared_directory is None:
@@ -94,7 +94,7 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
             continue
         waits = [("RTT", "rtt", *nearest)] + ([("L", "latency", *latency)] if latency else [])
         wait = sp.Add(*(_value(values, prefix, group, value) for prefix, _, value, group in waits))
-        components += [f"{group.name}.{key}" for _, key, _, group in waits]
+        components += [Component(group.name, key) for _, key, _, group in waits]
         terms.append(count_symbol(name) * PPN * DEPTH / wait)
         total += counts[name] * workload.ppn * workload.queue_depth / math.fsum(canonical(v) for _, _, v, _ in waits)
     return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if terms else None
@@ -103,10 +103,10 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
 def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> LayerLimit:
     """One directory: on one metadata server (the fastest), and no faster than its ``directory`` rate if stated."""
     group, speed = max(servers, key=lambda pair: canonical(pair[1]))
-    limit = (_value(values, "MD", group, speed), canonical(speed), f"{group.name}.metadata")
+    limit = (_value(values, "MD", group, speed), canonical(speed), Component(group.name, "metadata"))
     stated = group.capacity("directory", op)
     if stated is not None and stated.value is not None and canonical(stated.value) < limit[1]:
-        limit = (_value(values, "DIR", group, stated.value), canonical(stated.value), f"{group.name}.directory")
+        limit = (_value(values, "DIR", group, stated.value), canonical(stated.value), Component(group.name, "directory"))
     return _layer("shared directory", limit[1], (limit[2],), [limit[0]], values)
 
 
@@ -117,5 +117,5 @@ def _value(values: dict, prefix: str, group: Group, value: Quantity) -> sp.Symbo
     return symbol
 
 
-def _layer(name: str, value: float, components: tuple[str, ...], terms: list, values: dict) -> LayerLimit:
+def _layer(name: str, value: float, components: tuple[Component, ...], terms: list, values: dict) -> LayerLimit:
     return LayerLimit(name, rate(value, Metric.OPERATION_RATE), components, tuple(terms), values)

@@ -17,7 +17,7 @@ from models.caches import cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
 from models.formulas import workload_values
-from topologies.topology import Kind, Topology
+from topologies.topology import Component, Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]
 
@@ -173,5 +173,5 @@ def _limit(layer: str, value: float, stages: list[Stage], values: dict, metric: 
     return LayerLimit(layer, rate(value, metric), _components(stages), tuple(s.term for s in stages), values)
 
 
-def _components(stages: list[Stage]) -> tuple[str, ...]:
+def _components(stages: list[Stage]) -> tuple[Component, ...]:
     return tuple(dict.fromkeys(c for s in stages for c in s.components))

@@ -121,6 +121,6 @@ def queueing_network(model: Model, workload: Workload, clients: tuple[str, ...] 
             continue
         members = counts.get(stage.group) or (model.topology.group(stage.group).count if stage.group else 1)
         share = flow / cut.value
-        stations.append(Station(", ".join(stage.components), share * size * members / capacity, members))
+        stations.append(Station(", ".join(map(str, stage.components)), share * size * members / capacity, members))
     population = sum(counts[name] for name in chosen) * workload.ppn * workload.queue_depth
     return QueueingNetwork(tuple(stations), think, population, size)

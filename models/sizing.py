@@ -29,7 +29,7 @@ from models.ceiling import TIE, Ceiling
 from models.formulas import count_symbol, numbers
 from models.predict import Model
 from topologies.catalogue import NAMES, Part, assemble
-from topologies.topology import Group, Topology, WriteCost
+from topologies.topology import Component, Group, Topology, WriteCost
 
 __all__ = ["Target", "Question", "Design", "Bound", "Configuration", "Shortfall", "Sizing", "size", "designs"]
 
@@ -145,7 +145,7 @@ class Shortfall:
     target: Target
     layer: str
     limit: Quantity
-    components: tuple[str, ...]
+    components: tuple[Component, ...]
 
 
 @dataclass(frozen=True)

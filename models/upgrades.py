@@ -44,7 +44,7 @@ class Upgrade:
     def to_dict(self) -> dict:
         per_price = self.per_price
         return {"group": self.group, "kind": self.kind.singular, "price": self.price, "ceiling": quantity_json(self.ceiling.value),
-                "binding": list(self.ceiling.binding), "gain": quantity_json(self.gain),
+                "binding": [str(c) for c in self.ceiling.binding], "gain": quantity_json(self.gain),
                 "gain_per_price": per_price if per_price is not None and math.isfinite(per_price) else None}
 
 

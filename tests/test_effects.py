@@ -8,6 +8,7 @@ from models.predict import Model, predict
 from models.queueing import bounds, mva
 from models.scaling import knee, queueing_network
 from topologies.load import parse_topology
+from topologies.topology import Component
 
 MIB = 2**20
 
@@ -87,7 +88,7 @@ def test_a_gateway_that_stores_and_forwards_adds_the_times_of_both_hops():
 def test_server_latency_adds_to_every_request():
     one = predict(system('latency = "200 us"'), data("read", "4 KiB", nodes=1, direct=True))
     assert one.value.m_as("B/s") == pytest.approx(4096 / (50e-6 + 200e-6 + 4096 / (500 * MIB)))
-    assert "s.latency" in one.binding
+    assert Component("s", "latency") in one.binding
 
 
 def test_small_random_reads_are_bound_by_device_iops_when_enough_are_in_flight():
@@ -107,7 +108,7 @@ def test_metadata_is_bound_by_round_trips_the_servers_and_one_shared_directory()
     servers = predict(t, Workload(Operation.CREATE, None, nodes=16, ppn=16))
     assert servers.binding_layers == ("metadata servers",) and servers.value.m_as("op/s") == pytest.approx(120000)
     shared = predict(t, Workload(Operation.CREATE, None, nodes=16, ppn=16, shared_directory=True))
-    assert shared.binding == ("s.directory",) and shared.value.m_as("op/s") == pytest.approx(5000)
+    assert shared.binding == (Component("s", "directory"),) and shared.value.m_as("op/s") == pytest.approx(5000)
     assert shared.evaluate() == pytest.approx(5000)
 
 

@@ -10,6 +10,7 @@ from probes.core.stats import from_reported
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from topologies.load import parse_topology
+from topologies.topology import Component
 from assess.check import check_runs
 from assess.findings import CODES
 from assess.quality import repetitions_needed
@@ -196,7 +197,7 @@ def test_metadata_rates_above_what_the_metadata_servers_complete_are_impossible(
 
     clean, bad, shared = check_runs(system, [create(30000), create(55000), create(30000, shared=True)])
     assert clean.ceiling.value.m_as("op/s") == pytest.approx(40000) and clean.findings == ()
-    assert clean.ceiling.binding == ("s.metadata",)
+    assert clean.ceiling.binding == (Component("s", "metadata"),)
     assert [f.code for f in bad.findings] == ["ABOVE-CEILING"]
     assert "more than metadata servers (40,000 op/s) can complete" in bad.findings[0].message
     # one directory for every process lives on one server: 20,000 op/s at most

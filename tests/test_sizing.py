@@ -15,7 +15,7 @@ from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from topologies.catalogue import Part
 from topologies.load import load_topology
-from topologies.topology import Capacity, Group, Kind, Source, WriteCost
+from topologies.topology import Capacity, Component, Group, Kind, Source, WriteCost
 
 # A catalogue small enough to size by hand (decimal units throughout).
 CATALOGUE = """
@@ -153,7 +153,7 @@ def test_infeasible_targets_name_the_layer_that_stops_them():
     assert sizing.configurations == () and sizing.feasible == 0
     (short,) = sizing.shortfalls
     assert (str(short.target), short.layer, short.limit.m_as("GB/s"), short.components) == \
-        ("read 50 GB/s", "client NICs", pytest.approx(20), ("compute.nic",))
+        ("read 50 GB/s", "client NICs", pytest.approx(20), (Component("compute", "nic"),))
 
 
 def test_contradictory_or_unpriced_choices_are_errors():

@@ -14,6 +14,7 @@ from probes.core.workload import Operation, Workload
 from topologies.bundled import load_example
 from topologies.edit import Change, apply_changes, parse_change
 from topologies.load import parse_topology
+from topologies.topology import Component
 
 READ_1MIB = Workload(Operation.READ, Q_(1, "MiB"), nodes=10)
 # 5 storage servers x 10 GbE, in MiB/s: the lecture's server NICs.
@@ -35,15 +36,15 @@ def changed(*texts):
 
 
 @pytest.mark.parametrize("text, change", [
-    ("clients.nic=25Gbit/s", Change("clients", "nic", "25Gbit/s", "clients.nic=25Gbit/s")),
-    ("ssd.count=8", Change("ssd", "count", 8, "ssd.count=8")),
-    ("storage.parity=8+2", Change("storage", "parity", "8+2", "storage.parity=8+2")),
-    ("ssd.price=1.5", Change("ssd", "price", 1.5, "ssd.price=1.5")),
-    ('ssd.description="one SSD"', Change("ssd", "description", "one SSD", 'ssd.description="one SSD"')),
-    ("ssd.bandwidth=unlimited", Change("ssd", "bandwidth", "unlimited", "ssd.bandwidth=unlimited")),
-    (" ssd . count = 8 ", Change("ssd", "count", 8, " ssd . count = 8 ")),
+    ("clients.nic=25Gbit/s", Change(Component("clients", "nic"), "25Gbit/s", "clients.nic=25Gbit/s")),
+    ("ssd.count=8", Change(Component("ssd", "count"), 8, "ssd.count=8")),
+    ("storage.parity=8+2", Change(Component("storage", "parity"), "8+2", "storage.parity=8+2")),
+    ("ssd.price=1.5", Change(Component("ssd", "price"), 1.5, "ssd.price=1.5")),
+    ('ssd.description="one SSD"', Change(Component("ssd", "description"), "one SSD", 'ssd.description="one SSD"')),
+    ("ssd.bandwidth=unlimited", Change(Component("ssd", "bandwidth"), "unlimited", "ssd.bandwidth=unlimited")),
+    (" ssd . count = 8 ", Change(Component("ssd", "count"), 8, " ssd . count = 8 ")),
     ('compute.nic={ value = "1 GbE", source = "datasheet" }',
-     Change("compute", "nic", {"value": "1 GbE", "source": "datasheet"}, 'compute.nic={ value = "1 GbE", source = "datasheet" }')),
+     Change(Component("compute", "nic"), {"value": "1 GbE", "source": "datasheet"}, 'compute.nic={ value = "1 GbE", source = "datasheet" }')),
 ])
 def test_parse_change_reads_toml_values_and_keeps_other_text(text, change):
     assert parse_change(text) == change
@@ -59,14 +60,14 @@ def test_parse_change_refuses_what_is_not_group_key_value(text):
 def test_faster_client_nics_move_the_read_ceiling_to_the_devices(target):
     before = Model(load_example("lecture")).ceiling(READ_1MIB)
     after = Model(changed(f"{target}.nic=1250MB/s")).ceiling(READ_1MIB)
-    assert mib(before.value) == pytest.approx(10 * 110, rel=1e-12) and before.binding == ("compute.nic",)
-    assert mib(after.value) == pytest.approx(5 * 270, rel=1e-12) and after.binding == ("ssd.bandwidth",)
+    assert mib(before.value) == pytest.approx(10 * 110, rel=1e-12) and before.binding == (Component("compute", "nic"),)
+    assert mib(after.value) == pytest.approx(5 * 270, rel=1e-12) and after.binding == (Component("ssd", "bandwidth"),)
     assert after.binding_layers == ("devices",)
 
 
 def test_more_ssds_alone_change_nothing_while_the_client_nics_bind():
     after = Model(changed("ssd.count=10")).ceiling(READ_1MIB)
-    assert mib(after.value) == pytest.approx(1100, rel=1e-12) and after.binding == ("compute.nic",)
+    assert mib(after.value) == pytest.approx(1100, rel=1e-12) and after.binding == (Component("compute", "nic"),)
     devices = next(layer for layer in after.layers if layer.layer == "devices")
     assert mib(devices.value) == pytest.approx(10 * 270, rel=1e-12)
 

@@ -15,7 +15,7 @@ from typing import Any
 from probes.core.errors import InputError, TopologyError
 from topologies.load import topology_from_dict
 from topologies.save import topology_document
-from topologies.topology import PER_OPERATION, Group, Kind, Topology
+from topologies.topology import PER_OPERATION, Component, Group, Kind, Topology
 
 __all__ = ["Change", "parse_change", "targets", "apply_changes"]
 
@@ -24,7 +24,7 @@ _KINDS = {kind.value: kind for kind in Kind}
 
 @dataclass(frozen=True)
 class Change:
-    """One ``--set``: ``key`` of the group ``target`` (or of every group of a kind) becomes ``value``.
+    """One ``--set``: the capacity or key at ``place`` (its group a group's name, or a kind for all its groups) becomes ``value``.
 
     ``value`` is what the topology file would hold (a TOML value: ``8``, ``"25Gbit/s"``, an
     inline table). Setting a plain key drops its per-operation variants in the group
@@ -32,8 +32,7 @@ class Change:
     value; setting ``read_nic`` changes reads only. ``text`` is the argument as given.
     """
 
-    target: str
-    key: str
+    place: Component
     value: Any
     text: str
 
@@ -47,11 +46,11 @@ def parse_change(text: str) -> Change:
         If the text is not of the form GROUP.KEY=VALUE.
     """
     place, equals, value = text.partition("=")
-    target, dot, key = (part.strip() for part in place.partition("."))
-    if not (equals and dot and target and key and value.strip()):
+    component = Component.parse(place)
+    if not (equals and component and value.strip()):
         raise InputError(f"--set {text}", "", "must be GROUP.KEY=VALUE, e.g. clients.nic=25Gbit/s or ssd.count=8 "
                          "(GROUP a group's name or clients, networks, servers, devices)")
-    return Change(target, key, _value(value.strip()), text)
+    return Change(component, _value(value.strip()), text)
 
 
 def _value(text: str) -> Any:
@@ -71,11 +70,12 @@ def targets(topology: Topology, change: Change) -> tuple[Group, ...]:
     TopologyError
         If no group has that name and it is no kind that has groups.
     """
-    if change.target in {g.name for g in topology.groups}:
-        return (topology.group(change.target),)
-    chosen = topology.of_kind(_KINDS[change.target]) if change.target in _KINDS else ()
+    target = change.place.group
+    if target in {g.name for g in topology.groups}:
+        return (topology.group(target),)
+    chosen = topology.of_kind(_KINDS[target]) if target in _KINDS else ()
     if not chosen:
-        raise TopologyError(topology.path, f"--set {change.text}", f"no group or kind {change.target!r}; the groups are: "
+        raise TopologyError(topology.path, f"--set {change.text}", f"no group or kind {target!r}; the groups are: "
                             f"{', '.join(g.name for g in topology.groups)} (or a kind: {', '.join(_KINDS)})")
     return chosen
 
@@ -93,8 +93,9 @@ def apply_changes(topology: Topology, changes: tuple[Change, ...]) -> Topology:
     for change in changes:
         for group in targets(topology, change):
             body = doc[group.kind.value][group.name]
-            for operation in PER_OPERATION.get(change.key, ()):
-                body.pop(f"{operation}_{change.key}", None)
-            body[change.key] = change.value
+            key = change.place.key
+            for operation in PER_OPERATION.get(key, ()):
+                body.pop(f"{operation}_{key}", None)
+            body[key] = change.value
     sets = " ".join(f"--set {change.text}" for change in changes)
     return topology_from_dict(doc, source=f"{topology.path} with {sets}", name=topology.name)

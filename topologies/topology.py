@@ -16,7 +16,7 @@ from probes.core.units import Metric, Quantity, format_quantity, quantity_json
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Kind", "Source", "Capacity", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
+__all__ = ["Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]
 
 
@@ -123,6 +123,32 @@ class WriteCost:
         if self.amplification != 1:
             parts.append(f"{self.amplification:g}x amplification")
         return ", ".join(parts) or "none"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Component:
+    """Where a capacity is stated: ``key`` of the group ``group`` (``compute.nic``), or of a link (``links[0].bandwidth``).
+
+    The model names what binds a ceiling with these, and findings, plots and ``--set`` read
+    them; ``str()`` gives the ``group.key`` a topology file and a person use.
+    """
+
+    group: str
+    key: str
+
+    def __str__(self) -> str:
+        return f"{self.group}.{self.key}"
+
+    @classmethod
+    def link(cls, index: int) -> Component:
+        """The bandwidth of the ``index``-th ``[[links]]`` entry."""
+        return cls(f"links[{index}]", "bandwidth")
+
+    @classmethod
+    def parse(cls, text: str) -> Component | None:
+        """``GROUP.KEY`` as a component (the first dot splits), or None when either side is empty."""
+        group, dot, key = (part.strip() for part in text.partition("."))
+        return cls(group, key) if dot and group and key else None
 
 
 @dataclass(frozen=True, slots=True)

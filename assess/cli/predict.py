@@ -85,7 +85,7 @@ def _one_group(model: Model, workload: Workload, clients) -> bool:
 def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, effects=()) -> str:
     """The prediction as people read it."""
     rows = [
-        (layer.layer, "-" if layer.value is None else format_quantity(layer.value), ", ".join(layer.components),
+        (layer.layer, "-" if layer.value is None else format_quantity(layer.value), ", ".join(map(str, layer.components)),
          *((layer.formula, layer.numbers) if explain else ()), "<- binds" if layer.layer in ceiling.binding_layers else "")
         for layer in ceiling.layers
     ]
@@ -93,7 +93,7 @@ def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, e
     lines = [
         f"system:    {system}",
         f"workload:  {ceiling.workload.describe()}",
-        f"ceiling:   {format_quantity(ceiling.value)}, bound by {', '.join(ceiling.binding_layers)} ({', '.join(ceiling.binding)})",
+        f"ceiling:   {format_quantity(ceiling.value)}, bound by {', '.join(ceiling.binding_layers)} ({', '.join(map(str, ceiling.binding))})",
         "",
         table(headers, rows, right=(1,)),
     ]
@@ -124,7 +124,7 @@ def _shown(value) -> str:
 
 def render_sweep(ceilings: list[Ceiling], system: str) -> str:
     """One row per workload of a sweep."""
-    rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(c.binding))
+    rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(map(str, c.binding)))
             for c in ceilings]
     return "\n".join([f"system:    {system}", "", table(("workload", "ceiling", "bound by", "components"), rows, right=(1,))])
 

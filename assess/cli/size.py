@@ -192,7 +192,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
                 if sizing.configurations else "")]
     if not sizing.configurations:
         lines += ["", "no allowed design meets the targets; what stops each (the best any design allows):"]
-        lines += [f"  {s.target}: {s.layer} allow at most {s.target.shown(s.limit)} ({', '.join(s.components)})"
+        lines += [f"  {s.target}: {s.layer} allow at most {s.target.shown(s.limit)} ({', '.join(map(str, s.components))})"
                   for s in sizing.shortfalls]
         if any(s.layer in ("requests in flight", "round trips") for s in sizing.shortfalls):
             lines.append("  (requests in flight and round trips grow with --ppn and --queue-depth)")
@@ -215,7 +215,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
 
 def _targets(configuration: Configuration, question: Question) -> str:
     rows = [(str(t), t.shown(c.value), f"{_ratio(c.value, t.required) - 1:+.1%}", ", ".join(c.binding_layers),
-             ", ".join(c.binding)) for t, c in zip(question.targets, configuration.ceilings)]
+             ", ".join(map(str, c.binding))) for t, c in zip(question.targets, configuration.ceilings)]
     if question.usable is not None:
         rows.append((f"usable {format_quantity(question.usable, unit=question.usable.units)}", format_quantity(configuration.usable, unit=question.usable.units),
                      f"{_ratio(configuration.usable, question.usable) - 1:+.1%}", "drives' size", "drives.size"))
@@ -271,5 +271,5 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
             "topology": c.topology.to_dict(),
         } for c in sizing.configurations],
         "shortfalls": [{"target": str(s.target), "layer": s.layer, "limit": quantity_json(s.limit),
-                        "components": list(s.components)} for s in sizing.shortfalls],
+                        "components": [str(c) for c in s.components]} for s in sizing.shortfalls],
     }

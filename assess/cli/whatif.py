@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         print(dumps(envelope("whatif", FORMAT_VERSION, {
             "topology": {"name": topology.name, "path": topology.path},
             "currency": changed.currency,
-            "changes": [{"set": c.text, "groups": list(groups), "key": c.key, "value": c.value} for c, groups in edited],
+            "changes": [{"set": c.text, "groups": list(groups), "key": c.place.key, "value": c.value} for c, groups in edited],
             "before": [c.to_dict() for c in before],
             "after": [r.ceiling.to_dict() for r in rankings],
             "upgrades": [r.to_dict() for r in rankings],
