@@ -1,14 +1,17 @@
 """Benchmark: how long ``iobound size`` takes to answer the issue's buyer on the bundled catalogue.
 
-Goal: a sizing question with 5 component kinds (the clients that exist, a network, a server
-chassis, a device, metadata servers) and 3 targets (write, read, create) in under 1 s. The
-question is "20 GiB/s write, 40 GiB/s read, 200,000 creates/s and 2 PB usable (8+2 parity)
+Why: sizing is asked interactively, so an answer should come in about a second. Goal: a
+sizing question with 5 component kinds (the clients that exist, a network, a server
+chassis, a device, metadata servers) and 3 targets (write, read, create) in under 1 s of
+CPU time (time.process_time: other load on the machine does not count; wall time is shown
+beside it), the median of the repeats. The question is "20 GiB/s write, 40 GiB/s read, 200,000 creates/s and 2 PB usable (8+2 parity)
 for 512 clients with 25 Gbit/s", over every part of the catalogue. Each repeat starts from
 empty caches (each layer's compiled linear form, each integer programme's answer), as a
 new process would; imports are not timed. ``--no-usable`` drops the capacity target, so no design can be skipped by its
 least price: the worst case of the search.
 
     python benchmarks/sizing.py [--repeat 5] [--no-usable] [--json]
+    python benchmarks/sizing.py --quick    # one solve
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from topologies.catalogue import load_catalogue
 from topologies.topology import Capacity, Group, Kind, Source, WriteCost
 
 CLIENTS = 512
+GOAL_SECONDS = 1.0
 
 
 def question(usable: bool) -> Question:
@@ -47,17 +51,21 @@ def question(usable: bool) -> Question:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="one repeat (a smoke run)")
     parser.add_argument("--no-usable", action="store_true", help="no capacity target: every design is solved")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 1
     asked = question(not args.no_usable)
-    times = []
+    times, walls = [], []
     for _ in range(args.repeat):  # each repeat as a fresh process would do it: nothing cached
         _linear_form.cache_clear()
         _milp.cache_clear()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         first = size(asked)
-        times.append(time.perf_counter() - started)
+        times.append(time.process_time() - cpu)
+        walls.append(time.perf_counter() - started)
     _linear_form.cache_clear()
     _milp.cache_clear()
     tracemalloc.start()  # apart: tracing slows every allocation
@@ -66,8 +74,9 @@ def main() -> None:
     tracemalloc.stop()
     best = first.configurations[0]
     figures = {
-        "designs": first.designs, "solved": first.feasible, "median_s": statistics.median(times),
-        "min_s": min(times), "max_s": max(times), "peak_mb": peak / 1e6, "cheapest_price": best.price,
+        "designs": first.designs, "solved": first.feasible, "median_cpu_s": statistics.median(times),
+        "min_cpu_s": min(times), "max_cpu_s": max(times), "median_wall_s": statistics.median(walls),
+        "goal_met": statistics.median(times) < GOAL_SECONDS, "peak_mb": peak / 1e6, "cheapest_price": best.price,
         "cheapest": {"server": best.design.server.name, "ports": best.design.ports, "network": best.design.network.name,
                      "device": best.design.device.name, "counts": best.counts},
     }
@@ -78,8 +87,10 @@ def main() -> None:
           f"{'' if args.no_usable else ', 2 PB usable (8+2)'}, {CLIENTS} clients x 25 Gbit/s")
     print(f"designs:   {first.designs} (network x server x ports x device; {len(asked.metadata)} metadata server "
           f"types in each), {first.feasible} solved by milp")
-    print(f"time:      median {statistics.median(times):.3f} s, min {min(times):.3f} s, max {max(times):.3f} s "
-          f"over {len(times)} solves from cold caches (goal < 1 s)")
+    median = statistics.median(times)
+    print(f"CPU time:  median {median:.3f} s, min {min(times):.3f} s, max {max(times):.3f} s over {len(times)} "
+          f"solve{'s' if len(times) > 1 else ''} from cold caches (wall: median {statistics.median(walls):.3f} s)")
+    print(f"goal:      < {GOAL_SECONDS:g} s CPU: {'PASS' if median < GOAL_SECONDS else 'MISS'}")
     print(f"memory:    peak traced {peak / 1e6:.1f} MB")
     print(f"cheapest:  {asked.currency} {best.price:,.0f}: {best.counts} of {best.design}")
 

@@ -13,7 +13,7 @@ from assess.cli import main
 from probes.readers import table
 from probes.core.errors import ToolOutputError
 from probes.readers import READERS, read_results
-from tests.mutations import mutate
+from benchmarks.mutations import mutate
 
 # What the corpus holds that is not a benchmark's results, or a run that failed: refused clearly. And
 # fio 2.1.4's JSON, which lists no job options: its workload would have to be guessed (test_fio).

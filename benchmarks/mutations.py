@@ -1,4 +1,8 @@
-"""Mutations of real tool outputs that a reader must survive: cut, repeated, corrupted (for the fuzz tests and benchmark)."""
+"""Mutations of real tool outputs that a reader must survive: cut, repeated, corrupted.
+
+benchmarks/readers.py fuzzes every reader with them, and tests/test_read.py a few hundred times;
+they live here because benchmarks import nothing from tests.
+"""
 
 from __future__ import annotations
 

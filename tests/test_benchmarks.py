@@ -1,0 +1,113 @@
+"""Every benchmark runs as the README says (python benchmarks/X.py from the project root) and prints its figures.
+
+Each runs in its quick mode, a few seconds; the figures are not judged here (the machine
+running the tests is no reference), only that each benchmark reaches them, names its peers
+and goals, and that the peers agree with the model where they compute the same thing.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHMARKS = sorted((ROOT / "benchmarks").glob("*.py"))
+SCRIPTS = [path for path in BENCHMARKS if path.name not in ("__init__.py", "mutations.py")]
+PACKAGES = ("assess", "models", "probes", "topologies", "tests", "benchmarks")
+
+
+def _run(name: str, *args: str, timeout: float = 120) -> str:
+    """Run ``python benchmarks/NAME.py --quick ARGS`` from the project root; its stdout, after checking it exited 0."""
+    done = subprocess.run([sys.executable, f"benchmarks/{name}.py", "--quick", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+def test_the_benchmarks_are_where_the_tests_expect_them():
+    assert {p.stem for p in SCRIPTS} == {"ceilings", "probe_default", "readers", "sizing", "startup"}
+
+
+@pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
+def test_a_benchmark_imports_nothing_from_tests_and_shadows_no_package(path):
+    # Run as a script, a benchmark's folder comes first on sys.path: benchmarks/models.py would be `models`.
+    assert path.stem not in PACKAGES
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    imported += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module]
+    assert not [name for name in imported if name == "tests" or name.startswith("tests.")]
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=lambda p: p.name)
+def test_a_benchmark_says_what_it_does_and_how_to_run_it(path):
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert doc and doc.startswith("Benchmark: ")
+    assert f"python benchmarks/{path.name}" in doc and "--quick" in doc and "goal" in doc.lower()
+
+
+def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
+    out = _run("ceilings")
+    assert re.search(r"^goal: 1000 ceilings in < 2 s CPU: \d+\.\d+ s, projected from 100: (PASS|MISS)", out, re.M)
+    assert re.search(r"^goal: < 500 MB: .*: (PASS|MISS)$", out, re.M)
+    headline = out.split("headline:", 1)[1]
+    assert re.search(r"iobound grouped model +\d+\.\d+ ms", headline)
+    for peer in ("networkx, grouped graph", "scipy maximum_flow, member level", "networkx, member level"):
+        line = next(line for line in headline.splitlines() if line.strip().startswith(peer))
+        assert re.search(r"\d+\.\d+ ms  peer/model +\d+\.\d+x", line), line
+        assert "equal to the model's ceilings within" in line and ": yes" in line, line
+
+
+def test_sizing_judges_cpu_time():
+    out = _run("sizing")
+    assert re.search(r"^CPU time: +median \d+\.\d+ s.*over 1 solve from cold caches \(wall: median \d+\.\d+ s\)$", out, re.M)
+    assert re.search(r"^goal: +< 1 s CPU: (PASS|MISS)$", out, re.M)
+    assert re.search(r"^cheapest: +USD [\d,]+: ", out, re.M)
+
+
+def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
+    out = _run("readers", "--corpus", str(corpus))
+    assert re.search(r"^corpus: \d+ files read in \d+\.\d+ s CPU \(wall \d+\.\d+ s\): \d+ runs", out, re.M)
+    assert re.search(r"^goal: the corpus read in < 2 s CPU: (PASS|MISS)$", out, re.M)
+    assert re.search(r"^fio +200 inputs in .* 0 other exceptions$", out, re.M)
+    assert "goal: no exception but ToolOutputError: PASS" in out
+
+
+@pytest.mark.skipif(not all(shutil.which(tool) for tool in ("fio", "iperf3", "ping")), reason="needs fio, iperf3 and ping")
+def test_probe_default_runs_real_probes_quickly():
+    out = _run("probe_default", timeout=90)
+    assert re.search(r"^quick probe set: \d+\.\d s wall, exit status 0, 6 figures, targets reached: \d/6$", out, re.M)
+    assert re.search(r"^CPU: iobound \d+\.\d+ s, the tools it ran \d+\.\d+ s", out, re.M)
+    for name in ("ping.rtt", "iperf3.send.p1", "iperf3.receive.p1", "read.1m.bandwidth"):
+        assert name in out
+    assert re.search(r"randread\.4k\.iops +probe .* long .* [+-]\d+\.\d%  (in|outside) CI$", out, re.M)
+    assert re.search(r"^largest deviation from the long runs .*: \d+\.\d%$", out, re.M)
+
+
+def test_startup_times_every_command_beside_pip():
+    out = _run("startup")
+    venv = re.search(r"^pip --help \(pip (\S+), this venv\) +0 +(\d+\.\d+) +\d+\.\d+ +1\.0+x", out, re.M)
+    assert venv, out
+    assert re.search(r"^python -c pass +0 +\d+\.\d+ ", out, re.M)
+    assert re.search(r"^pip of this venv: \S+ .*; pip of the base interpreter: \S+ .*ensurepip.* bundles pip \S+$", out, re.M)
+    rows = {line.split("  ")[0]: line for line in out.splitlines() if line.startswith("iobound ")}
+    expected = {"iobound --help": "<= 0.5x pip", "iobound --version": "<= 0.5x pip",
+                "iobound predict --no-such-option": "<= 0.5x pip",
+                "iobound read topologies/examples/lecture-results.csv": "<= 1x pip",
+                "iobound predict lecture --op read --transfer-size 1MiB": "<= 1x pip",
+                "iobound check lecture lecture-results.csv --fail-on never": "<= 1x pip",
+                "iobound report lecture lecture-results.csv -o <new dir>": "<= 4 s CPU"}
+    for label, goal in expected.items():
+        row = rows[label]
+        status = "2" if "no-such-option" in label else "0"
+        assert re.search(rf"^{re.escape(label)} +{status} +\d+\.\d+ +\d+\.\d+ +\d+\.\d+x .*{re.escape(goal)} +(PASS|MISS)$",
+                         row), row
+    heavy = out.split("heavy modules each command loaded", 1)[1]
+    assert re.search(r"iobound --help +(none|[a-z.]+(, [a-z.]+)*)$", heavy, re.M)
+    assert re.search(r"iobound report .* matplotlib", heavy)  # the report draws its figures
+    assert re.search(r"^goals met: \d/7", out, re.M)
