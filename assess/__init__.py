@@ -1,7 +1,7 @@
 """Judging measured runs against predicted ceilings, plots, reports, and the iobound command line.
 
 :func:`read_runs` reads a results file or a bundled example and :func:`open_topology` a system;
-:func:`check_runs` judges runs against it; :mod:`assess.figures` prepares and :mod:`assess.plots`
+:func:`check_runs` judges runs against it; :mod:`assess.plotdata` prepares and :mod:`assess.plots`
 draws the plots.
 The names below load on first use.
 """

@@ -14,8 +14,8 @@ from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.topology import Topology
 from assess.findings import FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
-from assess.quality import Limits, run_findings
-from assess.siblings import ceiling_mixup, sibling_findings
+from assess.findings.alone import Limits, run_findings
+from assess.findings.siblings import ceiling_mixup, sibling_findings
 
 __all__ = ["check_runs"]
 

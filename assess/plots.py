@@ -1,4 +1,4 @@
-"""Matplotlib drawings of the data in :mod:`assess.figures`: each takes ``ax=None`` (a new figure) and returns the axes.
+"""Matplotlib drawings of the data in :mod:`assess.plotdata`: each takes ``ax=None`` (a new figure) and returns the axes.
 
 Findings colour the measured points: red an error (a run above what the system allows),
 orange a warning, blue otherwise. :func:`save` writes a figure as PNG and SVG.
@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from models import layers, metadata
-from assess.figures import Chart, Dots, Drawing, Estimate
+from assess.plotdata import Chart, Dots, Drawing, Estimate
 from assess.findings import Severity
 
 __all__ = ["plot_chart", "plot_dots", "plot_drawing", "figure_size", "layer_colour", "save", "COLOURS", "BINDING"]

@@ -23,7 +23,7 @@ from probes.core.measurement import Measurement
 from probes.core.units import format_quantity
 from models.predict import Model
 from topologies.topology import Topology
-from assess import figures, plots
+from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
 from assess.render import JUDGEMENT_HEADERS, TOPOLOGY_HEADERS, checked, judgement_rows, topology_rows
 
@@ -86,7 +86,7 @@ def build_report(topology: Topology, judgements: Sequence[Judgement], directory:
         hosts = ", ".join(sorted({m.provenance.host.hostname for m in measurements}))
         sections.append(Section("Probes", tuple(
             draw(f"probes-{i}", plots.plot_dots, chart, f"Mean of each probe on {hosts} with its 95 % interval.")
-            for i, chart in enumerate(figures.probe_charts(measurements, hosts), 1))))
+            for i, chart in enumerate(plotdata.probe_charts(measurements, hosts), 1))))
     return Report(f"iobound report: {topology.name}", f"{topology.path} · {len(judgements)} runs · "
                   f"iobound {probes.__version__}", tuple(sections))
 
@@ -101,7 +101,7 @@ def _system(topology: Topology, judged: list[Judgement], draw: _Drawer) -> Secti
                       for link in topology.links)
     blocks = [topology.description, Table(TOPOLOGY_HEADERS, tuple(topology_rows(topology)), "system", (2,)),
               f"Links: {links}.",
-              draw("topology", plots.plot_drawing, figures.drawing(topology, common),
+              draw("topology", plots.plot_drawing, plotdata.drawing(topology, common),
                    "The system along the write path; in red, what binds the ceiling of the most runs.")]
     return Section("System", tuple(b for b in blocks if b))
 
@@ -140,7 +140,7 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
         rated = [j for j in rated if id(j) in chosen]  # in the table's order
         blocks.append(f"The plot below shows the {MOST_ROWS} runs of the most severe findings, farthest from "
                       "their ceilings; the table above has them all.")
-    dots = figures.ratios(rated, system, tolerance)
+    dots = plotdata.ratios(rated, system, tolerance)
     if dots.rows:
         blocks.append(draw("ratios", plots.plot_dots, dots, f"Each run against its ceiling (1 is the ceiling, the "
                            f"band ± {tolerance:.0%} its noise): red is impossible, orange worth a look."))
@@ -150,19 +150,19 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
 def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients) -> Section:
     """Rooflines over the transfer sizes of each family of runs, and ceilings over node count with the knee."""
     blocks: list = []
-    found = [(f, js) for f, js in figures.families(judgements, "transfer_size").items() if not f.operation.is_metadata]
+    found = [(f, js) for f, js in plotdata.families(judgements, "transfer_size").items() if not f.operation.is_metadata]
     for i, (family, js) in enumerate(found[:MOST_PLOTS], 1):
-        blocks.append(draw(f"roofline-{i}", plots.plot_chart, figures.roofline(model, family, js, clients=clients),
+        blocks.append(draw(f"roofline-{i}", plots.plot_chart, plotdata.roofline(model, family, js, clients=clients),
                            "Every layer's ceiling over the transfer size (the grey band is the least), dashed where "
                            "a cache could serve, and the runs measured."))
     # when no run sweeps the node count, the largest family shows where more nodes would stop helping
-    swept = figures.families(judgements, "nodes") or dict(list(figures.families(judgements, "nodes", least=1).items())[:1])
+    swept = plotdata.families(judgements, "nodes") or dict(list(plotdata.families(judgements, "nodes", least=1).items())[:1])
     drawn = 0
     for family, js in swept.items():
         if drawn == MOST_PLOTS:
             break
         try:
-            chart = figures.scaling(model, family, js, clients=clients)
+            chart = plotdata.scaling(model, family, js, clients=clients)
         except InputError as exc:  # several client groups: the node count is one group's
             blocks.append(f"No plot over node count for {family.describe()}: {exc.detail}.")
             continue

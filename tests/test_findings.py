@@ -13,8 +13,8 @@ from topologies.load import parse_topology
 from topologies.topology import Component
 from assess.check import check_runs
 from assess.findings import CODES
-from assess.quality import repetitions_needed
-from assess.siblings import unit_factor
+from assess.findings.alone import repetitions_needed
+from assess.findings.siblings import unit_factor
 
 ROOT = Path(__file__).resolve().parents[1]
 

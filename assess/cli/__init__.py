@@ -12,6 +12,7 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import re
 import signal
 import sys
 import threading
@@ -30,15 +31,20 @@ COMMANDS = ("probe", "predict", "check", "read", "compare", "fit", "topology", "
             "lab")
 
 
+# A module's docstring: the string literal its source opens with (only that literal is parsed).
+_DOCSTRING = re.compile(r'\A\s*(?:#[^\n]*\n\s*)*("""|\'\'\')(?:\\.|(?!\1).)*\1', re.DOTALL)
+
+
 def command(name: str) -> ModuleType:
-    """The module of command ``name``: its docstring, ``configure(parser)`` and ``run(args)``."""
+    """The module of command ``name``: its docstring, ``configure(parser)`` and ``execute(args)``."""
     return importlib.import_module(f"{__name__}.{name}")
 
 
 def _docstring(name: str) -> str:
     """A command's docstring read from its source, so that listing the commands imports none of them."""
     spec = importlib.util.find_spec(f"{__name__}.{name}")
-    return ast.get_docstring(ast.parse(spec.loader.get_source(spec.name))) or ""
+    found = _DOCSTRING.match(spec.loader.get_source(spec.name))
+    return ast.literal_eval(found[0]) if found else ""
 
 
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
@@ -76,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     handled = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
     previous = {sig: signal.signal(sig, _interrupt) for sig in handled}
     try:
-        return command(args.command).run(args)
+        return command(args.command).execute(args)
     except KeyboardInterrupt:
         sys.stderr.write("\niobound: interrupted\n")
         return EXIT_INTERRUPTED

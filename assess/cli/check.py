@@ -55,7 +55,7 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
                                 tolerance=args.tolerance, far_below=args.far_below)
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     topology, judgements = judged(args)
     if args.json:
         print(dumps(envelope("check", FORMAT_VERSION, {

@@ -32,7 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     if len(args.results) > 1:  # the same label in two files: name the file
         shared = Counter(r.label for r in runs)

@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     if args.json:
         files = [{"name": name, "path": str(EXAMPLES / name)} for name in example_names()]
         print(dumps(envelope("examples", FORMAT_VERSION, {"files": files})))

@@ -40,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_unit_alias(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     from models.calibration import TRANSFER_SIZE, fit, usl
 
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]

@@ -59,7 +59,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                    "make is refused and left as it is.")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     """Run the action ``args`` names and return the exit status."""
     if args.action == "up":
         return _up(args)

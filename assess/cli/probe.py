@@ -72,7 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     show.add_argument("--json", dest="show_json", action="store_true", help="print versioned JSON")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     if args.action == "serve":
         streams, _ = Plan(streams=args.serve_streams).parallel
         ports = range(args.serve_port, args.serve_port + streams)

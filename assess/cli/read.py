@@ -36,7 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_unit_alias(parser)
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     runs, failed = [], []
     for word in args.results:
         try:

@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true", help="replace a report that iobound wrote in DIR before")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     from assess.report import FIGURES, build_report, to_html, to_markdown
 
     directory: Path = args.output

@@ -66,7 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     from models.sizing import size
 
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)

@@ -21,7 +21,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
-def run(args: argparse.Namespace) -> int:
+def execute(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
     if args.json:
         print(dumps(envelope("topology", FORMAT_VERSION, topology.to_dict())))

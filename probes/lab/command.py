@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from probes.measure.tool import RawRun, run_tool
+from probes.measure.tool import ToolOutput, run_tool
 
 __all__ = ["run", "COMMAND"]
 
@@ -12,6 +12,6 @@ __all__ = ["run", "COMMAND"]
 COMMAND = 10.0
 
 
-def run(*argv: str | os.PathLike, timeout: float = COMMAND, check: bool = True) -> RawRun:
+def run(*argv: str | os.PathLike, timeout: float = COMMAND, check: bool = True) -> ToolOutput:
     """Run a command of the lab within ``timeout`` seconds; with ``check`` it must succeed (else ToolFailedError)."""
     return run_tool([str(a) for a in argv], timeout=timeout, check=check)

@@ -18,7 +18,7 @@ from typing import Iterable, Iterator, Sequence
 
 from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.probe import Output, Probe
-from probes.measure.tool import RawRun, locate, run_tool, tool_version
+from probes.measure.tool import ToolOutput, locate, run_tool, tool_version
 from probes.core.units import Metric
 from probes.readers import iperf3 as output
 
@@ -94,7 +94,7 @@ def _once(commands, ports, peer, time, name):
     return once
 
 
-def _throughput(run: RawRun, peer: str, port: int) -> float:
+def _throughput(run: ToolOutput, peer: str, port: int) -> float:
     """One client's bit/s; any failure names the peer and port, and shows iperf3's stderr if it wrote one."""
     try:
         return output.received(run.stdout, source=shlex.join(run.argv))

@@ -1,4 +1,4 @@
-"""A probe run: probes measured one after another into a probe set file, sharing one time budget."""
+"""A probe session: probes measured one after another into a probe set file, sharing one time budget."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from probes.measure.tool import locate
 
 __all__ = ["Reporter", "Outcome", "run_probes", "BUDGET"]
 
-# Default seconds for all repetitions of a probe run: the default single-node set, with
+# Default seconds for all repetitions of a probe session: the default single-node set, with
 # iobound's start-up and the last repetitions' overrun, then finishes within 90 s.
 BUDGET = 85.0
 
@@ -23,7 +23,7 @@ _FIRST_GUESS = 1.5
 
 
 class Reporter(Protocol):
-    """What a probe run tells its user as it goes (the CLI draws progress bars from it)."""
+    """What a probe session tells its user as it goes (the CLI draws progress bars from it)."""
 
     def started(self, index: int, total: int, probe: Probe) -> None: ...
 
@@ -36,7 +36,7 @@ class Reporter(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a probe run produced: every measurement of the set, and the probes that failed with why."""
+    """What a probe session produced: every measurement of the set, and the probes that failed with why."""
 
     measurements: tuple[Measurement, ...]
     failures: tuple[tuple[Probe, ProbeError], ...]

@@ -14,7 +14,7 @@ from typing import Iterable
 
 from probes.core.errors import ToolFailedError, ToolNotFoundError
 
-__all__ = ["RawRun", "run_tool", "tool_version", "install_hint", "PACKAGES"]
+__all__ = ["ToolOutput", "run_tool", "tool_version", "install_hint", "PACKAGES"]
 
 # The Debian or Ubuntu package of each tool iobound runs, for the message when one is missing.
 PACKAGES = {"fio": "fio", "iperf3": "iperf3", "ping": "iputils-ping", "ip": "iproute2", "tc": "iproute2",
@@ -34,8 +34,8 @@ def install_hint(tools: Iterable[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class RawRun:
-    """What one tool invocation produced; times are seconds since the epoch."""
+class ToolOutput:
+    """What one invocation of a tool printed and how it ended; times are seconds since the epoch."""
 
     argv: tuple[str, ...]
     returncode: int
@@ -53,7 +53,7 @@ def locate(tool: str) -> str:
     return path
 
 
-def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool = True) -> RawRun:
+def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool = True) -> ToolOutput:
     """Run ``argv`` (never through a shell) and wait at most ``timeout`` seconds.
 
     The tool runs in its own session, so on a timeout or Ctrl-C its whole process
@@ -74,10 +74,10 @@ def run_tool(argv: list[str] | tuple[str, ...], *, timeout: float, check: bool =
         _stop(proc)
         _rest(proc)
         raise
-    run = RawRun(argv, proc.returncode, stdout, stderr, started, time.time())
+    output = ToolOutput(argv, proc.returncode, stdout, stderr, started, time.time())
     if check and proc.returncode != 0:
         raise ToolFailedError(argv, proc.returncode, stderr or stdout)
-    return run
+    return output
 
 
 def _rest(proc: subprocess.Popen) -> str:

@@ -1,0 +1,28 @@
+"""Findings: what assessment says about one run, as data with a stable code, a severity and a remedy.
+
+Codes (stable; scripts may rely on them), by what they look at:
+
+against the run's ceiling (assess.findings.ceiling)
+ABOVE-CEILING     error    the run is faster than any data path of the topology allows
+AT-CEILING        info     the run sits at the ceiling: the binding component limits it
+FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
+the run alone (assess.findings.alone)
+FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval
+HIGH-VARIATION    warning  the repetitions vary more than a quiet system's do
+MAX-HEADLINE      warning  the figure is the best repetition, not the mean
+SHORT-RUN         warning  repetitions too short to leave start-up and caches behind
+SMALL-DATA-SET    warning  the data set fits in the memory that can cache it
+OWN-WRITES        warning  reads of data the same tasks (nodes) have just written
+TOOL-INVALID      warning  the benchmark itself marked the result invalid
+TRANSFER-MISFIT   warning  the transfer size does not fit the file system's block size
+the run beside others (assess.findings.siblings)
+UNIT-MIXUP        warning  a ratio to the ceiling or to a sibling run is a unit factor
+RANDOM-NOT-SLOWER warning  small random reads as fast as sequential ones
+READ-FAR-FASTER   warning  reads far faster than the writes of the same files
+"""
+
+from assess.findings.ceiling import (CODES, FAR_BELOW, TOLERANCE, Finding, Judgement, Severity, bandwidth_factor,
+                                     bandwidth_summary, ceiling_metric, judge, metric_factor, summary_in)
+
+__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
+           "summary_in", "metric_factor", "CODES", "TOLERANCE", "FAR_BELOW"]
