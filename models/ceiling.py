@@ -14,7 +14,7 @@ from topologies.topology import Component
 if TYPE_CHECKING:  # sympy is imported where a formula is shown: a ceiling's value needs none
     import sympy as sp
 
-__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate"]
+__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate", "PREDICTION_VERSION", "SWEEP_VERSION", "prediction_body", "sweep_body"]
 
 # How close (relative) two limits must be to count as the same: float noise only.
 TIE = 1e-9
@@ -169,3 +169,26 @@ def rate(value: float, metric: Metric) -> Quantity:
 def _unit(metric: Metric):
     """The metric's canonical unit, parsed once."""
     return ureg.Unit(metric.unit)
+
+
+# prediction format history (the body is prediction_body's):
+#   1.0  first version
+#   1.1  workload gains data_set and shared_file (null when not known)
+#   1.2  metric may be operation_rate (metadata); caches, knee and sensitivity; workload gains shared_directory
+# prediction-sweep format history (sweep_body's):
+#   1.0  first version
+PREDICTION_VERSION = "1.2"
+SWEEP_VERSION = "1.0"
+
+
+def prediction_body(system: dict, ceiling: Ceiling, knee=None, effects=(), curve: dict | None = None) -> dict:
+    """The body of an iobound/prediction document: the system, the ceiling, its knee (a Knee or None), the
+    elasticity of each parameter (Effects) and, when asked for, the throughput curve."""
+    body = {"topology": system, **ceiling.to_dict(), "knee": None if knee is None else knee.to_dict(),
+            "sensitivity": [e.to_dict() for e in effects]}
+    return body | ({"curve": curve} if curve is not None else {})
+
+
+def sweep_body(system: dict, ceilings: list[Ceiling]) -> dict:
+    """The body of an iobound/prediction-sweep document: the system and one ceiling per workload."""
+    return {"topology": system, "predictions": [c.to_dict() for c in ceilings]}

@@ -42,6 +42,9 @@ class Knee:
     after: tuple[str, ...]
     full: Quantity
 
+    def to_dict(self) -> dict:
+        return {"group": self.group, "nodes": self.nodes, "before": list(self.before), "after": list(self.after)}
+
     def __str__(self) -> str:
         if not self.before:
             return f"does not grow with the nodes of {self.group}: {', '.join(self.after)} bind(s) from one node on"

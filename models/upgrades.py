@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from probes.core.units import Quantity, canonical, quantity_json
 from probes.core.workload import Workload
@@ -20,7 +21,10 @@ from models.ceiling import TIE, Ceiling
 from models.predict import Model
 from topologies.topology import Group, Kind, Topology
 
-__all__ = ["Upgrade", "Ranking", "upgrades"]
+if TYPE_CHECKING:
+    from topologies.edit import Change
+
+__all__ = ["Upgrade", "Ranking", "upgrades", "WHATIF_VERSION", "whatif_body"]
 
 
 @dataclass(frozen=True)
@@ -102,3 +106,21 @@ def _rank(upgrade: Upgrade) -> tuple[int, float]:
     """Priced before unpriced; within each, the larger gain per price (or gain) first (``sorted`` keeps file order on ties)."""
     per_price = upgrade.per_price
     return (0, -per_price) if per_price is not None else (1, -upgrade.gain.m_as(upgrade.ceiling.metric.unit))
+
+
+# whatif format history (the body is whatif_body's):
+#   1.0  first version
+WHATIF_VERSION = "1.0"
+
+
+def whatif_body(topology: Topology, changed: Topology, edited: list[tuple[Change, tuple[str, ...]]],
+                before: list[Ceiling], rankings: tuple[Ranking, ...]) -> dict:
+    """The body of an iobound/whatif document: the changes made, the ceilings before and after, the upgrades ranked."""
+    return {
+        "topology": {"name": topology.name, "path": topology.path},
+        "currency": changed.currency,
+        "changes": [{"set": c.text, "groups": list(groups), "key": c.place.key, "value": c.value} for c, groups in edited],
+        "before": [c.to_dict() for c in before],
+        "after": [r.ceiling.to_dict() for r in rankings],
+        "upgrades": [r.to_dict() for r in rankings],
+    }

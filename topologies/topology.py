@@ -16,7 +16,7 @@ from probes.core.units import Metric, Quantity, format_quantity, quantity_json
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
+__all__ = ["TOPOLOGY_VERSION", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]
 
 
@@ -203,6 +203,11 @@ class Link:
     a: str
     b: str
     bandwidth: Capacity | None = None
+
+
+# topology format history (the body is Topology.to_dict):
+#   1.0  first version
+TOPOLOGY_VERSION = "1.0"
 
 
 @dataclass(frozen=True)

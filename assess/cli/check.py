@@ -12,15 +12,10 @@ from topologies.topology import Topology
 from topologies.bundled import open_topology, read_runs
 from assess.cli.inputs import add_unit_alias, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
-from assess.findings import FAR_BELOW, TOLERANCE, Judgement, Severity
+from assess.findings import CHECK_VERSION, FAR_BELOW, TOLERANCE, Judgement, Severity, check_body
 from assess.render import JUDGEMENT_HEADERS, checked, dumps, envelope, judgement_rows, table
 
 
-# check format history:
-#   1.0  first version
-#   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
-#        sibling findings; runs carry durations and a reported summary
-FORMAT_VERSION = "1.1"
 # Findings of one code shown in full; the rest are listed by run (--json has them all).
 _SHOWN = 3
 _FAIL_ON = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR, "never": None}
@@ -58,10 +53,7 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
 def execute(args: argparse.Namespace) -> int:
     topology, judgements = judged(args)
     if args.json:
-        print(dumps(envelope("check", FORMAT_VERSION, {
-            "topology": {"name": topology.name, "path": topology.path},
-            "runs": [j.to_dict() for j in judgements],
-        })))
+        print(dumps(envelope("check", CHECK_VERSION, check_body(topology, judgements))))
     else:
         print(render(judgements, f"{topology.name} ({topology.path})"))
     threshold = _FAIL_ON[args.fail_on]

@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
+from models.ceiling import PREDICTION_VERSION, SWEEP_VERSION, prediction_body, sweep_body
 from probes.core.workload import Workload
 from topologies.bundled import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
@@ -22,14 +23,6 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from models.ceiling import Ceiling
     from models.predict import Model
 
-# prediction format history:
-#   1.0  first version
-#   1.1  workload gains data_set and shared_file (null when not known)
-#   1.2  metric may be operation_rate (metadata); caches, knee and sensitivity; workload gains shared_directory
-# prediction-sweep format history:
-#   1.0  first version
-FORMAT_VERSION = "1.2"
-SWEEP_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,8 +46,7 @@ def execute(args: argparse.Namespace) -> int:
     if len(workloads) > 1:
         ceilings = [model.ceiling(w, clients) for w in workloads]
         if args.json:
-            print(dumps(envelope("prediction-sweep", SWEEP_VERSION, {"topology": system,
-                                                                     "predictions": [c.to_dict() for c in ceilings]})))
+            print(dumps(envelope("prediction-sweep", SWEEP_VERSION, sweep_body(system, ceilings))))
         else:
             print(render_sweep(ceilings, f"{topology.name} ({topology.path})"))
         return 0
@@ -64,13 +56,7 @@ def execute(args: argparse.Namespace) -> int:
     effects = sensitivity(ceiling)
     curve = _curve(model, workload, clients) if args.curve else None
     if args.json:
-        doc = {"topology": system, **ceiling.to_dict(),
-               "knee": None if found is None else {"group": found.group, "nodes": found.nodes,
-                                                   "before": list(found.before), "after": list(found.after)},
-               "sensitivity": [e.to_dict() for e in effects]}
-        if curve is not None:
-            doc["curve"] = curve
-        print(dumps(envelope("prediction", FORMAT_VERSION, doc)))
+        print(dumps(envelope("prediction", PREDICTION_VERSION, prediction_body(system, ceiling, found, effects, curve))))
         return 0
     print(render(ceiling, f"{topology.name} ({topology.path})", explain=args.explain, knee=found, effects=effects))
     if curve is not None:

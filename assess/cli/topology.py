@@ -9,11 +9,8 @@ import argparse
 
 from topologies.bundled import open_topology
 from assess.render import TOPOLOGY_HEADERS, dumps, envelope, table, topology_rows
-from topologies.topology import Topology
+from topologies.topology import TOPOLOGY_VERSION, Topology
 
-# topology format history:
-#   1.0  first version
-FORMAT_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +21,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     topology = open_topology(args.topology)
     if args.json:
-        print(dumps(envelope("topology", FORMAT_VERSION, topology.to_dict())))
+        print(dumps(envelope("topology", TOPOLOGY_VERSION, topology.to_dict())))
     else:
         print(render(topology))
     return 0

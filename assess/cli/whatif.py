@@ -26,9 +26,6 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from models.ceiling import Ceiling
     from models.upgrades import Ranking, Upgrade
 
-# whatif format history:
-#   1.0  first version
-FORMAT_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     from models.predict import Model
-    from models.upgrades import upgrades
+    from models.upgrades import WHATIF_VERSION, upgrades, whatif_body
 
     topology = open_topology(args.topology)
     changes = tuple(parse_change(text) for text in args.changes)
@@ -53,14 +50,7 @@ def execute(args: argparse.Namespace) -> int:
     rankings = upgrades(changed, workloads_of(args, changed)[0], clients)
     edited = [(change, tuple(g.name for g in targets(topology, change))) for change in changes]
     if args.json:
-        print(dumps(envelope("whatif", FORMAT_VERSION, {
-            "topology": {"name": topology.name, "path": topology.path},
-            "currency": changed.currency,
-            "changes": [{"set": c.text, "groups": list(groups), "key": c.place.key, "value": c.value} for c, groups in edited],
-            "before": [c.to_dict() for c in before],
-            "after": [r.ceiling.to_dict() for r in rankings],
-            "upgrades": [r.to_dict() for r in rankings],
-        })))
+        print(dumps(envelope("whatif", WHATIF_VERSION, whatif_body(topology, changed, edited, before, rankings))))
         return 0
     print(render(topology, edited, before, rankings, changed.currency))
     return 0

@@ -21,8 +21,9 @@ RANDOM-NOT-SLOWER warning  small random reads as fast as sequential ones
 READ-FAR-FASTER   warning  reads far faster than the writes of the same files
 """
 
-from assess.findings.ceiling import (CODES, FAR_BELOW, TOLERANCE, Finding, Judgement, Severity, bandwidth_factor,
-                                     bandwidth_summary, ceiling_metric, judge, metric_factor, summary_in)
+from assess.findings.ceiling import (CHECK_VERSION, CODES, FAR_BELOW, TOLERANCE, Finding, Judgement, Severity,
+                                     bandwidth_factor, bandwidth_summary, ceiling_metric, check_body, judge,
+                                     metric_factor, summary_in)
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
-           "summary_in", "metric_factor", "CODES", "TOLERANCE", "FAR_BELOW"]
+           "summary_in", "metric_factor", "CODES", "TOLERANCE", "FAR_BELOW", "CHECK_VERSION", "check_body"]

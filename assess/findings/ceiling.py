@@ -10,10 +10,11 @@ from probes.core.stats import CONFIDENCE, Summary
 from probes.core.units import Metric, Q_, Quantity, format_quantity, quantity_json
 from models.ceiling import Ceiling
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
+from topologies.topology import Topology
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
            "summary_in", "metric_factor", "CODES",
-           "TOLERANCE", "FAR_BELOW"]
+           "TOLERANCE", "FAR_BELOW", "CHECK_VERSION", "check_body"]
 
 # A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
 # more than this above it is "above": the figures behind a ceiling are measurements
@@ -201,3 +202,15 @@ def _caches(ceiling: Ceiling, fastest: Quantity) -> str:
     c = able[0]
     fits = "" if c.ratio is None else f", the data set {c.ratio:.2g}x its memory"
     return f"; the {c.layer} ({format_quantity(c.value)}{fits}) can serve it"
+
+
+# check format history (the body is check_body's):
+#   1.0  first version
+#   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
+#        sibling findings; runs carry durations and a reported summary
+CHECK_VERSION = "1.1"
+
+
+def check_body(topology: Topology, judgements: list[Judgement]) -> dict:
+    """The body of an iobound/check document: the system and every run with its ceiling and findings."""
+    return {"topology": {"name": topology.name, "path": topology.path}, "runs": [j.to_dict() for j in judgements]}

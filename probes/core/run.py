@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -10,7 +12,7 @@ from probes.core.stats import Summary
 from probes.core.units import Metric
 from probes.core.workload import Workload
 
-__all__ = ["Origin", "Run", "distinct_labels"]
+__all__ = ["Origin", "Run", "distinct_labels", "RESULTS_VERSION", "results_body", "results_csv"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,3 +83,54 @@ def distinct_labels(runs: list[Run]) -> list[Run]:
         suffix = f"(line {run.origin.line})" if run.origin.line else f"#{seen[run.label]}"
         distinct.append(replace(run, label=f"{run.label} {suffix}"))
     return distinct
+
+
+# results format history (the body is results_body's; results_csv writes the same runs as a table):
+#   1.0  first version
+#   1.1  workloads gain shared_directory (null when not known); so does the CSV
+RESULTS_VERSION = "1.1"
+CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file",
+               "shared_directory", "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
+
+
+def results_body(runs: list[Run], errors: list[str]) -> dict:
+    """The body of an iobound/results document: every run read, and the files that could not be read."""
+    return {"runs": [r.to_dict() for r in runs], "errors": list(errors)}
+
+
+def results_csv(runs: list[Run]) -> str:
+    """A results table: a row per repetition (or one row with the reported mean), with units spelled out."""
+    out = io.StringIO()
+    out.write(f"# iobound/results {RESULTS_VERSION} as CSV\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in runs:
+        w = r.workload
+        fields = {"run": r.label, "unit": r.unit, "tool": r.origin.tool, "tool_version": r.origin.tool_version or "",
+                  "source": str(r.origin)}
+        if w is not None:
+            fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
+                       "access": w.access.value, "direct": _flag(w.direct), "shared_file": _flag(w.shared_file),
+                       "shared_directory": _flag(w.shared_directory),
+                       "transfer_size": _bytes(w.transfer_size), "data_set": _bytes(w.data_set)}
+        if r.samples:
+            durations = r.durations or ("",) * len(r.samples)
+            for value, seconds in zip(r.samples, durations):
+                writer.writerow([{**fields, "value": value, "duration": f"{seconds} s" if seconds != "" else ""}.get(c, "")
+                                 for c in CSV_COLUMNS])
+        else:
+            row = {**fields, "value": r.summary.mean, "statistic": "mean", "n": r.summary.n}
+            writer.writerow([row.get(c, "") for c in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def _flag(value: bool | None) -> str:
+    return "" if value is None else str(value).lower()
+
+
+def _bytes(size) -> str:
+    """A size in bytes, exact: ``2097152 B``, not a rounded ``2.09715e+06 B``."""
+    if size is None:
+        return ""
+    value = size.m_as("B")
+    return f"{int(value) if float(value).is_integer() else value!r} B"
