@@ -8,6 +8,8 @@ Values are in the unit the axis shows: the one :func:`display_unit` picks for it
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
@@ -15,13 +17,16 @@ from typing import Iterable, Sequence
 
 from probes.core.measurement import Measurement
 from probes.core.stats import Summary
-from probes.core.units import Q_, Metric, Quantity, display_unit
+from probes.core.units import Q_, Metric, display_unit
 from probes.core.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
 from models.scaling import knee
 from topologies.topology import Component, Kind, Topology
 from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summary_in
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Estimate", "Line", "Chart", "Dots", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
            "ratios", "probe_charts", "drawing", "sweep_sizes"]

@@ -8,13 +8,18 @@ decides which applies (seeds/001).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass
 
-from probes.core.units import Metric, Q_, Quantity, canonical
+from probes.core.units import Metric, Q_, canonical
 from probes.core.workload import Workload
 from models.ceiling import CacheLimit, rate
 from topologies.topology import Kind, Topology
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Memory", "aggregate_memory", "cache_limits"]
 

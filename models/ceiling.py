@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from probes.core.units import Metric, Q_, Quantity, canonical, format_quantity, quantity_json, ureg
+from probes.core.units import Metric, Q_, canonical, format_quantity, quantity_json, registry
 from probes.core.workload import Workload
 from topologies.topology import Component
 
-if TYPE_CHECKING:  # sympy is imported where a formula is shown: a ceiling's value needs none
+if TYPE_CHECKING:  # pint comes with the first quantity, sympy where a formula is shown: a ceiling's value needs neither
     import sympy as sp
+    from pint import Quantity
 
 __all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate", "PREDICTION_VERSION", "SWEEP_VERSION", "prediction_body", "sweep_body"]
 
@@ -168,7 +169,7 @@ def rate(value: float, metric: Metric) -> Quantity:
 @functools.lru_cache(maxsize=None)
 def _unit(metric: Metric):
     """The metric's canonical unit, parsed once."""
-    return ureg.Unit(metric.unit)
+    return registry().Unit(metric.unit)
 
 
 # prediction format history (the body is prediction_body's):

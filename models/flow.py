@@ -12,17 +12,22 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass
 
 import sympy as sp
 
-from probes.core.units import Quantity, canonical
+from probes.core.units import canonical
 from probes.core.workload import Access, Operation, Workload
 from models.formulas import DEPTH, PPN, SIZE, count_symbol, group_symbol, least
 from models.layers import REQUESTS, STAGES, SYMBOL
 from models.maxflow import FlowGraph
 from topologies.topology import Component, Forwarding, Group, Kind, Topology
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
 

@@ -6,12 +6,17 @@ floats in one canonical unit per metric (:func:`probes.core.units.canonical`); u
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from probes.core.units import Quantity, canonical, format_quantity
+from probes.core.units import canonical, format_quantity
 from probes.core.workload import Workload
 from topologies.topology import Group
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["SIZE", "PPN", "DEPTH", "numbers", "least", "group_symbol", "count_symbol", "workload_values"]
 

@@ -10,17 +10,22 @@ stated ``directory`` rate, if lower) bounds it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 
 import sympy as sp
 
 from probes.core.errors import TopologyError
-from probes.core.units import Metric, Quantity, canonical
+from probes.core.units import Metric, canonical
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import UNKNOWN_CONCURRENCY
 from models.formulas import DEPTH, PPN, count_symbol, group_symbol, least, workload_values
 from topologies.topology import Component, Group, Kind, Topology
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
 

@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
-from probes.core.units import Quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.flow import Scale, Shape
 from models.queueing import Station
 
 if TYPE_CHECKING:
+    from pint import Quantity
     from models.predict import Model
 
 __all__ = ["Knee", "knee", "QueueingNetwork", "queueing_network"]

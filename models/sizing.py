@@ -11,6 +11,8 @@ that prediction is what is reported, with every layer's headroom.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import functools
 import itertools
 import math
@@ -23,13 +25,16 @@ import sympy as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from probes.core.errors import InputError
-from probes.core.units import Metric, Q_, Quantity, canonical, format_quantity
+from probes.core.units import Metric, Q_, canonical, format_quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.formulas import count_symbol, numbers
 from models.predict import Model
 from topologies.catalogue import NAMES, Part, assemble
 from topologies.topology import Component, Group, Topology, WriteCost
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Target", "Question", "Design", "Bound", "Configuration", "Shortfall", "Sizing", "size", "designs"]
 

@@ -15,13 +15,14 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from probes.core.units import Quantity, canonical, quantity_json
+from probes.core.units import canonical, quantity_json
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.predict import Model
 from topologies.topology import Group, Kind, Topology
 
 if TYPE_CHECKING:
+    from pint import Quantity
     from topologies.edit import Change
 
 __all__ = ["Upgrade", "Ranking", "upgrades", "WHATIF_VERSION", "whatif_body"]

@@ -8,7 +8,6 @@ from typing import Mapping
 
 from probes.core.errors import InputError
 from probes.core.run import Run
-from probes.readers import read_results
 from topologies.load import load_topology
 from topologies.topology import Topology
 
@@ -56,4 +55,6 @@ def open_topology(word: str) -> Topology:
 
 def read_runs(word: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
     """The runs of a results file or bundled example (``lecture-results.csv``); ``aliases`` say what ambiguous units mean."""
+    from probes.readers import read_results  # every reader's patterns: only a command that reads results pays for them
+
     return read_results(resolve(word), aliases=aliases)

@@ -41,15 +41,15 @@ import os
 import re
 import tomllib
 from pathlib import Path
-from typing import Any
-
+from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, TopologyError, UnitError
-from probes.core.measurement import Measurement
-from probes.measure.probeset import read_probe_set
 from probes.core.units import Metric, format_quantity, parse_quantity
 from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source, Topology, WriteCost,
                                  capacity_keys)
+
+if TYPE_CHECKING:
+    from probes.core.measurement import Measurement
 
 __all__ = ["load_topology", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
@@ -258,6 +258,8 @@ def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
 @functools.lru_cache(maxsize=32)
 def _probe_set(path: str, mtime_ns: int) -> dict[str, Measurement]:
     """A probe set read once per load, even when many capacities name it (re-read when the file changes)."""
+    from probes.measure.probeset import read_probe_set  # only a topology that names a probe set needs the probes
+
     return read_probe_set(path)
 
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pathlib import Path
 
 import tomli_w
 
 from probes.core.errors import InputError
-from probes.core.units import Quantity
 from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["topology_document", "save_topology", "check_new"]
 

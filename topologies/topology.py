@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 
-from probes.core.units import Metric, Quantity, format_quantity, quantity_json
+from probes.core.units import Metric, format_quantity, quantity_json
 
 if TYPE_CHECKING:
     import networkx as nx
+    from pint import Quantity
 
 __all__ = ["TOPOLOGY_VERSION", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]

@@ -7,18 +7,20 @@ Example:  iobound check lecture lecture-results.csv
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from topologies.topology import Topology
-from topologies.bundled import open_topology, read_runs
 from assess.cli.inputs import add_unit_alias, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
-from assess.findings import CHECK_VERSION, FAR_BELOW, TOLERANCE, Judgement, Severity, check_body
-from assess.render import JUDGEMENT_HEADERS, checked, dumps, envelope, judgement_rows, table
+from assess.findings import FAR_BELOW, TOLERANCE
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from assess.findings.ceiling import Judgement
+    from topologies.topology import Topology
 
 
 # Findings of one code shown in full; the rest are listed by run (--json has them all).
 _SHOWN = 3
-_FAIL_ON = {"info": Severity.INFO, "warning": Severity.WARNING, "error": Severity.ERROR, "never": None}
+_FAIL_ON = ("info", "warning", "error", "never")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -42,6 +44,7 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
+    from topologies.bundled import open_topology, read_runs
     from assess.check import check_runs
 
     topology = open_topology(args.topology)
@@ -51,18 +54,23 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.findings.ceiling import CHECK_VERSION, Severity, check_body
+    from assess.render import dumps, envelope
+
     topology, judgements = judged(args)
     if args.json:
         print(dumps(envelope("check", CHECK_VERSION, check_body(topology, judgements))))
     else:
         print(render(judgements, f"{topology.name} ({topology.path})"))
-    threshold = _FAIL_ON[args.fail_on]
+    threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
 def render(judgements: list[Judgement], system: str) -> str:
     """One row per run, every finding (worst first), each distinct remedy once, and a count by severity."""
+    from assess.render import JUDGEMENT_HEADERS, checked, judgement_rows, table
+
     lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements), right=(1, 2, 3))]
     located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
     if located:

@@ -13,11 +13,9 @@ from collections import Counter
 from dataclasses import replace
 
 from probes.core.errors import InputError
-from topologies.bundled import read_runs
 from assess.cli.inputs import add_unit_alias
 from assess.cli.status import EXIT_OK
 from assess.compare import compare, fastest
-from assess.render import dumps, envelope, runs_table
 
 # compare format history:
 #   1.0  first version
@@ -33,6 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope, runs_table
+    from topologies.bundled import read_runs
+
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     if len(args.results) > 1:  # the same label in two files: name the file
         shared = Counter(r.label for r in runs)

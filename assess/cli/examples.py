@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import argparse
 
-from assess.render import dumps, envelope
-from topologies.bundled import EXAMPLES, example_names
-
 
 # examples format history:
 #   1.0  first version
@@ -21,6 +18,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.bundled import EXAMPLES, example_names
+
     if args.json:
         files = [{"name": name, "path": str(EXAMPLES / name)} for name in example_names()]
         print(dumps(envelope("examples", FORMAT_VERSION, {"files": files})))

@@ -13,16 +13,14 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
-from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
-from topologies.bundled import read_runs
 from assess.cli.inputs import add_unit_alias, count_arg, list_arg, size_arg
-from assess.findings import metric_factor
-from assess.render import dumps, envelope, table
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.calibration import Fit
+    from probes.core.run import Run
+
 
 # fit format history:
 #   1.0  first version
@@ -41,6 +39,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.bundled import read_runs
     from models.calibration import TRANSFER_SIZE, fit, usl
 
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
@@ -66,6 +66,8 @@ class _Points:
 
 
 def _points(runs: list[Run], over: str, op: str | None, where: str) -> _Points:
+    from assess.findings import metric_factor
+
     data = [r for r in runs if r.workload is not None and (op is None or r.workload.operation.value == op)]
     operations = sorted({r.workload.operation.value for r in data})
     if len(operations) != 1:
@@ -113,6 +115,7 @@ def _shown(value: float, unit: str) -> str:
 
 def render(result: Fit, points: _Points, at: list[float], over: str) -> str:
     """The parameters with their intervals, the fit's quality, and each point beside the curve."""
+    from assess.render import table
     from models.calibration import usl_peak
 
     law = result.model

@@ -29,10 +29,7 @@ from pathlib import Path
 
 from probes.lab import STATE_DIR, Lab, down, down_command, leftovers, parse_spec, status, up
 from probes.core.units import Metric, format_quantity
-from topologies.lab import hosts_phrase, lab_topology
-from topologies.save import check_new, save_topology
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
-from assess.render import dumps, envelope, table
 
 # lab format history:
 #   1.0  first version
@@ -70,6 +67,10 @@ def execute(args: argparse.Namespace) -> int:
 
 def _up(args: argparse.Namespace) -> int:
     """Build the lab, write its topology, show it."""
+    from assess.render import dumps, envelope
+    from topologies.lab import lab_topology
+    from topologies.save import check_new, save_topology
+
     spec = parse_spec(args.spec)
     output = args.output
     if output is not None:
@@ -88,6 +89,8 @@ def _up(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     """Show the lab checked live, or what is left of one."""
+    from assess.render import dumps, envelope
+
     lab = status(args.state_dir)
     left = leftovers(args.state_dir) if lab is None else []
     if args.json:
@@ -101,6 +104,8 @@ def _status(args: argparse.Namespace) -> int:
 
 def _down(args: argparse.Namespace) -> int:
     """Remove the lab and say how down decided what was the lab's, and what it removed."""
+    from assess.render import dumps, envelope
+
     done = down(args.state_dir)
     if args.json:
         print(dumps(envelope("lab-down", FORMAT_VERSION, {"notes": list(done.notes), "removed": list(done.removed)})))
@@ -112,6 +117,9 @@ def _down(args: argparse.Namespace) -> int:
 
 def render(lab: Lab) -> str:
     """The lab for people: its links, hosts, stores and mounts, and what of it is missing."""
+    from assess.render import table
+    from topologies.lab import hosts_phrase
+
     spec = lab.spec
     state = "" if lab.complete else " (INCOMPLETE: 'up' did not finish)"
     hosts = [(h.name, h.role.value, h.namespace, h.address) for h in lab.hosts]

@@ -13,16 +13,12 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
-from models.ceiling import PREDICTION_VERSION, SWEEP_VERSION, prediction_body, sweep_body
 from probes.core.workload import Workload
-from topologies.bundled import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
-from assess.render import dumps, envelope, table
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.ceiling import Ceiling
     from models.predict import Model
-
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.bundled import open_topology
+    from models.ceiling import PREDICTION_VERSION, SWEEP_VERSION, prediction_body, sweep_body
     from models.predict import Model
     from models.scaling import knee
     from models.sensitivity import sensitivity
@@ -70,6 +69,8 @@ def _one_group(model: Model, workload: Workload, clients) -> bool:
 
 def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, effects=()) -> str:
     """The prediction as people read it."""
+    from assess.render import table
+
     rows = [
         (layer.layer, "-" if layer.value is None else format_quantity(layer.value), ", ".join(map(str, layer.components)),
          *((layer.formula, layer.numbers) if explain else ()), "<- binds" if layer.layer in ceiling.binding_layers else "")
@@ -110,6 +111,8 @@ def _shown(value) -> str:
 
 def render_sweep(ceilings: list[Ceiling], system: str) -> str:
     """One row per workload of a sweep."""
+    from assess.render import table
+
     rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(map(str, c.binding)))
             for c in ceilings]
     return "\n".join([f"system:    {system}", "", table(("workload", "ceiling", "bound by", "components"), rows, right=(1,))])
@@ -142,6 +145,8 @@ def _curve(model: Model, workload: Workload, clients) -> dict:
 
 
 def render_curve(curve: dict, metric: Metric) -> str:
+    from assess.render import table
+
     def shown(x):
         return format_quantity(Q_(x, metric.unit))
     rows = [(str(p["requests"]), shown(p["lower"]), shown(p["mva"]), shown(p["upper"])) for p in curve["points"]]

@@ -12,24 +12,27 @@ continues an interrupted run, --force replaces an existing file.
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 import socket
 import sys
 
 from probes.core.errors import InputError
-from probes.measure.iperf3 import DEFAULT_PORT, serve_forever
-from probes.measure.memory import TMPFS, scratch_directory
-from probes.measure.plan import Plan, plan_probes
-from probes.measure.probe import TARGET
-from probes.measure.probeset import ProbeSetFile, document, read_probe_set
-from probes.measure.session import BUDGET, Outcome, run_probes
 from probes.core.units import Q_, format_quantity
 from assess.cli.inputs import count_arg, fraction_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, figure
-from assess.render import dumps, table
+
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from probes.measure.plan import Plan
+    from probes.measure.session import Outcome
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from probes.measure.iperf3 import DEFAULT_PORT
+    from probes.measure.memory import TMPFS
+    from probes.measure.probe import TARGET
+    from probes.measure.session import BUDGET
+
     parser.add_argument("-o", "--output", metavar="FILE", help="probe set to write (default: HOSTNAME.json)")
     parser.add_argument("--peer", metavar="HOST", help="measure the network to HOST, which runs 'iobound probe serve'")
     parser.add_argument("--port", type=count_arg, default=DEFAULT_PORT, help=f"first iperf3 port of the peer (default {DEFAULT_PORT})")
@@ -73,6 +76,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps
+    from probes.measure.iperf3 import serve_forever
+    from probes.measure.plan import Plan
+    from probes.measure.probeset import document, read_probe_set
+
     if args.action == "serve":
         streams, _ = Plan(streams=args.serve_streams).parallel
         ports = range(args.serve_port, args.serve_port + streams)
@@ -90,6 +98,11 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _probe(args: argparse.Namespace) -> int:
+    from probes.measure.memory import scratch_directory
+    from probes.measure.plan import plan_probes
+    from probes.measure.probeset import ProbeSetFile
+    from probes.measure.session import run_probes
+
     plan = _plan(args)
     if not (plan.peer or plan.devices or plan.tmpfs):
         raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
@@ -107,6 +120,8 @@ def _probe(args: argparse.Namespace) -> int:
 
 
 def _plan(args: argparse.Namespace) -> Plan:
+    from probes.measure.plan import Plan
+
     if args.destroy_data and not args.write:
         raise InputError("--destroy-data", "", "only makes sense with --write (read probes never write)")
     return Plan(args.peer, args.port, args.streams, None if args.no_memory else args.tmpfs, args.jobs,
@@ -115,6 +130,9 @@ def _plan(args: argparse.Namespace) -> Plan:
 
 def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
     """Print the summary table (or JSON) and the failures; exit 4 if any probe failed (the others are saved)."""
+    from assess.render import dumps
+    from probes.measure.probeset import document
+
     print(dumps(document(outcome.measurements)) if args.json else render(outcome.measurements))
     if not args.quiet:
         print(f"saved to {path}", file=sys.stderr)
@@ -137,6 +155,8 @@ def _cluster(args: argparse.Namespace) -> int:
 
 def render(measurements) -> str:
     """The summary table: every figure with its interval, spread and whether the precision target was met."""
+    from assess.render import table
+
     rows = []
     for m in measurements:
         s = m.summary

@@ -12,23 +12,23 @@ import argparse
 import sys
 
 from probes.core.errors import IoboundError
-from probes.core.run import RESULTS_VERSION, results_body, results_csv
-from topologies.bundled import read_runs
 from assess.cli.inputs import add_unit_alias
 from assess.cli.status import EXIT_INPUT, EXIT_OK
-from assess.render import dumps, envelope, runs_table
-
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", metavar="FILE", nargs="+", help="benchmark outputs or results tables")
     form = parser.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true", help=f"print iobound/results {RESULTS_VERSION} JSON")
+    form.add_argument("--json", action="store_true", help="print versioned JSON (iobound/results)")
     form.add_argument("--csv", action="store_true", help="print one CSV row per repetition (iobound check reads it back)")
     add_unit_alias(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope, runs_table
+    from probes.core.run import RESULTS_VERSION, results_body, results_csv
+    from topologies.bundled import read_runs
+
     runs, failed = [], []
     for word in args.results:
         try:

@@ -16,7 +16,6 @@ import tempfile
 from pathlib import Path
 
 from probes.core.errors import InputError
-from probes.measure.probeset import read_probe_set
 from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
 
@@ -35,6 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from probes.measure.probeset import read_probe_set
+
     from assess.report import FIGURES, build_report, to_html, to_markdown
 
     directory: Path = args.output

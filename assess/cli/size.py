@@ -16,22 +16,19 @@ Examples:
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 import time
+from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, canonical, format_quantity, parse_quantity, quantity_json
 from probes.core.workload import Access, Workload
-from topologies.catalogue import Catalogue, load_catalogue
-from topologies.load import parse_write_cost
-from topologies.save import check_new, save_topology
-from topologies.topology import Capacity, Group, Kind, Source
 from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
-from assess.render import dumps, envelope, table
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.sizing import Configuration, Question, Sizing, Target
+    from topologies.catalogue import Catalogue
+
 
 # sizing format history:
 #   1.0  first version
@@ -55,9 +52,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--catalogue", action="append", default=[], metavar="FILE",
                         help="your own parts (same form as the bundled catalogue; replaces parts of the same name)")
     parser.add_argument("--prices", metavar="FILE", help="your prices: [kind.name] tables with price (and currency)")
-    parser.add_argument("--transfer-size", type=size_arg, default=size_arg("1MiB"), metavar="SIZE",
+    parser.add_argument("--transfer-size", type=size_arg, default="1MiB", metavar="SIZE",
                         help="request size of the bandwidth targets, sequential (default 1MiB)")
-    parser.add_argument("--iops-size", type=size_arg, default=size_arg("4KiB"), metavar="SIZE",
+    parser.add_argument("--iops-size", type=size_arg, default="4KiB", metavar="SIZE",
                         help="request size of IOPS targets, random (default 4KiB)")
     parser.add_argument("--ppn", type=count_arg, default=1, metavar="N", help="processes per client node (default 1)")
     parser.add_argument("--queue-depth", type=count_arg, default=1, metavar="N", help="requests in flight per process (default 1)")
@@ -67,6 +64,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.catalogue import load_catalogue
+    from topologies.save import check_new, save_topology
     from models.sizing import size
 
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)
@@ -92,6 +92,8 @@ def execute(args: argparse.Namespace) -> int:
 
 def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
     """The sizing question of the command line; each mistake is named by its option."""
+    from topologies.load import parse_write_cost
+    from topologies.topology import Capacity, Group, Kind, Source
     from models.sizing import Question
 
     if args.clients is None or args.client_nic is None:
@@ -214,6 +216,8 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
 
 
 def _targets(configuration: Configuration, question: Question) -> str:
+    from assess.render import table
+
     rows = [(str(t), t.shown(c.value), f"{_ratio(c.value, t.required) - 1:+.1%}", ", ".join(c.binding_layers),
              ", ".join(map(str, c.binding))) for t, c in zip(question.targets, configuration.ceilings)]
     if question.usable is not None:
@@ -223,6 +227,8 @@ def _targets(configuration: Configuration, question: Question) -> str:
 
 
 def _headroom(configuration: Configuration, question: Question) -> str:
+    from assess.render import table
+
     names = list(dict.fromkeys(layer.layer for c in configuration.ceilings for layer in c.layers))
     rows = []
     for name in names:
@@ -236,6 +242,9 @@ def _headroom(configuration: Configuration, question: Question) -> str:
 
 
 def render_catalogue(catalogue: Catalogue) -> str:
+    from assess.render import table
+    from topologies.topology import Kind
+
     blocks = [f"catalogue: {', '.join(catalogue.files)} (prices in {catalogue.currency or 'no stated currency'})"]
     for kind in (Kind.NETWORK, Kind.SERVER, Kind.DEVICE):
         rows = [(p.name, "-" if p.price is None else f"{p.price:,.0f}",

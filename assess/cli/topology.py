@@ -6,11 +6,10 @@ Example:  iobound topology lecture
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from topologies.bundled import open_topology
-from assess.render import TOPOLOGY_HEADERS, dumps, envelope, table, topology_rows
-from topologies.topology import TOPOLOGY_VERSION, Topology
-
+if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from topologies.topology import Topology
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -19,6 +18,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.bundled import open_topology
+    from topologies.topology import TOPOLOGY_VERSION
+
     topology = open_topology(args.topology)
     if args.json:
         print(dumps(envelope("topology", TOPOLOGY_VERSION, topology.to_dict())))
@@ -28,6 +31,8 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def render(topology: Topology) -> str:
+    from assess.render import TOPOLOGY_HEADERS, table, topology_rows
+
     links = [f"  {link.a} -- {link.b}" + (f"  ({link.bandwidth})" if link.bandwidth else "") for link in topology.links]
     return "\n".join([f"{topology.name} ({topology.path}): {topology.description}", "",
                       table(TOPOLOGY_HEADERS, topology_rows(topology), right=(2,)),

@@ -16,16 +16,13 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, format_quantity
-from topologies.edit import Change, apply_changes, parse_change, targets
-from topologies.topology import Topology
-from topologies.bundled import open_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
-from assess.render import dumps, envelope, table
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.ceiling import Ceiling
     from models.upgrades import Ranking, Upgrade
-
+    from topologies.edit import Change
+    from topologies.topology import Topology
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def execute(args: argparse.Namespace) -> int:
+    from assess.render import dumps, envelope
+    from topologies.bundled import open_topology
+    from topologies.edit import apply_changes, parse_change, targets
     from models.predict import Model
     from models.upgrades import WHATIF_VERSION, upgrades, whatif_body
 
@@ -71,6 +71,8 @@ def render(topology: Topology, edited: list[tuple[Change, tuple[str, ...]]], bef
 
 def _ceilings(before: list[Ceiling], after: list[Ceiling], changed: bool) -> str:
     """One row per workload: the ceiling and what binds it, before and after when something changed."""
+    from assess.render import table
+
     if not changed:
         rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers)) for c in before]
         return table(("workload", "ceiling", "bound by"), rows, right=(1,))
@@ -87,6 +89,8 @@ def _workload(before: Ceiling, after: Ceiling) -> str:
 
 def _upgrades(options: tuple[Upgrade, ...], currency: str) -> str:
     """The upgrades of one workload, best first; gain per 1,000 of the currency (per unit of price without one)."""
+    from assess.render import table
+
     scale, per = (1000, f"1,000 {currency}") if currency else (1, "unit of price")
     rows = []
     for u in options:

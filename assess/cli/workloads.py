@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import itertools
+from typing import TYPE_CHECKING
 
 from probes.core.workload import Access, Workload
-from topologies.topology import Kind, Topology
 from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
+
+if TYPE_CHECKING:
+    from topologies.topology import Topology
 
 __all__ = ["add_workload_arguments", "workloads_of"]
 
@@ -38,6 +41,8 @@ def workloads_of(args: argparse.Namespace, topology: Topology) -> tuple[list[Wor
 
     Without --nodes, one client group runs it with all its members (a known count).
     """
+    from topologies.topology import Kind
+
     clients = tuple(args.clients) if args.clients else None
     groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
     nodes = args.nodes

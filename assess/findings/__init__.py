@@ -21,9 +21,19 @@ RANDOM-NOT-SLOWER warning  small random reads as fast as sequential ones
 READ-FAR-FASTER   warning  reads far faster than the writes of the same files
 """
 
-from assess.findings.ceiling import (CHECK_VERSION, CODES, FAR_BELOW, TOLERANCE, Finding, Judgement, Severity,
-                                     bandwidth_factor, bandwidth_summary, ceiling_metric, check_body, judge,
-                                     metric_factor, summary_in)
+# A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
+# more than this above it is "above": the figures behind a ceiling are measurements
+# too (iperf's ~110 MiB/s), and seeds/000 saw 5-7 % write noise (under 2 % for reads)
+# between IOR repetitions on a quiet system, so 5 % is the smallest honest band.
+TOLERANCE = 0.05
+# Below this fraction of the ceiling a run is worth a look: half of what the
+# slowest layer allows means some other part (software, layout) costs as much.
+FAR_BELOW = 0.5
 
-__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
-           "summary_in", "metric_factor", "CODES", "TOLERANCE", "FAR_BELOW", "CHECK_VERSION", "check_body"]
+from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come first: ceiling imports them)
+
+_NAMES = {name: "assess.findings.ceiling" for name in (
+    "CHECK_VERSION", "CODES", "Finding", "Judgement", "Severity", "bandwidth_factor", "bandwidth_summary",
+    "ceiling_metric", "check_body", "judge", "metric_factor", "summary_in")}
+__all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW"])
+__getattr__, __dir__ = lazy_exports(__name__, _NAMES)

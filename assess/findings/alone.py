@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from dataclasses import dataclass
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, t_quantile
-from probes.core.units import Q_, Metric, Quantity, format_quantity
+from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
 from models.caches import Memory
 from assess.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Limits", "run_findings", "repetitions_needed"]
 

@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import enum
 from dataclasses import dataclass, field
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
-from probes.core.units import Metric, Q_, Quantity, format_quantity, quantity_json
+from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from models.ceiling import Ceiling
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
+from assess.findings import FAR_BELOW, TOLERANCE
 from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
            "summary_in", "metric_factor", "CODES",
            "TOLERANCE", "FAR_BELOW", "CHECK_VERSION", "check_body"]
 
-# A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
-# more than this above it is "above": the figures behind a ceiling are measurements
-# too (iperf's ~110 MiB/s), and seeds/000 saw 5-7 % write noise (under 2 % for reads)
-# between IOR repetitions on a quiet system, so 5 % is the smallest honest band.
-TOLERANCE = 0.05
-# Below this fraction of the ceiling a run is worth a look: half of what the
-# slowest layer allows means some other part (software, layout) costs as much.
-FAR_BELOW = 0.5
 
 
 class Severity(enum.IntEnum):

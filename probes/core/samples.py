@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from probes.core.stats import Summary, summarize
-from probes.core.units import Q_, Quantity, ureg
+from probes.core.units import Q_, registry
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Repeated"]
 
@@ -19,7 +24,7 @@ class Repeated:
         """Refuse no samples, or a unit that is not of the metric; ``what`` names the record in the message."""
         if not self.samples and self.reported is None:
             raise ValueError(f"{what} has no samples.")
-        if not ureg.Unit(self.unit).is_compatible_with(self.metric.unit):
+        if not registry().Unit(self.unit).is_compatible_with(self.metric.unit):
             raise ValueError(f"{what}: unit {self.unit!r} is not a {self.metric.label}.")
 
     @property

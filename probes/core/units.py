@@ -15,29 +15,47 @@ import math
 import re
 from typing import Mapping
 
-import pint
+from typing import TYPE_CHECKING
 
 from probes.core.errors import UnitError
 
-__all__ = ["ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity", "display_unit",
-           "quantity_json", "quantity_from_json", "canonical"]
+if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: --help needs none
+    import pint
+    from pint import Quantity
+
+__all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity",
+           "display_unit", "quantity_json", "quantity_from_json", "canonical"]
 
 
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """The one registry, built at its first use from pint's own cache of its parsed definitions (ms, not 0.1 s)."""
+    import pint
 
-def _registry() -> pint.UnitRegistry:
-    """pint's registry with its parsed definitions cached on disk (pint's own cache): a start costs ms, not 0.1 s."""
     try:
-        return pint.UnitRegistry(cache_folder=":auto:")
+        units = pint.UnitRegistry(cache_folder=":auto:")
     except OSError:  # no writable cache folder: parse the definitions each time
-        return pint.UnitRegistry()
+        units = pint.UnitRegistry()
+    units.define("operation = [operation] = op")
+    # Kernel events such as context switches: counted, but neither operations nor bytes.
+    units.define("event = [event] = ev")
+    return units
 
 
-ureg = _registry()
-ureg.define("operation = [operation] = op")
-# Kernel events such as context switches: counted, but neither operations nor bytes.
-ureg.define("event = [event] = ev")
-Q_ = ureg.Quantity
-Quantity = pint.Quantity
+def Q_(value, unit=None) -> Quantity:
+    """A quantity of the one registry: ``Q_(110, "MiB/s")``."""
+    return registry().Quantity(value, unit)
+
+
+def __getattr__(name: str):
+    """``ureg`` (the registry) and ``Quantity`` (pint's class), loaded when asked for."""
+    if name == "ureg":
+        return registry()
+    if name == "Quantity":
+        import pint
+
+        return pint.Quantity
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Metric(enum.Enum):
@@ -129,7 +147,7 @@ def parse_unit(text: str, *, what: str, aliases: Mapping[str, str] | None = None
         written = pattern.sub(replace, written)
     written = written.replace("μ", "µ")
     try:
-        return ureg.Unit(written)
+        return registry().Unit(written)
     except Exception as exc:  # pint's parser raises many types (even AssertionError) for odd text
         raise UnitError(f"The unit of {what} is not one iobound knows. Got {text.strip()!r} instead.") from exc
 
@@ -200,8 +218,10 @@ def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -
     ...
     probes.core.errors.UnitError: nic must be a bandwidth (e.g. MiB/s or Gbit/s). Got 1 Hz instead.
     """
-    if not isinstance(q, Quantity) or not _fits(q, metric):
-        shown = f"{q:~P}" if isinstance(q, Quantity) else repr(q)
+    import pint
+
+    if not isinstance(q, pint.Quantity) or not _fits(q, metric):
+        shown = f"{q:~P}" if isinstance(q, pint.Quantity) else repr(q)
         raise UnitError(f"{what} must be a {metric.label} ({_EXAMPLES[metric]}). Got {shown} instead.")
     if q.magnitude < 0:
         raise UnitError(f"{what} must be a positive {metric.label}. Got {q:~P} instead.")
@@ -280,7 +300,7 @@ def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
 @functools.lru_cache(maxsize=None)
 def _unit(name: str) -> pint.Unit:
     """A display unit, parsed once: pint's parser dominates the cost of formatting."""
-    return ureg.Unit(name)
+    return registry().Unit(name)
 
 
 def quantity_json(q: Quantity | None) -> dict | None:

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import enum
 from dataclasses import dataclass
 
-from probes.core.units import Metric, Quantity, format_quantity, quantity_from_json, quantity_json, require
+from probes.core.units import Metric, format_quantity, quantity_from_json, quantity_json, require
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Operation", "Access", "Workload"]
 

@@ -6,6 +6,8 @@ every lab command can tell whose it is.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import os
 from pathlib import Path
@@ -15,7 +17,9 @@ from probes.lab.command import run
 from probes.lab.layout import Lab
 from probes.lab.spec import PREFIX, SUBNET, SWITCH
 from probes.lab.state import Journal
-from probes.core.units import Quantity
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["namespaces", "owner", "identity", "delete", "build", "missing"]
 

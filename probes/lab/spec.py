@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import enum
 import ipaddress
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from probes.core.errors import InputError
-from probes.core.units import Metric, Quantity, parse_quantity
+from probes.core.units import Q_, Metric, parse_quantity
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["Backing", "Role", "Spec", "Host", "parse_spec", "spec_from", "hosts", "PREFIX", "SWITCH", "SUBNET"]
 
@@ -20,9 +25,8 @@ SWITCH = f"{PREFIX}sw"
 # The lab's addresses, in its namespaces only: clients from .11, servers from .111.
 SUBNET = ipaddress.ip_network("10.77.0.0/24")
 _MOST_HOSTS = 50
-_STORE_SIZE = parse_quantity("1 GiB", Metric.SIZE, what="size")
-_LEAST_RATE = parse_quantity("1 Mbit/s", Metric.BANDWIDTH, what="rate")
-_LEAST_SIZE = parse_quantity("16 MiB", Metric.SIZE, what="size")
+# Parsed where used: a spec's defaults and bounds should not load pint for `iobound lab --help`.
+_STORE_SIZE, _LEAST_RATE, _LEAST_SIZE = "1 GiB", "1 Mbit/s", "16 MiB"
 _KEYS = ("clients", "servers", "rate", "delay", "backing", "size")
 
 
@@ -52,7 +56,7 @@ class Spec:
     rate: Quantity
     delay: Quantity | None = None
     backing: Backing = Backing.TMPFS
-    size: Quantity = _STORE_SIZE
+    size: Quantity = field(default_factory=lambda: Q_(_STORE_SIZE))
 
     def to_dict(self) -> dict:
         """The spec as its file says it (quantities as text), for the state file and JSON output."""
@@ -111,15 +115,15 @@ def spec_from(doc: dict, source: str) -> Spec:
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MOST_HOSTS:
             raise InputError(source, key, f"must be a whole number from 1 to {_MOST_HOSTS}. Got {value!r} instead.")
     rate = _quantity(doc["rate"], Metric.BANDWIDTH, source, "rate")
-    if rate < _LEAST_RATE:
-        raise InputError(source, "rate", f"must be at least {_LEAST_RATE:~P}. Got {rate:~P} instead.")
+    if rate < Q_(_LEAST_RATE):
+        raise InputError(source, "rate", f"must be at least {_LEAST_RATE}. Got {rate:~P} instead.")
     delay = _quantity(doc["delay"], Metric.LATENCY, source, "delay") if "delay" in doc else None
     backing = doc.get("backing", Backing.TMPFS.value)
     if backing not in tuple(Backing):
         raise InputError(source, "backing", f"must be \"tmpfs\" or \"file\" (an ext4 image). Got {backing!r} instead.")
-    size = _quantity(doc["size"], Metric.SIZE, source, "size") if "size" in doc else _STORE_SIZE
-    if size < _LEAST_SIZE:
-        raise InputError(source, "size", f"must be at least {_LEAST_SIZE:~P}. Got {size:~P} instead.")
+    size = _quantity(doc["size"], Metric.SIZE, source, "size") if "size" in doc else Q_(_STORE_SIZE)
+    if size < Q_(_LEAST_SIZE):
+        raise InputError(source, "size", f"must be at least {_LEAST_SIZE}. Got {size:~P} instead.")
     return Spec(doc["clients"], doc["servers"], rate, delay, Backing(backing), size)
 
 

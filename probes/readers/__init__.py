@@ -1,20 +1,44 @@
-"""Read any results file iobound knows, choosing the reader from the file's content, not its name."""
+"""Read any results file iobound knows, choosing the reader from the file's content, not its name.
+
+One module per tool's output (``probes.readers.ior``, ``...fio``, ``...iperf3`` ...), each with
+``looks_like(text)``, ``parse(text, source=...)`` and ``FORMAT``; a probe hands what its tool
+printed to the same reader. The registry imports them when a file is first read, so a command
+that reads none pays nothing for their patterns.
+"""
 
 from __future__ import annotations
 
+import functools
+import importlib
 from pathlib import Path
-from typing import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING, Mapping
 
-from probes.readers import elbencho, fio, fio_text, hyperfine, io500, ior, iperf2, iperf3, mdtest, ping, table
 from probes.core.errors import ToolOutputError
-from probes.core.run import Run
+
+if TYPE_CHECKING:
+    from probes.core.run import Run
 
 __all__ = ["read_results", "READERS", "FORMATS"]
 
-# In the order their sniffs are tried: each module has looks_like(text) and parse(text, source=...).
-READERS = {"fio": fio, "fio-text": fio_text, "ior": ior, "mdtest": mdtest, "io500": io500, "elbencho": elbencho,
-           "hyperfine": hyperfine, "iperf3": iperf3, "iperf2": iperf2, "ping": ping, "table": table}
-FORMATS = tuple(module.FORMAT for module in READERS.values())
+# In the order their sniffs are tried: the name iobound read shows, and the module.
+_MODULES = {"fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
+            "elbencho": "elbencho", "hyperfine": "hyperfine", "iperf3": "iperf3", "iperf2": "iperf2", "ping": "ping",
+            "table": "table"}
+
+
+@functools.cache
+def _readers() -> dict[str, ModuleType]:
+    return {name: importlib.import_module(f"{__name__}.{module}") for name, module in _MODULES.items()}
+
+
+def __getattr__(name: str):
+    """``READERS`` (name -> reader module, in the order they are tried) and ``FORMATS`` (what each reads)."""
+    if name == "READERS":
+        return _readers()
+    if name == "FORMATS":
+        return tuple(module.FORMAT for module in _readers().values())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) -> list[Run]:
@@ -30,9 +54,9 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ToolOutputError(source, "", f"cannot read the file ({exc.strerror or exc})") from exc
-    for module in READERS.values():
+    readers = _readers()
+    for module in readers.values():
         if module.looks_like(text):
-            if module is table:
-                return table.parse(text, source=source, aliases=aliases)
-            return module.parse(text, source=source)
-    raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(FORMATS))
+            units = {"aliases": aliases} if module is readers["table"] else {}  # only a table names its units itself
+            return module.parse(text, source=source, **units)
+    raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(m.FORMAT for m in readers.values()))

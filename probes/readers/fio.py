@@ -6,6 +6,8 @@ benchmark's; what the output does not say is refused, never guessed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import re
 from typing import Any
@@ -13,9 +15,12 @@ from typing import Any
 from probes.core.errors import ToolOutputError
 from probes.readers.jsonfields import check, field, number
 from probes.core.run import Origin, Run, distinct_labels
-from probes.core.units import Q_, Metric, Quantity
+from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.textlines import line_of
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["looks_like", "parse", "totals", "FORMAT"]
 

@@ -7,14 +7,19 @@ left unknown, never guessed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from dataclasses import dataclass, field, replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.run import Origin, Run, distinct_labels
-from probes.core.units import Q_, Metric, Quantity
+from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.textlines import beginning
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
