@@ -33,6 +33,30 @@ def test_imports_point_one_way(package):
     assert offenders == []
 
 
+# Inside probes, the rooms import one way too: the lab runs probes, probes hand output to readers, all speak core.
+ROOMS = ["probes.lab", "probes.measure", "probes.readers", "probes.core"]
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_the_rooms_of_probes_import_one_way(room):
+    forbidden = set(ROOMS[:ROOMS.index(room)])
+    offenders = []
+    for path in (ROOT / room.replace(".", "/")).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
+                          if any(n == r or n.startswith(r + ".") for r in forbidden)]
+    assert offenders == []
+
+
+def test_every_module_lives_in_a_room_named_for_its_trade():
+    """probes holds no loose modules: a reader finds each line from the folder it is in."""
+    assert sorted(p.name for p in (ROOT / "probes").glob("*.py")) == ["__init__.py"]
+    assert {p.name for p in (ROOT / "probes").iterdir() if p.is_dir() and p.name != "__pycache__"} == \
+        {"core", "measure", "readers", "lab"}
+
+
 def test_distribution_installs_the_four_packages_and_the_command():
     cfg = configparser.ConfigParser()
     cfg.read(ROOT / "setup.cfg")
