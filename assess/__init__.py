@@ -17,6 +17,18 @@ _NAMES = {
     "Judgement": "assess.findings",
     "Finding": "assess.findings",
     "Severity": "assess.findings",
+    "drawing": "assess.plotdata",
+    "probe_charts": "assess.plotdata",
+    "families": "assess.plotdata",
+    "ratios": "assess.plotdata",
+    "roofline": "assess.plotdata",
+    "scaling": "assess.plotdata",
+    "Chart": "assess.plotdata",
+    "Estimate": "assess.plotdata",
+    "Line": "assess.plotdata",
+    "plot_chart": "assess.plots",
+    "plot_dots": "assess.plots",
+    "plot_drawing": "assess.plots",
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -84,3 +84,25 @@ def test_formatting_for_people():
     assert format_quantity(Q_(15000, "op/s")) == "15,000 op/s"
     assert format_quantity(Q_(1, "MiB")) == "1 MiB"
     assert format_quantity(Q_(0.1, "ms")) == "100 µs"
+
+
+def test_the_registry_works_where_pints_cache_cannot_be_written(tmp_path):
+    """pint caches its parsed definitions in the user's cache folder; one that cannot be written only costs time."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CACHE_HOME="/proc/no-cache-here", HOME="/proc/no-home-here")
+    done = subprocess.run([sys.executable, "-c", "from probes.core.units import Q_; print(Q_(1, 'GiB/s').to('MiB/s'))"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
+    assert done.stdout.strip() == "1024.0 mebibyte / second"
+
+
+def test_pint_loads_with_the_first_quantity_not_with_the_module():
+    import subprocess
+    import sys
+
+    code = ("import sys; import probes.core.units as u; before = 'pint' in sys.modules; u.Q_(1, 'B'); "
+            "print(before, 'pint' in sys.modules, u.ureg is u.registry())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]
