@@ -12,17 +12,16 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
 
 from probes.core.units import canonical
 from probes.core.workload import Access, Operation, Workload
 from models.formulas import DEPTH, PPN, SIZE, count_symbol, group_symbol, least
-from models.layers import REQUESTS, STAGES, SYMBOL
+from models.layers import STAGES, SYMBOL
 from models.maxflow import FlowGraph
 from topologies.topology import Component, Forwarding, Group, Kind, Topology
 
@@ -355,10 +354,10 @@ class _RequestTime:
         for groups in tiers:
             fastest = self._fastest(groups, op)
             stream.append(fastest)
-            if fastest and fastest[2].forwarding is Forwarding.STORE:
+            if fastest and fastest[0][2].forwarding is Forwarding.STORE:
                 self._bytes(stream)
                 stream = [fastest]
-                self.parts.append(f"{fastest[2].name} receives each request whole before passing it on")
+                self.parts.append(f"{fastest[0][2].name} receives each request whole before passing it on")
         self._bytes(stream + [self._fastest(d, op) for d in devices])
         self.expression = sp.Add(*self.terms)
         self.described = ", ".join(self.parts)
@@ -378,22 +377,26 @@ class _RequestTime:
         self.fixed += canonical(value)
 
     @staticmethod
-    def _fastest(groups, op: str) -> tuple[float, str, Group, Quantity] | None:
-        """The group whose members move one stream fastest: (B/s, key, group, value); None if nothing limits it."""
+    def _fastest(groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
+        """The group whose members move one stream fastest, as its limits at that speed: (B/s, key, group, value) each.
+
+        A member's speed is the least of its NIC and its own bandwidth; where both state it, both
+        are returned, since raising one alone leaves the member as slow. None if nothing limits it.
+        """
         best = None
         for group in groups:
             stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
                       if (c := group.capacity(key, op)) is not None and c.value is not None]
-            speed = min(stated, default=None, key=lambda x: x[0])
-            if best is None or speed is None or speed[0] > best[0]:
-                best = speed
-                if speed is None:
-                    return None  # a group that nothing limits: some path has no per-member limit of this kind
+            if not stated:
+                return None  # a group that nothing limits: some path has no per-member limit of this kind
+            speed = min(x[0] for x in stated)
+            if best is None or speed > best[0][0]:
+                best = [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
         return best
 
     def _bytes(self, segment: list) -> None:
         """Add the time of s bytes through a segment of pipelined stages: s over the slowest of them."""
-        limits = [x for x in segment if x is not None]
+        limits = [x for stage in segment if stage is not None for x in stage]
         if not limits:
             return
         slowest = min(x[0] for x in limits)

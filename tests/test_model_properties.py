@@ -122,3 +122,18 @@ def test_each_elasticity_is_what_solving_again_with_a_little_more_gives(doc, wor
         again = solve(scaled(doc, kind, SYMBOLS[prefix], 1 + h), workload)
         numeric = (value(again) - value(ceiling)) / value(ceiling) / h
         assert numeric == pytest.approx(effect.elasticity, abs=1e-4)
+
+
+def test_a_server_whose_nic_and_own_bandwidth_tie_is_as_slow_after_raising_either():
+    """Found by the elasticity property: a store-and-forward server's time per request took its NIC alone."""
+    doc = {"clients": {"c": {"count": 1, "nic": "11 MiB/s"}}, "networks": {"n": {"count": 1}},
+           "servers": {"s": {"count": 1, "nic": "10 MiB/s", "bandwidth": "10 MiB/s", "forwarding": "store"}},
+           "devices": {"d": {"count": 1, "bandwidth": "10 MiB/s"}},
+           "links": [{"between": ["c", "n"]}, {"between": ["n", "s"]}, {"between": ["s", "d"]}]}
+    workload = Workload(Operation.READ, Q_(512, "B"), nodes=1, access=Access.SEQUENTIAL, direct=True)
+    ceiling = solve(doc, workload)
+    assert {str(c) for c in ceiling.binding} >= {"s.nic", "s.bandwidth"}
+    effects = {e.symbol: e.elasticity for e in sensitivity(ceiling)}
+    for symbol, key in (("NIC_s", "nic"), ("B_s", "bandwidth")):
+        again = value(solve(scaled(doc, "servers", key, 1 + 1e-6), workload))
+        assert again == pytest.approx(value(ceiling), rel=1e-12) and effects[symbol] == pytest.approx(0, abs=1e-9)
