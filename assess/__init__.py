@@ -24,6 +24,7 @@ _NAMES = {
     "roofline": "assess.plotdata",
     "scaling": "assess.plotdata",
     "Chart": "assess.plotdata",
+    "Dots": "assess.plotdata",
     "Estimate": "assess.plotdata",
     "Line": "assess.plotdata",
     "plot_chart": "assess.plots",

@@ -17,7 +17,7 @@ from assess.findings import FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, jud
 from assess.findings.alone import Limits, run_findings
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 
-__all__ = ["check_runs"]
+__all__ = ["check_runs", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
@@ -74,3 +74,15 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
         return aggregate_memory(model.topology, model.nodes(run.workload, clients)[1])
     except TopologyError:  # more nodes than the group has: its ceiling says so where it has one
         return None
+
+
+# check format history (the body is check_body's; each run's part is Judgement.to_dict):
+#   1.0  first version
+#   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
+#        sibling findings; runs carry durations and a reported summary
+CHECK_VERSION = "1.1"
+
+
+def check_body(topology: Topology, judgements: list[Judgement]) -> dict:
+    """The body of an iobound/check document: the system and every run with its ceiling and findings."""
+    return {"topology": {"name": topology.name, "path": topology.path}, "runs": [j.to_dict() for j in judgements]}

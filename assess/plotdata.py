@@ -8,12 +8,10 @@ Values are in the unit the axis shows: the one :func:`display_unit` picks for it
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from typing import Iterable, Sequence, TYPE_CHECKING
 
 from probes.core.measurement import Measurement
 from probes.core.stats import Summary

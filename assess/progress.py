@@ -1,4 +1,4 @@
-"""Progress of a probe run on stderr: a live line on a terminal, one line per finished probe otherwise."""
+"""Progress of a probe session on stderr: a live line on a terminal, one line per finished probe otherwise."""
 
 from __future__ import annotations
 

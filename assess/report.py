@@ -22,7 +22,7 @@ from probes.core.errors import InputError
 from probes.core.measurement import Measurement
 from probes.core.units import format_quantity
 from models.predict import Model
-from topologies.topology import Topology
+from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
 from assess.render import JUDGEMENT_HEADERS, TOPOLOGY_HEADERS, checked, judgement_rows, topology_rows
@@ -93,7 +93,7 @@ def build_report(topology: Topology, judgements: Sequence[Judgement], directory:
 
 def _system(topology: Topology, judged: list[Judgement], draw: _Drawer) -> Section:
     """The groups and their capacities with sources, the links, and the drawing with what binds most runs."""
-    binding: dict[tuple[str, ...], list[Judgement]] = {}
+    binding: dict[tuple[Component, ...], list[Judgement]] = {}
     for j in judged:
         binding.setdefault(j.ceiling.binding, []).append(j)
     common = max(binding.values(), key=len)[0].ceiling if binding else None

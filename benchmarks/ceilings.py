@@ -497,7 +497,7 @@ def main() -> int:
                 f"{result['cases']} workload{'s' if result['cases'] > 1 else ''}; equal to the model's ceilings within {tolerance:g}: "
                 f"{'yes' if result['agree'] else 'NO'} (largest relative difference {result['largest_difference']:.1g})")
 
-        say(f"\nheadline: CPU per buffered sequential workload, measured in this run")
+        say("\nheadline: CPU per buffered sequential workload, measured in this run")
         say(f"  {'iobound grouped model':32} {1e3 * model:9.3f} ms  (a fresh Model over all {len(pures)}, best of 3; "
             "it also names the binding layers and cache ceilings)")
         line("networkx, grouped graph", on_groups, "networkx_grouped", AGREE)

@@ -33,12 +33,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from assess.cli import main
-from probes.measure.iperf3 import DEFAULT_PORT, serve
-from probes.measure.memory import scratch_directory
-from probes.measure.plan import Plan, plan_probes
-from probes.measure.probe import measure
-from probes.measure.probeset import read_probe_set
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's iobound, whichever is installed
+
+from assess.cli import main  # noqa: E402
+from probes.measure.iperf3 import DEFAULT_PORT, serve  # noqa: E402
+from probes.measure.memory import scratch_directory  # noqa: E402
+from probes.measure.plan import Plan, plan_probes  # noqa: E402
+from probes.measure.probe import measure  # noqa: E402
+from probes.measure.probeset import read_probe_set  # noqa: E402
 
 GOAL_SECONDS, GOAL_DEVIATION = 90.0, 0.05
 QUICK = dict(streams=1, jobs=1, tmpfs=None, runtime=0.2)  # the Plan of --quick; its options below

@@ -1,6 +1,6 @@
 """Bottleneck models: the ceiling a workload can reach on a topology, and which component binds.
 
-:class:`Model` predicts ceilings (:func:`predict` for one); :mod:`models.scaling`,
+:class:`Model` predicts ceilings (:mod:`models.predict`); :mod:`models.scaling`,
 :mod:`models.queueing` and :mod:`models.calibration` explain the knee, the requests in flight
 and fitted parameters. The names below load on first use.
 """
@@ -11,7 +11,6 @@ from probes.core.faces import lazy_exports
 
 _NAMES = {
     "Model": "models.predict",
-    "predict": "models.predict",
     "Ceiling": "models.ceiling",
     "knee": "models.scaling",
     "queueing_network": "models.scaling",

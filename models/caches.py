@@ -8,10 +8,9 @@ decides which applies (seeds/001).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from probes.core.units import Metric, Q_, canonical
 from probes.core.workload import Workload

@@ -6,10 +6,9 @@ floats in one canonical unit per metric (:func:`probes.core.units.canonical`); u
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import sympy as sp
 from sympy.printing.str import StrPrinter
+from typing import TYPE_CHECKING
 
 from probes.core.units import canonical, format_quantity
 from probes.core.workload import Workload

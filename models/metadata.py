@@ -10,9 +10,8 @@ stated ``directory`` rate, if lower) bounds it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
+from typing import TYPE_CHECKING
 
 import sympy as sp
 

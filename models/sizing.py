@@ -11,14 +11,13 @@ that prediction is what is reported, with every layer's headroom.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import functools
 import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp

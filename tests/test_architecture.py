@@ -2,6 +2,7 @@
 
 import ast
 import configparser
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -110,6 +111,9 @@ def test_each_face_exports_documented_names_that_load_on_first_use(package):
         value = getattr(module, name)
         if str(getattr(value, "__module__", "")).split(".")[0] in LAYERS:  # pint's Quantity is pint's to document
             assert getattr(value, "__doc__", None), f"{package}.{name} has no docstring"
+    # A face name that is also a submodule's would be the function or the module by import order.
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not set(module.__all__) & submodules
     with pytest.raises(AttributeError, match="has no attribute 'nothing_here'"):
         getattr(module, "nothing_here")
     done = subprocess.run([sys.executable, "-c", f"import sys, {package}; print(' '.join(m for m in {_HEAVY!r} "

@@ -18,21 +18,54 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "formats.json"
-# Maps keyed by data (symbol names, tags, capacity keys, group names), not by the format: their entries stand as ``*``.
-DATA_MAPS = {"symbols", "tags", "capacities", "counts"}
-# One command per format, on the bundled examples, that writes every optional part it has.
+# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters), not by the format: their entries stand as ``*``.
+DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters"}
+# A system on which a prediction has every optional part: a knee (two SSDs bind before ten clients' NICs) and
+# both caches (memory and its speed stated on clients and servers).
+SYSTEM = """
+name = "pins"
+[clients.compute]
+count = 10
+nic = "110 MiB/s"
+memory = "64 GiB"
+memory_bandwidth = "10 GiB/s"
+[networks.ethernet]
+rtt = "0.1 ms"
+[servers.storage]
+count = 2
+nic = "10 Gbit/s"
+memory = "128 GiB"
+memory_bandwidth = "20 GiB/s"
+[devices.ssd]
+count = 2
+bandwidth = "270 MiB/s"
+iops = "15000 op/s"
+[[links]]
+between = ["compute", "ethernet"]
+[[links]]
+between = ["ethernet", "storage"]
+[[links]]
+between = ["storage", "ssd"]
+"""
+# Per format, commands and their exit statuses that together write every optional part it has ({system}: SYSTEM).
 COMMANDS = {
-    "prediction": ["predict", "lecture", "--op", "read", "--transfer-size", "1MiB", "--nodes", "10", "--curve", "--json"],
-    "prediction-sweep": ["predict", "lecture", "--op", "read,write", "--transfer-size", "1MiB", "--json"],
-    "check": ["check", "lecture", "lecture-results.csv", "--fail-on", "never", "--json"],
-    "results": ["read", "lecture-results.csv", "--json"],
-    "topology": ["topology", "lecture", "--json"],
-    "whatif": ["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"],
-    "examples": ["examples", "--json"],
-    "comparison": ["compare", "lecture-results.csv", "--json"],
-    "fit": ["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--json"],
-    "sizing": ["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1", "--json"],
+    "prediction": (["predict", "{system}", "--op", "read", "--transfer-size", "1MiB", "--data-set", "1GiB", "--curve",
+                    "--json"], 0),
+    "prediction-sweep": (["predict", "lecture", "--op", "read,write", "--transfer-size", "1MiB", "--json"], 0),
+    "check": (["check", "lecture", "lecture-results.csv", "--fail-on", "never", "--json"], 0),
+    "results": (["read", "lecture-results.csv", "no-such-results.txt", "--json"], 2),
+    "topology": (["topology", "lecture", "--json"], 0),
+    "whatif": (["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0),
+    "examples": (["examples", "--json"], 0),
+    "comparison": (["compare", "lecture-results.csv", "--json"], 0),
+    "fit": (["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--at", "8MiB", "--json"], 0),
+    "sizing": (["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1",
+                "--json"], 0,
+               # and when no design meets the targets: its shortfalls instead of configurations
+               ["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1),
 }
+# Lists a sample may leave empty: numbers (no keys inside), and ceilings' caches, whose keys iobound/prediction pins.
+MAY_BE_EMPTY = {"durations_s", "caches"}
 
 
 def key_paths(value, prefix: str = "") -> set[str]:
@@ -52,30 +85,72 @@ def key_paths(value, prefix: str = "") -> set[str]:
     return set()
 
 
-def written(name: str) -> dict:
-    """The document the command of format ``name`` prints."""
+def written(name: str, folder: Path) -> list[dict]:
+    """The documents of format ``name``: as its commands write them, or (probe-set) from one measurement."""
+    if name == "probe-set":
+        return [_probe_set()]
     from assess.cli import main
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(COMMANDS[name]) == 0
-    doc = json.loads(out.getvalue())
-    assert doc["format"] == f"iobound/{name}"
-    return doc
+    (folder / "pins.toml").write_text(SYSTEM, encoding="utf-8")
+    samples = COMMANDS[name]
+    docs = []
+    for argv, status in zip(samples[0::2], samples[1::2]):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main([word.format(system=folder / "pins.toml") for word in argv]) == status
+        docs.append(json.loads(out.getvalue()))
+        assert docs[-1]["format"] == f"iobound/{name}"
+    return docs
 
 
-@pytest.mark.parametrize("name", sorted(COMMANDS))
-def test_a_formats_keys_change_only_with_its_version(name):
+def _probe_set() -> dict:
+    """A probe set of one measurement that has every optional part (a target, parameters), as a probe writes it."""
+    from probes.core.host import Host
+    from probes.core.measurement import Measurement, Provenance
+    from probes.core.units import Metric
+    from probes.measure.probeset import document
+
+    host = Host("node01", "6.8.0", "a CPU", 4, 2**34)
+    provenance = Provenance("fio", "3.36", (("fio", "--name=x"),), host, "2026-11-24T20:00:00Z", 3.0)
+    return document([Measurement("fio.read", "a read", Metric.BANDWIDTH, "B/s", (1.0, 2.0, 3.0), provenance,
+                                 target=0.05, parameters={"bs": "1MiB"})])
+
+
+FORMATS = sorted([*COMMANDS, "probe-set"])
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_formats_keys_change_only_with_its_version(name, tmp_path):
     pinned = json.loads(PINS.read_text(encoding="utf-8"))[name]
-    doc = written(name)
-    keys = key_paths(doc)
+    docs = written(name, tmp_path)
+    doc, keys = docs[0], set().union(*map(key_paths, docs))
     added, removed = sorted(keys - set(pinned["keys"])), sorted(set(pinned["keys"]) - keys)
+    empty = sorted(path for path in pinned["keys"] if all(_always_empty(d, path) for d in docs))
+    assert not empty, f"the sample of iobound/{name} leaves {empty} empty: their inner keys go unpinned"
     if doc["format_version"] == pinned["version"]:
         assert not (added or removed), (f"iobound/{name} {doc['format_version']} changed its keys (added {added}, "
                                         f"removed {removed}): give it a new format_version and a line of history")
     else:
         pytest.fail(f"iobound/{name} is now {doc['format_version']} (pinned {pinned['version']}): pin its keys again "
                     "(python tests/test_formats.py > tests/data/formats.json)")
+
+
+def _always_empty(doc, path: str) -> bool:
+    """Whether every value at ``path`` (``a[].b``) is an empty list, so the keys of its items go unseen."""
+    values = [doc]
+    for part in path.split("."):
+        step = []
+        for value in values:
+            key, lists = part.rstrip("[]"), part.count("[]")
+            if key == "*" and isinstance(value, dict):
+                step += list(value.values())
+            elif isinstance(value, dict) and key in value:
+                inner = [value[key]]
+                for _ in range(lists):
+                    inner = [item for v in inner if isinstance(v, list) for item in v]
+                step += inner
+        values = step
+    return path.split(".")[-1].rstrip("[]") not in MAY_BE_EMPTY and bool(values) and all(v == [] for v in values)
 
 
 def test_results_csv_columns_are_the_results_formats():
@@ -93,8 +168,11 @@ def test_key_paths_merge_list_items_and_leave_data_maps_closed():
 if __name__ == "__main__":  # print the pins of the formats as the code writes them now
     from probes.core.run import CSV_COLUMNS, RESULTS_VERSION
 
-    pins = {name: {"version": (doc := written(name))["format_version"], "keys": sorted(key_paths(doc))}
-            for name in sorted(COMMANDS)}
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        pins = {name: {"version": (docs := written(name, Path(folder)))[0]["format_version"],
+                       "keys": sorted(set().union(*map(key_paths, docs)))} for name in FORMATS}
     pins["results.csv"] = {"version": RESULTS_VERSION, "keys": list(CSV_COLUMNS)}
     json.dump(pins, sys.stdout, indent=1)
     print()

@@ -300,3 +300,31 @@ def test_a_closed_port_on_the_link_is_refused(link):
     (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port + 2, streams=(1,), directions=("send",))
     with pytest.raises(ProbeError, match=f"{link.peer_address} port {link.port + 2}: .*Connection refused"):
         probe.once()
+
+
+def _pinged(monkeypatch, text: str, status: int = 0):
+    """The ping probe's figures when ping printed ``text`` and exited with ``status``."""
+    from probes.measure.tool import ToolOutput
+
+    monkeypatch.setattr(ping, "run_tool", lambda argv, **kw: ToolOutput(tuple(argv), status, text, "", 0.0, 0.0))
+    (probe,) = ping.ping_probes("node02", count=3, interval=0.2)
+    return probe.once()
+
+
+ONE_PING = ("PING node02 (10.0.0.2) 56(84) bytes of data.\n"
+            + "".join(f"64 bytes from 10.0.0.2: icmp_seq={i} ttl=64 time={t} ms\n" for i, t in enumerate((9.0, 0.2, 0.4), 1)))
+
+
+def test_the_ping_probe_takes_the_readers_replies_and_leaves_the_first_out(monkeypatch):
+    figures = _pinged(monkeypatch, ONE_PING)
+    assert figures["ping.rtt"] == pytest.approx(0.3e-3) and figures["ping.message_rate"] == pytest.approx(1 / 0.3e-3)
+
+
+@pytest.mark.parametrize("text, status, says", [
+    (ONE_PING + ONE_PING, 0, "printed 2 pings' output; one was run"),
+    ("PING node02 (10.0.0.2) 56(84) bytes of data.\n", 1, "no reply from node02 within"),
+    ("Segmentation fault\n", 0, "ping node02 printed nothing iobound can read"),
+])
+def test_the_ping_probe_says_what_went_wrong(monkeypatch, text, status, says):
+    with pytest.raises(ProbeError, match=says):
+        _pinged(monkeypatch, text, status)

@@ -98,6 +98,23 @@ def test_the_registry_works_where_pints_cache_cannot_be_written(tmp_path):
     assert done.stdout.strip() == "1024.0 mebibyte / second"
 
 
+def test_a_cache_file_cut_short_costs_time_not_the_command(tmp_path):
+    """Two first starts beside each other (MPI ranks on one home) can leave pint's cache half written."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
+    code = "from probes.core.units import Q_; print(Q_(8, 'Gbit/s').to('GB/s'))"
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    cached = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert cached
+    for path in cached:
+        path.write_bytes(path.read_bytes()[:7])
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert done.stdout.strip() == "1.0 gigabyte / second"
+
+
 def test_pint_loads_with_the_first_quantity_not_with_the_module():
     import subprocess
     import sys

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import InputError
-from probes.core.run import Run
 from topologies.load import load_topology
 from topologies.topology import Topology
+
+if TYPE_CHECKING:
+    from probes.core.run import Run
 
 __all__ = ["EXAMPLES", "example_path", "example_names", "load_example", "resolve", "open_topology", "read_runs"]
 

@@ -44,7 +44,7 @@ def _docstring(name: str) -> str:
     """A command's docstring read from its source, so that listing the commands imports none of them."""
     spec = importlib.util.find_spec(f"{__name__}.{name}")
     found = _DOCSTRING.match(spec.loader.get_source(spec.name))
-    return ast.literal_eval(found[0]) if found else ""
+    return ast.literal_eval(found[0]) if found else command(name).__doc__  # any other form: import it
 
 
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:

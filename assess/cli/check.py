@@ -14,7 +14,7 @@ from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import FAR_BELOW, TOLERANCE
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
-    from assess.findings.ceiling import Judgement
+    from assess.findings.finding import Judgement
     from topologies.topology import Topology
 
 
@@ -54,7 +54,8 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
 
 
 def execute(args: argparse.Namespace) -> int:
-    from assess.findings.ceiling import CHECK_VERSION, Severity, check_body
+    from assess.check import CHECK_VERSION, check_body
+    from assess.findings import Severity
     from assess.render import dumps, envelope
 
     topology, judgements = judged(args)

@@ -19,7 +19,7 @@ from assess.compare import compare, fastest
 
 # compare format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+COMPARISON_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def execute(args: argparse.Namespace) -> int:
     best = fastest(chosen)
     comparisons = [compare(best, other) for other in chosen if other is not best]
     if args.json:
-        print(dumps(envelope("comparison", FORMAT_VERSION, {"runs": [r.to_dict() for r in chosen],
+        print(dumps(envelope("comparison", COMPARISON_VERSION, {"runs": [r.to_dict() for r in chosen],
                                                             "comparisons": [c.to_dict() for c in comparisons]})))
         return EXIT_OK
     print(runs_table(chosen))

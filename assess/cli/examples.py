@@ -10,7 +10,7 @@ import argparse
 
 # examples format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+EXAMPLES_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def execute(args: argparse.Namespace) -> int:
 
     if args.json:
         files = [{"name": name, "path": str(EXAMPLES / name)} for name in example_names()]
-        print(dumps(envelope("examples", FORMAT_VERSION, {"files": files})))
+        print(dumps(envelope("examples", EXAMPLES_VERSION, {"files": files})))
         return 0
     for name in example_names():
         print(f"{name:24} {EXAMPLES / name}")

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 # fit format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+FIT_VERSION = "1.0"
 OVER = ("transfer-size", "nodes", "processes")
 
 
@@ -34,7 +34,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--op", choices=[o.value for o in Operation], help="the operation to fit (needed when the files hold several)")
     parser.add_argument("--at", type=list_arg(str), default=[], metavar="X[,X]",
                         help="where to predict, e.g. 8MiB,64MiB or 128,256")
-    parser.add_argument("--json", action="store_true", help=f"print iobound/fit {FORMAT_VERSION} JSON")
+    parser.add_argument("--json", action="store_true", help=f"print iobound/fit {FIT_VERSION} JSON")
     add_unit_alias(parser)
 
 
@@ -50,7 +50,7 @@ def execute(args: argparse.Namespace) -> int:
     result = fit(law, points.x, points.y, source=where)
     at = _at(args.at, args.over)
     if args.json:
-        print(dumps(envelope("fit", FORMAT_VERSION, _to_dict(result, points, at))))
+        print(dumps(envelope("fit", FIT_VERSION, _to_dict(result, points, at))))
     else:
         print(render(result, points, at, args.over))
     return 0

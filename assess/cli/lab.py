@@ -33,7 +33,7 @@ from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 # lab format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+LAB_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -79,7 +79,7 @@ def _up(args: argparse.Namespace) -> int:
     path = save_topology(lab_topology(lab), output or lab.state_dir / "topology.toml",
                          header=f"The lab iobound lab up built from {args.spec} (state in {lab.state_dir}).")
     if args.json:
-        print(dumps(envelope("lab", FORMAT_VERSION, {"lab": lab.to_dict(), "topology": str(path)})))
+        print(dumps(envelope("lab", LAB_VERSION, {"lab": lab.to_dict(), "topology": str(path)})))
     else:
         print(render(lab))
         print(f"\ntopology: {path}")
@@ -94,7 +94,7 @@ def _status(args: argparse.Namespace) -> int:
     lab = status(args.state_dir)
     left = leftovers(args.state_dir) if lab is None else []
     if args.json:
-        print(dumps(envelope("lab", FORMAT_VERSION, {"lab": lab.to_dict() if lab else None, "leftovers": left})))
+        print(dumps(envelope("lab", LAB_VERSION, {"lab": lab.to_dict() if lab else None, "leftovers": left})))
     elif lab is None:
         print(f"no lab is up in {args.state_dir}" + (f"; found: {'; '.join(left)}" if left else ""))
     else:
@@ -108,7 +108,7 @@ def _down(args: argparse.Namespace) -> int:
 
     done = down(args.state_dir)
     if args.json:
-        print(dumps(envelope("lab-down", FORMAT_VERSION, {"notes": list(done.notes), "removed": list(done.removed)})))
+        print(dumps(envelope("lab-down", LAB_VERSION, {"notes": list(done.notes), "removed": list(done.removed)})))
     else:
         lines = [f"note: {note}" for note in done.notes] + [f"removed {what}" for what in done.removed]
         print("\n".join(lines) if done.removed else "\n".join(lines + ["nothing of a lab was left to remove"]))

@@ -6,7 +6,7 @@ Examples:
   iobound probe show node01.json
 Each figure is repeated until its 95 % confidence interval is within --target of the mean,
 or its share of --budget is spent. The file is saved after every repetition: --resume
-continues an interrupted run, --force replaces an existing file.
+continues an interrupted session, --force replaces an existing file.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
 
 
 def _cluster(args: argparse.Namespace) -> int:
-    from probes.measure.cluster import run_cluster  # needs mpi4py, which only cluster runs do
+    from probes.measure.cluster import run_cluster  # needs mpi4py, which only cluster probing needs
 
     plan = _plan(args)
     outcome = run_cluster(plan, servers=args.servers, contention=args.contention,

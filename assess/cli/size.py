@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 # sizing format history:
 #   1.0  first version
-FORMAT_VERSION = "1.0"
+SIZING_VERSION = "1.0"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +82,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.output and sizing.configurations:
         save_topology(sizing.configurations[0].topology, args.output, header=_header(question, catalogue))
     if args.json:
-        print(dumps(envelope("sizing", FORMAT_VERSION, _document(sizing, catalogue))))
+        print(dumps(envelope("sizing", SIZING_VERSION, _document(sizing, catalogue))))
     else:
         print(render(sizing, catalogue, elapsed))
         if args.output and sizing.configurations:

@@ -2,7 +2,7 @@
 
 Codes (stable; scripts may rely on them), by what they look at:
 
-against the run's ceiling (assess.findings.ceiling)
+against the run's ceiling (assess.findings.ceiling; what a finding is: assess.findings.finding)
 ABOVE-CEILING     error    the run is faster than any data path of the topology allows
 AT-CEILING        info     the run sits at the ceiling: the binding component limits it
 FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
@@ -32,8 +32,8 @@ FAR_BELOW = 0.5
 
 from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come first: ceiling imports them)
 
-_NAMES = {name: "assess.findings.ceiling" for name in (
-    "CHECK_VERSION", "CODES", "Finding", "Judgement", "Severity", "bandwidth_factor", "bandwidth_summary",
-    "ceiling_metric", "check_body", "judge", "metric_factor", "summary_in")}
+_NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Severity")} | \
+    {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
+                                                  "metric_factor", "summary_in")}
 __all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW"])
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, t_quantile
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
 from models.caches import Memory
+from probes.measure.probe import TARGET  # the relative half-width a repetition count should reach
 from assess.findings import Finding, Severity
 
 if TYPE_CHECKING:
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Limits", "run_findings", "repetitions_needed"]
 
-# The relative half-width a repetition count should reach, as the probes aim for.
-TARGET = 0.05
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,8 @@
-"""What a finding is (code, severity, sentence, remedy), and the findings about a run against its ceiling."""
+"""Findings about a run against its ceiling (ABOVE-CEILING, AT-CEILING, FAR-BELOW), and its figures in the ceiling's metric."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-import enum
-from dataclasses import dataclass, field
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
@@ -13,70 +10,12 @@ from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from models.ceiling import Ceiling
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
 from assess.findings import FAR_BELOW, TOLERANCE
-from topologies.topology import Topology
+from assess.findings.finding import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Severity", "Finding", "Judgement", "judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric",
-           "summary_in", "metric_factor", "CODES",
-           "TOLERANCE", "FAR_BELOW", "CHECK_VERSION", "check_body"]
-
-
-
-class Severity(enum.IntEnum):
-    """How much a finding matters; ordered, so ``--fail-on warning`` also fails on errors."""
-
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
-    @property
-    def label(self) -> str:
-        return self.name.lower()
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do."""
-
-    code: str
-    severity: Severity
-    run: str
-    message: str
-    remedy: str
-    evidence: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict:
-        return {"code": self.code, "severity": self.severity.label, "run": self.run, "message": self.message,
-                "remedy": self.remedy, "evidence": self.evidence}
-
-
-CODES = ("ABOVE-CEILING", "AT-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
-         "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES", "TOOL-INVALID", "TRANSFER-MISFIT", "UNIT-MIXUP",
-         "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A run against its ceiling (the ratio and its confidence interval) and every finding about it.
-
-    ``ceiling`` is None when the model has none for the run; ``no_ceiling`` then says why.
-    """
-
-    run: Run
-    measured: Quantity | None
-    ceiling: Ceiling | None
-    ratio: float | None
-    ratio_interval: tuple[float, float] | None
-    findings: tuple[Finding, ...]
-    no_ceiling: str = ""
-
-    def to_dict(self) -> dict:
-        return {"run": self.run.to_dict(), "measured": quantity_json(self.measured),
-                "ceiling": None if self.ceiling is None else self.ceiling.to_dict(), "no_ceiling": self.no_ceiling or None,
-                "ratio": self.ratio, "ratio_ci95": list(self.ratio_interval) if self.ratio_interval else None,
-                "findings": [f.to_dict() for f in self.findings]}
+__all__ = ["judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric", "summary_in", "metric_factor"]
 
 
 def bandwidth_factor(run: Run) -> float | None:
@@ -200,15 +139,3 @@ def _caches(ceiling: Ceiling, fastest: Quantity) -> str:
     c = able[0]
     fits = "" if c.ratio is None else f", the data set {c.ratio:.2g}x its memory"
     return f"; the {c.layer} ({format_quantity(c.value)}{fits}) can serve it"
-
-
-# check format history (the body is check_body's):
-#   1.0  first version
-#   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
-#        sibling findings; runs carry durations and a reported summary
-CHECK_VERSION = "1.1"
-
-
-def check_body(topology: Topology, judgements: list[Judgement]) -> dict:
-    """The body of an iobound/check document: the system and every run with its ceiling and findings."""
-    return {"topology": {"name": topology.name, "path": topology.path}, "runs": [j.to_dict() for j in judgements]}

@@ -13,9 +13,7 @@ import enum
 import functools
 import math
 import re
-from typing import Mapping
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import UnitError
 
@@ -34,7 +32,7 @@ def registry() -> pint.UnitRegistry:
 
     try:
         units = pint.UnitRegistry(cache_folder=":auto:")
-    except OSError:  # no writable cache folder: parse the definitions each time
+    except Exception:  # no writable cache folder, or a cache file cut short by a start beside this one
         units = pint.UnitRegistry()
     units.define("operation = [operation] = op")
     # Kernel events such as context switches: counted, but neither operations nor bytes.

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from probes.core.units import Metric, format_quantity, quantity_from_json, quantity_json, require
 

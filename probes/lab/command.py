@@ -6,12 +6,12 @@ import os
 
 from probes.measure.tool import ToolOutput, run_tool
 
-__all__ = ["run", "COMMAND"]
+__all__ = ["execute", "COMMAND"]
 
 # Seconds a command of ip, tc, mount or ssh-keygen may take.
 COMMAND = 10.0
 
 
-def run(*argv: str | os.PathLike, timeout: float = COMMAND, check: bool = True) -> ToolOutput:
+def execute(*argv: str | os.PathLike, timeout: float = COMMAND, check: bool = True) -> ToolOutput:
     """Run a command of the lab within ``timeout`` seconds; with ``check`` it must succeed (else ToolFailedError)."""
     return run_tool([str(a) for a in argv], timeout=timeout, check=check)

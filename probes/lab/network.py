@@ -6,14 +6,13 @@ every lab command can tell whose it is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from probes.core.errors import ToolFailedError
-from probes.lab.command import run
+from probes.lab.command import execute
 from probes.lab.layout import Lab
 from probes.lab.spec import PREFIX, SUBNET, SWITCH
 from probes.lab.state import Journal
@@ -26,13 +25,13 @@ __all__ = ["namespaces", "owner", "identity", "delete", "build", "missing"]
 
 def namespaces() -> list[str]:
     """The network namespaces named with the lab's prefix."""
-    listed = run("ip", "netns", "list").stdout
+    listed = execute("ip", "netns", "list").stdout
     return [line.split()[0] for line in listed.splitlines() if line.startswith(PREFIX)]
 
 
 def owner(namespace: str) -> Path | None:
     """The state directory of the lab that made ``namespace``, as its tag says; None if untagged or gone."""
-    shown = run("ip", "-j", "-n", namespace, "link", "show", "lo", check=False)
+    shown = execute("ip", "-j", "-n", namespace, "link", "show", "lo", check=False)
     try:
         alias = json.loads(shown.stdout)[0].get("ifalias") if shown.returncode == 0 else None
     except (ValueError, IndexError, AttributeError):
@@ -51,26 +50,26 @@ def identity(namespace: str) -> tuple[int, int] | None:
 
 def delete(namespace: str) -> bool:
     """Delete ``namespace`` with its devices (a veth pair goes with either end); whether it went."""
-    return run("ip", "netns", "delete", namespace, check=False).returncode == 0
+    return execute("ip", "netns", "delete", namespace, check=False).returncode == 0
 
 
 def build(lab: Lab, journal: Journal) -> None:
     """The switch namespace with its bridge, and each host's namespace on a veth pair to it, shaped both ways."""
     _add(SWITCH, lab, journal)
-    run("ip", "-n", SWITCH, "link", "add", "br0", "type", "bridge")
+    execute("ip", "-n", SWITCH, "link", "add", "br0", "type", "bridge")
     for device in ("lo", "br0"):
-        run("ip", "-n", SWITCH, "link", "set", device, "up")
+        execute("ip", "-n", SWITCH, "link", "set", device, "up")
     netem = _netem_works()
     journal.note(netem=netem)
     delay = lab.spec.delay if netem else None
     for host in lab.hosts:
         _add(host.namespace, lab, journal)
-        run("ip", "-n", SWITCH, "link", "add", host.name, "type", "veth", "peer", "name", "eth0",
+        execute("ip", "-n", SWITCH, "link", "add", host.name, "type", "veth", "peer", "name", "eth0",
             "netns", host.namespace)
-        run("ip", "-n", SWITCH, "link", "set", host.name, "master", "br0", "up")
-        run("ip", "-n", host.namespace, "address", "add", f"{host.address}/{SUBNET.prefixlen}", "dev", "eth0")
+        execute("ip", "-n", SWITCH, "link", "set", host.name, "master", "br0", "up")
+        execute("ip", "-n", host.namespace, "address", "add", f"{host.address}/{SUBNET.prefixlen}", "dev", "eth0")
         for device in ("lo", "eth0"):
-            run("ip", "-n", host.namespace, "link", "set", device, "up")
+            execute("ip", "-n", host.namespace, "link", "set", device, "up")
         _shape(SWITCH, host.name, lab.spec.rate, None)
         _shape(host.namespace, "eth0", lab.spec.rate, delay)
 
@@ -87,9 +86,9 @@ def missing(lab: Lab) -> list[str]:
             gone.append(f"namespace {name} as this lab's (it is {f'tagged {tag}' if tag else 'untagged'})")
     if gone:
         return gone
-    switch = run("tc", "-n", SWITCH, "qdisc", "show", check=False).stdout.splitlines()
+    switch = execute("tc", "-n", SWITCH, "qdisc", "show", check=False).stdout.splitlines()
     for host in lab.hosts:
-        own = run("tc", "-n", host.namespace, "qdisc", "show", "dev", "eth0", check=False).stdout
+        own = execute("tc", "-n", host.namespace, "qdisc", "show", "dev", "eth0", check=False).stdout
         if "qdisc tbf" not in own or not any(f" dev {host.name} " in line and "qdisc tbf" in line for line in switch):
             gone.append(f"the shaping (tc tbf) of {host.name}'s link")
     return gone
@@ -99,18 +98,18 @@ def _add(namespace: str, lab: Lab, journal: Journal) -> None:
     """Make ``namespace``, recorded first and tagged with the lab's state directory right after."""
     journal.record(namespace)
     try:
-        run("ip", "netns", "add", namespace)
+        execute("ip", "netns", "add", namespace)
     except ToolFailedError as exc:
         if exc.status is not None:  # ip refused (one of that name exists): not made, so not the lab's to remove
             journal.forget(namespace)
         raise
-    run("ip", "-n", namespace, "link", "set", "lo", "alias", lab.state_dir)
+    execute("ip", "-n", namespace, "link", "set", "lo", "alias", lab.state_dir)
 
 
 def _netem_works() -> bool:
     """Whether this kernel delays packets with netem (sch_netem, often left out): tried on the switch's bridge."""
-    done = run("tc", "-n", SWITCH, "qdisc", "add", "dev", "br0", "root", "netem", "delay", "1ms", check=False)
-    run("tc", "-n", SWITCH, "qdisc", "del", "dev", "br0", "root", check=False)
+    done = execute("tc", "-n", SWITCH, "qdisc", "add", "dev", "br0", "root", "netem", "delay", "1ms", check=False)
+    execute("tc", "-n", SWITCH, "qdisc", "del", "dev", "br0", "root", check=False)
     return done.returncode == 0
 
 
@@ -124,8 +123,8 @@ def _shape(namespace: str, device: str, rate: Quantity, delay: Quantity | None) 
     burst = max(bits // 8 // 200, 64 * 1024)
     tbf = ("tbf", "rate", f"{bits}bit", "burst", str(burst), "latency", "20ms")
     if delay is None:
-        run("tc", "-n", namespace, "qdisc", "add", "dev", device, "root", "handle", "1:", *tbf)
+        execute("tc", "-n", namespace, "qdisc", "add", "dev", device, "root", "handle", "1:", *tbf)
     else:
-        run("tc", "-n", namespace, "qdisc", "add", "dev", device, "root", "handle", "1:", "netem", "delay",
+        execute("tc", "-n", namespace, "qdisc", "add", "dev", device, "root", "handle", "1:", "netem", "delay",
             f"{delay.m_as('us'):.0f}us")
-        run("tc", "-n", namespace, "qdisc", "add", "dev", device, "parent", "1:1", "handle", "10:", *tbf)
+        execute("tc", "-n", namespace, "qdisc", "add", "dev", device, "parent", "1:1", "handle", "10:", *tbf)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from probes.core.errors import ProbeError, ToolFailedError
 from probes.measure.tool import install_hint
-from probes.lab.command import run
+from probes.lab.command import execute
 from probes.lab.layout import Lab
 from probes.lab.network import identity
 from probes.lab.spec import PREFIX, Backing, Host
@@ -42,7 +42,7 @@ def sshd_path(required: bool = True) -> str | None:
 
 def make_keys(lab: Lab) -> None:
     """The key every client logs in to every server with."""
-    run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "iobound-lab", "-f", lab.key)
+    execute("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "iobound-lab", "-f", lab.key)
 
 
 def serve(lab: Lab, server: Host) -> None:
@@ -51,16 +51,16 @@ def serve(lab: Lab, server: Host) -> None:
     store.mkdir()
     size = round(lab.spec.size.m_as("B"))
     if lab.spec.backing is Backing.TMPFS:
-        run("mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"{PREFIX}{server.name}", store)
+        execute("mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"{PREFIX}{server.name}", store)
     else:
         image = lab.image(server.name)
         with open(image, "wb") as f:
             f.truncate(size)
-        run("mkfs.ext4", "-q", "-F", "-m", "0", "-L", f"{PREFIX}{server.name}", image, timeout=_MKFS)
-        run("mount", "-o", "loop", image, store)
+        execute("mkfs.ext4", "-q", "-F", "-m", "0", "-L", f"{PREFIX}{server.name}", image, timeout=_MKFS)
+        execute("mount", "-o", "loop", image, store)
     home = lab.home(server.name)
     (home / "run" / "sshd").mkdir(parents=True, mode=0o755)
-    run("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"iobound-lab {server.name}", "-f", home / "host_key")
+    execute("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"iobound-lab {server.name}", "-f", home / "host_key")
     shutil.copyfile(f"{lab.key}.pub", home / "authorized_keys")
     (home / "sshd_config").write_text(_sshd_config(server, home))
     _start_sshd(lab, server)

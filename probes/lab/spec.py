@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import enum
 import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, parse_quantity

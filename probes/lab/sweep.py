@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from probes.core.errors import ProbeError
-from probes.lab.command import run
+from probes.lab.command import execute
 from probes.lab.layout import down_command
 from probes.lab.network import delete, identity, namespaces
 from probes.lab.state import inside
@@ -99,7 +99,7 @@ def loops(root: Path) -> list[tuple[str, str]]:
 def _unmount(root: Path) -> list[str]:
     """Unmount (lazily, so a busy one goes too) every mount of the lab, the deepest first."""
     return [f"{m.fstype} mount {m.point}" for m in lab_mounts(root)
-            if run("umount", "--lazy", m.point, check=False).returncode == 0]
+            if execute("umount", "--lazy", m.point, check=False).returncode == 0]
 
 
 def _stop(ids: dict[str, tuple[int, int]]) -> list[str]:

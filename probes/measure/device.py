@@ -171,11 +171,11 @@ def _in_use(path: str, rdev: int) -> tuple[str, ...]:
 
 def _contents(path: str, head: bytes) -> tuple[str, ...]:
     """What a block device holds: blkid's partition table and signature, or an MBR or GPT found in ``head``."""
-    run = run_tool(["blkid", "-p", "-o", "export", path], timeout=60, check=False)
-    if run.returncode not in (0, 2, 8):
-        raise ToolFailedError(run.argv, run.returncode, run.stderr)
-    found = ["several conflicting signatures (blkid -p finds an ambivalent result)"] if run.returncode == 8 else []
-    values = dict(line.split("=", 1) for line in run.stdout.splitlines() if "=" in line)
+    output = run_tool(["blkid", "-p", "-o", "export", path], timeout=60, check=False)
+    if output.returncode not in (0, 2, 8):
+        raise ToolFailedError(output.argv, output.returncode, output.stderr)
+    found = ["several conflicting signatures (blkid -p finds an ambivalent result)"] if output.returncode == 8 else []
+    values = dict(line.split("=", 1) for line in output.stdout.splitlines() if "=" in line)
     table = values.get("PTTYPE") or ("gpt" if b"EFI PART" in (head[512:520], head[4096:4104]) else
                                      "dos" if head[510:512] == b"\x55\xaa" and any(head[450:512:16]) else None)
     if table:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.tool import run_tool
-from probes.readers import fio as output
+from probes.readers import fio as reader
 
 __all__ = ["FioResult", "fio_argv", "run_fio", "ContextSwitches", "lay_out"]
 
@@ -58,11 +58,11 @@ def lay_out(directory: str, numjobs: int, size: int) -> None:
 def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:
     """Run fio once and sum the group's reads and writes; it may take half a minute more than ``runtime`` to start and stop."""
     with ContextSwitches() as ctx:
-        run = run_tool(argv, timeout=runtime * 2 + 30)
+        output = run_tool(argv, timeout=runtime * 2 + 30)
     try:
-        iops, bandwidth = output.totals(run.stdout, source=shlex.join(argv))
+        iops, bandwidth = reader.totals(output.stdout, source=shlex.join(argv))
     except ToolOutputError as exc:
-        raise ProbeError(f"fio printed no result iobound can read: {exc}; its output begins: {run.stdout[:200]!r}") from None
+        raise ProbeError(f"fio printed no result iobound can read: {exc}; its output begins: {output.stdout[:200]!r}") from None
     return FioResult(iops, bandwidth, ctx.rate)
 
 

@@ -20,7 +20,7 @@ from probes.core.errors import ProbeError, ToolOutputError
 from probes.measure.probe import Output, Probe
 from probes.measure.tool import ToolOutput, locate, run_tool, tool_version
 from probes.core.units import Metric
-from probes.readers import iperf3 as output
+from probes.readers import iperf3 as reader
 
 __all__ = ["iperf3_argv", "iperf3_probes", "serve", "serve_forever", "DEFAULT_PORT", "CONNECT_TIMEOUT"]
 
@@ -85,21 +85,21 @@ def _once(commands, ports, peer, time, name):
         started, pause = clock.monotonic(), 0.05
         while True:
             with ThreadPoolExecutor(len(commands)) as pool:
-                runs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
-            waits = [limit for said, limit in _BETWEEN_TESTS.items() if any(said in run.stdout for run in runs)]
+                outputs = list(pool.map(lambda argv: run_tool(argv, timeout=timeout, check=False), commands))
+            waits = [limit for said, limit in _BETWEEN_TESTS.items() if any(said in o.stdout for o in outputs)]
             if not waits or clock.monotonic() - started + pause > max(waits):
-                return {name: sum(_throughput(run, peer, p) for run, p in zip(runs, ports))}
+                return {name: sum(_throughput(o, peer, p) for o, p in zip(outputs, ports))}
             clock.sleep(pause)
             pause = min(2 * pause, 0.4)
     return once
 
 
-def _throughput(run: ToolOutput, peer: str, port: int) -> float:
+def _throughput(output: ToolOutput, peer: str, port: int) -> float:
     """One client's bit/s; any failure names the peer and port, and shows iperf3's stderr if it wrote one."""
     try:
-        return output.received(run.stdout, source=shlex.join(run.argv))
+        return reader.received(output.stdout, source=shlex.join(output.argv))
     except ToolOutputError as exc:
-        stderr = f" (stderr: {run.stderr.strip()[-300:]})" if run.stderr.strip() else ""
+        stderr = f" (stderr: {output.stderr.strip()[-300:]})" if output.stderr.strip() else ""
         raise ProbeError(f"iperf3 could not measure {peer} port {port}: {exc.detail}{stderr}") from None
 
 

@@ -14,7 +14,7 @@ from probes.core.errors import ProbeError, ToolFailedError, ToolOutputError
 from probes.measure.probe import Output, Probe
 from probes.measure.tool import run_tool
 from probes.core.units import Q_, Metric
-from probes.readers import ping as output
+from probes.readers import ping as reader
 
 __all__ = ["ping_argv", "ping_probes", "FAST_INTERVAL", "USER_INTERVAL"]
 
@@ -59,20 +59,21 @@ def ping_probes(peer: str, *, count: int | None = None, interval: float | None =
 
 def _mean_rtt(argv: tuple[str, ...], peer: str, deadline: int) -> float:
     """Run ping once; its exit status is 1 when a reply is missing, 2 when it cannot ping at all."""
-    run = run_tool(argv, timeout=deadline + 5, check=False)
-    if run.returncode not in (0, 1):
-        raise ToolFailedError(argv, run.returncode, run.stderr or run.stdout)
+    output = run_tool(argv, timeout=deadline + 5, check=False)
+    if output.returncode not in (0, 1):
+        raise ToolFailedError(argv, output.returncode, output.stderr or output.stdout)
     try:
-        [replies] = output.parse(run.stdout, source=shlex.join(argv))  # the reader a saved output goes through
+        pings = reader.parse(output.stdout, source=shlex.join(argv))  # the reader a saved output goes through
     except ToolOutputError as exc:
-        if run.returncode == 1:
+        if output.returncode == 1:
             raise ProbeError(f"no reply from {peer} within {deadline} s") from None
         raise ProbeError(f"ping {peer} printed nothing iobound can read: {exc}") from None
-    except ValueError:  # more than one ping in what one ping printed
-        raise ProbeError(f"ping {peer} printed more than one ping's output") from None
-    rtts = [Q_(sample, replies.unit).m_as("s") for sample in replies.samples]
-    steady = rtts[1:] or rtts
-    return sum(steady) / len(steady)
+    if len(pings) != 1:
+        raise ProbeError(f"ping {peer} printed {len(pings)} pings' output; one was run")
+    replies = pings[0]
+    seconds = Q_(1, replies.unit).m_as("s")
+    steady = replies.samples[1:] or replies.samples
+    return seconds * sum(steady) / len(steady)
 
 
 def _deadline(count: int, interval: float) -> int:

@@ -1,4 +1,4 @@
-"""Probe sets: the measurements of a probe run in one versioned JSON file, saved after every repetition."""
+"""Probe sets: the measurements of a probe session in one versioned JSON file, saved after every repetition."""
 
 from __future__ import annotations
 
@@ -12,21 +12,21 @@ from probes.core.host import this_host
 from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 
-__all__ = ["read_probe_set", "document", "ProbeSetFile", "FORMAT_VERSION"]
+__all__ = ["read_probe_set", "document", "ProbeSetFile", "PROBE_SET_VERSION"]
 
 # 1.0: measurements with samples, summary, target, parameters and provenance (tool, version, commands, host).
-FORMAT_VERSION = "1.0"
+PROBE_SET_VERSION = "1.0"
 KIND = "probe-set"
 
 
 def document(measurements: Iterable[Measurement]) -> dict:
     """The versioned JSON document of a probe set."""
-    return envelope(KIND, FORMAT_VERSION, {"measurements": [m.to_dict() for m in measurements]})
+    return envelope(KIND, PROBE_SET_VERSION, {"measurements": [m.to_dict() for m in measurements]})
 
 
 def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
     """The measurements of a probe set file by name; InputError naming the file and entry if it is malformed."""
-    doc = read_document(path, KIND, (FORMAT_VERSION,))
+    doc = read_document(path, KIND, (PROBE_SET_VERSION,))
     entries = doc.get("measurements")
     if not isinstance(entries, list):
         raise InputError(str(path), "measurements", "must be a list of measurements")
@@ -41,7 +41,7 @@ def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
 
 
 class ProbeSetFile:
-    """The file a probe run writes as it goes; an existing one is continued with ``resume`` or replaced with ``force``."""
+    """The file a probe session writes as it goes; an existing one is continued with ``resume`` or replaced with ``force``."""
 
     def __init__(self, path: str | os.PathLike, *, force: bool = False, resume: bool = False):
         self.path = Path(path)
@@ -66,7 +66,7 @@ class ProbeSetFile:
         return None
 
     def partial(self, probe: Probe) -> dict[str, Measurement]:
-        """The samples an interrupted run took of ``probe`` with the same commands on this host, to be continued."""
+        """The samples an interrupted session took of ``probe`` with the same commands on this host, to be continued."""
         return {o.name: m for o in probe.outputs if (m := self.measurements.get(o.name)) is not None and _same(m, probe)}
 
     def conflicts(self, probe: Probe) -> list[str]:

@@ -130,7 +130,7 @@ def _alive(proc: subprocess.Popen) -> bool:
 def tool_version(tool: str) -> str:
     """The version a tool reports, e.g. ``3.33`` for fio-3.33; the first line of its answer if no number is found."""
     flag = "-V" if tool == "ping" else "--version"
-    run = run_tool([tool, flag], timeout=10, check=False)
-    text = (run.stdout or run.stderr).strip()
+    output = run_tool([tool, flag], timeout=10, check=False)
+    text = (output.stdout or output.stderr).strip()
     found = re.search(r"(\d+(?:\.\d+)+)", text) or re.search(r"(\d{8})", text)
     return found.group(1) if found else text.splitlines()[0] if text else "unknown"

@@ -6,11 +6,9 @@ benchmark's; what the output does not say is refused, never guessed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 import re
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
 from probes.readers.jsonfields import check, field, number

@@ -7,10 +7,9 @@ left unknown, never guessed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
 from probes.core.run import Origin, Run, distinct_labels

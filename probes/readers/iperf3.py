@@ -135,7 +135,6 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(_parse_text(text, source))
 
 
-
 def received(text: str, *, source: str) -> float:
     """The receiver's throughput in bit/s (``end.sum_received``) of one ``iperf3 -J`` test: the figure a probe keeps.
 
@@ -162,6 +161,7 @@ def received(text: str, *, source: str) -> float:
     if rate == 0:
         raise ToolOutputError(source, "end.sum_received.bits_per_second", "expected a throughput; nothing was received")
     return rate
+
 
 # ---------------------------------------------------------------------------------------------
 # Shared with probes.readers.iperf2: interval lines and their rates

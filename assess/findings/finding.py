@@ -1,0 +1,71 @@
+"""What a finding is (a stable code, a severity, a sentence with its numbers, a remedy), and a run's judgement."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from probes.core.run import Run
+from probes.core.units import quantity_json
+from models.ceiling import Ceiling
+
+if TYPE_CHECKING:
+    from pint import Quantity
+
+__all__ = ["Severity", "Finding", "Judgement", "CODES"]
+
+
+class Severity(enum.IntEnum):
+    """How much a finding matters; ordered, so ``--fail-on warning`` also fails on errors."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do."""
+
+    code: str
+    severity: Severity
+    run: str
+    message: str
+    remedy: str
+    evidence: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "severity": self.severity.label, "run": self.run, "message": self.message,
+                "remedy": self.remedy, "evidence": self.evidence}
+
+
+CODES = ("ABOVE-CEILING", "AT-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
+         "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES", "TOOL-INVALID", "TRANSFER-MISFIT", "UNIT-MIXUP",
+         "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A run against its ceiling (the ratio and its confidence interval) and every finding about it.
+
+    ``ceiling`` is None when the model has none for the run; ``no_ceiling`` then says why.
+    """
+
+    run: Run
+    measured: Quantity | None
+    ceiling: Ceiling | None
+    ratio: float | None
+    ratio_interval: tuple[float, float] | None
+    findings: tuple[Finding, ...]
+    no_ceiling: str = ""
+
+    def to_dict(self) -> dict:
+        return {"run": self.run.to_dict(), "measured": quantity_json(self.measured),
+                "ceiling": None if self.ceiling is None else self.ceiling.to_dict(), "no_ceiling": self.no_ceiling or None,
+                "ratio": self.ratio, "ratio_ci95": list(self.ratio_interval) if self.ratio_interval else None,
+                "findings": [f.to_dict() for f in self.findings]}
