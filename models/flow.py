@@ -270,15 +270,7 @@ class FlowNetwork:
 
 def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
     """The server groups a client's data reaches, in tiers by how many groups lie between (nearest first)."""
-    ahead: dict[str, list[str]] = {}
-    for u, v, _ in topology.data_links():
-        ahead.setdefault(u, []).append(v)
-    distance, todo = {client: 0}, [client]
-    for u in todo:  # breadth first: the loop sees names appended while it runs
-        for v in ahead.get(u, ()):
-            if v not in distance:
-                distance[v] = distance[u] + 1
-                todo.append(v)
+    distance = topology.reachable(client)
     servers = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(Kind.SERVER)) if g.name in distance)
     tiers: dict[int, list[Group]] = {}
     for d, _, group in servers:

@@ -56,6 +56,7 @@ def test_a_good_file_loads_with_groups_links_and_defaults():
     assert t.group("c").capacity("nic").source.note == "onboard"
     assert t.group("s").capacity("nic").value.m_as("Gbit/s") == 10
     assert set(t.graph().edges) == {("c", "sw"), ("sw", "s"), ("s", "d")}
+    assert t.reachable("c") == {"c": 0, "sw": 1, "s": 2, "d": 3} and t.reachable("d") == {"d": 0}
 
 
 def test_read_and_write_capacities_are_looked_up_per_operation():

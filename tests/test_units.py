@@ -1,5 +1,9 @@
 """Units: one registry, strict parsing, refused ambiguity, and the pint trap that bytes are dimensionless."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -88,10 +92,6 @@ def test_formatting_for_people():
 
 def test_the_registry_works_where_pints_cache_cannot_be_written(tmp_path):
     """pint caches its parsed definitions in the user's cache folder; one that cannot be written only costs time."""
-    import os
-    import subprocess
-    import sys
-
     env = dict(os.environ, XDG_CACHE_HOME="/proc/no-cache-here", HOME="/proc/no-home-here")
     done = subprocess.run([sys.executable, "-c", "from probes.core.units import Q_; print(Q_(1, 'GiB/s').to('MiB/s'))"],
                           capture_output=True, text=True, env=env, cwd=tmp_path, check=True)
@@ -100,10 +100,6 @@ def test_the_registry_works_where_pints_cache_cannot_be_written(tmp_path):
 
 def test_a_cache_file_cut_short_costs_time_not_the_command(tmp_path):
     """Two first starts beside each other (MPI ranks on one home) can leave pint's cache half written."""
-    import os
-    import subprocess
-    import sys
-
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path))
     code = "from probes.core.units import Q_; print(Q_(8, 'Gbit/s').to('GB/s'))"
     subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
@@ -116,9 +112,6 @@ def test_a_cache_file_cut_short_costs_time_not_the_command(tmp_path):
 
 
 def test_pint_loads_with_the_first_quantity_not_with_the_module():
-    import subprocess
-    import sys
-
     code = ("import sys; import probes.core.units as u; before = 'pint' in sys.modules; u.Q_(1, 'B'); "
             "print(before, 'pint' in sys.modules, u.ureg is u.registry())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

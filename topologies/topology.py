@@ -256,18 +256,18 @@ class Topology:
                 directed.append((b.name, a.name, index))
         return directed
 
-    def reachable(self, name: str) -> set[str]:
-        """The groups that data written from group ``name`` can reach along :meth:`data_links`, ``name`` included."""
+    def reachable(self, name: str) -> dict[str, int]:
+        """The groups data written from group ``name`` reaches along :meth:`data_links`, each with how many links away."""
         ahead: dict[str, list[str]] = {}
         for u, v, _ in self.data_links():
             ahead.setdefault(u, []).append(v)
-        seen, todo = {name}, [name]
-        while todo:
-            for v in ahead.get(todo.pop(), ()):
-                if v not in seen:
-                    seen.add(v)
+        distance, todo = {name: 0}, [name]
+        for u in todo:  # breadth first: the loop sees names appended while it runs
+            for v in ahead.get(u, ()):
+                if v not in distance:
+                    distance[v] = distance[u] + 1
                     todo.append(v)
-        return seen
+        return distance
 
     def to_dict(self) -> dict:
         """The topology as JSON-ready data: every capacity per member, canonical units, with its source."""
