@@ -49,20 +49,20 @@ between = ["storage", "ssd"]
 """
 # Per format, commands and their exit statuses that together write every optional part it has ({system}: SYSTEM).
 COMMANDS = {
-    "prediction": (["predict", "{system}", "--op", "read", "--transfer-size", "1MiB", "--data-set", "1GiB", "--curve",
-                    "--json"], 0),
-    "prediction-sweep": (["predict", "lecture", "--op", "read,write", "--transfer-size", "1MiB", "--json"], 0),
-    "check": (["check", "lecture", "lecture-results.csv", "--fail-on", "never", "--json"], 0),
-    "results": (["read", "lecture-results.csv", "no-such-results.txt", "--json"], 2),
-    "topology": (["topology", "lecture", "--json"], 0),
-    "whatif": (["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0),
-    "examples": (["examples", "--json"], 0),
-    "comparison": (["compare", "lecture-results.csv", "--json"], 0),
-    "fit": (["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--at", "8MiB", "--json"], 0),
-    "sizing": (["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1",
-                "--json"], 0,
+    "prediction": [(["predict", "{system}", "--op", "read", "--transfer-size", "1MiB", "--data-set", "1GiB", "--curve",
+                     "--json"], 0)],
+    "prediction-sweep": [(["predict", "lecture", "--op", "read,write", "--transfer-size", "1MiB", "--json"], 0)],
+    "check": [(["check", "lecture", "lecture-results.csv", "--fail-on", "never", "--json"], 0)],
+    "results": [(["read", "lecture-results.csv", "no-such-results.txt", "--json"], 2)],
+    "topology": [(["topology", "lecture", "--json"], 0)],
+    "whatif": [(["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0)],
+    "examples": [(["examples", "--json"], 0)],
+    "comparison": [(["compare", "lecture-results.csv", "--json"], 0)],
+    "fit": [(["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--at", "8MiB", "--json"], 0)],
+    "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1",
+                 "--json"], 0),
                # and when no design meets the targets: its shortfalls instead of configurations
-               ["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1),
+               (["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1)],
 }
 # Lists a sample may leave empty: numbers (no keys inside), and ceilings' caches, whose keys iobound/prediction pins.
 MAY_BE_EMPTY = {"durations_s", "caches"}
@@ -92,9 +92,8 @@ def written(name: str, folder: Path) -> list[dict]:
     from assess.cli import main
 
     (folder / "pins.toml").write_text(SYSTEM, encoding="utf-8")
-    samples = COMMANDS[name]
     docs = []
-    for argv, status in zip(samples[0::2], samples[1::2]):
+    for argv, status in COMMANDS[name]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             assert main([word.format(system=folder / "pins.toml") for word in argv]) == status
