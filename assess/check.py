@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Iterable
 
@@ -13,7 +14,7 @@ from models.caches import Memory, aggregate_memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.topology import Topology
-from assess.findings import FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
+from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 
@@ -21,7 +22,8 @@ __all__ = ["check_runs", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-               tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, limits: Limits = Limits()) -> list[Judgement]:
+               tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,
+               limits: Limits = Limits()) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others."""
     runs = list(runs)
     block = topology.block_size()
@@ -38,7 +40,8 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                     ceilings[run.workload] = model.ceiling(run.workload, clients)
                 except TopologyError as exc:
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
-            judgement = judge(run, ceilings[run.workload], tolerance=tolerance, far_below=far_below)
+            judgement = judge(run, ceilings[run.workload], tolerance=tolerance, far_below=far_below, below=below,
+                              implied=functools.partial(model.implied, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
@@ -80,7 +83,9 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #   1.0  first version
 #   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
 #        sibling findings; runs carry durations and a reported summary
-CHECK_VERSION = "1.1"
+#   1.2  a ceiling may be an interval (its low end, which capacities are assumed: prediction 1.3); findings
+#        POSSIBLE-IF (evidence: implied) and BELOW-CEILING
+CHECK_VERSION = "1.2"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

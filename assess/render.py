@@ -51,7 +51,7 @@ def runs_table(runs: list[Run]) -> str:
 
 def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:
     """A row per judged run under :data:`JUDGEMENT_HEADERS`: measured, ceiling, ratio, what binds, finding codes."""
-    return [(j.run.label, _measured(j), "-" if j.ceiling is None else format_quantity(j.ceiling.value),
+    return [(j.run.label, _measured(j), "-" if j.ceiling is None else j.ceiling.shown,
              "-" if j.ratio is None else f"{j.ratio:.0%}",
              f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
              " ".join(f.code for f in j.findings))

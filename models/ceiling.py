@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from probes.core.units import Metric, Q_, canonical, format_quantity, quantity_json, registry
+from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity, quantity_json, registry
 from probes.core.workload import Workload
-from topologies.topology import Component
+from topologies.topology import Capacity, Component
 
 if TYPE_CHECKING:  # pint comes with the first quantity, sympy where a formula is shown: a ceiling's value needs neither
     import sympy as sp
     from pint import Quantity
 
-__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "TIE", "rate", "PREDICTION_VERSION", "SWEEP_VERSION", "prediction_body", "sweep_body"]
+__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "Implied", "TIE", "rate", "PREDICTION_VERSION", "SWEEP_VERSION", "prediction_body", "sweep_body"]
 
 # How close (relative) two limits must be to count as the same: float noise only.
 TIE = 1e-9
@@ -99,6 +99,17 @@ class Ceiling:
     metric: Metric = Metric.BANDWIDTH
     caches: tuple[CacheLimit, ...] = ()
     mixed: LayerLimit | None = field(default=None, compare=False, repr=False)  # a cut lower than any one layer
+    low: Ceiling | None = field(default=None, compare=False, repr=False)  # every range at its least favourable end
+    assumed: tuple[Component, ...] = ()  # of ``binding`` (and ``low.binding``): figures assumed or known as ranges
+
+    @property
+    def least(self) -> Quantity:
+        """The ceiling when every figure stated as a range is at its least favourable end (``value`` without ranges)."""
+        return self.value if self.low is None else self.low.value
+
+    def marked(self, components: tuple[Component, ...]) -> str:
+        """The components as text, each assumed one marked ``[assumed]``."""
+        return ", ".join(f"{c} [assumed]" if c in self.assumed else str(c) for c in components)
 
     @cached_property
     def expression(self) -> sp.Expr:
@@ -142,8 +153,19 @@ class Ceiling:
         """The formula's value in canonical units (B/s or op/s): equal to ``value``, which the tests check."""
         return float(self.expression.subs(self.substitutions))
 
+    @property
+    def shown(self) -> str:
+        """The ceiling for people: ``1,100 MiB/s``, or ``550–1,100 MiB/s`` for an interval."""
+        if self.low is None:
+            return format_quantity(self.value)
+        unit = display_unit(self.value)
+        return f"{format_quantity(self.low.value, unit=unit).split(' ')[0]}–{format_quantity(self.value, unit=unit)}"
+
     def __str__(self) -> str:
-        return f"{format_quantity(self.value)} ({', '.join(self.binding_layers)})"
+        layers = ", ".join(self.binding_layers)
+        if self.low is not None and self.low.binding_layers != self.binding_layers:
+            layers = f"{', '.join(self.low.binding_layers)} to {layers}"
+        return f"{self.shown} ({layers})"
 
     def to_dict(self) -> dict:
         return {
@@ -158,7 +180,33 @@ class Ceiling:
             "numbers": self.numbers,
             "symbols": {name: v if isinstance(v, (int, float)) else quantity_json(v) for name, v in self.symbols.items()},
             "assumptions": list(self.assumptions),
+            "assumed": [str(c) for c in self.assumed],
+            "low": None if self.low is None else {
+                "ceiling": quantity_json(self.low.value), "binding": [str(c) for c in self.low.binding],
+                "binding_layers": list(self.low.binding_layers), "numbers": self.low.numbers},
         }
+
+
+@dataclass(frozen=True)
+class Implied:
+    """What a run needs of one figure stated as a range, every other range at its most favourable end.
+
+    ``needed`` is the least value (the greatest, for a latency) at which the run is possible.
+    """
+
+    component: Component
+    stated: Capacity  # as the topology states it: its range and source
+    needed: Quantity
+
+    def __str__(self) -> str:
+        sign = "≤" if self.stated.metric is Metric.LATENCY else "≥"
+        shown = format_quantity(self.needed, unit=self.stated.range[1].units)
+        kind = "" if self.stated.source.kind == "unstated" else f"{self.stated.source.kind} "
+        return f"{self.component} {sign} {shown} (stated: {kind}{self.stated.span()})"
+
+    def to_dict(self) -> dict:
+        return {"component": str(self.component), "needed": quantity_json(self.needed),
+                "range": [quantity_json(v) for v in self.stated.range], "source": self.stated.source.kind}
 
 
 def rate(value: float, metric: Metric) -> Quantity:
@@ -176,10 +224,12 @@ def _unit(metric: Metric):
 #   1.0  first version
 #   1.1  workload gains data_set and shared_file (null when not known)
 #   1.2  metric may be operation_rate (metadata); caches, knee and sensitivity; workload gains shared_directory
+#   1.3  low: the ceiling with every range at its least favourable end (null without ranges); assumed
 # prediction-sweep format history (sweep_body's):
 #   1.0  first version
-PREDICTION_VERSION = "1.2"
-SWEEP_VERSION = "1.0"
+#   1.1  each prediction gains low and assumed (as prediction 1.3)
+PREDICTION_VERSION = "1.3"
+SWEEP_VERSION = "1.1"
 
 
 def prediction_body(system: dict, ceiling: Ceiling, knee=None, effects=(), curve: dict | None = None) -> dict:

@@ -8,13 +8,14 @@ cost one small maximum flow each; :func:`predict` is the one-workload form.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from probes.core.errors import TopologyError
-from probes.core.units import Metric, canonical
+from probes.core.units import Q_, Metric, canonical
 from probes.core.workload import Workload
 from models import metadata
 from models.caches import cache_limits
-from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
+from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
 from models.formulas import workload_values
 from topologies.topology import Component, Kind, Topology
@@ -35,7 +36,18 @@ class Model:
 
     def __init__(self, topology: Topology):
         self.topology = topology
+        self.ranges = topology.ranged()
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
+        self._low: Model | None = None
+
+    @property
+    def low(self) -> Model:
+        """The model with every range at its least favourable end (this one when the topology states no range)."""
+        if not self.ranges:
+            return self
+        if self._low is None:
+            self._low = Model(self.topology.at_ends(favourable=False))
+        return self._low
 
     def network(self, shape: Shape, clients: tuple[str, ...]) -> FlowNetwork:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
@@ -73,8 +85,53 @@ class Model:
     def ceiling(self, workload: Workload, clients: tuple[str, ...] | None = None, *, caches: bool = True) -> Ceiling:
         """The most ``workload`` can reach, and the components that set it (see :func:`predict`).
 
+        With figures stated as ranges it is an interval. The ceiling is monotone in every
+        figure: it rises with bandwidths, IOPS and rates, and falls with latencies and round
+        trips (a maximum flow rises with every edge's capacity; a request's time rises with
+        its fixed costs and falls with the bandwidths its bytes cross). So two solves bound
+        it: every range at its most favourable end (``value``), then at its least (``low``).
         ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
         """
+        high = self._ceiling(workload, clients, caches)
+        low = self.low._ceiling(workload, clients, False) if self.ranges else None
+        assumed = tuple(c for c in dict.fromkeys(high.binding + (low.binding if low else ())) if self._assumed(c, workload))
+        return replace(high, low=low, assumed=assumed)
+
+    def _assumed(self, component: Component, workload: Workload) -> bool:
+        capacity = self.topology.capacity_at(component, workload.operation.value)
+        return capacity is not None and (capacity.range is not None or capacity.source.kind == "assumption")
+
+    def bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
+        """The ceiling's value alone (B/s or op/s), without its layers and formula: for solving."""
+        chosen, counts = self.nodes(workload, clients)
+        if workload.operation.is_metadata:
+            return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
+        return self.cut(self.network(Shape.of(workload), chosen), workload, counts)[0]
+
+    def implied(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
+        """What a run at ``target`` (B/s or op/s) needs of each range: every range whose least favourable end
+        alone, the others at their most favourable, puts the ceiling under ``target``, with the value
+        that makes the ceiling exactly ``target`` (bisection: the ceiling is monotone in each figure).
+        Each is necessary, not all together sufficient. A target above the ceiling is taken at the ceiling."""
+        target = min(target, self.bound(workload, clients))
+        found = []
+        for place, capacity in self.ranges.items():
+            worst, best = (end.m_as(capacity.value.units) for end in capacity.ends)
+
+            def at(t: float) -> float:
+                value = Q_(worst + t * (best - worst), capacity.value.units)
+                return Model(self.topology.replaced({place: capacity.at(value)})).bound(workload, clients)
+
+            if at(0.0) >= target:
+                continue
+            low, high = 0.0, 1.0
+            while high - low > 1e-13:
+                middle = (low + high) / 2
+                low, high = (middle, high) if at(middle) < target else (low, middle)
+            found.append(Implied(place, capacity, Q_(worst + high * (best - worst), capacity.value.units)))
+        return tuple(found)
+
+    def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return metadata.ceiling(self.topology, workload, chosen, counts)

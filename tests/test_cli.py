@@ -45,7 +45,7 @@ def test_predict_json_is_versioned_and_has_every_layer(capsys):
                          "--direct", "--json")
     doc = json.loads(out)
     assert status == 0
-    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.2")
+    assert (doc["format"], doc["format_version"]) == ("iobound/prediction", "1.3")
     per_request = 64 * 1024 / (1e-4 + 64 / 1024 / 110)  # B/s: 64 KiB per (round trip + its bytes through the NIC)
     assert doc["ceiling"] == {"value": pytest.approx(per_request), "unit": "B/s"}  # canonical units in JSON
     assert doc["binding"] == ["ethernet.rtt", "compute.nic"]
@@ -65,7 +65,7 @@ def test_predict_sweeps_every_combination(capsys):
     status, out, _ = run(capsys, "predict", "lecture", "--op", "read,write", "--transfer-size", "4KiB,1MiB", "--nodes", "1,10",
                          "--direct", "--json")
     doc = json.loads(out)
-    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/prediction-sweep", "1.0")
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/prediction-sweep", "1.1")
     assert len(doc["predictions"]) == 8
     one = {(p["workload"]["operation"], p["workload"]["transfer_size"]["value"], p["workload"]["nodes"]): p
            for p in doc["predictions"]}
@@ -95,7 +95,7 @@ def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsy
             "client NICs (1,100 MiB/s), devices (1,350 MiB/s) can carry; likely served from the client's page cache") in out
     assert "read of 1,095 MiB/s is at the ceiling of 1,100 MiB/s (100%) set by client NICs (compute.nic)." in out
     # 18 runs far below, 2 Lustre reads 7-8x their writes, and every run a single value (FEW-REPETITIONS)
-    assert out.rstrip().endswith("26 runs checked: 1 error, 46 warnings, 1 info")
+    assert out.rstrip().endswith("26 runs checked: 1 error, 46 warnings, 7 info")
     assert "FEW-REPETITIONS also for 23 more run(s)" in out
 
 
@@ -119,7 +119,7 @@ def test_check_exit_status_follows_fail_on(capsys, fail_on, status):
 def test_check_json(capsys):
     status, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json")
     doc = json.loads(out)
-    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.1", 1)
+    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.2", 1)
     by_label = {r["run"]["label"]: r for r in doc["runs"]}
     above = by_label[LUSTRE_4PPN_READ]
     assert [f["code"] for f in above["findings"]] == ["ABOVE-CEILING", "FEW-REPETITIONS"]

@@ -227,7 +227,7 @@ def test_whatif_json_has_the_ceilings_changes_and_upgrades(capsys):
     status, out, _ = run(capsys, "whatif", "lecture", "--set", "compute.nic=1250MB/s", "--set", "ssd.count=6",
                          "--op", "read", "--transfer-size", "1MiB", "--json")
     doc = json.loads(out)
-    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/whatif", "1.0")
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/whatif", "1.1")
     assert [c["groups"] for c in doc["changes"]] == [["compute"], ["ssd"]]
     assert doc["changes"][1]["value"] == 6
     assert doc["before"][0]["ceiling"]["value"] == pytest.approx(1100 * 2**20, rel=1e-12)

@@ -49,6 +49,8 @@ from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source
                                  capacity_keys)
 
 if TYPE_CHECKING:
+    from pint import Quantity
+
     from probes.core.measurement import Measurement
 
 __all__ = ["load_topology", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
@@ -208,22 +210,56 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
     if isinstance(value, dict) and "probe" in value:
         return _probed(value, metric, source, where)
     if isinstance(value, dict):
-        _only(value, ("value", "source", "note"), source, where)
-        if "value" not in value:
-            raise TopologyError(source, where, "a capacity table needs a value, e.g. { value = \"110 MiB/s\", source = \"measured\" }, "
-                                "or a probe set, e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
+        _only(value, ("value", "range", "source", "note"), source, where)
+        if ("value" in value) == ("range" in value):
+            raise TopologyError(source, where, "a capacity table needs a value or a range (not both), e.g. "
+                                "{ value = \"110 MiB/s\", source = \"measured\" }, { range = [\"25 Gbit/s\", \"100 Gbit/s\"], "
+                                "source = \"assumption\" }, or a probe set, e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
         kind = value.get("source", "unstated")
         if "source" in value and kind not in SOURCE_KINDS:
             raise TopologyError(source, f"{where}.source", f"must be one of {', '.join(SOURCE_KINDS)}. Got {kind!r} instead.")
         origin = Source(kind, _text(value.get("note", ""), source, f"{where}.note"))
+        if "range" in value:
+            return _ranged(value["range"], metric, origin, source, f"{where}.range")
         value = value["value"]
     if value == "unlimited":
         return Capacity(None, metric, origin)
+    if isinstance(value, str) and ".." in value:
+        return _ranged(_span(value), metric, origin, source, where)
+    return Capacity(_quantity(value, metric, source, where), metric, origin)
+
+
+def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
+    if hasattr(value, "units"):  # a probe's interval, already a quantity
+        return value
     try:
-        quantity = parse_quantity(value, metric, what="the value", positive=True)
+        return parse_quantity(value, metric, what="the value", positive=True)
     except UnitError as exc:
         raise TopologyError(source, where, str(exc)) from exc
-    return Capacity(quantity, metric, origin)
+
+
+def _span(text: str) -> list[str]:
+    """``"25..100 Gbit/s"`` as its two ends; a bare first number takes the second's unit."""
+    first, _, second = (part.strip() for part in text.partition(".."))
+    bare = re.fullmatch(r"[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?", first)
+    unit = re.sub(r"^[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*", "", second)
+    return [f"{first} {unit}" if bare else first, second]
+
+
+def _ranged(ends: Any, metric: Metric, origin: Source, source: str, where: str) -> Capacity:
+    """A capacity known only to lie between two values: ``["25 Gbit/s", "100 Gbit/s"]``."""
+    if where.endswith("block_size") or where.endswith("block_size.range"):
+        raise TopologyError(source, where, "a block size is what the file system uses, not a limit: state one value")
+    if not (isinstance(ends, list) and len(ends) == 2):
+        raise TopologyError(source, where, "a range is two values, least first, e.g. [\"25 Gbit/s\", \"100 Gbit/s\"] "
+                            f"or \"25..100 Gbit/s\". Got {ends!r} instead.")
+    low, high = (_quantity(end, metric, source, where) for end in ends)
+    if low > high:
+        raise TopologyError(source, where, f"a range gives its least value first. Got {ends[0]!r} before {ends[1]!r}.")
+    if low == high:
+        return Capacity(low, metric, origin)
+    capacity = Capacity(None, metric, origin, (low, high))
+    return Capacity(capacity.ends[1], metric, origin, (low, high))
 
 
 def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
@@ -252,7 +288,12 @@ def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
                             f"but this capacity is a {metric.label}")
     note = f"{path}: {name}, {_precision(measurement)}"
     extra = _text(value.get("note", ""), source, f"{where}.note")
-    return Capacity(measurement.value, metric, Source("probe", f"{note}; {extra}" if extra else note))
+    origin = Source("probe", f"{note}; {extra}" if extra else note)
+    s = measurement.summary
+    if s.ci_low is None or not 0 < s.ci_low < s.ci_high:  # one sample, or an interval reaching zero: the mean alone
+        return Capacity(measurement.value, metric, origin)
+    scale = measurement.value / s.mean  # the summary is in the measurement's unit
+    return _ranged([s.ci_low * scale, s.ci_high * scale], metric, origin, source, where)
 
 
 @functools.lru_cache(maxsize=32)

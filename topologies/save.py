@@ -88,9 +88,10 @@ def _write_cost(cost: WriteCost) -> dict:
 
 def _capacity(capacity: Capacity) -> str | dict:
     value = "unlimited" if capacity.value is None else _quantity(capacity.value)
+    stated = {"range": [_quantity(end) for end in capacity.range]} if capacity.range else {"value": value}
     if capacity.source.kind == "unstated":
-        return value
-    return {"value": value, "source": capacity.source.kind, **({"note": capacity.source.note} if capacity.source.note else {})}
+        return stated if capacity.range else value
+    return stated | {"source": capacity.source.kind, **({"note": capacity.source.note} if capacity.source.note else {})}
 
 
 def _quantity(q: Quantity) -> str:

@@ -7,7 +7,7 @@ capacity is per member, with the source it comes from.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 
@@ -167,15 +167,38 @@ class Source:
 class Capacity:
     """One per-member capacity; ``value is None`` means the file says it is unlimited.
 
-    In JSON an unlimited capacity has ``"value": null``; a capacity not stated is absent.
+    A figure nobody stated exactly is a ``range`` (least, greatest); its ``value`` is then the
+    end most favourable to a ceiling (the greatest, the least for a latency), so whatever reads
+    ``value`` alone still gets an upper bound. In JSON an unlimited capacity has
+    ``"value": null``; a capacity not stated is absent.
     """
 
     value: Quantity | None
     metric: Metric
     source: Source
+    range: tuple[Quantity, Quantity] | None = None
+
+    @property
+    def ends(self) -> tuple[Quantity, Quantity]:
+        """(least favourable, most favourable) to a ceiling: a ceiling rises with a bandwidth or a rate, falls with a latency."""
+        low, high = self.range or (self.value, self.value)
+        return (high, low) if self.metric is Metric.LATENCY else (low, high)
+
+    def at(self, value: Quantity) -> Capacity:
+        """The same capacity with one value in place of its range (its source kept)."""
+        return Capacity(value, self.metric, self.source)
+
+    def span(self) -> str:
+        """The range as stated, in its greatest end's unit: ``10 to 100 Gbit/s``."""
+        low, high = self.range
+        number = format_quantity(low, unit=high.units).split(" ")[0]
+        return f"{number} to {format_quantity(high, unit=high.units)}"
 
     def __str__(self) -> str:
-        shown = "unlimited" if self.value is None else format_quantity(self.value, self.metric)
+        if self.range:
+            shown = self.span()
+        else:
+            shown = "unlimited" if self.value is None else format_quantity(self.value, self.metric)
         return f"{shown} ({self.source})"
 
 
@@ -208,7 +231,8 @@ class Link:
 
 # topology format history (the body is Topology.to_dict):
 #   1.0  first version
-TOPOLOGY_VERSION = "1.0"
+#   1.1  a capacity gains "range": [least, greatest] (null for a single value; "value" is then its favourable end)
+TOPOLOGY_VERSION = "1.1"
 
 
 @dataclass(frozen=True)
@@ -274,8 +298,8 @@ class Topology:
         def capacity(c: Capacity | None) -> dict | None:
             if c is None:
                 return None
-            return {"value": quantity_json(c.value), "metric": c.metric.name.lower(), "source": c.source.kind,
-                    "note": c.source.note}
+            return {"value": quantity_json(c.value), "range": [quantity_json(v) for v in c.range] if c.range else None,
+                    "metric": c.metric.name.lower(), "source": c.source.kind, "note": c.source.note}
 
         return {
             "name": self.name,
@@ -292,6 +316,31 @@ class Topology:
                        for g in self.groups],
             "links": [{"between": [link.a, link.b], "bandwidth": capacity(link.bandwidth)} for link in self.links],
         }
+
+    def capacity_at(self, place: Component, operation: str | None = None) -> Capacity | None:
+        """The capacity stated at ``place`` (per operation first), None if not stated."""
+        if place.group.startswith("links["):
+            index = int(place.group[6:-1])
+            return self.links[index].bandwidth if index < len(self.links) else None
+        names = {g.name for g in self.groups}
+        return self.group(place.group).capacity(place.key, operation) if place.group in names else None
+
+    def ranged(self) -> dict[Component, Capacity]:
+        """Every capacity stated as a range, groups' and links', by where it is stated."""
+        found = {Component(g.name, key): c for g in self.groups for key, c in g.capacities.items() if c.range}
+        return found | {Component.link(i): link.bandwidth for i, link in enumerate(self.links)
+                        if link.bandwidth is not None and link.bandwidth.range}
+
+    def replaced(self, changes: dict[Component, Capacity]) -> Topology:
+        """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
+        groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
+                       for g in self.groups)
+        links = tuple(replace(link, bandwidth=changes.get(Component.link(i), link.bandwidth)) for i, link in enumerate(self.links))
+        return replace(self, groups=groups, links=links)
+
+    def at_ends(self, favourable: bool) -> Topology:
+        """The topology with every range at its most (``favourable``) or least favourable end to a ceiling."""
+        return self.replaced({place: c.at(c.ends[favourable]) for place, c in self.ranged().items()})
 
     def block_size(self) -> Quantity | None:
         """The file system's block or stripe size, when the servers that state one agree on it; else None."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from assess.cli.inputs import add_unit_alias, fraction_arg
+from assess.cli.inputs import add_set_argument, add_unit_alias, edited_topology, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
-from assess.findings import FAR_BELOW, TOLERANCE
+from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from assess.findings.finding import Judgement
@@ -34,23 +34,26 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
     """TOPOLOGY RESULTS... and the options of judging them, which check and report share."""
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
     parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
+    add_set_argument(parser)
     parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
                         help=f"relative noise of the measurements behind a ceiling (default {TOLERANCE})")
     parser.add_argument("--far-below", type=fraction_arg, default=FAR_BELOW,
                         help=f"flag runs under this fraction of their ceiling (default {FAR_BELOW})")
+    parser.add_argument("--below", type=fraction_arg, default=BELOW,
+                        help=f"note runs under this fraction of their ceiling as BELOW-CEILING (default {BELOW})")
     add_unit_alias(parser)
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
 
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
-    from topologies.bundled import open_topology, read_runs
+    from topologies.bundled import read_runs
     from assess.check import check_runs
 
-    topology = open_topology(args.topology)
+    topology = edited_topology(args)
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
-                                tolerance=args.tolerance, far_below=args.far_below)
+                                tolerance=args.tolerance, far_below=args.far_below, below=args.below)
 
 
 def execute(args: argparse.Namespace) -> int:

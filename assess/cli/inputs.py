@@ -8,7 +8,7 @@ from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation
 
-__all__ = ["size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
+__all__ = ["add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
 
 
 def size_arg(text: str):
@@ -65,3 +65,20 @@ def add_unit_alias(parser: argparse.ArgumentParser) -> None:
     """The --unit-alias option of every command that reads results."""
     parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
                         help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
+
+
+def add_set_argument(parser: argparse.ArgumentParser) -> None:
+    """``--set GROUP.KEY=VALUE``, repeatable: a change to the topology, a range too (``compute.nic=25..100Gbit/s``)."""
+    parser.add_argument("--set", action="append", default=[], dest="changes", metavar="GROUP.KEY=VALUE",
+                        help="change one key of a group, e.g. clients.nic=25Gbit/s, ssd.count=8, or state a range: "
+                             "compute.nic=25..100Gbit/s (repeatable, in order)")
+
+
+def edited_topology(args: argparse.Namespace):
+    """The topology the arguments name (a file or a bundled example), with their ``--set`` changes made."""
+    from topologies.bundled import open_topology
+    from topologies.edit import apply_changes, parse_change
+
+    topology = open_topology(args.topology)
+    changes = tuple(parse_change(text) for text in args.changes)
+    return apply_changes(topology, changes) if changes else topology

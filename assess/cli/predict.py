@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Workload
+from assess.cli.inputs import add_set_argument, edited_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -23,6 +24,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
+    add_set_argument(parser)
     add_workload_arguments(parser)
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
     parser.add_argument("--curve", action="store_true",
@@ -32,13 +34,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
-    from topologies.bundled import open_topology
     from models.ceiling import PREDICTION_VERSION, SWEEP_VERSION, prediction_body, sweep_body
     from models.predict import Model
     from models.scaling import knee
     from models.sensitivity import sensitivity
 
-    topology = open_topology(args.topology)
+    topology = edited_topology(args)
     model = Model(topology)
     workloads, clients = workloads_of(args, topology)
     system = {"name": topology.name, "path": topology.path}
@@ -71,19 +72,27 @@ def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, e
     """The prediction as people read it."""
     from assess.render import table
 
+    low = {layer.layer: layer.value for layer in ceiling.low.layers} if ceiling.low else None
+
+    def limit(value) -> str:
+        return "-" if value is None else format_quantity(value)
     rows = [
-        (layer.layer, "-" if layer.value is None else format_quantity(layer.value), ", ".join(map(str, layer.components)),
-         *((layer.formula, layer.numbers) if explain else ()), "<- binds" if layer.layer in ceiling.binding_layers else "")
+        (layer.layer, *((limit(low.get(layer.layer)),) if low else ()), limit(layer.value),
+         ceiling.marked(layer.components), *((layer.formula, layer.numbers) if explain else ()),
+         "<- binds" if layer.layer in ceiling.binding_layers else "")
         for layer in ceiling.layers
     ]
-    headers = ("layer", "limit", "components", *(("formula", "with numbers") if explain else ()), "")
+    ends = ("least", "most") if low else ("limit",)
+    headers = ("layer", *ends, "components", *(("formula", "with numbers") if explain else ()), "")
     lines = [
         f"system:    {system}",
         f"workload:  {ceiling.workload.describe()}",
-        f"ceiling:   {format_quantity(ceiling.value)}, bound by {', '.join(ceiling.binding_layers)} ({', '.join(map(str, ceiling.binding))})",
-        "",
-        table(headers, rows, right=(1,)),
+        f"ceiling:   {ceiling.shown}, bound by {', '.join(ceiling.binding_layers)} ({ceiling.marked(ceiling.binding)})",
     ]
+    if ceiling.low:
+        lines += [f"           with every range at its least favourable end: {format_quantity(ceiling.low.value)}, bound by "
+                  f"{', '.join(ceiling.low.binding_layers)} ({ceiling.marked(ceiling.low.binding)})"]
+    lines += ["", table(headers, rows, right=tuple(range(1, len(ends) + 1)))]
     if ceiling.caches:
         lines += ["", "if a cache serves the data instead:"]
         lines += [f"  {c.layer}: {'not stated' if c.value is None else format_quantity(c.value)}; {c.reason}"
@@ -94,7 +103,8 @@ def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, e
         lines += [
             "",
             f"formula:   {ceiling.formula}",
-            f"           = {ceiling.numbers}",
+            f"           = {ceiling.numbers}" + (" (every range at its most favourable end)" if ceiling.low else ""),
+            *([f"           = {ceiling.low.numbers} (at its least favourable end)"] if ceiling.low else []),
             "where:     " + ", ".join(f"{name} = {_shown(value)}" for name, value in ceiling.symbols.items()),
             "effect of 1 % more of each parameter on the ceiling (elasticity):",
             *(f"  {e.symbol:<16} {e.elasticity:+.3f} %" for e in effects if e.elasticity),
@@ -113,8 +123,7 @@ def render_sweep(ceilings: list[Ceiling], system: str) -> str:
     """One row per workload of a sweep."""
     from assess.render import table
 
-    rows = [(c.workload.describe(), format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(map(str, c.binding)))
-            for c in ceilings]
+    rows = [(c.workload.describe(), c.shown, ", ".join(c.binding_layers), c.marked(c.binding)) for c in ceilings]
     return "\n".join([f"system:    {system}", "", table(("workload", "ceiling", "bound by", "components"), rows, right=(1,))])
 
 

@@ -8,21 +8,23 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from assess.cli.inputs import add_set_argument, edited_topology
+
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from topologies.topology import Topology
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
+    add_set_argument(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 
 def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
-    from topologies.bundled import open_topology
     from topologies.topology import TOPOLOGY_VERSION
 
-    topology = open_topology(args.topology)
+    topology = edited_topology(args)
     if args.json:
         print(dumps(envelope("topology", TOPOLOGY_VERSION, topology.to_dict())))
     else:

@@ -16,6 +16,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, format_quantity
+from assess.cli.inputs import add_set_argument
 from assess.cli.workloads import add_workload_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -27,8 +28,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    parser.add_argument("--set", action="append", default=[], dest="changes", metavar="GROUP.KEY=VALUE",
-                        help="change one key of a group, e.g. clients.nic=25Gbit/s, ssd.count=8 (repeatable, in order)")
+    add_set_argument(parser)
     add_workload_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 

@@ -4,7 +4,9 @@ Codes (stable; scripts may rely on them), by what they look at:
 
 against the run's ceiling (assess.findings.ceiling; what a finding is: assess.findings.finding)
 ABOVE-CEILING     error    the run is faster than any data path of the topology allows
+POSSIBLE-IF       warning  the run is possible only if figures stated as ranges are high enough: it says which
 AT-CEILING        info     the run sits at the ceiling: the binding component limits it
+BELOW-CEILING     info     the run reaches 50-90 % of the ceiling: costs the model leaves out, commonly
 FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
 the run alone (assess.findings.alone)
 FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval
@@ -29,11 +31,14 @@ TOLERANCE = 0.05
 # Below this fraction of the ceiling a run is worth a look: half of what the
 # slowest layer allows means some other part (software, layout) costs as much.
 FAR_BELOW = 0.5
+# Under this fraction of the ceiling (and above FAR_BELOW) a run is below it: file-service
+# CPU, protocol overhead and lock contention commonly cost 10-50 %, which the model leaves out.
+BELOW = 0.9
 
 from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come first: ceiling imports them)
 
 _NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Severity")} | \
     {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
                                                   "metric_factor", "summary_in")}
-__all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW"])
+__all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW", "BELOW"])
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -1,15 +1,15 @@
-"""Findings about a run against its ceiling (ABOVE-CEILING, AT-CEILING, FAR-BELOW), and its figures in the ceiling's metric."""
+"""Findings about a run against its ceiling (ABOVE-CEILING, POSSIBLE-IF, AT-CEILING, BELOW-CEILING, FAR-BELOW), and its figures in the ceiling's metric."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
-from models.ceiling import Ceiling
+from models.ceiling import Ceiling, Implied
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
-from assess.findings import FAR_BELOW, TOLERANCE
+from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 from assess.findings.finding import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
@@ -52,27 +52,33 @@ def summary_in(run: Run, metric: Metric) -> Summary | None:
     return None if factor is None else run.summary.scaled(factor)
 
 
-def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW) -> Judgement:
-    """Compare a run with its ceiling.
+def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,
+          implied: Callable[[float], tuple[Implied, ...]] | None = None) -> Judgement:
+    """Compare a run with its ceiling, an interval when the topology states figures as ranges.
 
     A ceiling bounds every repetition, so one repetition above it (by more than
-    ``tolerance``, the noise of the measurements behind the ceiling) is impossible.
-    A run is at the ceiling when its mean is within ``tolerance`` of it, and far
-    below when even the top of its 95 % confidence interval (the value itself, for
-    a single sample) is under ``far_below`` of it. An operation rate (op/s) counts
-    as the bandwidth it implies: rate x transfer size. Metadata runs are compared in op/s.
+    ``tolerance``, the noise of the measurements behind the ceiling) is impossible; with
+    ranges, only above the high end (every range at its most favourable) is. A run between
+    the low and the high end is possible only if the hardware is better than its least:
+    ``implied(value)`` says what it needs of each range (POSSIBLE-IF). A run is at the
+    ceiling when its mean is within ``tolerance`` of it, below it under ``below`` of it, and far
+    below when even the top of its 95 % confidence interval (the value itself, for a single
+    sample) is under ``far_below`` of the low end. An operation rate (op/s) counts as the
+    bandwidth it implies: rate x transfer size. Metadata runs are compared in op/s.
     """
     metric = ceiling.metric
     summary = summary_in(run, metric)
-    limit = ceiling.value.m_as(metric.unit)
+    limit, least = ceiling.value.m_as(metric.unit), ceiling.least.m_as(metric.unit)
     measured = Q_(summary.mean, metric.unit)
     ratio = summary.mean / limit
     interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)
-    evidence = {"measured": quantity_json(measured), "ceiling": quantity_json(ceiling.value), "ratio": ratio,
+    evidence = {"measured": quantity_json(measured), "ceiling": quantity_json(ceiling.value),
+                "ceiling_low": quantity_json(ceiling.least), "ratio": ratio,
                 "ratio_ci95": list(interval) if interval else None, "samples": summary.n,
-                "binding": [str(c) for c in ceiling.binding]}
-    where = f"{', '.join(ceiling.binding_layers)} ({', '.join(map(str, ceiling.binding))})"
+                "binding": [str(c) for c in ceiling.binding], "assumed": [str(c) for c in ceiling.assumed]}
+    where = f"{', '.join(ceiling.binding_layers)} ({ceiling.marked(ceiling.binding)})"
     op = ceiling.workload.operation.value
+    top = interval[1] if interval else ratio
     findings = []
     if summary.max / limit > 1 + tolerance:
         if interval and interval[0] > 1 + tolerance:
@@ -83,20 +89,76 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
             certainty = (f"in its fastest repetition, {format_quantity(Q_(summary.max, metric.unit))} "
                          f"({summary.max / limit:.2f}x), beyond {tolerance:.0%} noise")
         findings.append(_above(run.label, op, Q_(summary.max, metric.unit), measured, ratio, ceiling, certainty, evidence))
-    elif abs(ratio - 1) <= tolerance:
+    elif ceiling.low is not None and summary.max / least > 1 + tolerance:
+        fastest = Q_(summary.max, metric.unit)
+        needs = implied(summary.max) if implied else ()
+        findings.append(_possible(run.label, op, fastest, ceiling, needs, evidence))
+    elif abs(summary.mean / least - 1) <= tolerance:
+        low = "" if ceiling.low is None else " with every range at its least favourable end"
+        binding = ceiling.low or ceiling
+        where = f"{', '.join(binding.binding_layers)} ({ceiling.marked(binding.binding)})"
         findings.append(Finding(
             "AT-CEILING", Severity.INFO, run.label,
-            f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.value)} "
-            f"({ratio:.0%}) set by {where}.",
+            f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.least)}{low} "
+            f"({summary.mean / least:.0%}) set by {where}.",
             f"this run is limited by {where}; more needs more or faster of them", evidence))
-    elif (interval[1] if interval else ratio) < far_below:
+    elif top * limit / least < far_below:
         findings.append(Finding(
             "FAR-BELOW", Severity.WARNING, run.label,
-            f"{op} of {format_quantity(measured)} reaches only {ratio:.0%} of the {format_quantity(ceiling.value)} "
-            f"that {where} would allow.",
+            f"{op} of {format_quantity(measured)} reaches only {summary.mean / least:.0%} of the "
+            f"{format_quantity(ceiling.least)} that {where} would allow{_at_least(ceiling)}.",
             "something the model leaves out costs more than the hardware: check the transfer size against the "
             "file system's block or stripe size, contention between processes, and the client's settings", evidence))
+    elif ratio < below:
+        findings.append(_below(run.label, op, measured, ratio, ceiling, where, evidence))
     return Judgement(run, measured, ceiling, ratio, interval, tuple(findings))
+
+
+def _at_least(ceiling: Ceiling) -> str:
+    """Where a ceiling is an interval, that the figure is its low end."""
+    return "" if ceiling.low is None else f" even with every range at its least favourable end (at most {format_quantity(ceiling.value)})"
+
+
+def _below(label, op, measured, ratio, ceiling: Ceiling, where: str, evidence) -> Finding:
+    """BELOW-CEILING: 50-90 % of the ceiling, which costs the model does not count commonly explain."""
+    if ceiling.metric is Metric.OPERATION_RATE:
+        costs = "the metadata servers' CPU and journal, lock contention in shared directories, and the client's own cache misses"
+    else:
+        costs = ("the file service's CPU (checksums, copies, a user-space daemon), protocol overhead per request, "
+                 "lock contention on a shared file, and small or misaligned transfers")
+    return Finding(
+        "BELOW-CEILING", Severity.INFO, label,
+        f"{op} of {format_quantity(measured)} reaches {ratio:.0%} of the {format_quantity(ceiling.value)} that "
+        f"{where} would allow{_below_least(measured, ceiling)}: {1 - ratio:.0%} goes to something the model leaves out, "
+        f"commonly {costs}.",
+        "profile the servers during the run (CPU, interrupts) and compare with a transfer size matched to the "
+        "file system's blocks; this is common and not an error", evidence)
+
+
+def _below_least(measured, ceiling: Ceiling) -> str:
+    """Where a ceiling is an interval, the share of its low end too, and that the ranges may explain the rest."""
+    if ceiling.low is None:
+        return ""
+    return (f" ({(measured / ceiling.least).m_as(''):.0%} of its least, {format_quantity(ceiling.least)}: "
+            "the ranges' figures may lie below their most favourable ends)")
+
+
+def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], evidence) -> Finding:
+    """POSSIBLE-IF: above the ceiling's low end, within its high end: the hardware it implies."""
+    caches = [c for c in ceiling.caches if c.value is not None and fastest <= c.value and c.applies is not False]
+    cache = f", or if the {caches[0].layer} serves it" if caches else ""
+    if needs:
+        condition = f"possible only if {' and '.join(map(str, needs))}{cache}"
+    else:
+        condition = f"possible only if the ranges' figures lie near their most favourable ends{cache}"
+    low = ceiling.low
+    return Finding(
+        "POSSIBLE-IF", Severity.WARNING, label,
+        f"{op} of {format_quantity(fastest)} is above the ceiling's least of {format_quantity(low.value)} "
+        f"({', '.join(low.binding_layers)}: {ceiling.marked(low.binding)}) and within its most of "
+        f"{format_quantity(ceiling.value)}: {condition}.",
+        "state the figures that decide it (a datasheet or a probe: iobound probe), then check again",
+        {**evidence, "implied": [n.to_dict() for n in needs]})
 
 
 def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:
@@ -112,7 +174,7 @@ def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str
     elif op == "read":
         cache = "the client's page cache" if client else "a server-side cache (server memory or controller cache)"
         why = (f"likely served from {cache}: data read back soon after it was written, a data set smaller "
-               "than the memory, or O_DIRECT not honoured all the way down (seeds/001)")
+               "than the memory, or O_DIRECT not honoured all the way down")
         remedy = ("drop caches on clients and servers between write and read, read data written by another node, "
                   "and use a data set several times (10x) larger than the aggregate memory")
     else:
