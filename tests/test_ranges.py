@@ -1,0 +1,232 @@
+"""Figures stated as ranges: how files, --set and probes state them, and the ceiling as an interval.
+
+The ceiling is monotone in every figure, so the solve at every range's least favourable end
+and the one at its most bound every ceiling inside the ranges (sampled here); what a run
+between the ends implies of each range is the least value that makes it exactly possible.
+"""
+
+import json
+import random
+
+import pytest
+from hypothesis import assume, given, settings, strategies as st
+
+from probes.core.errors import TopologyError
+from probes.core.units import Q_, Metric
+from probes.core.workload import Operation, Workload
+from models.predict import Model
+from topologies.edit import apply_changes, parse_change
+from topologies.load import load_topology, parse_topology, topology_from_dict
+from topologies.save import save_topology
+from topologies.topology import Component
+from tests.test_model_properties import NAMES, systems, workloads
+
+SMALL = """
+[clients.c]
+count = 4
+nic = { range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }
+[networks.n]
+rtt = "50..200 us"
+[servers.s]
+count = 2
+nic = "100 Gbit/s"
+latency = { range = ["10 us", "100 us"] }
+[devices.d]
+count = 8
+bandwidth = "2..3 GB/s"
+[[links]]
+between = ["c", "n"]
+[[links]]
+between = ["n", "s"]
+[[links]]
+between = ["s", "d"]
+"""
+
+
+def test_a_range_is_read_from_a_table_or_a_span_and_its_value_is_the_favourable_end():
+    topology = parse_topology(SMALL)
+    ranged = topology.ranged()
+    assert set(map(str, ranged)) == {"c.nic", "n.rtt", "s.latency", "d.bandwidth"}
+    nic, rtt = ranged[Component("c", "nic")], ranged[Component("n", "rtt")]
+    assert nic.range == (Q_(10, "Gbit/s"), Q_(100, "Gbit/s")) and nic.value == Q_(100, "Gbit/s")
+    assert nic.ends == (Q_(10, "Gbit/s"), Q_(100, "Gbit/s")) and str(nic) == "10 to 100 Gbit/s (assumption: not stated)"
+    # a latency is favourable at its least: "50..200 us" takes the second's unit for the bare first
+    assert rtt.range == (Q_(50, "us"), Q_(200, "us")) and rtt.value == Q_(50, "us") and rtt.ends[0] == Q_(200, "us")
+    low = topology.at_ends(favourable=False)
+    assert low.group("c").capacity("nic").value == Q_(10, "Gbit/s") and low.group("n").capacity("rtt").value == Q_(200, "us")
+    assert not low.ranged()
+
+
+@pytest.mark.parametrize("written, message", [
+    ('{ range = ["100 Gbit/s", "10 Gbit/s"] }', "gives its least value first"),
+    ('{ range = ["10 Gbit/s"] }', "a range is two values"),
+    ('{ range = ["10 Gbit/s", "100 Gbit/s"], value = "25 Gbit/s" }', "a value or a range (not both)"),
+    ('{ range = ["10 Gbit/s", "100 ms"] }', "the value"),
+    ('"10..100 ms"', "the value"),
+])
+def test_a_bad_range_is_named_in_one_line(written, message):
+    with pytest.raises(TopologyError) as error:
+        parse_topology(SMALL.replace('"100 Gbit/s"\nlatency', f'{written}\nlatency'))
+    assert message in str(error.value) and "servers.s.nic" in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_block_size_takes_no_range():
+    with pytest.raises(TopologyError, match="a block size is what the file system uses"):
+        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nblock_size = "1..4 MiB"'))
+
+
+def test_a_range_round_trips_through_saving_and_shows_in_json(tmp_path):
+    topology = parse_topology(SMALL, source=str(tmp_path / "small.toml"))
+    again = load_topology(save_topology(topology, tmp_path / "saved.toml"))
+    assert again.ranged() == topology.ranged()
+    nic = json.loads(json.dumps(again.to_dict()))["groups"][0]["capacities"]["nic"]
+    assert nic["range"] == [{"value": 1.25e9, "unit": "B/s"}, {"value": 1.25e10, "unit": "B/s"}]
+    assert nic["value"] == {"value": 1.25e10, "unit": "B/s"} and nic["source"] == "assumption"
+
+
+def test_set_states_a_range_as_a_span_or_a_table():
+    topology = parse_topology(SMALL)
+    spans = [parse_change("s.nic=25..100Gbit/s"),
+             parse_change('s.nic={ range = ["25 Gbit/s", "100 Gbit/s"], source = "assumption" }')]
+    for change in spans:
+        changed = apply_changes(topology, (change,)).group("s").capacity("nic")
+        assert changed.range == (Q_(25, "Gbit/s"), Q_(100, "Gbit/s"))
+    with pytest.raises(TopologyError, match="with --set s.nic=100..25Gbit/s: servers.s.nic: a range gives its least"):
+        apply_changes(topology, (parse_change("s.nic=100..25Gbit/s"),))
+
+
+def test_a_probed_capacity_is_its_probes_95_percent_interval(tmp_path):
+    from probes.core.host import Host
+    from probes.core.measurement import Measurement, Provenance
+    from probes.core.stats import summarize
+    from probes.measure.probeset import document
+
+    samples = (110.0, 112.0, 108.0, 111.0)
+    provenance = Provenance("iperf3", "3.16", (("iperf3", "-c", "peer"),), Host("n1", "6.8", "cpu", 4, 2**34),
+                            "2026-11-24T20:00:00Z", 3.0)
+    measurement = Measurement("iperf3.send.p1", "send", Metric.BANDWIDTH, "MiB/s", samples, provenance)
+    (tmp_path / "n1.json").write_text(json.dumps(document([measurement])), encoding="utf-8")
+    (tmp_path / "t.toml").write_text(SMALL.replace(
+        'nic = { range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }',
+        'nic = { probe = "n1.json", measurement = "iperf3.send.p1" }'), encoding="utf-8")
+    nic = load_topology(tmp_path / "t.toml").group("c").capacity("nic")
+    s = summarize(samples)
+    assert [end.m_as("MiB/s") for end in nic.range] == pytest.approx([s.ci_low, s.ci_high], rel=1e-12)
+    assert nic.source.kind == "probe" and "95 % CI" in nic.source.note
+
+
+def test_a_topology_without_ranges_is_judged_as_before():
+    topology = parse_topology(SMALL.replace('"2..3 GB/s"', '"3 GB/s"').replace('"50..200 us"', '"50 us"')
+                              .replace('{ range = ["10 us", "100 us"] }', '"10 us"')
+                              .replace('{ range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }',
+                                       '"100 Gbit/s"'))
+    ceiling = Model(topology).ceiling(Workload(Operation.READ, Q_(1, "MiB"), nodes=4, direct=True))
+    assert ceiling.low is None and ceiling.least == ceiling.value and ceiling.assumed == ()
+
+
+def test_the_interval_names_what_binds_each_end_and_marks_assumed_figures():
+    ceiling = Model(parse_topology(SMALL)).ceiling(Workload(Operation.WRITE, Q_(1, "MiB")))
+    # most favourable: 8 devices x 3 GB/s = 24 GB/s below 4 x 100 Gbit/s = 50 GB/s; least: 4 x 10 Gbit/s = 5 GB/s
+    assert ceiling.value.m_as("GB/s") == pytest.approx(24) and ceiling.least.m_as("GB/s") == pytest.approx(5)
+    assert ceiling.binding == (Component("d", "bandwidth"),) and ceiling.low.binding == (Component("c", "nic"),)
+    assert set(ceiling.assumed) == {Component("d", "bandwidth"), Component("c", "nic")}
+    assert str(ceiling) == "4.66–22.4 GiB/s (client NICs to devices)"
+
+
+def _ranged(doc: dict, draw) -> dict:
+    """The random system with every capacity it states turned into a range around its value."""
+    copy = {k: ({n: dict(g) for n, g in v.items()} if isinstance(v, dict) else v) for k, v in doc.items()}
+    for kind, name in NAMES.items():
+        group = copy[kind][name]
+        for key, text in group.items():
+            if isinstance(text, str) and " " in text and key not in ("parity", "forwarding"):
+                number, unit = text.split(" ", 1)
+                low = float(number) * draw(st.floats(0.1, 1.0))
+                high = float(number) * draw(st.floats(1.0, 10.0))
+                group[key] = {"range": [f"{low!r} {unit}", f"{high!r} {unit}"], "source": "assumption"}
+    return copy
+
+
+def _model(doc: dict) -> Model:
+    try:
+        return Model(topology_from_dict(doc))
+    except TopologyError:
+        assume(False)
+
+
+def _bound(model: Model, workload: Workload) -> float:
+    try:
+        return model.bound(workload)
+    except TopologyError:
+        assume(False)
+
+
+@settings(max_examples=120, deadline=None)
+@given(systems(), workloads(), st.data())
+def test_the_interval_holds_every_ceiling_sampled_inside_the_ranges(doc, workload, data):
+    model = _model(_ranged(doc, data.draw))
+    _bound(model, workload)
+    ceiling = model.ceiling(workload)
+    low, high = ceiling.least.m_as(ceiling.metric.unit), ceiling.value.m_as(ceiling.metric.unit)
+    assert low <= high * (1 + 1e-12)
+    chooser = random.Random(data.draw(st.integers(0, 2**32)))
+    for _ in range(5):
+        inside = {}
+        for place, capacity in model.ranges.items():
+            worst, best = (end.m_as(capacity.value.units) for end in capacity.ends)
+            inside[place] = capacity.at(Q_(worst + chooser.random() * (best - worst), capacity.value.units))
+        sampled = Model(model.topology.replaced(inside)).bound(workload)
+        assert low * (1 - 1e-9) <= sampled <= high * (1 + 1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(systems(), workloads(), st.floats(0.0, 1.0), st.data())
+def test_the_implied_value_makes_the_run_exactly_possible_and_no_less_does(doc, workload, where, data):
+    model = _model(_ranged(doc, data.draw))
+    high = _bound(model, workload)
+    low = model.low.bound(workload)
+    assume(high > low * (1 + 1e-6))
+    target = low + where * (high - low)
+    needs = {n.component: n for n in model.implied(workload, None, target)}
+    for place, capacity in model.ranges.items():
+        def at(x):
+            return Model(model.topology.replaced({place: capacity.at(x)})).bound(workload)
+        if place not in needs:  # its least favourable end already allows the run
+            assert at(capacity.ends[0]) >= target * (1 - 1e-9)
+            continue
+        needed = needs[place].needed
+        assert target * (1 - 1e-9) <= at(needed) <= target * (1 + 1e-6)
+        worse = needed * (1 + 1e-6) if capacity.metric is Metric.LATENCY else needed * (1 - 1e-6)
+        assert at(worse) < target
+
+
+def test_the_implied_value_agrees_with_a_brute_force_scan():
+    """The least client NIC on a grid of 10,001 values that allows a write at 20 GB/s, against the bisection."""
+    model = Model(parse_topology(SMALL))
+    workload = Workload(Operation.WRITE, Q_(1, "MiB"), nodes=4, ppn=16, queue_depth=16, direct=True)
+    (need,) = [n for n in model.implied(workload, None, 20e9) if n.component == Component("c", "nic")]
+    capacity = model.ranges[Component("c", "nic")]
+    grid = [10 + 90 * i / 10000 for i in range(10001)]
+    first = next(x for x in grid if Model(model.topology.replaced(
+        {Component("c", "nic"): capacity.at(Q_(x, "Gbit/s"))})).bound(workload) >= 20e9)
+    assert need.needed.m_as("Gbit/s") == pytest.approx(first, abs=90 / 10000)
+    assert str(need).startswith("c.nic ≥ ") and str(need).endswith("(stated: assumption 10 to 100 Gbit/s)")
+
+
+def test_check_says_what_a_run_between_the_ends_implies():
+    from probes.core.run import Origin, Run
+    from assess.check import check_runs
+
+    run = Run("write", Workload(Operation.WRITE, Q_(1, "MiB")), Metric.BANDWIDTH, (20.0,), "GB/s",
+              Origin("r.csv", None, "test"))
+    (judgement,) = check_runs(parse_topology(SMALL), [run])
+    possible = next(f for f in judgement.findings if f.code == "POSSIBLE-IF")
+    assert possible.severity.label == "warning"
+    assert "possible only if c.nic ≥ 40.0 Gbit/s (stated: assumption 10 to 100 Gbit/s)" in possible.message
+    assert "c.nic [assumed]" in possible.message
+    assert "and d.bandwidth ≥ 2.50 GB/s (stated: 2 to 3 GB/s)" in possible.message
+    assert [n["component"] for n in possible.evidence["implied"]] == ["c.nic", "d.bandwidth"]
+    # above the high end it is an error, as without ranges
+    above = Run("write", run.workload, Metric.BANDWIDTH, (30.0,), "GB/s", Origin("r.csv", None, "test"))
+    assert [f.code for f in check_runs(parse_topology(SMALL), [above])[0].findings] == ["ABOVE-CEILING", "FEW-REPETITIONS"]
+    assert judgement.ratio == pytest.approx(20 / 24)
