@@ -44,7 +44,7 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Line:
-    """A curve; ``y`` is NaN where it sets no limit. ``style``: "ceiling", "layer" or "cache"."""
+    """A curve; ``y`` is NaN where it sets no limit. ``style``: "ceiling", "least" (its low end, with ranges), "layer" or "cache"."""
 
     label: str
     x: tuple[float, ...]
@@ -221,6 +221,8 @@ def _chart(title: str, xlabel: str, xs: tuple[float, ...], ceilings: list[Ceilin
 
     layers = list(dict.fromkeys(layer.layer for c in ceilings for layer in c.layers))
     lines = [Line("ceiling", xs, tuple(y(c.value) for c in ceilings), "ceiling")]
+    if any(c.low is not None for c in ceilings):  # figures stated as ranges: the ceiling's least too
+        lines.append(Line("ceiling, every range at its least", xs, tuple(y(c.least) for c in ceilings), "least"))
     for name in layers:
         found = [{layer.layer: layer.value for layer in c.layers}.get(name) for c in ceilings]
         lines.append(Line(name, xs, tuple(map(y, found))))

@@ -66,7 +66,11 @@ def _numbers(axis, scale: str) -> None:
 def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
     """The ceiling (thick), each layer's limit (thin), cache ceilings (dashed) and the runs with their intervals."""
     ax = _axes(ax, chart)
+    ceiling = next((line for line in chart.lines if line.style == "ceiling"), None)
     for line in chart.lines:
+        if line.style == "least" and ceiling is not None:  # the interval the ranges leave: shaded down to its least
+            ax.fill_between(line.x, line.y, ceiling.y, color="black", alpha=0.08, zorder=0, label=line.label)
+            continue
         # The ceiling is a wide grey band under the layers, so the one that binds shows through it.
         style = (dict(color="black", linewidth=6, alpha=0.25, zorder=1) if line.style == "ceiling" else
                  dict(color=layer_colour(line.label), linewidth=1.3, zorder=2,

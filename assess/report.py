@@ -110,7 +110,8 @@ def _ceilings(judged: list[Judgement]) -> Section:
     """A row per distinct ceiling (workloads that share one share a row), and every assumption once."""
     same: dict[tuple[str, ...], list[str]] = {}
     for c in {j.ceiling.workload: j.ceiling for j in judged}.values():
-        key = (format_quantity(c.value), ", ".join(c.binding_layers), ", ".join(map(str, c.binding)), c.formula, c.numbers)
+        numbers = c.numbers if c.low is None else f"{c.numbers}; at the ranges' least: {c.low.numbers}"
+        key = (c.shown, ", ".join(c.binding_layers), c.marked(c.binding), c.formula, numbers)
         same.setdefault(key, []).append(c.workload.describe())
     if not same:
         return Section("Ceilings", ("No run has a ceiling on this system: the runs table says why for each.",))

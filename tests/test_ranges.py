@@ -230,3 +230,17 @@ def test_check_says_what_a_run_between_the_ends_implies():
     above = Run("write", run.workload, Metric.BANDWIDTH, (30.0,), "GB/s", Origin("r.csv", None, "test"))
     assert [f.code for f in check_runs(parse_topology(SMALL), [above])[0].findings] == ["ABOVE-CEILING", "FEW-REPETITIONS"]
     assert judgement.ratio == pytest.approx(20 / 24)
+
+
+def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path):
+    from topologies.metadata_rates import typical_metadata
+
+    topology = parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
+                                            'metadata = { typical = "beegfs", devices = "nvme" }'))
+    server = topology.group("s")
+    for operation, (low, high, note) in typical_metadata("beegfs", "nvme").items():
+        stated = server.capacity("metadata", operation)
+        assert stated.range == (low, high) and stated.source.kind == "assumption" and note in stated.source.note
+    assert load_topology(save_topology(topology, tmp_path / "saved.toml")).ranged() == topology.ranged()
+    with pytest.raises(TopologyError, match=r"servers.s.metadata: The typical metadata service must be one of: lustre"):
+        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "zfs" }'))

@@ -150,6 +150,8 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
         raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
     keys = capacity_keys(kind)
     settings = _SERVER_KEYS if kind is Kind.SERVER else ()
+    if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and "typical" in body["metadata"]:
+        body = _typical_metadata(body, source, f"{where}.metadata")
     _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
     count = body.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
@@ -164,6 +166,29 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
         extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
                  price=parse_price(body.get("price"), source, f"{where}.price"), **extra)
+
+
+def _typical_metadata(body: dict, source: str, where: str) -> dict:
+    """``metadata = { typical = "beegfs", devices = "nvme" }``: per operation, the published range per server."""
+    from topologies.metadata_rates import typical_metadata  # read only by a topology that asks for it
+
+    stated = body["metadata"]
+    _only(stated, ("typical", "devices", "note"), source, where)
+    service, devices = stated["typical"], stated.get("devices", "any")
+    if not isinstance(service, str) or not isinstance(devices, str):
+        raise TopologyError(source, where, "names a metadata service and a device class, e.g. "
+                            f"{{ typical = \"lustre\", devices = \"nvme\" }}. Got {stated!r} instead.")
+    try:
+        rates = typical_metadata(service, devices)
+    except LookupError as exc:
+        raise TopologyError(source, where, str(exc).strip("'\"")) from None
+    extra = _text(stated.get("note", ""), source, f"{where}.note")
+    expanded = {key: value for key, value in body.items() if key != "metadata"}
+    for operation, (low, high, note) in rates.items():
+        expanded.setdefault(f"{operation}_metadata", {
+            "range": [low, high], "source": "assumption",
+            "note": f"typical {service} on {devices} per server: {note}" + (f"; {extra}" if extra else "")})
+    return expanded
 
 
 def parse_price(value: Any, source: str, where: str) -> float | None:
