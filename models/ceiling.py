@@ -159,6 +159,8 @@ class Ceiling:
         if self.low is None:
             return format_quantity(self.value)
         unit = display_unit(self.value)
+        if self.low.value.m_as(unit) < 1:  # far apart: each in its own unit
+            return f"{format_quantity(self.low.value)} – {format_quantity(self.value)}"
         return f"{format_quantity(self.low.value, unit=unit).split(' ')[0]}–{format_quantity(self.value, unit=unit)}"
 
     def __str__(self) -> str:

@@ -55,6 +55,7 @@ def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
     out = _run("ceilings")
     assert re.search(r"^goal: 1000 ceilings in < 2 s CPU: \d+\.\d+ s, projected from 100: (PASS|MISS)", out, re.M)
     assert re.search(r"^goal: < 500 MB: .*: (PASS|MISS)$", out, re.M)
+    assert re.search(r"^with every capacity a range \(172 ranges; .*\d+\.\d+x the single figures; goal: .*(PASS|MISS)", out, re.M)
     headline = out.split("headline:", 1)[1]
     assert re.search(r"iobound grouped model +\d+\.\d+ ms", headline)
     for peer in ("networkx, grouped graph", "scipy maximum_flow, member level", "networkx, member level"):

@@ -1,5 +1,6 @@
 """Every finding code: a clean control that raises nothing, and a bad control that raises exactly that code."""
 
+import ast
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,7 +10,8 @@ from probes.core.run import Origin, Run
 from probes.core.stats import from_reported
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from topologies.load import parse_topology
+from probes.readers import read_results
+from topologies.load import load_topology, parse_topology
 from topologies.topology import Component
 from assess.check import check_runs
 from assess.findings import CODES
@@ -215,3 +217,31 @@ def test_metadata_rates_above_what_the_metadata_servers_complete_are_impossible(
     # one directory for every process lives on one server: 20,000 op/s at most
     assert shared.ceiling.binding_layers == ("shared directory",)
     assert [f.code for f in shared.findings] == ["ABOVE-CEILING"]
+
+
+def test_a_transfer_misfit_needs_a_block_size_that_is_stated_not_assumed():
+    odd = replace(CLEAN["read"], workload=replace(CLEAN["read"].workload, transfer_size=Q_(3, "MiB")))
+    assumed = parse_topology(TOML.replace('block_size = "4 MiB"', 'block_size = { value = "4 MiB", source = "assumption" }'))
+    assert [f.code for f in check_runs(assumed, [odd], below=BELOW_OFF)[0].findings] == []
+    assert [f.code for f in check_runs(SYSTEM, [odd], below=BELOW_OFF)[0].findings] == ["TRANSFER-MISFIT"]
+
+
+# The modules whose strings become finding messages and remedies (a cache's reason, a unit's note, a probe's advice).
+MESSAGE_MODULES = [*sorted((ROOT / "assess" / "findings").glob("*.py")), ROOT / "models" / "caches.py",
+                   ROOT / "models" / "scaling.py", ROOT / "probes" / "measure" / "probe.py",
+                   ROOT / "probes" / "core" / "units.py"]
+
+
+@pytest.mark.parametrize("path", MESSAGE_MODULES, ids=lambda p: p.name)
+def test_no_message_template_cites_the_projects_own_source_files(path):
+    """A user cannot follow "seeds/000": messages cite public sources (the lecture, IOR's documentation) or nothing."""
+    strings = [node.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    assert [s for s in strings if "seeds/" in s] == []
+
+
+def test_no_finding_of_the_lecture_example_cites_the_projects_own_source_files():
+    examples = ROOT / "topologies" / "examples"
+    judgements = check_runs(load_topology(examples / "lecture.toml"), read_results(examples / "lecture-results.csv"))
+    texts = [text for j in judgements for f in j.findings for text in (f.message, f.remedy)]
+    assert texts and [t for t in texts if "seeds/" in t] == []

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 
@@ -34,12 +35,14 @@ class Kind(enum.Enum):
 
     @property
     def rank(self) -> int:
-        return list(Kind).index(self)
+        return _RANK[self]
 
     @property
     def singular(self) -> str:
         return self.value[:-1]
 
+
+_RANK = {kind: i for i, kind in enumerate(Kind)}
 
 # The capacities a group of each kind may state, per member, with their metric. A server's
 # ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit);
@@ -247,10 +250,11 @@ class Topology:
     currency: str = ""  # of the groups' prices
 
     def group(self, name: str) -> Group:
-        for group in self.groups:
-            if group.name == name:
-                return group
-        raise KeyError(name)
+        return self._named[name]
+
+    @cached_property
+    def _named(self) -> dict[str, Group]:
+        return {g.name: g for g in self.groups}
 
     def of_kind(self, kind: Kind) -> tuple[Group, ...]:
         return tuple(g for g in self.groups if g.kind is kind)
@@ -266,11 +270,18 @@ class Topology:
             graph.add_edge(link.a, link.b, link=link)
         return graph
 
+    @cached_property
+    def _directed(self) -> tuple[tuple[str, str, int], ...]:
+        return tuple(self._direct())
+
     def data_links(self) -> list[tuple[str, str, int]]:
         """Every link as ``(from, to, index)`` in the direction writes move data (clients → devices).
 
         Links between groups of the same kind (e.g. two switches) carry data both ways.
         """
+        return list(self._directed)
+
+    def _direct(self) -> list[tuple[str, str, int]]:
         directed = []
         for index, link in enumerate(self.links):
             a, b = self.group(link.a), self.group(link.b)
@@ -322,8 +333,8 @@ class Topology:
         if place.group.startswith("links["):
             index = int(place.group[6:-1])
             return self.links[index].bandwidth if index < len(self.links) else None
-        names = {g.name for g in self.groups}
-        return self.group(place.group).capacity(place.key, operation) if place.group in names else None
+        group = self._named.get(place.group)
+        return group.capacity(place.key, operation) if group else None
 
     def ranged(self) -> dict[Component, Capacity]:
         """Every capacity stated as a range, groups' and links', by where it is stated."""
@@ -343,9 +354,9 @@ class Topology:
         return self.replaced({place: c.at(c.ends[favourable]) for place, c in self.ranged().items()})
 
     def block_size(self) -> Quantity | None:
-        """The file system's block or stripe size, when the servers that state one agree on it; else None."""
+        """The file system's block or stripe size, when the servers that state one (not as an assumption) agree on it; else None."""
         sizes = [c.value for g in self.of_kind(Kind.SERVER) if (c := g.capacity("block_size")) is not None
-                 and c.value is not None]
+                 and c.value is not None and c.source.kind != "assumption"]
         return sizes[0] if sizes and all(size == sizes[0] for size in sizes) else None
 
     def neighbours(self, name: str, kind: Kind) -> tuple[Group, ...]:

@@ -149,8 +149,9 @@ def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], 
     cache = f", or if the {caches[0].layer} serves it" if caches else ""
     if needs:
         condition = f"possible only if {' and '.join(map(str, needs))}{cache}"
-    else:
-        condition = f"possible only if the ranges' figures lie near their most favourable ends{cache}"
+    else:  # every range alone at its least still allows it: only some of them together, low, do not
+        condition = (f"no one figure decides it alone (each at its least allows it, the others at their most), "
+                     f"but {ceiling.marked(low.binding)} cannot all be at their least{cache}")
     low = ceiling.low
     return Finding(
         "POSSIBLE-IF", Severity.WARNING, label,
