@@ -3,7 +3,7 @@
 A buffered run whose data set fits the memory may be served from the page cache: the
 client's (no network at all) or the servers' (the network, but no devices). A prediction
 gives those ceilings beside the storage path's, with the data-set-to-memory ratio that
-decides which applies (seeds/001).
+decides which applies.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The ceiling over a client group's node count is concave: it grows in proportion while
 something of each node binds (its NIC, its requests in flight) and flattens where a shared
-component takes over (the servers: seeds/004's reads stop scaling at 8 nodes with 8 I/O
-servers). :func:`knee` finds that point. :func:`queueing_network` turns the flow network
+component takes over (the servers: in a GPFS study on 64 nodes, reads stopped scaling at
+8 nodes with 8 I/O servers). :func:`knee` finds that point. :func:`queueing_network` turns the flow network
 into the stations of a closed queueing network, so :mod:`models.queueing` can bound and
 draw throughput over concurrency with operational analysis and mean value analysis.
 """

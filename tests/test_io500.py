@@ -49,7 +49,11 @@ NOT_RESULTS = {
     "oci-beegfs_system-information.txt": "an io500 system description",
     "reading-tx2-ext4_system-information.txt": "an io500 system description",
 }
-# Files that are one io500 run written twice: the same phases and values.
+# Driver logs whose launcher states nodes and processes per node (every phase but the prototype's find):
+# OCI "[Exec] mpiexec ... -n 2040 -npernode 12" (line 48); Summit "[Exec] jsrun -n 504 -a 2 -c 2 -r 1"
+# (line 60): 504 resource sets of 2 tasks, 1 set per host. No other file states the nodes.
+PLACED = {"oci-beegfs_io500-isc20-bash_full_summary.txt": (170, 12), "summit_io500-sc18_full_summary.txt": (504, 2)}
+# Files of one run written twice: the same phases and values.
 SAME_RUN = [
     ("narval_io500-sc21_result.txt", "narval_io500-sc21_result_summary.txt"),
     ("reading-tx2-ext4_io500-sc20_v3_result.txt", "reading-tx2-ext4_io500-sc20_v3_result_summary.txt"),
@@ -102,7 +106,7 @@ def test_every_io500_results_file_is_read(corpus, name):
             assert run.unit == (GIB if is_ior else KOPS)
         if not is_ior:
             assert run.workload.transfer_size is None
-        assert run.workload.nodes is None  # no io500 file says how many nodes
+        assert (run.workload.nodes, run.workload.ppn) == PLACED.get(name, (None, 1))
         phase = dict(run.tags)["phase"].replace("_", "-")
         assert PROTOTYPE_NAMES.get(phase, re.sub("^md-", "mdtest-", phase)) == run.label
         assert "score" in dict(run.tags)  # every corpus file ends with its scores
@@ -156,6 +160,61 @@ def test_io500_sh_driver_log_gives_commands_and_warnings(corpus):
     assert (summit.samples, summit.workload.transfer_size, summit.origin.line) == ((1788.32,), Q_(16 << 20, "B"), 88)
 
 
+# What each results file states of its processes, read by hand: (the total where only it is stated, whether
+# the phases' commands are in the file). Sandia's driver log starts each phase with "mpirun -np 2" but its
+# find with "sfind.sh" alone; result.txt states "procs = 21504" under [run] (LRZ line 2, ISC22 line 2), or
+# only "nproc = 640" under [find] (Narval line 49); Reading's states neither. Every command in the corpus
+# asks io500's "-C -Q 1" for the reads and "-e" for the writes; no mdtest stride reaches another node
+# where the placement is stated (OCI: -N 1 with 12 processes per node; Summit: no -N).
+STATED = {
+    "io500-2017_sandia_full_summary.txt": ("2", True),  # but its find
+    "knowext_io500-isc22_result_with_SCORE_section.txt": ("40", True),
+    "lrz-daos_io500-isc25_result.txt": ("21504", True),
+    "narval_io500-sc21_result.txt": ("640", True),
+    "reading-tx2-ext4_io500-sc20_v3_result.txt": (None, True),
+    "oci-beegfs_io500-isc20-bash_full_summary.txt": (None, True),
+    "summit_io500-sc18_full_summary.txt": (None, True),
+}
+CONTEXT_TAGS = ("processes", "fsync", "read_by_other_node", "reads_own_writes")
+
+
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_the_processes_and_who_reads_are_taken_from_what_each_file_states(corpus, name):
+    processes, commands = STATED.get(name, (None, False))
+    for run in _parse(corpus, name):
+        expected = {}
+        if processes and not (run.label == "find" and name.startswith("io500-2017_sandia")):
+            expected["processes"] = processes
+        if commands and run.label.startswith("ior-"):
+            write = run.workload.operation is WRITE
+            expected["fsync" if write else "read_by_other_node"] = "IOR -e" if write else "IOR -C -Q 1"
+        assert {k: v for k, v in run.tags if k in CONTEXT_TAGS} == expected, run.label
+
+
+@pytest.mark.parametrize("launch, nodes, ppn, processes", [
+    ("mpiexec --allow-run-as-root -x UCX_TLS=rc,self -n 2040 -npernode 12 --hostfile h", 170, 12, None),
+    ("jsrun -n 504 -a 2 -c 2 -r 1", 504, 2, None),  # resource sets of 2 tasks, 1 set per host
+    ("srun -N 4 --ntasks=32", 4, 8, None),
+    ("aprun -n 64 -N 16", 4, 16, None),
+    ("mpirun -np 2", None, 1, "2"),
+    ("mpirun -np 10 -npernode 4", None, 1, "10"),  # not a whole number of nodes: only the total is stated
+    ("/opt/bin/sfind.sh", None, 1, None),
+])
+def test_the_launcher_of_a_phase_states_its_nodes_and_processes(launch, nodes, ppn, processes):
+    text = (f"[Starting] ior_easy_write\n[Exec] {launch} /b/ior -w -C -Q 1 -e -t 2m -b 1g -F -o /d/f\n"
+            "[RESULT] BW   phase 1            ior_easy_write                0.411 GB/s : time   9.73 seconds\n")
+    [run] = io500.parse(text, source="log.txt")
+    assert (run.workload.nodes, run.workload.ppn, dict(run.tags).get("processes")) == (nodes, ppn, processes)
+
+
+def test_a_malformed_launcher_count_is_refused_with_the_line():
+    text = ("[Starting] ior_easy_write\n[Exec] mpirun -np all /b/ior -w -t 2m -b 1g -F -o /d/f\n"
+            "[RESULT] BW   phase 1            ior_easy_write                0.411 GB/s : time   9.73 seconds\n")
+    with pytest.raises(ToolOutputError, match=r"^log.txt: line 2: expected a whole number of at least 1 after "
+                                              r"mpirun's -np; found 'all'$"):
+        io500.parse(text, source="log.txt")
+
+
 def test_io500_sh_gib_needs_no_note(corpus):
     # OCI ISC20: "[RESULT] BW   phase 1   ior_easy_write   333.854 GiB/s : time 458.30 seconds".
     run = _by_label(corpus, "oci-beegfs_io500-isc20-bash_result_summary.txt")["ior-easy-write"]
@@ -193,7 +252,7 @@ def test_app_result_txt_read_by_hand(corpus):
     assert (rnd.workload.transfer_size, rnd.workload.access, rnd.workload.shared_file) == (
         Q_(4096, "B"), Access.RANDOM, False)
     assert lrz["ior-easy-read"].workload.transfer_size == Q_(1 << 20, "B")
-    assert dict(rnd.tags)["procs"] == "21504" and dict(rnd.tags)["mode"] == "standard"
+    assert dict(rnd.tags)["processes"] == "21504" and dict(rnd.tags)["mode"] == "standard"
     # ISC22: the slow ior-hard-write, score 0.027132 in 1367.1959 s (line 31).
     hard = _by_label(corpus, "knowext_io500-isc22_result_with_SCORE_section.txt")["ior-hard-write"]
     assert (hard.samples, hard.durations, hard.origin.line, hard.workload.transfer_size) == (
@@ -205,8 +264,9 @@ def test_app_summary_read_by_hand(corpus):
     # outside the score; the "[      ] timestamp" line (line 4) gives no run.
     runs = _by_label(corpus, "lrz-daos_io500-isc25_result_summary.txt")
     rnd = runs["ior-rnd4K-easy-read"]
-    assert (rnd.samples, rnd.durations, rnd.origin.line, rnd.workload.transfer_size) == (
-        (189.112448,), (563.33,), 15, None)
+    assert (rnd.samples, rnd.durations, rnd.origin.line, rnd.workload.transfer_size, rnd.workload.access) == (
+        (189.112448,), (563.33,), 15, Q_(4096, "B"), Access.RANDOM)  # the size the phase's name and io500 fix
+    assert dict(rnd.tags)["transfer_size"].startswith("4096 B, fixed for ior-rnd4K-easy-read by io500's source")
     assert "unscored" in dict(rnd.tags) and "unscored" not in dict(runs["ior-easy-write"].tags)
     assert "timestamp" not in runs
     narval = _by_label(corpus, "narval_io500-sc21_result_summary.txt")["ior-hard-write"]
@@ -330,6 +390,9 @@ def test_invalid_phases_are_tagged_with_io500s_reason():
     (("-t 512k", "-t 1furlong"), "line 10", "'1furlong'"),
     (("t_delta         = 20.0000", "t_delta         = 1e999"), "line 13", "a finite t_delta"),
     (("; START", "START"), "line 6", "expected a '[section]', 'key = value' or '; comment' line"),
+    (("procs           = 4", "procs           = four"), "line 2", "expected a whole number of processes; found 'four'"),
+    (("-C -Q 1", "-C -Q one"), "line 10", "expected a whole number of nodes after ior's -Q; found 'one'"),
+    (("-P -N 1", "-P -N x"), "line 18", "expected a whole number after mdtest's -N"),
 ])
 def test_malformed_result_txt_is_refused_with_the_line(change, where, found):
     with pytest.raises(ToolOutputError) as err:

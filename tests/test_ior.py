@@ -377,4 +377,82 @@ def test_data_set_durations_and_file_sharing_are_read(corpus):
 def test_reads_by_the_tasks_that_wrote_are_tagged(corpus):
     laptop = ior.parse(_text(corpus, "knowext_ior-3.4.0+dev_json_laptop_defaults.json"), source="l.json")
     assert [("reads_own_writes" in dict(r.tags)) for r in laptop] == [False, True]
-    assert all("reads_own_writes" not in dict(r.tags) for r in ior.parse(_json(corpus), source="r.json"))  # -C
+    # "-C -e" on 1 node x 16: IOR shifts readers by -Q 1 x 16 tasks per node, 16 mod 16 tasks = 0, so
+    # each task reads its own file back: -C does not keep the page cache out on one node.
+    write, read = ior.parse(_json(corpus), source="r.json")
+    assert dict(read.tags)["reads_own_writes"] == "-C -Q 1 on 1 node leaves each task reading what was written on its own node"
+    assert "read_by_other_node" not in dict(read.tags) and dict(write.tags)["fsync"] == "IOR -e"
+    # The same command on 52 nodes x 20: the reader sits a node on.
+    write, read = ior.parse(_text(corpus, "knowext_ior-3.3.0_json_mpiio_fpp_b64m_t2m_s5_i5.json"), source="b.json")
+    assert (dict(read.tags)["read_by_other_node"], "reads_own_writes" in dict(read.tags)) == ("IOR -C -Q 1", False)
+
+
+# Per file, what each distinct run states: (operation, nodes, processes per node, who reads and fsync tags),
+# read by hand from the options block ("ordering inter file", "task offset", nodes, clients per node)
+# and, for fsync, the command line ("-e").
+CONTEXT = {
+    # -Z (line 19: "-vv -Z -b 200m ..."), "clients = 96 (12 per node)": 8 nodes; "random task offsets >= 1".
+    "akrr_ior-3.0.1_multiapi_gpfs_ub-ccr.txt": {(WRITE, 8, 12, ()), (READ, 8, 12, (("read_by_other_node", "IOR -Z -Q 1"),))},
+    "akrr_ior-3.2.0_multiapi_ub-ccr.txt": {(WRITE, 2, 8, ()), (READ, 2, 8, (("read_by_other_node", "IOR -Z -Q 1"),))},
+    "akrr_ior-3.3.0+dev_multiapi_stampede2-knl.txt": {
+        (WRITE, 2, 1, ()), (READ, 2, 1, (("read_by_other_node", "IOR -Z -Q 1"),))},
+    "cnes-hal_io500_ior-3.2.1_easy_write.txt": {(WRITE, 96, 1, (("fsync", "IOR -e"),))},
+    "ddn-ai400_io500_ior-3.3alpha1_easy_read.txt": {(READ, 10, 16, (("read_by_other_node", "IOR -C -Q 1"),))},
+    "ddn-ai400_io500_ior-3.3alpha1_easy_write.txt": {(WRITE, 10, 16, (("fsync", "IOR -e"),))},
+    "io500-2017_sandia_ior-3.1.0_easy_vv_tasklist.txt": {
+        (WRITE, 10, 10, (("fsync", "IOR -e"),)), (READ, 10, 10, (("read_by_other_node", "IOR -C -Q 1"),))},
+    # 1 node x 2 with -C -Q 1, and no write in this IOR run: nothing to say of who reads.
+    "io500-2017_sandia_ior-3.1.0_hard_read.txt": {(READ, 1, 2, ())},
+    "lrz-daos_io500_ior-4.1.0+dev_easy_read.txt": {(READ, 192, 112, (("read_by_other_node", "IOR -C -Q 1"),))},
+    "lrz-daos_io500_ior-4.1.0+dev_hard_write.txt": {(WRITE, 192, 112, (("fsync", "IOR -e"),))},
+    "lrz-daos_io500_ior-4.1.0+dev_rnd4K_read.txt": {(READ, 192, 112, (("read_by_other_node", "IOR -C -Q 1"),))},
+    "narval_io500_ior-3.4.0+dev_easy_read.txt": {(READ, 640, 1, (("read_by_other_node", "IOR -C -Q 1"),))},
+    "narval_io500_ior-3.4.0+dev_easy_write.txt": {(WRITE, 640, 1, (("fsync", "IOR -e"),))},
+    "oci-beegfs_io500_ior-3.3.0+dev_easy_write.txt": {(WRITE, 170, 12, (("fsync", "IOR -e"),))},
+    "oci-beegfs_io500_ior-3.3.0+dev_hard_read.txt": {(READ, 170, 12, (("read_by_other_node", "IOR -C -Q 1"),))},
+    "reading-tx2-ext4_io500_ior-3.4.0+dev_easy_write.txt": {(WRITE, 1, 16, (("fsync", "IOR -e"),))},
+    "summit_io500_ior-3.2.0_easy_write.txt": {(WRITE, 504, 2, (("fsync", "IOR -e"),))},
+    "summit_io500_ior-3.2.0_hard_write.txt": {(WRITE, 504, 2, (("fsync", "IOR -e"),))},
+}
+CONTEXT_TAGS = ("read_by_other_node", "reads_own_writes", "fsync")
+
+
+@pytest.mark.parametrize("name", sorted(CONTEXT))
+def test_nodes_processes_per_node_and_who_reads_are_read_from_each_output(corpus, name):
+    runs = ior.parse(_text(corpus, name), source=name)
+    assert {(r.workload.operation, r.workload.nodes, r.workload.ppn,
+             tuple((k, v) for k, v in r.tags if k in CONTEXT_TAGS)) for r in runs} == CONTEXT[name]
+
+
+@pytest.mark.parametrize("command, readback", [
+    ("-w -C -Q 1 -g -k -e -t 2m", ior.Readback("-C", 1, "-e")),
+    ("-r -Ce -Q=2 -t=4096", ior.Readback("-C", 2, "-e")),  # grouped flags, values after '='
+    ("-r -Z -Q3 -Y", ior.Readback("-Z", 3, "-Y")),
+    ("-r -O reorderTasks=1,taskPerNodeOffset=2 -O fsync=1", ior.Readback("-C", 2, "-e")),
+    ("-r -C=0 -O stoneWallingStatusFile=/a,stoneWallingWearOut=1", ior.Readback("", 1, "")),
+    ("-a POSIX -o /d/f -b 4m --posix.odirect -N 16", ior.Readback("", 1, "")),  # -N is numTasks, not -Q
+])
+def test_the_command_line_says_who_reads_and_whether_writes_are_flushed(command, readback):
+    assert ior.readback(command.split(), source="c", where="line 3") == readback
+
+
+@pytest.mark.parametrize("readback, nodes, wrote, tags", [
+    (ior.Readback("-C", 1), 2, True, [("read_by_other_node", "IOR -C -Q 1")]),
+    (ior.Readback("-C", 1), None, False, [("read_by_other_node", "IOR -C -Q 1")]),  # nodes not stated: several
+    # IOR shifts readers by -Q x the tasks per node, modulo the tasks: -Q 2 on 2 nodes comes back home.
+    (ior.Readback("-C", 2), 2, True, [("reads_own_writes", "-C -Q 2 on 2 nodes leaves each task reading what "
+                                                           "was written on its own node")]),
+    (ior.Readback("-Z", 1), 1, False, []),
+    (ior.Readback("", 1), 4, True, [("reads_own_writes", "each task reads what it wrote in this test (no -C task "
+                                                         "reordering)")]),
+])
+def test_a_read_is_by_another_node_only_where_the_shift_leaves_the_node(readback, nodes, wrote, tags):
+    assert readback.tags(READ, nodes, wrote) == tags
+    assert readback.tags(WRITE, nodes, wrote) == []
+
+
+def test_a_malformed_task_offset_is_refused_with_the_line(corpus):
+    text = _text(corpus, "narval_io500_ior-3.4.0+dev_easy_read.txt").replace("-C -Q 1", "-C -Q one", 1)
+    with pytest.raises(ToolOutputError, match=r"^n.txt: line 3: expected a whole number of nodes after ior's -Q; "
+                                              r"found 'one'$"):
+        ior.parse(text, source="n.txt")

@@ -193,6 +193,57 @@ def test_io500_runs_of_old_mdtest(corpus):
     assert (sandia["File creation"].workload.nodes, sandia["File creation"].workload.ppn) == (1, 2)
 
 
+# Per file, each run's (label, nodes, processes per node, who reads tags), read by hand: the launch line's
+# "N total task(s) on M node(s)", the command line's phases and -N (stat takes the items of the task
+# -N on, read 2 x -N, remove 3 x -N; block placement puts that task on another node when the shift is
+# at least the processes per node).
+STRIDES = {
+    # -n 2730 -u -F -C -T -r -N 24 on 16 nodes x 24 (lines 3-4): stat and remove are a node on.
+    "archer_mdtest-1.9.3_mp-mf-md_16nodes.log": [
+        ("File creation", 16, 24, ()), ("File stat", 16, 24, (("read_by_other_node", "mdtest -N 24"),)),
+        ("File removal", 16, 24, (("read_by_other_node", "mdtest -N 24"),)), ("Tree creation", 16, 24, ()),
+        ("Tree removal", 16, 24, ())],
+    "csd3_mdtest-1.9.3_mp-mf-sd_8nodes.log": [
+        ("File creation", 8, 32, ()), ("File stat", 8, 32, (("read_by_other_node", "mdtest -N 32"),)),
+        ("File removal", 8, 32, (("read_by_other_node", "mdtest -N 32"),)), ("Tree creation", 1, 1, ()),
+        ("Tree removal", 1, 1, ())],
+    # -S -F -C -T -r and no -N on 4 nodes x 36: each task stats the file it created.
+    "cirrus_mdtest-1.9.3_mp-sf-sd_4nodes.log": [
+        ("File creation", 4, 36, ()),
+        ("File stat", 4, 36, (("reads_own_writes", "each task handles the items it created in this test (no -N stride)"),)),
+        ("File removal", 4, 36, ()), ("Tree creation", 1, 1, ()), ("Tree removal", 1, 1, ())],
+    # io500's -N 1 read (2 tasks on) on 640 nodes x 1: another node; on 170 nodes x 12 the same node.
+    "narval_io500_mdtest-3.4.0+dev_hard_read.txt": [("File read", 640, 1, (("read_by_other_node", "mdtest -N 1"),))],
+    "oci-beegfs_io500_mdtest-3.3.0+dev_hard_read.txt": [("File read", 170, 12, ())],
+    "lrz-daos_io500_mdtest-4.1.0+dev_hard_stat.txt": [("File stat", 192, 112, ())],
+    "reading-tx2-ext4_io500_mdtest-3.4.0+dev_easy_stat.txt": [("File stat", 1, 16, ())],
+    "summit_io500_mdtest-1.9.3-ior3.2_hard_read.txt": [("File read", 504, 2, ())],
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRIDES))
+def test_the_stride_says_which_node_handles_the_items(corpus, name):
+    runs = mdtest.parse(_text(corpus, name), source=name)
+    assert [(r.label, r.workload.nodes, r.workload.ppn,
+             tuple((k, v) for k, v in r.tags if k in ("read_by_other_node", "reads_own_writes"))) for r in runs] == STRIDES[name]
+
+
+def test_a_stride_that_wraps_around_the_tasks_comes_back_to_the_same_node():
+    # 2 nodes x 4: remove takes the items of the task 3 x 4 = 12 on, modulo 8 tasks: 4 on, another node;
+    # a stride of 8 wraps around to the task itself.
+    assert mdtest.stride_tags(4, Operation.REMOVE, 2, 4, created=True) == [("read_by_other_node", "mdtest -N 4")]
+    assert mdtest.stride_tags(8, Operation.STAT, 2, 4, created=True) == [
+        ("reads_own_writes", "-N 8 with 4 processes per node on 2 nodes leaves the partner task on the same node")]
+    assert mdtest.stride_tags(8, Operation.REMOVE, 2, 4, created=True) == []
+
+
+def test_a_malformed_stride_is_refused_with_the_line(corpus):
+    text = _text(corpus, "csd3_mdtest-1.9.3_mp-mf-sd_8nodes.log").replace("-N 32", "-N many", 1)
+    with pytest.raises(ToolOutputError, match=r"^c.log: line 4: expected a whole number after mdtest's -N \(the "
+                                              r"stride between neighbour tasks\); found 'many'$"):
+        mdtest.parse(text, source="c.log")
+
+
 def test_other_tools_outputs_do_not_look_like_mdtest(corpus):
     others = [p for p in sorted(corpus.rglob("*")) if p.is_file() and p.parent.name != "mdtest"
               and p.parent != corpus]

@@ -25,9 +25,9 @@ __all__ = ["Limits", "run_findings", "repetitions_needed"]
 class Limits:
     """Where a run's quality becomes a finding.
 
-    The coefficients of variation are kept apart for writes and reads, as seeds/000 measured
-    them on a quiet Lustre system: writes varied 5-7 %, reads under 2 %. A run noisier than
-    10 % (writes, metadata) or 5 % (reads) is noisier than such a system's.
+    The coefficients of variation are kept apart for writes and reads, as an IOR study on a
+    quiet Lustre system measured them: writes varied 5-7 %, reads under 2 %. A run noisier
+    than 10 % (writes, metadata) or 5 % (reads) is noisier than such a system's.
     """
 
     repetitions: int = 3
@@ -118,35 +118,57 @@ def _data_set(run: Run, memory: Memory | None, limits: Limits) -> Finding | None
     workload = run.workload
     if memory is None or workload is None or workload.data_set is None or workload.operation.is_metadata:
         return None
+    memory, why = _caching(run, memory)
     total, which = memory.total, memory.whose
     if total is None:
         return None
     ratio = (workload.data_set / total).m_as("")
-    evidence = {"data_set_B": workload.data_set.m_as("B"), "memory_B": total.m_as("B"), "ratio": ratio}
+    evidence = {"data_set_B": workload.data_set.m_as("B"), "memory_B": total.m_as("B"), "ratio": ratio, "memory_of": which}
     shown = f"{format_quantity(workload.data_set, Metric.SIZE)} is {ratio:.2g}x the {which} memory ({format_quantity(total, Metric.SIZE)})"
     if ratio < limits.data_set_factor:
         return Finding("SMALL-DATA-SET", Severity.WARNING, run.label,
                        f"{run.label}: its data set of {shown}, under the {limits.data_set_factor:g}x that keeps "
-                       "caches from holding it (seeds/000).",
+                       f"caches from holding it{why}.",
                        f"use a data set at least {limits.data_set_factor:g}x the aggregate memory "
                        f"({limits.read_data_set_factor:g}x for reads), or drop caches and use fresh data sets", evidence)
     if workload.operation is Operation.READ and ratio < limits.read_data_set_factor:
         return Finding("SMALL-DATA-SET", Severity.INFO, run.label,
-                       f"{run.label}: its data set of {shown}; for reads seeds/001 recommends "
-                       f"{limits.read_data_set_factor:g}x and reading the oldest data set.",
+                       f"{run.label}: its data set of {shown}{why}; for reads, {limits.read_data_set_factor:g}x and "
+                       "reading the oldest data set first keep every cache out.",
                        f"read data sets {limits.read_data_set_factor:g}x the aggregate memory, oldest first", evidence)
     return None
 
 
+def _caching(run: Run, memory: Memory) -> tuple[Memory, str]:
+    """The memory that can cache the run's data, and why the clients' is left out where it is.
+
+    A task that reads what a task on another node wrote (IOR -C/-Z, mdtest -N) finds nothing in
+    its own node's page cache, and a write flushed before its phase ends (IOR -e, -Y) gains
+    nothing from the clients' write-back cache: only the servers' memory counts then.
+    """
+    tags = dict(run.tags)
+    operation = run.workload.operation
+    if memory.clients is None:
+        return memory, ""
+    if operation is Operation.READ and "read_by_other_node" in tags:
+        return Memory(None, memory.servers), ("; the clients' memory is left out, as each task reads what a task "
+                                              f"on another node wrote ({tags['read_by_other_node']})")
+    if operation is Operation.WRITE and "fsync" in tags:
+        return Memory(None, memory.servers), ("; the clients' memory is left out, as the writes are flushed to "
+                                              f"the servers before the phase ends ({tags['fsync']})")
+    return memory, ""
+
+
 def _own_writes(run: Run) -> Finding | None:
-    note = dict(run.tags).get("reads_own_writes")
-    if note is None:
+    tags = dict(run.tags)
+    note = tags.get("reads_own_writes")
+    if note is None or "read_by_other_node" in tags:
         return None
     return Finding("OWN-WRITES", Severity.WARNING, run.label,
-                   f"{run.label} reads data just written by the same tasks ({note}): their node's page cache "
+                   f"{run.label} reads what the same tasks have just written ({note}): their node's caches "
                    "may still hold it, and the read then never reaches the storage.",
-                   "let another node read it back (IOR -C, with -Q set to the tasks per node) or drop the caches "
-                   "between write and read", {"note": note})
+                   "let another node read it back (IOR -C -Q 1 on two nodes or more, mdtest -N set to the "
+                   "processes per node) or drop the caches between write and read", {"note": note})
 
 
 def _invalid(run: Run) -> Finding | None:
@@ -168,7 +190,8 @@ def _misfit(run: Run, block_size: Quantity | None) -> Finding | None:
     return Finding("TRANSFER-MISFIT", Severity.WARNING, run.label,
                    f"{run.label} moves {format_quantity(workload.transfer_size, Metric.SIZE)} per request, neither a "
                    f"multiple nor a divisor of the file system's {format_quantity(block_size, Metric.SIZE)} blocks: "
-                   "requests straddle blocks (read-modify-write on writes), and throughput peaks where they match (seeds/000).",
+                   "requests straddle blocks (read-modify-write on writes), and throughput peaks where they match (lecture "
+                   "\"Performance Analysis\", Parallel Storage Systems, 2024).",
                    f"use a transfer size that is a multiple of {format_quantity(block_size, Metric.SIZE)}",
                    {"transfer_size_B": size, "block_size_B": block})
 

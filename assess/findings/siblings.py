@@ -26,8 +26,9 @@ UNIT_FACTORS = {1.024: "kB vs KiB", 1.048576: "MB vs MiB", 1.073741824: "GB vs G
 CLOSE = 0.002
 # Random reads of at most this size should be slower than sequential reads on any device with seeks or readahead.
 SMALL_RANDOM = Q_(64, "KiB")
-# Tags that note something about one run, not what kind of run it is.
-NOTES = {"reads_own_writes", "json_repaired", "fio_error", "invalid", "statistic"}
+# Tags that note something about one run, not what kind of run it is: a write fsync'ed on close and the
+# read of its files by another node are still the write and read of the same files.
+NOTES = {"reads_own_writes", "read_by_other_node", "fsync", "json_repaired", "fio_error", "invalid", "statistic"}
 # Reads this many times faster than the writes of the same files come from somewhere other than the storage.
 READ_OVER_WRITE = 4.0
 

@@ -13,13 +13,16 @@ io500 runs every phase once, so each run has one sample. Three eras of output ar
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from probes.readers.textlines import beginning, binary_size, finite_number
+from probes.readers.ior import readback
+from probes.readers.mdtest import stride, stride_tags
+from probes.readers.textlines import beginning, binary_size, finite_number, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -52,6 +55,24 @@ _GB_NOTE = "printed as GB/s; io500.sh divides IOR's MiB/s by 1024, so it is GiB/
 _HARD_TRANSFER = 47008
 _HARD_NOTE = ("47008 B into one shared file, fixed for ior-hard by io500's rules and scripts "
               "of this version; this file does not print it")
+# The C app's random phases name their transfer size, which its source fixes: ior-rnd4K-easy-read
+# (and the older ior-rnd4K-write/-read) pass -t=4096, ior-rnd1MB-write/-read -t=1048576.
+_RANDOM_SIZE = re.compile(r"rnd([0-9]{1,4})(K|MB)\b")
+_RANDOM_UNITS = {"K": 2**10, "MB": 2**20}
+# MPI launchers' options that say how many processes start where: their total, per node, the nodes;
+# jsrun (Summit) starts resource sets, with tasks per set and sets per host.
+_MPIRUN = {"-n": "total", "-np": "total", "--n": "total", "--np": "total", "-npernode": "per_node",
+           "--npernode": "per_node", "-N": "per_node", "-ppn": "per_node", "-perhost": "per_node"}
+_LAUNCHERS = {
+    "mpirun": _MPIRUN, "mpiexec": _MPIRUN, "mpiexec.hydra": _MPIRUN, "orterun": _MPIRUN,
+    "srun": {"-n": "total", "--ntasks": "total", "-N": "nodes", "--nodes": "nodes", "--ntasks-per-node": "per_node"},
+    "aprun": {"-n": "total", "-N": "per_node"},
+    "jsrun": {"-n": "sets", "--nrs": "sets", "-a": "per_set", "--tasks_per_rs": "per_set", "-r": "sets_per_node",
+              "--rs_per_host": "sets_per_node"},
+}
+_COUNT = re.compile(r"[0-9]{1,9}")
+# The programs io500 starts under a launcher; the launcher's options end where one of them begins.
+_PROGRAMS = {"ior", "mdtest", "pfind", "md-real-io"}
 
 _OPERATIONS = {
     "mdtest-easy-write": Operation.CREATE, "mdtest-hard-write": Operation.CREATE,
@@ -144,8 +165,17 @@ def parse(text: str, *, source: str) -> list[Run]:
     - Transfer sizes come from the file's own ``ior`` command (``exe`` in result.txt,
       ``[Exec]`` in the driver log); ior-hard's 47008 B is also taken from io500's rules where
       the file has no command (tagged ``("transfer_size", ...)``), except in the 2017 prototype.
-    - io500 files give neither nodes nor processes per node: nodes are unknown (None) and ppn
-      is the Workload default of 1; result.txt's ``procs`` is tagged.
+    - Nodes and processes per node come from the MPI launcher that starts a phase in the
+      driver log (``[Exec] mpiexec -n 2040 -npernode 12 ...``: 170 nodes x 12; mpirun, mpiexec,
+      srun, aprun and jsrun are read). Where only the total is stated (``mpirun -np 2``,
+      result.txt's ``procs`` under [run], else ``nproc`` under [find]) nodes stay unknown (None),
+      ppn is the Workload default of 1, and the total is tagged ``("processes", "21504")``.
+    - A phase's own command gives the tags IOR and mdtest readers give (see
+      :func:`probes.readers.ior.readback` and :func:`probes.readers.mdtest.stride_tags`):
+      ``("fsync", "IOR -e")`` on writes, ``("read_by_other_node", "IOR -C -Q 1")`` on reads (nodes
+      not stated count as several, as io500 runs are), ``("read_by_other_node", "mdtest -N 1")``
+      where the placement is stated. Random phases without ``-t`` take the size their name
+      states (``ior-rnd4K-easy-read``: 4096 B, tagged ``("transfer_size", ...)``).
     - Phases that are not one storage operation (the prototype's md-real-io, mdworkbench, the
       C app's timestamp) give no run.
     """
@@ -219,10 +249,18 @@ def _read_app_results(lines: list[str], source: str) -> tuple[list[_Phase], str,
                                   f"'; comment' line of io500's result.txt; found {stripped[:60]!r}")
     version, tags = "C app", []
     phases = []
+    named = {name: pairs for name, _, pairs, _ in sections}
+    stated = [named[name][key] for name, key in (("", "procs"), ("run", "procs"), ("find", "nproc"))
+              if key in named.get(name, {})]
+    if stated:
+        processes, line = stated[0]
+        if not _COUNT.fullmatch(processes) or int(processes) < 1:
+            raise ToolOutputError(source, f"line {line}", f"expected a whole number of processes; found {processes[:40]!r}")
+        tags.append(("processes", processes))
     for name, number, pairs, comments in sections:
         if name in ("", "run"):
             version = pairs.get("version", (version, 0))[0]
-            tags += [(key, pairs[key][0]) for key in ("procs", "mode") if key in pairs]
+            tags += [("mode", pairs["mode"][0])] if "mode" in pairs else []
         elif name in ("SCORE", "SCOREX"):
             score = "; ".join(f"{key} = {value}" for key, (value, _) in pairs.items() if key != "hash")
             tags.append(("score" if name == "SCORE" else "score_extended", score))
@@ -367,12 +405,14 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
     if (metric is Metric.BANDWIDTH) != phase.unit.endswith("B/s"):
         raise ToolOutputError(source, f"line {phase.line}", f"expected {'a bandwidth' if ior else 'an operation rate'}"
                               f" for phase {phase.name}; found a value in {phase.unit}")
-    tags = [("phase", phase.name)]
+    nodes, ppn, placed = _placement(phase, source)
+    tags = [("phase", phase.name)] + placed
     if ior:
-        workload, more = _ior_workload(ior[1], ior[2], phase, source)
-        tags += more
+        workload, more = _ior_workload(ior[1], ior[2], phase, nodes, ppn, source)
     else:
-        workload = Workload(operation=_OPERATIONS[name], transfer_size=None)
+        workload = Workload(operation=_OPERATIONS[name], transfer_size=None, nodes=nodes, ppn=ppn)
+        more = _mdtest_tags(phase, workload, source)
+    tags += more
     return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
                origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
                tags=_merged(tags + phase.tags + run_tags),
@@ -387,29 +427,80 @@ def _merged(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     return tuple(joined.items())
 
 
-def _ior_workload(kind: str, operation: str, phase: _Phase, source: str) -> tuple[Workload, list[tuple[str, str]]]:
-    words = _ior_words(phase.command)
+def _ior_workload(kind: str, operation: str, phase: _Phase, nodes: int | None, ppn: int,
+                  source: str) -> tuple[Workload, list[tuple[str, str]]]:
+    words = _arguments(phase.command, "ior")
     size = _transfer_size(words, phase.command_line, source)
     shared = None if words is None else "-F" not in words
     tags = []
     if kind == "hard" and size is None and words is None and phase.hard_by_rules:
         size, shared = _HARD_TRANSFER, True
         tags.append(("transfer_size", _HARD_NOTE))
+    named = _RANDOM_SIZE.match(kind)
+    if named and size is None:
+        size = int(named[1]) * _RANDOM_UNITS[named[2]]
+        tags.append(("transfer_size", f"{size} B, fixed for {phase.name} by io500's source; this file does not print it"))
     direct = True if words and ("--posix.odirect" in words or "-B" in words) else None
     workload = Workload(operation=Operation.WRITE if operation == "write" else Operation.READ,
-                        transfer_size=None if size is None else Q_(size, "B"),
+                        transfer_size=None if size is None else Q_(size, "B"), nodes=nodes, ppn=ppn,
                         access=Access.RANDOM if kind.startswith("rnd") else Access.SEQUENTIAL,
                         direct=direct, shared_file=shared)
+    if words is not None:
+        tags += readback(words, source=source, where=f"line {phase.command_line}").tags(
+            workload.operation, nodes, wrote=False)
     return workload, tags
 
 
-def _ior_words(command: str) -> list[str] | None:
-    """The arguments after the ior program in ``command``; None without an ior command."""
-    words = command.split()
+def _mdtest_tags(phase: _Phase, workload: Workload, source: str) -> list[tuple[str, str]]:
+    """Whose items an mdtest phase stats, reads or removes under its -N stride (each io500 phase is its own run)."""
+    words = _arguments(phase.command, "mdtest")
+    if words is None:
+        return []
+    given = stride(shlex.join(["mdtest", *words]), source=source, where=f"line {phase.command_line}")
+    return stride_tags(given, workload.operation, workload.nodes, workload.ppn, created=False)
+
+
+def _arguments(command: str, program: str) -> list[str] | None:
+    """The arguments after ``program`` (ior, mdtest) in ``command``; None without it."""
+    words = split_words(command)
     for index, word in enumerate(words):
-        if word == "ior" or word.endswith("/ior"):
+        if word.rsplit("/", 1)[-1] == program:
             return words[index + 1:]
     return None
+
+
+def _placement(phase: _Phase, source: str) -> tuple[int | None, int, list[tuple[str, str]]]:
+    """Nodes, processes per node and, where only their total is stated, a ``processes`` tag, from the MPI
+    launcher that starts the phase's program; (None, 1, []) where no launcher says."""
+    words = split_words(phase.command)
+    names = [word.rsplit("/", 1)[-1] for word in words]
+    options = _LAUNCHERS.get(names[0]) if names else None
+    start = next((i for i, name in enumerate(names) if name in _PROGRAMS), None)
+    if options is None or start is None:
+        return None, 1, []
+    stated: dict[str, int] = {}
+    for index, word in enumerate(words[1:start], start=1):
+        option, equals, value = word.partition("=")
+        if option not in options:
+            continue
+        value = value if equals else words[index + 1] if index + 1 < start else ""
+        if not _COUNT.fullmatch(value) or int(value) < 1:
+            raise ToolOutputError(source, f"line {phase.command_line}", f"expected a whole number of at least 1 "
+                                  f"after {names[0]}'s {option}; found {value[:40]!r}")
+        stated[options[option]] = int(value)
+    if "sets" in stated:  # jsrun: resource sets of tasks, so many sets per host
+        per_set, per_host = stated.get("per_set", 1), stated.get("sets_per_node")
+        stated = {"total": stated["sets"] * per_set}
+        if per_host and stated["total"] % (per_set * per_host) == 0:
+            stated["per_node"] = per_set * per_host
+    total, per_node, nodes = stated.get("total"), stated.get("per_node"), stated.get("nodes")
+    if nodes and per_node:
+        return nodes, per_node, []
+    if total and per_node and total % per_node == 0:
+        return total // per_node, per_node, []
+    if total and nodes and total % nodes == 0:
+        return nodes, total // nodes, []
+    return None, 1, [("processes", str(total))] if total else []
 
 
 def _transfer_size(words: list[str] | None, line: int, source: str) -> int | None:

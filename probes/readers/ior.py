@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from probes.core.errors import ToolOutputError
@@ -21,7 +21,7 @@ from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.textlines import beginning, finite_number, line_of, split_words
 
-__all__ = ["looks_like", "parse", "FORMAT"]
+__all__ = ["looks_like", "parse", "FORMAT", "Readback", "readback"]
 
 # What iobound read says it reads.
 FORMAT = "IOR output (text, or -O summaryFormat=json)"
@@ -40,8 +40,8 @@ _COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$")
 _TEST_ID = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started\b)")
 # The option lines of the "Options:" block (3.2+, "key : value") and of the old "Summary:"
 # block (3.0/3.1, tab-indented "key = value"); only the keys iobound uses.
-_KEYS = ("api", "access", "ordering in a file", "ordering inter file", "nodes", "tasks", "clients per node",
-         "clients", "repetitions", "xfersize", "aggregate filesize", "stonewallingTime")
+_KEYS = ("api", "access", "ordering in a file", "ordering inter file", "task offset", "nodes", "tasks",
+         "clients per node", "clients", "repetitions", "xfersize", "aggregate filesize", "stonewallingTime")
 _OPTION = re.compile(r"^\s*(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*[:=]\s*(.*?)\s*$")
 _RESULTS_HEADER = re.compile(r"^access\s+bw\(([A-Za-z]+)/s\)")
 _SUMMARY_TITLE = re.compile(r"^Summary of all tests:")
@@ -52,6 +52,13 @@ _COUNT = re.compile(r"[0-9]{1,9}")
 _CLIENTS = re.compile(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
 _SIZE = re.compile(r"([0-9]{1,15})(\.[0-9]+)?\s*(bytes|KiB|MiB|GiB|TiB)")
 _SIZE_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+# IOR 3.0/3.1 print the offset in the ordering: "constant task offsets = 1", "random task offsets >= 1, seed=0".
+_OLD_OFFSET = re.compile(r"task offsets (?:=|>=) ([0-9]{1,9})")
+# IOR's short options that take a value (its option table, 3.x and 4.x); the others are flags, and
+# flags may be grouped ("-Ce"). Options of the -O directive string that IOR names the same way.
+_VALUED = frozenset("ADGJMNOQTUXabdfijlost")
+_DIRECTIVES = {"reorderTasks": "C", "reorderTasksConstant": "C", "reorderTasksRandom": "Z",
+               "taskPerNodeOffset": "Q", "fsync": "e", "fsyncPerWrite": "Y"}
 _OPERATIONS = {"write": Operation.WRITE, "read": Operation.READ}
 
 
@@ -117,6 +124,13 @@ def parse(text: str, *, source: str) -> list[Run]:
     - IOR releases print invalid JSON at times; trailing commas, missing commas between
       values and bare ``nan``/``inf`` numbers are repaired and the repair is tagged
       ``("json_repaired", ...)`` on every run; anything else is refused.
+    - Who reads what was written, and fsync (see :class:`Readback`): a read whose tasks read
+      what a task on another node wrote (``-C`` or ``-Z``, ``-Q`` nodes on) is tagged
+      ``("read_by_other_node", "IOR -C -Q 1")``; a read of the same test's writes on the writing
+      nodes (no reordering, or ``-C -Q 1`` on one node) ``("reads_own_writes", why)``; a write
+      flushed before its phase ends (``-e`` fsync on close, ``-Y`` after every write)
+      ``("fsync", "IOR -e")``. The reordering is the one the options block prints; fsync is
+      read from the command line (text) or ``Parameters`` (JSON).
     """
     opening = _JSON_OPENING.search(text)
     header = _HEADER.search(text)
@@ -127,6 +141,109 @@ def parse(text: str, *, source: str) -> list[Run]:
         raise ToolOutputError(source, "line 1", "expected IOR's output (a line 'IOR-<version>: MPI "
                               f"Coordinated Test of Parallel I/O' or its JSON); found {found}")
     return distinct_labels(_parse_text(text, source))
+
+
+# ---------------------------------------------------------------------------------------------
+# Who reads what was written
+
+
+@dataclass(frozen=True)
+class Readback:
+    """How an IOR run hands its data from writers to readers, which decides the caches a read or write can use.
+
+    ``reorder`` is ``"-C"`` (each task reads what the task ``offset`` nodes on wrote),
+    ``"-Z"`` (a random task at least ``offset`` nodes on) or ``""`` (its own data);
+    ``fsync`` is ``"-e"`` (fsync on close), ``"-Y"`` (after every write) or ``""``. IOR shifts
+    readers by ``offset`` x the tasks per node, so only with more than one node, and an
+    offset that is not a multiple of the nodes, does the reader sit on another node; the
+    page cache of that node never held the data (IOR's tutorial, "First Steps with IOR").
+    """
+
+    reorder: str = ""
+    offset: int = 1
+    fsync: str = ""
+
+    def tags(self, operation: Operation, nodes: int | None, wrote: bool) -> list[tuple[str, str]]:
+        """The tags of one run: ``fsync`` for writes; ``read_by_other_node``, or ``reads_own_writes`` when the
+        same test ``wrote`` the data on the readers' nodes. ``nodes=None`` (not stated) counts as several."""
+        if operation is Operation.WRITE:
+            return [("fsync", f"IOR {self.fsync}")] if self.fsync else []
+        shift = f"{self.reorder} -Q {self.offset}"
+        if self.reorder and self.offset >= 1 and (
+                nodes is None or nodes > 1 and (self.reorder == "-Z" or self.offset % nodes)):
+            return [("read_by_other_node", f"IOR {shift}")]
+        if not wrote:
+            return []
+        if not self.reorder:
+            return [("reads_own_writes", "each task reads what it wrote in this test (no -C task reordering)")]
+        on = f" on {nodes} node{'s' if nodes != 1 else ''}" if nodes else ""
+        return [("reads_own_writes", f"{shift}{on} leaves each task reading what was written on its own node")]
+
+
+def readback(words: list[str], *, source: str, where: str) -> Readback:
+    """The :class:`Readback` an IOR command line asks for; ``words`` are its arguments after the program.
+
+    The last of repeated options counts, as in IOR's parser; ``-O`` directives
+    (``reorderTasks=1``, ``taskPerNodeOffset=2``, ``fsync=1`` ...) count like the options.
+
+    Raises
+    ------
+    ToolOutputError
+        If ``-Q`` is not a whole number (``where`` names the line).
+
+    Examples
+    --------
+    >>> readback("-w -C -Q 1 -g -k -e -t 2m".split(), source="x", where="line 1")
+    Readback(reorder='-C', offset=1, fsync='-e')
+    """
+    chosen: dict[str, str] = {}
+    for letter, value in _short_options(words):
+        if letter == "O":
+            for directive in (value or "").split(","):
+                key, _, given = directive.partition("=")
+                if key.strip() in _DIRECTIVES:
+                    chosen[_DIRECTIVES[key.strip()]] = given.strip()
+        elif letter in "CZQeY":
+            chosen[letter] = "1" if value is None else value
+    offset = chosen.get("Q", "1")
+    if not _COUNT.fullmatch(offset):
+        raise ToolOutputError(source, where, f"expected a whole number of nodes after ior's -Q; found {offset[:40]!r}")
+    on = {letter for letter, value in chosen.items() if value not in ("0", "")}
+    reorder = "-C" if "C" in on else "-Z" if "Z" in on else ""
+    fsync = "-Y" if "Y" in on else "-e" if "e" in on else ""
+    return Readback(reorder, int(offset), fsync)
+
+
+def _short_options(words: list[str]):
+    """Each short option of an IOR command line as (letter, value or None), in order: ``-Ce`` gives C and e;
+    ``-Q 1``, ``-Q=1`` and ``-Q1`` give Q with "1"; long options (``--posix.odirect``) are skipped."""
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        if len(word) < 2 or not word.startswith("-") or word.startswith("--"):
+            continue
+        letters, equals, given = word[1:].partition("=")
+        for position, letter in enumerate(letters):
+            if letter in _VALUED:
+                value = letters[position + 1:] or (given if equals else None)
+                if value is None and index < len(words):
+                    value, index = words[index], index + 1
+                yield letter, value
+                break
+            yield letter, given if equals and position == len(letters) - 1 else None
+
+
+def _ordering(text: str, offset: str | int | None, command: Readback) -> Readback:
+    """The readback IOR printed ("ordering inter file", "task offset"), with the command line's fsync."""
+    text = str(text)
+    if not text:
+        return command
+    reorder = "-C" if "constant" in text else "-Z" if "random" in text else ""
+    old = _OLD_OFFSET.search(text)
+    if offset is None and old:
+        offset = old[1]
+    return replace(command, reorder=reorder, offset=int(offset) if offset is not None else command.offset)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,6 +269,7 @@ class _Invocation:
     version: str
     line: int
     command: str = ""
+    command_line: int = 0
     tests: list[_Test] = field(default_factory=list)
     results_seen: bool = False
 
@@ -172,7 +290,7 @@ def _parse_text(text: str, source: str) -> list[Run]:
         stripped = line.strip()
         command = _COMMAND.match(line)
         if command and not run.command:
-            run.command = command[1]
+            run.command, run.command_line = command[1], number
             continue
         test_id = _TEST_ID.match(line)
         if test_id:
@@ -266,9 +384,12 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                               "or the run failed")
     runs = []
     direct = _direct_from_command(run.command)
+    command = readback(split_words(run.command)[1:], source=source, where=f"line {run.command_line}")
     for test in run.tests:
         options = test.options
         repetitions = _int_option(options, "repetitions", source) if "repetitions" in options else None
+        offset = _int_option(options, "task offset", source) if "task offset" in options else None
+        handed = _ordering(options.get("ordering inter file", ("", 0))[0], offset, command)
         for name, operation in _OPERATIONS.items():
             rows = test.rows.get(name, [])
             summary = test.summary.get(name)
@@ -292,8 +413,7 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                 reported = _reported(values.get("reps", "?"), *(_bandwidth(values.get(key, "?"), where, source) for key in
                                      ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
             workload, more = _text_workload(test, operation, direct, source)
-            tags = more + _own_writes(test.options.get("ordering inter file", ("", 0))[0],
-                                             test.rows.keys() | test.summary.keys(), name)
+            tags = more + handed.tags(operation, workload.nodes, "write" in test.rows.keys() | test.summary.keys())
             origin = Origin(path=source, line=line, tool="ior", tool_version=run.version)
             runs.append(Run(label=_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
@@ -310,13 +430,6 @@ def _reported(reps: Any, mean: float, std: float, low: float, high: float, *, wh
         return from_reported(int(count), mean, std if int(count) > 1 else None, low, high)
     except ValueError as exc:
         raise ToolOutputError(source, where, f"expected a consistent summary (min <= mean <= max); {exc}") from exc
-
-
-def _own_writes(ordering: str, operations, name: str) -> list[tuple[str, str]]:
-    """Tag a read of the same test's writes by the tasks that wrote them (IOR without -C): the node's cache holds them."""
-    if name == "read" and "write" in operations and ("no tasks offsets" in ordering or ordering == "0"):
-        return [("reads_own_writes", "each task reads what it wrote in this test (no -C task reordering)")]
-    return []
 
 
 def _label(options: dict, test_id: int, operation: str) -> str:
@@ -425,20 +538,22 @@ def _parse_json(text: str, opening: re.Match, source: str) -> list[Run]:
     summary = document.get("summary", [])
     summary = check(summary, list, "summary", source)
     command = document.get("Command line", "")
-    direct_command = _direct_from_command(command) if isinstance(command, str) else None
+    command = command if isinstance(command, str) else ""
+    direct_command = _direct_from_command(command)
+    handed = readback(split_words(command)[1:], source=source, where="Command line")
     origin = Origin(path=source, line=None, tool="ior", tool_version=version)
     runs = []
     for index, test in enumerate(tests):
         where = f"tests[{index}]"
         test = check(test, dict, where, source)
-        runs.extend(_json_test_runs(test, where, summary, direct_command, repairs, origin))
+        runs.extend(_json_test_runs(test, where, summary, direct_command, handed, repairs, origin))
     if not runs:
         raise ToolOutputError(source, "tests", "expected at least one test with write or read results "
                               "('Results' or 'summary'); found none: the output is truncated or the run failed")
     return runs
 
 
-def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool | None,
+def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool | None, command: Readback,
                     repairs: str, origin: Origin) -> list[Run]:
     source = origin.path
     parameters = check(test.get("Parameters", {}), dict, f"{where}.Parameters", source)
@@ -454,6 +569,7 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
             results.append((path, check(node, dict, path, source)))
 
     flatten(check(test.get("Results", []), list, f"{where}.Results", source), f"{where}.Results")
+    handed = _json_readback(parameters, options, command, where, source)
     runs = []
     for name, operation in _OPERATIONS.items():
         samples, durations = [], []
@@ -474,9 +590,8 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
         if not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) for t in durations):
             durations = []
         workload, more = _json_workload(parameters, options, where, operation, direct_command, source)
-        ordering = str(options.get("ordering inter file", parameters.get("reorderTasks", "")))
-        more += _own_writes(ordering, {r.get("access") for _, r in results} | {
-            s.get("operation") for s in summary if isinstance(s, dict) and s.get("TestID", 0) == test_id}, name)
+        more += handed.tags(operation, workload.nodes, "write" in {r.get("access") for _, r in results} | {
+            s.get("operation") for s in summary if isinstance(s, dict) and s.get("TestID", 0) == test_id})
         if repairs:
             more.append(("json_repaired", repairs))
         api = str(parameters.get("api", options.get("api", "")))
@@ -488,6 +603,25 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
                         origin=origin, tags=tuple(more), reported=reported,
                         durations=tuple(float(t) for t in durations)))
     return runs
+
+
+def _json_readback(parameters: dict, options: dict, command: Readback, where: str, source: str) -> Readback:
+    """The readback of one JSON test: ``Options`` as IOR prints them, else ``Parameters``; fsync from ``Parameters``."""
+    if "fsyncPerWrite" in parameters or "fsync" in parameters:
+        fsync = "-Y" if parameters.get("fsyncPerWrite") else "-e" if parameters.get("fsync") else ""
+        command = replace(command, fsync=fsync)
+    if "task offset" in options:
+        offset = _json_count(options, "task offset", f"{where}.Options", source)
+    elif "taskPerNodeOffset" in parameters:
+        offset = _json_count(parameters, "taskPerNodeOffset", f"{where}.Parameters", source)
+    else:
+        offset = None
+    if "ordering inter file" in options:
+        return _ordering(options["ordering inter file"], offset, command)
+    if "reorderTasks" in parameters or "reorderTasksRandom" in parameters:
+        reorder = "-C" if parameters.get("reorderTasks") else "-Z" if parameters.get("reorderTasksRandom") else ""
+        return replace(command, reorder=reorder, offset=command.offset if offset is None else offset)
+    return command
 
 
 def _json_workload(parameters: dict, options: dict, where: str, operation: Operation,

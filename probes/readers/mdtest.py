@@ -41,7 +41,7 @@ from probes.core.units import Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.textlines import beginning, split_words
 
-__all__ = ["looks_like", "parse", "FORMAT"]
+__all__ = ["looks_like", "parse", "FORMAT", "stride", "stride_tags"]
 
 # What iobound read says it reads.
 FORMAT = "mdtest output"
@@ -86,6 +86,9 @@ _EXPECTED_COLUMNS = ["Max", "Min", "Mean", "Std", "Dev"]
 _VALUED = frozenset("AabdefGiIlnNpsVwWxz")
 _FLAGS = frozenset("BcCDEFghkLMPrRStTuUvXyYZ")
 _PHASE_FLAGS = {"C": "create", "T": "stat", "E": "read", "r": "remove", "U": "rename"}
+# With -N s, task i stats the items of task i + s, reads those of i + 2s and removes those of i + 3s
+# (mdtest.c names them rank + k * nstride, modulo the tasks).
+_STRIDES = {Operation.STAT: 1, Operation.OPEN: 2, Operation.REMOVE: 3}
 
 
 def looks_like(text: str) -> bool:
@@ -147,6 +150,10 @@ def parse(text: str, *, source: str) -> list[Run]:
       ``shared_directory``; -w/-e
       bytes per file and -u (unique directory per task) are tags, and so is the "File create
       (stonewall)" row (``stonewall``).
+    - Who handles the items (see :func:`stride_tags`): stat, read and remove runs whose -N
+      stride hands each task the items a task on another node created are tagged
+      ``("read_by_other_node", "mdtest -N 24")``; stat and read runs of items the same tasks
+      created in this test, on their own nodes, ``("reads_own_writes", why)``.
     """
     if not _HEADER.search(text):
         found = beginning(text)
@@ -194,6 +201,7 @@ class _Invocation:
     tasks: int
     nodes: int | None
     command: str | None = None
+    command_line: int = 0
     blocks: list[_Block] = field(default_factory=list)
     failure: tuple[str, int] | None = None
 
@@ -222,7 +230,7 @@ def _line(run: _Invocation, line: str, number: int, source: str) -> None:
         return
     command = _COMMAND.match(line)
     if command and run.command is None:
-        run.command = command[1]
+        run.command, run.command_line = command[1], number
         return
     tasks = _TASKS.match(line)
     if tasks:
@@ -401,6 +409,9 @@ def _block_runs(run: _Invocation, block: _Block, options: _Options, several: boo
         tags += [("zero", "mdtest printed 0.000 in every column for a phase the command line asks for (or "
                           "no command line was printed): it did not run or did nothing")] if zero else []
         workload, more = _workload(operation, kind, nodes, ppn, block.tasks, options, run.version)
+        if kind != "tree" and options.known:
+            more += stride_tags(stride(run.command, source=source, where=f"line {run.command_line}"), operation,
+                                workload.nodes, workload.ppn, created=options.requested("create") is True)
         label = f"{name} ({block.tasks} tasks)" if several else name
         runs.append(Run(label=label, workload=workload, metric=Metric.OPERATION_RATE, samples=(), unit=UNIT,
                         origin=Origin(source, line, "mdtest", run.version), tags=tuple(tags + more),
@@ -461,6 +472,53 @@ def _stonewall(rate: _Table, time: _Table | None) -> list[tuple[str, str]]:
     during = f" in {seconds[0][2]} s" if seconds else ""
     return [("stonewall", f"{row[0][2]} op/s{during}: the items created before the stonewall timer, "
                           "all iterations together")]
+
+
+def stride_tags(step: int, operation: Operation, nodes: int | None, ppn: int, *, created: bool) -> list[tuple[str, str]]:
+    """Whose items a stat, read or remove run handles under mdtest's -N ``step``, as tags.
+
+    ``read_by_other_node`` where every task's partner (``k`` x ``step`` tasks on: 1 for stat,
+    2 for read, 3 for remove) is on another node, tasks placed in blocks of ``ppn`` per node
+    (the launchers' default); ``reads_own_writes`` for stats and reads of items the same
+    tasks ``created`` in this test on their own nodes. Nothing when ``nodes`` is not known.
+
+    >>> stride_tags(24, Operation.STAT, 16, 24, created=True)
+    [('read_by_other_node', 'mdtest -N 24')]
+    >>> stride_tags(1, Operation.STAT, 170, 12, created=False)
+    []
+    """
+    if operation not in _STRIDES or nodes is None:
+        return []
+    tasks = nodes * ppn
+    shift = _STRIDES[operation] * step % tasks
+    if nodes > 1 and ppn <= shift <= tasks - ppn:
+        return [("read_by_other_node", f"mdtest -N {step}")]
+    if not created or operation is Operation.REMOVE:
+        return []
+    if not step:
+        return [("reads_own_writes", "each task handles the items it created in this test (no -N stride)")]
+    return [("reads_own_writes", f"-N {step} with {ppn} process{'es' if ppn != 1 else ''} per node on {nodes} "
+                                 f"node{'s' if nodes != 1 else ''} leaves the partner task on the same node")]
+
+
+def stride(command: str, *, source: str, where: str) -> int:
+    """mdtest's -N on ``command`` (the program, then its options): the stride between neighbour tasks, 0 without it.
+
+    Raises
+    ------
+    ToolOutputError
+        If -N is not a whole number (``where`` names the line).
+
+    >>> stride("mdtest -n 2730 -u -F -C -T -r -N 24 -d /tmp", source="x", where="line 4")
+    24
+    """
+    given = _options(command).value("N")
+    if given is None:
+        return 0
+    if not _COUNT.fullmatch(given):
+        raise ToolOutputError(source, where, f"expected a whole number after mdtest's -N (the stride between "
+                              f"neighbour tasks); found {given[:40]!r}")
+    return int(given)
 
 
 def _option_tags(options: _Options) -> list[tuple[str, str]]:
