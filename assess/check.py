@@ -13,7 +13,7 @@ from probes.core.units import Metric
 from models.caches import Memory, aggregate_memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
-from topologies.topology import Topology
+from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.siblings import ceiling_mixup, sibling_findings
@@ -25,7 +25,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,
                limits: Limits = Limits()) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others."""
-    runs = list(runs)
+    runs = [_placed(topology, run, clients) for run in runs]
     block = topology.block_size()
     ceilings: dict[Workload, Ceiling] = {}
     model = Model(topology)
@@ -52,6 +52,22 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     for index, found in sibling_findings(runs).items():
         judgements[index] = replace(judgements[index], findings=judgements[index].findings + tuple(found))
     return judgements
+
+
+def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> Run:
+    """A run that states only its total processes (io500's procs), spread over all nodes of its one client group
+    when they divide evenly: its processes per node then count (round trips, requests in flight)."""
+    processes = dict(run.tags).get("processes")
+    workload = run.workload
+    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+    if workload is None or workload.nodes is not None or processes is None or len(groups) != 1 \
+            or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
+        return run
+    nodes = topology.group(groups[0]).count
+    total = int(processes)
+    if total % nodes:
+        return run
+    return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes))
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:

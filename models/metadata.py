@@ -5,7 +5,9 @@ complete at most n·p·q / (RTT + the servers' latency) operations per second. T
 servers (server groups that state a ``metadata`` rate) together complete the sum of their
 rates when every process works in its own directory; a directory shared by all processes
 lives on one server, and a lock serialises its updates, so one server's rate (or the
-stated ``directory`` rate, if lower) bounds it.
+stated ``directory`` rate, if lower) bounds it, unless the servers state
+``directory = "unlimited"``: a directory striped over them all (DAOS's SX directories,
+Lustre's striped directories).
 """
 
 from __future__ import annotations
@@ -70,7 +72,10 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
             values[count_symbol(g.name)] = g.count
         total = math.fsum(g.count * canonical(v) for g, v in servers)
         layers.append(_layer("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms, values))
-        if workload.shared_directory:
+        if workload.shared_directory and _spread(servers, op):
+            assumptions.append("one directory is spread over every metadata server (directory = \"unlimited\"), so "
+                               "a shared directory is bound by the servers together")
+        elif workload.shared_directory:
             layers.append(_directory(servers, values, op))
         elif workload.shared_directory is None:
             assumptions.append("whether all processes share one directory is not known, so a single directory's "
@@ -102,6 +107,13 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
         terms.append(count_symbol(name) * PPN * DEPTH / wait)
         total += counts[name] * workload.ppn * workload.queue_depth / math.fsum(canonical(v) for _, _, v, _ in waits)
     return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if terms else None
+
+
+def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
+    """Whether the fastest metadata server states ``directory = "unlimited"``: a directory striped over them all."""
+    group, _ = max(servers, key=lambda pair: canonical(pair[1]))
+    stated = group.capacity("directory", op)
+    return stated is not None and stated.value is None
 
 
 def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> LayerLimit:

@@ -14,7 +14,8 @@ Format (every capacity is per member of its group)::
     latency = "50 us"                 # fixed cost of one request, besides moving its bytes
     memory = "64 GiB"                 # page cache, and how fast it serves: memory_bandwidth
     metadata = "20 kop/s"             # a metadata server; create_metadata etc. per operation
-    directory = "3000 op/s"           # one directory shared by every process (serialised)
+    directory = "3000 op/s"           # one directory shared by every process (serialised);
+                                      #   "unlimited": a directory striped over every server
     replicas = 3                      # what a write costs behind the servers: copies,
     parity = "8+2"                    #   data + parity strips,
     write_amplification = 1.2         #   and any other factor (journaling)

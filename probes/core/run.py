@@ -99,15 +99,19 @@ def results_body(runs: list[Run], errors: list[str]) -> dict:
 
 
 def results_csv(runs: list[Run]) -> str:
-    """A results table: a row per repetition (or one row with the reported mean), with units spelled out."""
+    """A results table: a row per repetition (or one row with the reported mean), with units spelled out;
+    the runs' tags follow as columns of their own, which reading the table back keeps as tags."""
     out = io.StringIO()
     out.write(f"# iobound/results {RESULTS_VERSION} as CSV\n")
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    tags = tuple(dict.fromkeys(key for r in runs for key, _ in r.tags if key not in CSV_COLUMNS))
+    columns = CSV_COLUMNS + tags
+    writer.writerow(columns)
     for r in runs:
         w = r.workload
-        fields = {"run": r.label, "unit": r.unit, "tool": r.origin.tool, "tool_version": r.origin.tool_version or "",
-                  "source": str(r.origin)}
+        fields = {key: value for key, value in r.tags if key in tags}
+        fields |= {"run": r.label, "unit": r.unit, "tool": r.origin.tool, "tool_version": r.origin.tool_version or "",
+                   "source": str(r.origin)}
         if w is not None:
             fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
                        "access": w.access.value, "direct": _flag(w.direct), "shared_file": _flag(w.shared_file),
@@ -117,10 +121,10 @@ def results_csv(runs: list[Run]) -> str:
             durations = r.durations or ("",) * len(r.samples)
             for value, seconds in zip(r.samples, durations):
                 writer.writerow([{**fields, "value": value, "duration": f"{seconds} s" if seconds != "" else ""}.get(c, "")
-                                 for c in CSV_COLUMNS])
+                                 for c in columns])
         else:
             row = {**fields, "value": r.summary.mean, "statistic": "mean", "n": r.summary.n}
-            writer.writerow([row.get(c, "") for c in CSV_COLUMNS])
+            writer.writerow([row.get(c, "") for c in columns])
     return out.getvalue()
 
 

@@ -410,7 +410,8 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
     if ior:
         workload, more = _ior_workload(ior[1], ior[2], phase, nodes, ppn, source)
     else:
-        workload = Workload(operation=_OPERATIONS[name], transfer_size=None, nodes=nodes, ppn=ppn)
+        workload = Workload(operation=_OPERATIONS[name], transfer_size=None, nodes=nodes, ppn=ppn,
+                            shared_directory=_shared_directory(name, phase))
         more = _mdtest_tags(phase, workload, source)
     tags += more
     return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
@@ -449,6 +450,15 @@ def _ior_workload(kind: str, operation: str, phase: _Phase, nodes: int | None, p
         tags += readback(words, source=source, where=f"line {phase.command_line}").tags(
             workload.operation, nodes, wrote=False)
     return workload, tags
+
+
+def _shared_directory(name: str, phase: _Phase) -> bool | None:
+    """Whether every process of an mdtest phase works in one directory: without -u (a directory per task) it
+    does; io500's rules run the hard phases so and the easy ones with -u. None for find."""
+    if not name.startswith("mdtest-"):
+        return None
+    words = _arguments(phase.command, "mdtest")
+    return name.startswith("mdtest-hard") if words is None else "-u" not in words
 
 
 def _mdtest_tags(phase: _Phase, workload: Workload, source: str) -> list[tuple[str, str]]:

@@ -72,7 +72,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
         row = dict(zip(header, (c.strip() for c in cells)))
         workload, value, unit, metric, duration = _row(row, source, line, aliases)
-        tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS)
+        tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS and v)  # an empty cell says nothing
         key = row.get("run") or f"line {line}"
         if key in runs:
             first, known, samples, known_unit, _, _, durations = runs[key]
