@@ -64,10 +64,13 @@ def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> Ru
             or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
         return run
     nodes = topology.group(groups[0]).count
-    total = int(processes)
+    total = int(processes) if processes.isdigit() else 0
+    if total < 1:
+        raise InputError(str(run.origin), "processes", f"must be a whole number of at least 1. Got {processes!r} instead.")
     if total % nodes:
         return run
-    return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes))
+    placed = f"{total} processes on the {nodes} nodes of {groups[0]}, {total // nodes} each (the result states no node count)"
+    return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes), tags=run.tags + (("placed", placed),))
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:

@@ -12,6 +12,7 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -278,6 +279,23 @@ def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
     return list(tiers.values())
 
 
+def _seconds_per_byte(start, chosen, end) -> float:
+    """The time per byte through the client (``start``), one (group, limits) per server tier and the devices (``end``):
+    each segment between storing groups takes its slowest stage's time, and the segments add."""
+    total, segment = 0.0, [start]
+    for group, limits in chosen:
+        segment.append(limits)
+        if group.forwarding is Forwarding.STORE:
+            total += _segment(segment)
+            segment = [limits]
+    return total + _segment(segment + end)
+
+
+def _segment(stages) -> float:
+    speeds = [x[0] for stage in stages if stage is not None for x in stage]
+    return 1 / min(speeds) if speeds else 0.0
+
+
 class _Series:
     """Which layers of a network are in series: every path from source to sink crosses exactly one of their edges.
 
@@ -323,8 +341,9 @@ class _RequestTime:
     Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
     way); a server group that stores and forwards (a gateway) receives a request whole before
     passing it on, so the segments before and after it add. Server groups are taken in tiers
-    by their distance from the client (a gateway before the storage servers), and of each
-    tier, and of the devices, the fastest group (an upper bound when groups differ). With
+    by their distance from the client (a gateway before the storage servers); of the tiers the
+    groups that together make a request quickest, and of the devices the fastest group (an
+    upper bound when groups differ, and monotone in every figure). With
     ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s.
     """
 
@@ -342,15 +361,16 @@ class _RequestTime:
         devices = [] if cached else [topology.of_kind(Kind.DEVICE)]
         for groups in tiers + devices:
             self._latency(groups)
-        stream = [self._fastest([client], op)]
-        for groups in tiers:
-            fastest = self._fastest(groups, op)
-            stream.append(fastest)
-            if fastest and fastest[0][2].forwarding is Forwarding.STORE:
+        start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
+        choices = itertools.product(*([(g, self._limits(g, op)) for g in groups] for groups in tiers))
+        stream = [start]
+        for group, limits in min(choices, key=lambda chosen: _seconds_per_byte(start, chosen, end)):
+            stream.append(limits)
+            if group.forwarding is Forwarding.STORE:
                 self._bytes(stream)
-                stream = [fastest]
-                self.parts.append(f"{fastest[0][2].name} receives each request whole before passing it on")
-        self._bytes(stream + [self._fastest(d, op) for d in devices])
+                stream = [limits]
+                self.parts.append(f"{group.name} receives each request whole before passing it on")
+        self._bytes(stream + end)
         self.expression = sp.Add(*self.terms)
         self.described = ", ".join(self.parts)
 
@@ -369,21 +389,29 @@ class _RequestTime:
         self.fixed += canonical(value)
 
     @staticmethod
-    def _fastest(groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
-        """The group whose members move one stream fastest, as its limits at that speed: (B/s, key, group, value) each.
+    def _limits(group: Group, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
+        """What sets how fast a member of ``group`` moves one stream: (B/s, key, group, value) of each limit at that speed.
 
         A member's speed is the least of its NIC and its own bandwidth; where both state it, both
         are returned, since raising one alone leaves the member as slow. None if nothing limits it.
         """
+        stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
+                  if (c := group.capacity(key, op)) is not None and c.value is not None]
+        if not stated:
+            return None
+        speed = min(x[0] for x in stated)
+        return [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
+
+    @classmethod
+    def _fastest(cls, groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
+        """The limits of the group whose members move one stream fastest; None if one of them has no limit."""
         best = None
         for group in groups:
-            stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
-                      if (c := group.capacity(key, op)) is not None and c.value is not None]
-            if not stated:
+            limits = cls._limits(group, op)
+            if limits is None:
                 return None  # a group that nothing limits: some path has no per-member limit of this kind
-            speed = min(x[0] for x in stated)
-            if best is None or speed > best[0][0]:
-                best = [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
+            if best is None or limits[0][0] > best[0][0]:
+                best = limits
         return best
 
     def _bytes(self, segment: list) -> None:

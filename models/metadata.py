@@ -81,8 +81,8 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
             assumptions.append("whether all processes share one directory is not known, so a single directory's "
                                "limit is left out (an upper bound)")
     else:
-        assumptions.append("no server states a metadata rate (metadata = \"20 kop/s\"), so the metadata servers "
-                           "are taken as unlimited")
+        assumptions.append(f"no server states a rate of {op} operations (metadata = \"20 kop/s\", or "
+                           f"{op}_metadata), so the metadata servers are taken as unlimited")
     if not layers:
         raise TopologyError(topology.path, "servers", unlimited(topology, workload, clients) or
                             f"no metadata limit applies to {op} operations")
@@ -110,20 +110,23 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
 
 
 def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
-    """Whether the fastest metadata server states ``directory = "unlimited"``: a directory striped over them all."""
-    group, _ = max(servers, key=lambda pair: canonical(pair[1]))
-    stated = group.capacity("directory", op)
-    return stated is not None and stated.value is None
+    """Whether a metadata server states ``directory = "unlimited"``: a directory may be striped over them all."""
+    return any((stated := g.capacity("directory", op)) is not None and stated.value is None for g, _ in servers)
 
 
 def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> LayerLimit:
-    """One directory: on one metadata server (the fastest), and no faster than its ``directory`` rate if stated."""
-    group, speed = max(servers, key=lambda pair: canonical(pair[1]))
-    limit = (_value(values, "MD", group, speed), canonical(speed), Component(group.name, "metadata"))
-    stated = group.capacity("directory", op)
-    if stated is not None and stated.value is not None and canonical(stated.value) < limit[1]:
-        limit = (_value(values, "DIR", group, stated.value), canonical(stated.value), Component(group.name, "directory"))
-    return _layer("shared directory", limit[1], (limit[2],), [limit[0]], values)
+    """One directory: on one metadata server, at its rate or its ``directory`` rate if lower; the best server's.
+
+    Each server's own limit rises with its figures, so their greatest does too (the ceiling stays
+    monotone when a range changes which server is fastest)."""
+    def own(group: Group, speed: Quantity) -> tuple[float, str, str, Quantity]:
+        stated = group.capacity("directory", op)
+        if stated is not None and stated.value is not None and stated.value < speed:
+            return canonical(stated.value), "DIR", "directory", stated.value
+        return canonical(speed), "MD", "metadata", speed
+    limit, (group, _) = max(((own(g, v), (g, v)) for g, v in servers), key=lambda pair: pair[0][0])
+    rate, prefix, key, value = limit
+    return _layer("shared directory", rate, (Component(group.name, key),), [_value(values, prefix, group, value)], values)
 
 
 def _value(values: dict, prefix: str, group: Group, value: Quantity) -> sp.Symbol:

@@ -88,14 +88,19 @@ class Model:
         With figures stated as ranges it is an interval. The ceiling is monotone in every
         figure: it rises with bandwidths, IOPS and rates, and falls with latencies and round
         trips (a maximum flow rises with every edge's capacity; a request's time rises with
-        its fixed costs and falls with the bandwidths its bytes cross). So two solves bound
-        it: every range at its most favourable end (``value``), then at its least (``low``).
+        its fixed costs and falls with the bandwidths its bytes cross, taking the quickest
+        group of each tier; a shared directory takes the best server's own limit). So two
+        solves bound it: every range at its most favourable end (``value``), then at its
+        least (``low``, None when both ends are equal).
         ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
         """
         high = self._ceiling(workload, clients, caches)
         low = self.low._ceiling(workload, clients, False) if self.ranges else None
-        assumed = tuple(c for c in dict.fromkeys(high.binding + (low.binding if low else ())) if self._assumed(c, workload))
-        return replace(high, low=low, assumed=assumed)
+        if low is not None and math.isclose(canonical(low.value), canonical(high.value), rel_tol=TIE):
+            low = None  # no range on its way: one figure, no interval
+        stated = [c for ceiling in (high, low) if ceiling for c in ceiling.binding + tuple(
+            c for layer in ceiling.layers for c in layer.components)]
+        return replace(high, low=low, assumed=tuple(c for c in dict.fromkeys(stated) if self._assumed(c, workload)))
 
     def _assumed(self, component: Component, workload: Workload) -> bool:
         capacity = self.topology.capacity_at(component, workload.operation.value)

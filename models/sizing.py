@@ -85,6 +85,15 @@ class Question:
     def needs_metadata(self) -> bool:
         return any(t.workload.operation.is_metadata for t in self.targets)
 
+    def at_least(self) -> Question:
+        """The question with every part's figure known only as a range at its least favourable end: a design
+        that meets the targets then meets them whatever the parts turn out to be."""
+        def least(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+            return tuple(replace(p, capacities={k: c.at(c.ends[0]) if c.range else c for k, c in p.capacities.items()})
+                         for p in parts)
+        return replace(self, networks=least(self.networks), servers=least(self.servers), devices=least(self.devices),
+                       metadata=least(self.metadata))
+
 
 @dataclass(frozen=True)
 class Design:
@@ -199,8 +208,10 @@ def size(question: Question, top: int = 5) -> Sizing:
     """The ``top`` cheapest configurations that meet every target (see the module's description).
 
     The data targets and the metadata targets share no part, so each design's storage counts
-    and its metadata servers (the cheapest type for its network) are two small programmes.
+    and its metadata servers (the cheapest type for its network) are two small programmes. Parts
+    whose figures are ranges count at their least favourable ends.
     """
+    question = question.at_least()
     solved, shortfalls, memo = [], {}, {}
 
     def record(found):

@@ -3,7 +3,9 @@
 The bundled examples (narval, oci-beegfs, lrz-daos) and their io500 results: no result is
 impossible, the easy IOR phases are possible only if the unstated figure that decides them
 is at least what they imply, and every metadata phase has a ceiling interval. Where the
-corpus is present, the submissions' own files read to the same verdicts.
+corpus is present, the submissions' own files read to the same verdicts. The metadata-rate
+table includes these very submissions, so their metadata phases lie within their intervals by
+construction: those tests check that every phase is judged, not that the table is independent.
 """
 
 from pathlib import Path
@@ -71,3 +73,15 @@ def test_the_submissions_own_files_read_to_the_same_verdicts(name):
         pytest.skip(f"the corpus is not here ({path})")
     codes = [[f.code for f in j.findings] for j in _judged(name, str(path))]
     assert codes == [[f.code for f in j.findings] for j in _judged(name, f"{name}-io500.csv")]
+
+
+@pytest.mark.parametrize("processes", ["abc", "0", "-3"])
+def test_a_processes_tag_that_is_no_count_is_a_one_line_error(processes):
+    from dataclasses import replace
+
+    from probes.core.errors import InputError
+
+    run = read_runs("lrz-daos-io500.csv")[0]
+    bad = replace(run, tags=tuple((k, processes if k == "processes" else v) for k, v in run.tags))
+    with pytest.raises(InputError, match=f"processes: must be a whole number of at least 1. Got '{processes}' instead."):
+        check_runs(load_example("lrz-daos"), [bad])

@@ -244,3 +244,45 @@ def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path
     assert load_topology(save_topology(topology, tmp_path / "saved.toml")).ranged() == topology.ranged()
     with pytest.raises(TopologyError, match=r"servers.s.metadata: The typical metadata service must be one of: lustre"):
         parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "zfs" }'))
+
+
+def _two_servers(first: str, second: str, extra: str = "") -> str:
+    """Clients reaching two server groups side by side (one tier), each with its own figures."""
+    return ('[clients.c]\ncount = 4\nnic = "100 Gbit/s"\n[networks.n]\nrtt = "10 us"\n'
+            f'[servers.a]\ncount = 1\n{first}\n[servers.b]\ncount = 1\n{second}\n{extra}'
+            '[[links]]\nbetween = ["c", "n"]\n[[links]]\nbetween = ["n", "a"]\n[[links]]\nbetween = ["n", "b"]\n')
+
+
+def test_a_run_no_one_range_decides_says_so():
+    """Two servers side by side, each 1..10 GB/s: a read of 5 GB/s needs them together above their least."""
+    from probes.core.run import Origin, Run
+    from assess.check import check_runs
+
+    system = parse_topology(_two_servers('nic = "1..10 GB/s"', 'nic = "1..10 GB/s"'))
+    run = Run("read", Workload(Operation.READ, Q_(1, "MiB")), Metric.BANDWIDTH, (5.0,), "GB/s", Origin("r", None, "t"))
+    (possible,) = [f for f in check_runs(system, [run])[0].findings if f.code == "POSSIBLE-IF"]
+    assert possible.evidence["implied"] == [] and "no one figure decides it alone" in possible.message
+
+
+@pytest.mark.parametrize("first, second, workload", [
+    # which server is fastest changes across the range; the slower one's directory rate must not take over
+    ('nic = "unlimited"\nmetadata = "2000..10000 op/s"\ndirectory = "1000 op/s"', 'nic = "unlimited"\nmetadata = "5000 op/s"',
+     Workload(Operation.CREATE, None, nodes=4, ppn=8, shared_directory=True)),
+    ('nic = "unlimited"\nmetadata = "2000..10000 op/s"', 'nic = "unlimited"\nmetadata = "5000 op/s"\ndirectory = "unlimited"',
+     Workload(Operation.CREATE, None, nodes=4, ppn=8, shared_directory=True)),
+    # a storing gateway beside a streaming server: raising the gateway's NIC must not slow a request
+    ('nic = "1..6 GB/s"\nforwarding = "store"', 'nic = "5 GB/s"', Workload(Operation.READ, Q_(1, "MiB"), nodes=4, direct=True)),
+])
+def test_the_interval_is_ordered_when_a_range_changes_which_group_is_fastest(first, second, workload):
+    model = Model(parse_topology(_two_servers(first, second)))
+    ceiling = model.ceiling(workload)
+    assert ceiling.least <= ceiling.value
+    ends = model.ranges[Component("a", "metadata" if workload.operation.is_metadata else "nic")]
+    across = [Model(model.topology.replaced({place: c.at(c.range[0] + (c.range[1] - c.range[0]) * i / 20)
+                                             for place, c in model.ranges.items()})).bound(workload) for i in range(21)]
+    assert across == sorted(across) and ends.range is not None
+
+
+def test_typical_metadata_without_a_service_names_what_it_needs():
+    with pytest.raises(TopologyError, match=r"servers.s.metadata: names a metadata service and a device class, e.g."):
+        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { devices = "nvme" }'))

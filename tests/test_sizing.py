@@ -284,3 +284,11 @@ def test_the_bundled_catalogue_lists_and_sizes_the_issue_question(capsys):
         for target, ceiling in zip(doc["targets"], configuration["ceilings"]):
             assert ceiling["ceiling"]["value"] >= target["required"]["value"] * (1 - 1e-9)
         assert configuration["usable"]["value"] >= 2e15
+
+
+def test_a_part_known_only_as_a_range_is_sized_at_its_least():
+    """The drive reads 1..2 GB/s: 20 GB/s then takes 20 drives (its least), not 10 (its most)."""
+    ranged = replace(SSD, capacities=SSD.capacities | {"read_bandwidth": Capacity(
+        Q_(2, "GB/s"), Metric.BANDWIDTH, Source("assumption"), (Q_(1, "GB/s"), Q_(2, "GB/s")))})
+    best = size(Question((_target("read", "20 GB/s"),), _clients(), (NET,), (BOX,), (ranged,))).configurations[0]
+    assert best.counts == {"storage": 5, "drives": 20}

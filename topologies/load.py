@@ -151,7 +151,7 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
         raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
     keys = capacity_keys(kind)
     settings = _SERVER_KEYS if kind is Kind.SERVER else ()
-    if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and "typical" in body["metadata"]:
+    if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and {"typical", "devices"} & set(body["metadata"]):
         body = _typical_metadata(body, source, f"{where}.metadata")
     _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
     count = body.get("count", 1)
@@ -175,7 +175,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
 
     stated = body["metadata"]
     _only(stated, ("typical", "devices", "note"), source, where)
-    service, devices = stated["typical"], stated.get("devices", "any")
+    service, devices = stated.get("typical"), stated.get("devices", "any")
     if not isinstance(service, str) or not isinstance(devices, str):
         raise TopologyError(source, where, "names a metadata service and a device class, e.g. "
                             f"{{ typical = \"lustre\", devices = \"nvme\" }}. Got {stated!r} instead.")
@@ -266,6 +266,8 @@ def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
 
 def _span(text: str) -> list[str]:
     """``"25..100 Gbit/s"`` as its two ends; a bare first number takes the second's unit."""
+    if text.count("..") > 1:
+        return [text]  # not two ends: the range's own check says so
     first, _, second = (part.strip() for part in text.partition(".."))
     bare = re.fullmatch(r"[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?", first)
     unit = re.sub(r"^[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*", "", second)

@@ -69,13 +69,6 @@ def known() -> dict[str, tuple[str, ...]]:
     return {service: tuple(classes) for service, classes in _table().items()}
 
 
-def __getattr__(name: str):
-    """``SERVICES``: the same as :func:`known`, read when first asked for."""
-    if name == "SERVICES":
-        return known()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _listing() -> str:
     return "; ".join(f"{service} ({', '.join(classes)})" for service, classes in known().items())
 

@@ -77,6 +77,8 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
                 "ratio_ci95": list(interval) if interval else None, "samples": summary.n,
                 "binding": [str(c) for c in ceiling.binding], "assumed": [str(c) for c in ceiling.assumed]}
     where = f"{', '.join(ceiling.binding_layers)} ({ceiling.marked(ceiling.binding)})"
+    lowest = ceiling.low or ceiling
+    where_least = f"{', '.join(lowest.binding_layers)} ({ceiling.marked(lowest.binding)})"
     op = ceiling.workload.operation.value
     top = interval[1] if interval else ratio
     findings = []
@@ -93,34 +95,38 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
         fastest = Q_(summary.max, metric.unit)
         needs = implied(summary.max) if implied else ()
         findings.append(_possible(run.label, op, fastest, ceiling, needs, evidence))
-    elif abs(summary.mean / least - 1) <= tolerance:
-        low = "" if ceiling.low is None else " with every range at its least favourable end"
-        binding = ceiling.low or ceiling
-        where = f"{', '.join(binding.binding_layers)} ({ceiling.marked(binding.binding)})"
+    elif abs(summary.mean / least - 1) <= tolerance and ceiling.low is None:
         findings.append(Finding(
             "AT-CEILING", Severity.INFO, run.label,
-            f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.least)}{low} "
-            f"({summary.mean / least:.0%}) set by {where}.",
+            f"{op} of {format_quantity(measured)} is at the ceiling of {format_quantity(ceiling.value)} "
+            f"({ratio:.0%}) set by {where}.",
             f"this run is limited by {where}; more needs more or faster of them", evidence))
+    elif abs(summary.mean / least - 1) <= tolerance:  # at the low end of an interval: consistent, not shown to bind
+        findings.append(Finding(
+            "AT-CEILING", Severity.INFO, run.label,
+            f"{op} of {format_quantity(measured)} is at the ceiling's least, {format_quantity(ceiling.least)} "
+            f"({summary.mean / least:.0%}), which {where_least} set with every range at its least favourable end: consistent "
+            f"with those figures at their least, not shown to be limited by them (its most is {format_quantity(ceiling.value)}).",
+            "state the figures that decide it (a datasheet or a probe: iobound probe), then check again", evidence))
     elif top * limit / least < far_below:
         findings.append(Finding(
             "FAR-BELOW", Severity.WARNING, run.label,
             f"{op} of {format_quantity(measured)} reaches only {summary.mean / least:.0%} of the "
-            f"{format_quantity(ceiling.least)} that {where} would allow{_at_least(ceiling)}.",
+            f"{format_quantity(ceiling.least)} that {where_least} would allow{_at_least(ceiling)}.",
             "something the model leaves out costs more than the hardware: check the transfer size against the "
             "file system's block or stripe size, contention between processes, and the client's settings", evidence))
-    elif ratio < below:
-        findings.append(_below(run.label, op, measured, ratio, ceiling, where, evidence))
+    elif summary.mean / least < below:  # against the least the ranges allow: what they do not explain
+        findings.append(_below(run.label, op, measured, summary.mean / least, ceiling, where_least, evidence))
     return Judgement(run, measured, ceiling, ratio, interval, tuple(findings))
 
 
 def _at_least(ceiling: Ceiling) -> str:
     """Where a ceiling is an interval, that the figure is its low end."""
-    return "" if ceiling.low is None else f" even with every range at its least favourable end (at most {format_quantity(ceiling.value)})"
+    return "" if ceiling.low is None else f" even{_below_least(ceiling)}"
 
 
-def _below(label, op, measured, ratio, ceiling: Ceiling, where: str, evidence) -> Finding:
-    """BELOW-CEILING: 50-90 % of the ceiling, which costs the model does not count commonly explain."""
+def _below(label, op, measured, share: float, ceiling: Ceiling, where: str, evidence) -> Finding:
+    """BELOW-CEILING: 50-90 % of the ceiling (its least, with ranges), which costs the model does not count commonly explain."""
     if ceiling.metric is Metric.OPERATION_RATE:
         costs = "the metadata servers' CPU and journal, lock contention in shared directories, and the client's own cache misses"
     else:
@@ -128,23 +134,21 @@ def _below(label, op, measured, ratio, ceiling: Ceiling, where: str, evidence) -
                  "lock contention on a shared file, and small or misaligned transfers")
     return Finding(
         "BELOW-CEILING", Severity.INFO, label,
-        f"{op} of {format_quantity(measured)} reaches {ratio:.0%} of the {format_quantity(ceiling.value)} that "
-        f"{where} would allow{_below_least(measured, ceiling)}: {1 - ratio:.0%} goes to something the model leaves out, "
-        f"commonly {costs}.",
+        f"{op} of {format_quantity(measured)} reaches {share:.0%} of the {format_quantity(ceiling.least)} that "
+        f"{where} would allow{_below_least(ceiling)}: {'at least ' if ceiling.low else ''}{1 - share:.0%} goes to "
+        f"something the model leaves out, commonly {costs}.",
         "profile the servers during the run (CPU, interrupts) and compare with a transfer size matched to the "
         "file system's blocks; this is common and not an error", evidence)
 
 
-def _below_least(measured, ceiling: Ceiling) -> str:
-    """Where a ceiling is an interval, the share of its low end too, and that the ranges may explain the rest."""
-    if ceiling.low is None:
-        return ""
-    return (f" ({(measured / ceiling.least).m_as(''):.0%} of its least, {format_quantity(ceiling.least)}: "
-            "the ranges' figures may lie below their most favourable ends)")
+def _below_least(ceiling: Ceiling) -> str:
+    """Where a ceiling is an interval, that the figure is its least."""
+    return "" if ceiling.low is None else f" with every range at its least favourable end (at most {format_quantity(ceiling.value)})"
 
 
 def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], evidence) -> Finding:
     """POSSIBLE-IF: above the ceiling's low end, within its high end: the hardware it implies."""
+    low = ceiling.low
     caches = [c for c in ceiling.caches if c.value is not None and fastest <= c.value and c.applies is not False]
     cache = f", or if the {caches[0].layer} serves it" if caches else ""
     if needs:
@@ -152,7 +156,6 @@ def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], 
     else:  # every range alone at its least still allows it: only some of them together, low, do not
         condition = (f"no one figure decides it alone (each at its least allows it, the others at their most), "
                      f"but {ceiling.marked(low.binding)} cannot all be at their least{cache}")
-    low = ceiling.low
     return Finding(
         "POSSIBLE-IF", Severity.WARNING, label,
         f"{op} of {format_quantity(fastest)} is above the ceiling's least of {format_quantity(low.value)} "
