@@ -30,7 +30,7 @@ Format (every capacity is per member of its group)::
 
 Write ``"unlimited"`` for a capacity that is known not to limit. A capacity measured by
 ``iobound probe`` names the probe set (relative to the topology file) and the measurement;
-its mean is used::
+the 95 % interval of its mean is the capacity's range (its mean, with one sample)::
 
     nic = { probe = "node01.json", measurement = "iperf3.send.p1" }
 """
