@@ -169,9 +169,15 @@ class FlowNetwork:
             self._add(u, v, self._stage(group, key, layer))
         if group.kind is Kind.CLIENT:
             self._add(CLIENTS, nodes[0], None)
-        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (
-                self.shape.cached or not self.topology.of_kind(Kind.DEVICE))):
+        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (self.shape.cached or self._stores(group))):
             self._add(nodes[-1], STORAGE, None)
+
+    def _stores(self, server: Group) -> bool:
+        """Whether a server group holds the data itself: with no devices anywhere, one that passes it to no other server."""
+        if self.topology.of_kind(Kind.DEVICE):
+            return False
+        return not any(u == server.name and self.topology.group(v).kind is Kind.SERVER
+                       for u, v, _ in self.topology.data_links())
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
         if key == "requests":

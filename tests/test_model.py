@@ -157,15 +157,46 @@ def to_toml(system, unit="MiB/s"):
     return "\n".join(out)
 
 
+def _distances(groups, links, allowed):
+    """Breadth-first distances from the clients over the links, stepping u -> v where ``allowed(u, v)``."""
+    distance = {n: 0 for n, g in groups.items() if g[0] == "clients"}
+    frontier = list(distance)
+    while frontier:
+        nearer, frontier = frontier, []
+        for u in nearer:
+            for (a, b), _ in links:
+                for x, v in ((a, b), (b, a)):
+                    if x == u and v not in distance and allowed(u, v):
+                        distance[v] = distance[u] + 1
+                        frontier.append(v)
+    return distance
+
+
+def _writes(groups, links, u, v):
+    """Whether writes move from u to v: up the kinds; between equals from nearer to farther (or both at the same
+    distance); from a server into a network no client reaches without a server, and on from it to what is behind."""
+    kind = {n: g[0] for n, g in groups.items()}
+
+    def up(x, y):
+        return RANK[kind[y]] > RANK[kind[x]] or kind[x] == kind[y]
+    front = _distances(groups, links, up)
+
+    def step(x, y):
+        if kind[x] == "servers" and kind[y] == "networks":
+            return y not in front
+        if kind[x] == "networks" and x not in front and kind[y] in ("servers", "networks"):
+            return y not in front
+        return up(x, y)
+    distance = _distances(groups, links, step)
+    far = len(groups) + 1
+    return step(u, v) and (kind[u] != kind[v] or distance.get(u, far) <= distance.get(v, far))
+
+
 def brute_force(system):
     """The smallest total capacity whose removal stops all data from clients to devices (MiB/s), by enumeration."""
     groups, links = system
     elements = [("g", n, count * min(caps.values())) for n, (kind, count, caps) in groups.items() if caps]
-    directed = []
-    for (a, b), bw in links:
-        ra, rb = RANK[groups[a][0]], RANK[groups[b][0]]
-        ends = [(a, b)] if ra < rb else [(b, a)] if rb < ra else [(a, b), (b, a)]
-        directed += [(u, v, bw) for u, v in ends]
+    directed = [(u, v, bw) for (a, b), bw in links for u, v in ((a, b), (b, a)) if _writes(groups, links, u, v)]
     elements += [("l", (u, v), bw) for u, v, bw in directed if bw]
     sinks = {n for n, g in groups.items() if g[0] == "devices"}
     best = math.inf

@@ -275,21 +275,53 @@ class Topology:
         return tuple(self._direct())
 
     def data_links(self) -> list[tuple[str, str, int]]:
-        """Every link as ``(from, to, index)`` in the direction writes move data (clients → devices).
+        """Every link as ``(from, to, index)`` in the direction writes move data, walking out from the clients.
 
-        Links between groups of the same kind (e.g. two switches) carry data both ways.
+        Data moves up the kinds (client → network → server → device); between two networks or two
+        servers from the one nearer the clients to the farther (both ways at the same distance,
+        e.g. two switches); and from a server into a network no client reaches without crossing a
+        server (a back-end fabric to enclosures), from which it moves on to servers and devices
+        behind it. Groups no client reaches keep the first rule, both ways between equals.
         """
         return list(self._directed)
 
-    def _direct(self) -> list[tuple[str, str, int]]:
+    @cached_property
+    def _directed(self) -> tuple[tuple[str, str, int], ...]:
+        clients = [g.name for g in self.of_kind(Kind.CLIENT)]
+        front = self._walk(clients, frozenset(), fabric=False)
+        distance = self._walk(clients, frozenset(front), fabric=True)
+        far = len(self.groups) + 1
         directed = []
         for index, link in enumerate(self.links):
-            a, b = self.group(link.a), self.group(link.b)
-            if a.kind.rank <= b.kind.rank:
-                directed.append((a.name, b.name, index))
-            if b.kind.rank <= a.kind.rank:
-                directed.append((b.name, a.name, index))
-        return directed
+            for u, v in ((link.a, link.b), (link.b, link.a)):
+                same = self._named[u].kind is self._named[v].kind
+                if self._step(u, v, frozenset(front), True) and (not same or distance.get(u, far) <= distance.get(v, far)):
+                    directed.append((u, v, index))
+        return tuple(directed)
+
+    def _step(self, u: str, v: str, front: frozenset[str], fabric: bool) -> bool:
+        """Whether writes may move from group ``u`` to its neighbour ``v``; ``fabric``: into back-end networks too."""
+        a, b = self._named[u].kind, self._named[v].kind
+        if fabric and a is Kind.SERVER and b is Kind.NETWORK:
+            return v not in front
+        if fabric and a is Kind.NETWORK and u not in front and b in (Kind.SERVER, Kind.NETWORK):
+            return v not in front
+        return b.rank > a.rank or a is b
+
+    def _walk(self, start: list[str], front: frozenset[str], fabric: bool) -> dict[str, int]:
+        """Breadth-first distances from the groups ``start`` along the steps :meth:`_step` allows."""
+        around: dict[str, list[str]] = {}
+        for link in self.links:
+            around.setdefault(link.a, []).append(link.b)
+            around.setdefault(link.b, []).append(link.a)
+        distance = dict.fromkeys(start, 0)
+        todo = list(start)
+        for u in todo:  # the loop sees names appended while it runs
+            for v in around.get(u, ()):
+                if v not in distance and self._step(u, v, front, fabric):
+                    distance[v] = distance[u] + 1
+                    todo.append(v)
+        return distance
 
     def reachable(self, name: str) -> dict[str, int]:
         """The groups data written from group ``name`` reaches along :meth:`data_links`, each with how many links away."""

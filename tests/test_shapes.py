@@ -1,0 +1,61 @@
+"""The shapes real systems have: gateways in front of servers, back-end fabrics between server tiers, and more.
+
+Each case is small enough to solve by hand; the docstrings give the sums.
+"""
+
+import pytest
+
+from probes.core.units import Q_
+from probes.core.workload import Operation, Workload
+from models.predict import predict
+from topologies.load import parse_topology
+from topologies.topology import Component
+
+WRITE = Workload(Operation.WRITE, Q_(1, "MiB"))
+
+
+def _links(*pairs: tuple[str, str]) -> str:
+    return "".join(f'[[links]]\nbetween = ["{a}", "{b}"]\n' for a, b in pairs)
+
+
+def test_with_no_devices_a_gateway_passes_the_data_on_rather_than_keeping_it():
+    """c -> net -> gw -> srv, no devices: the 10 MiB/s server behind the gateway binds (it was bypassed: 100 MiB/s)."""
+    topology = parse_topology('[clients.c]\nnic = "100 MiB/s"\n[networks.net]\n[servers.gw]\nnic = "100 MiB/s"\n'
+                              '[servers.srv]\nbandwidth = "10 MiB/s"\n' + _links(("c", "net"), ("net", "gw"), ("gw", "srv")))
+    ceiling = predict(topology, WRITE)
+    assert ceiling.value.m_as("MiB/s") == pytest.approx(10) and ceiling.binding == (Component("srv", "bandwidth"),)
+
+
+def test_a_storing_gateway_with_no_figure_of_its_own_still_adds_its_hop():
+    """One 1 MiB request at a time: 1 MiB / 100 MiB/s to the gateway, then 1 MiB / 100 MiB/s on: 50 MiB/s (not 100)."""
+    topology = parse_topology('[clients.c]\ncount = 1\nnic = "100 MiB/s"\n[servers.gw]\nforwarding = "store"\n'
+                              '[servers.srv]\nbandwidth = "100 MiB/s"\n[devices.d]\nbandwidth = "1000 MiB/s"\n'
+                              + _links(("c", "gw"), ("gw", "srv"), ("srv", "d")))
+    ceiling = predict(topology, Workload(Operation.READ, Q_(1, "MiB"), nodes=1, direct=True))
+    assert ceiling.value.m_as("MiB/s") == pytest.approx(50)
+    assert ceiling.binding_layers == ("requests in flight",)
+
+
+def test_a_back_end_fabric_between_front_end_servers_and_enclosures_takes_part_in_the_cut():
+    """Clients -> front net -> 2 front-end servers -> a 5 GB/s back-end fabric -> 8 x 2 GB/s enclosures: 5 GB/s."""
+    topology = parse_topology(
+        '[clients.c]\ncount = 4\nnic = "10 GB/s"\n[networks.front]\n[servers.fe]\ncount = 2\nnic = "10 GB/s"\n'
+        '[networks.nvmeof]\nbandwidth = "5 GB/s"\n[devices.enclosure]\ncount = 8\nbandwidth = "2 GB/s"\n'
+        + _links(("c", "front"), ("front", "fe"), ("fe", "nvmeof"), ("nvmeof", "enclosure")))
+    for op in (Operation.WRITE, Operation.READ):
+        ceiling = predict(topology, Workload(op, Q_(1, "MiB")))
+        assert ceiling.value.m_as("GB/s") == pytest.approx(5)
+        assert ceiling.binding == (Component("nvmeof", "bandwidth"),)
+    assert ("fe", "nvmeof", 2) in topology.data_links() and ("nvmeof", "fe", 2) not in topology.data_links()
+
+
+def test_a_fabric_to_a_controller_tier_runs_from_the_front_servers_to_the_controllers():
+    """Hosts -> SAS fabric -> controller servers -> drives (NetApp E-Series-like): the controllers' 3 GB/s bind."""
+    topology = parse_topology(
+        '[clients.c]\ncount = 8\nnic = "10 GB/s"\n[networks.ib]\n[servers.host]\ncount = 4\nnic = "10 GB/s"\n'
+        '[networks.sas]\n[servers.controller]\ncount = 2\nnic = "12 GB/s"\nbandwidth = "1.5 GB/s"\n[devices.drive]\ncount = 60\n'
+        'bandwidth = "250 MB/s"\n'
+        + _links(("c", "ib"), ("ib", "host"), ("host", "sas"), ("sas", "controller"), ("controller", "drive")))
+    ceiling = predict(topology, WRITE)
+    assert ceiling.value.m_as("GB/s") == pytest.approx(3)
+    assert ceiling.binding == (Component("controller", "bandwidth"),)
