@@ -140,7 +140,10 @@ def systems(draw):
                     caps[key] = draw(st.integers(1, 5000))
             groups[f"{kind[0]}{i}"] = (kind, draw(st.integers(1, 6)), caps)
     names = list(groups)
-    pairs = [(a, b) for a, b in itertools.combinations(names, 2) if not (groups[a][0] == groups[b][0] != "networks")]
+    # no link within clients or devices (refused), none between a client and a device (its own disk: refused
+    # when servers reach that device too, which random links would make most systems)
+    pairs = [(a, b) for a, b in itertools.combinations(names, 2) if not (groups[a][0] == groups[b][0] != "networks")
+             and {groups[a][0], groups[b][0]} != {"clients", "devices"}]
     links = draw(st.lists(st.sampled_from(pairs), min_size=1, unique=True)) if pairs else []
     bandwidths = [draw(st.none() | st.integers(1, 20000)) if draw(st.integers(0, 3)) == 0 else None for _ in links]
     return groups, list(zip(links, bandwidths))

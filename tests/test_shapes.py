@@ -59,3 +59,17 @@ def test_a_fabric_to_a_controller_tier_runs_from_the_front_servers_to_the_contro
     ceiling = predict(topology, WRITE)
     assert ceiling.value.m_as("GB/s") == pytest.approx(3)
     assert ceiling.binding == (Component("controller", "bandwidth"),)
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--ppn", "1000000000000"], "argument --ppn: must be a whole number from 1 to 10,000,000"),
+    (["--transfer-size", "0.001B"], "argument --transfer-size: must be at least 1 byte"),
+])
+def test_a_workload_beyond_physical_sense_is_a_usage_error(capsys, option, message):
+    from assess.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["predict", "lecture", "--op", "read", *option])
+    err = capsys.readouterr().err
+    assert done.value.code == 2
+    assert message in err and "Traceback" not in err

@@ -79,8 +79,18 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[devices.e]\nbandwidth = "1 GB/s"'), "links",
      "device group 'e' cannot be reached from any client group"),
     (('[servers.s]', '[servers."s s"]'), 'servers.s s', "a group name may hold only letters, digits"),
-    (("count = 4\nnic", "count = 0\nnic"), "clients.c.count", "at least 1"),
+    (("count = 4\nnic", "count = 0\nnic"), "clients.c.count", "from 1 to 10,000,000"),
+    (("count = 4\nnic", "count = 100000000000\nnic"), "clients.c.count", "from 1 to 10,000,000"),
+    (("nic = \"10 GbE\"", "nic = \"1e300 MiB/s\""), "servers.s.nic", "must be at most 1 EB/s"),
     (("count = 4\nnic", "count = 2.5\nnic"), "clients.c.count", "whole number"),
+    # a second link between the same pair: its bandwidth would be lost or added
+    (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[[links]]\nbetween = ["d", "s"]'), "links[3]",
+     "links[2] joins 'd' and 's' already; write one link with the total bandwidth"),
+    (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[devices.e]\nbandwidth = "1 GB/s"\n'
+      '[[links]]\nbetween = ["d", "e"]'), "links[3]", "joins two devices groups"),
+    # a device straight on a client that servers also reach: reads would bypass the servers' NICs
+    (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[[links]]\nbetween = ["d", "c"]'), "links[3]",
+     "links client group 'c' straight to device group 'd', which 's' also reaches: data would bypass the servers"),
     (("count = 4\nnic", "cuont = 4\nnic"), "clients.c.cuont", "unknown key 'cuont'"),
     (('[servers.s]', '[servers.c]'), "servers.c", "used by two groups"),
     (('bandwidth = "200 MiB/s"', 'bandwidth = { value = "2 GB/s", source = "guess" }'), "devices.d.bandwidth.source",

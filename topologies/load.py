@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, TopologyError, UnitError
 from probes.core.units import Metric, format_quantity, parse_quantity
-from topologies.topology import (Capacity, Forwarding, Group, Kind, Link, Source, Topology, WriteCost,
-                                 capacity_keys)
+from topologies.topology import (BOUNDS, MOST_MEMBERS, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
+                                 WriteCost, capacity_keys)
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -115,6 +115,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
             groups.append(_group(group_name, kind, body, source, where))
     names = [g.name for g in groups]
     links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
+    _check_links(links, {g.name: g.kind for g in groups}, source)
     topology = Topology(
         name=_text(doc.get("name", name), source, "name"),
         groups=tuple(groups),
@@ -155,8 +156,9 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
         body = _typical_metadata(body, source, f"{where}.metadata")
     _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
     count = body.get("count", 1)
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise TopologyError(source, f"{where}.count", f"must be a whole number of at least 1. Got {count!r} instead.")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MOST_MEMBERS:
+        raise TopologyError(source, f"{where}.count", f"must be a whole number from 1 to {MOST_MEMBERS:,} "
+                            f"(a group of more members than any system has is a slip). Got {count!r} instead.")
     capacities = {
         key: parse_capacity(value, keys[key], source, f"{where}.{key}")
         for key, value in body.items()
@@ -259,9 +261,15 @@ def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
     if hasattr(value, "units"):  # a probe's interval, already a quantity
         return value
     try:
-        return parse_quantity(value, metric, what="the value", positive=True)
+        quantity = parse_quantity(value, metric, what="the value", positive=True)
     except UnitError as exc:
         raise TopologyError(source, where, str(exc)) from exc
+    least, most = (None if end is None else parse_quantity(end, metric, what="a bound") for end in BOUNDS[metric])
+    if (least is not None and quantity < least) or (most is not None and quantity > most):
+        shown = " and ".join(f"{word} {bound}" for word, bound in (("at least", BOUNDS[metric][0]),
+                                                                     ("at most", BOUNDS[metric][1])) if bound)
+        raise TopologyError(source, where, f"must be {shown}, beyond which no part is. Got {value!r} instead.")
+    return quantity
 
 
 def _span(text: str) -> list[str]:
@@ -358,6 +366,34 @@ def _link(index: int, body: Any, names: list[str], source: str) -> Link:
     return Link(ends[0], ends[1], capacity)
 
 
+def _check_links(links: tuple[Link, ...], kinds: dict[str, Kind], source: str) -> None:
+    """Links data can move along, each pair once: no link within clients or within devices, no second link."""
+    seen: dict[frozenset[str], int] = {}
+    for index, link in enumerate(links):
+        pair = frozenset((link.a, link.b))
+        if pair in seen:
+            raise TopologyError(source, f"links[{index}]", f"links[{seen[pair]}] joins {link.a!r} and {link.b!r} already; "
+                                "write one link with the total bandwidth of all links between them")
+        seen[pair] = index
+        a, b = kinds[link.a], kinds[link.b]
+        if a is b and a in (Kind.CLIENT, Kind.DEVICE):
+            raise TopologyError(source, f"links[{index}]", f"joins two {a.value} groups ({link.a!r}, {link.b!r}); data "
+                                "moves clients -> networks -> servers -> (networks ->) devices")
+
+
+def _bypass(topology: Topology, source: str) -> None:
+    """A device a client links to directly is its own disk: one that servers also reach would bypass them."""
+    for index, link in enumerate(topology.links):
+        ends = {topology.group(link.a).kind: link.a, topology.group(link.b).kind: link.b}
+        if set(ends) != {Kind.CLIENT, Kind.DEVICE}:
+            continue
+        behind = [u for u, v, _ in topology.data_links() if v == ends[Kind.DEVICE] and topology.group(u).kind is not Kind.CLIENT]
+        if behind:
+            raise TopologyError(source, f"links[{index}]", f"links client group {ends[Kind.CLIENT]!r} straight to device "
+                                f"group {ends[Kind.DEVICE]!r}, which {behind[0]!r} also reaches: data would bypass the servers. "
+                                "A device is either a client's own disk (linked to it alone) or behind servers")
+
+
 def _check_system(topology: Topology) -> None:
     """The checks that need the whole file: storage reachable from clients, and the capacities that must be stated."""
     source = topology.path
@@ -366,6 +402,7 @@ def _check_system(topology: Topology) -> None:
         raise TopologyError(source, "clients", "no client group; add one, e.g. [clients.compute] with count and nic")
     if not storage:
         raise TopologyError(source, "devices", "no device or server group; add one, e.g. [devices.ssd] with count and bandwidth")
+    _bypass(topology, source)
     reach = {client.name: topology.reachable(client.name) for client in clients}
     for client in clients:
         if not any(target.name in reach[client.name] for target in storage):

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import networkx as nx
     from pint import Quantity
 
-__all__ = ["TOPOLOGY_VERSION", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
+__all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]
 
 
@@ -64,6 +64,15 @@ CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
 PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
                  "memory_bandwidth": ("read", "write"),
                  "metadata": ("create", "stat", "open", "rename", "remove", "find")}
+
+
+# What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:
+# no group above ten million members, no bandwidth above 1 EB/s nor a rate above 10^15 op/s (1 EB/s of 1-byte
+# operations), no latency under a nanosecond or over an hour, no size under a byte or over a zettabyte.
+MOST_MEMBERS = 10**7
+BOUNDS: dict[Metric, tuple[str | None, str | None]] = {
+    Metric.BANDWIDTH: (None, "1 EB/s"), Metric.OPERATION_RATE: (None, "1e15 op/s"),
+    Metric.LATENCY: ("1 ns", "1 h"), Metric.SIZE: ("1 B", "1 ZB")}
 
 
 def capacity_keys(kind: Kind) -> dict[str, Metric]:

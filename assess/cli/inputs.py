@@ -12,10 +12,14 @@ __all__ = ["add_set_argument", "edited_topology", "size_arg", "alias_arg", "coun
 
 
 def size_arg(text: str):
+    """A size of at least one byte (a transfer, a data set): smaller is no request at all."""
     try:
-        return parse_quantity(text, Metric.SIZE, what="the size", positive=True)
+        size = parse_quantity(text, Metric.SIZE, what="the size", positive=True)
     except UnitError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from exc
+    if size.m_as("B") < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 byte. Got {text!r} instead.")
+    return size
 
 
 def list_arg(item):
@@ -33,13 +37,17 @@ def operation_arg(text: str) -> Operation:
         raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
 
 
+# No count a workload states (nodes, processes per node, queue depth) beyond this: a slip, not a system.
+MOST = 10**7
+
+
 def count_arg(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1. Got {text!r} instead.")
+    if not 1 <= value <= MOST:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MOST:,}. Got {text!r} instead.")
     return value
 
 
