@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from probes.core.document import dumps, envelope
 from probes.core.run import Run
-from probes.core.units import Q_, format_quantity
+from probes.core.stats import Summary
+from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity
 from topologies.topology import Topology
 from assess.findings import Judgement, Severity
+
+if TYPE_CHECKING:
+    from pint import Quantity, Unit
 
 __all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "checked", "topology_rows",
            "TOPOLOGY_HEADERS", "envelope", "dumps"]
@@ -28,16 +32,22 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
 
 
 def runs_table(runs: list[Run]) -> str:
-    """One row per run: its summary over repetitions, what it measured and where it was read."""
+    """One row per run: its summary over repetitions, what it measured and where it was read.
+
+    The figures of one metric share one unit, chosen once for the table: the unit its largest mean
+    is shown in (as on a plot's axis). A column then compares at a glance, and a table of 20,000
+    runs costs no choice of unit per figure.
+    """
+    summaries = [r.summary for r in runs]  # a property, computed anew at each use
+    units = _column_units(runs, summaries)
     rows = []
-    for r in runs:
-        s = r.summary
-        mean = format_quantity(r.value, r.metric)
-        unit = mean.rsplit(" ", 1)[-1]  # the spread and interval in the mean's unit
+    for r, s in zip(runs, summaries):
+        unit = units[r.metric]
 
         def shown(x):
             return format_quantity(Q_(x, r.unit), r.metric, unit=unit)
 
+        mean = shown(s.mean)
         spread = "" if s.std is None else f" ± {shown(s.std)}"
         ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}"
         tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
@@ -47,6 +57,17 @@ def runs_table(runs: list[Run]) -> str:
     if any(not r.samples for r in runs):
         lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
     return "\n".join(lines)
+
+
+def _column_units(runs: list[Run], summaries: list[Summary]) -> dict[Metric, Unit]:
+    """Per metric of ``runs``, the unit :func:`display_unit` picks for the largest of their means."""
+    largest: dict[Metric, tuple[float, Quantity]] = {}
+    for r, s in zip(runs, summaries):
+        mean = Q_(s.mean, r.unit)
+        size = abs(canonical(mean))
+        if r.metric not in largest or size > largest[r.metric][0]:
+            largest[r.metric] = (size, mean)
+    return {metric: display_unit(mean, metric) for metric, (_, mean) in largest.items()}
 
 
 def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:

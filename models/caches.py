@@ -44,8 +44,10 @@ class Memory:
 
 def aggregate_memory(topology: Topology, counts: dict[str, int]) -> Memory:
     """Each group's ``memory`` times its members: the client groups that run a workload (``counts``: how many
-    nodes of each, see :meth:`models.predict.Model.nodes`) and every server."""
-    count = {g.name: g.count for g in topology.of_kind(Kind.SERVER)} | counts
+    nodes of each, see :meth:`models.predict.Model.nodes`) and every server. A server group that runs on client
+    nodes (``on``) counts only the members beyond the nodes the workload runs on: the rest is the clients' memory."""
+    count = {g.name: max(0, g.count - counts.get(g.on, 0)) if g.on else g.count for g in topology.of_kind(Kind.SERVER)}
+    count |= counts
     return Memory(_total([topology.group(name) for name in counts], count), _total(topology.of_kind(Kind.SERVER), count))
 
 

@@ -121,7 +121,7 @@ class FlowNetwork:
         self.unstated: list[str] = []
         self.sizeless: list[str] = []
         active = [g for g in topology.groups if (g.kind is not Kind.CLIENT or g.name in clients)
-                  and not (shape.cached and g.kind is Kind.DEVICE)]
+                  and not (g.kind is Kind.DEVICE and (shape.cached or not g.serves(self.op)))]
         for group in active:
             self._chain(group)
         self._connect({g.name for g in active})
@@ -198,6 +198,10 @@ class FlowNetwork:
         constants: dict[sp.Symbol, Quantity | int] = {symbol: capacity.value}
         term = symbol * SIZE if key == "iops" else symbol
         constant = canonical(capacity.value)
+        if key == "nic" and group.nics > 1:  # every port of a member carries its nic's rate
+            ports = group_symbol("ports", group.name)
+            constants[ports] = group.nics
+            term, constant = term * ports, constant * group.nics
         factor, why = self._write_cost(group, key)
         if factor != 1:
             cost = group_symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct factors
@@ -364,7 +368,7 @@ class _RequestTime:
             rtt, network = nearest
             self._fixed(group_symbol("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         tiers = _server_tiers(topology, client.name)
-        devices = [] if cached else [topology.of_kind(Kind.DEVICE)]
+        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op))]
         for groups in tiers + devices:
             self._latency(groups)
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
@@ -398,7 +402,7 @@ class _RequestTime:
     def _limits(group: Group, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
         """What sets how fast a member of ``group`` moves one stream: (B/s, key, group, value) of each limit at that speed.
 
-        A member's speed is the least of its NIC and its own bandwidth; where both state it, both
+        A member's speed is the least of its NIC (one port: a stream crosses one) and its own bandwidth; where both state it, both
         are returned, since raising one alone leaves the member as slow. None if nothing limits it.
         """
         stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")

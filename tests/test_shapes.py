@@ -73,3 +73,65 @@ def test_a_workload_beyond_physical_sense_is_a_usage_error(capsys, option, messa
     err = capsys.readouterr().err
     assert done.value.code == 2
     assert message in err and "Traceback" not in err
+
+
+def test_ports_per_node_multiply_the_nic_but_one_stream_crosses_one():
+    """4 nodes x 4 ports x 100 Gbit/s = 200 GB/s for many streams; one stream per node: 4 x 12.5 GB/s at most."""
+    topology = parse_topology('[clients.c]\ncount = 4\nnic = "100 Gbit/s"\nnics = 4\n[servers.s]\ncount = 8\n'
+                              'nic = "unlimited"\n[devices.d]\ncount = 8\nbandwidth = "100 GB/s"\n'
+                              + _links(("c", "s"), ("s", "d")))
+    many = predict(topology, WRITE)
+    assert many.value.m_as("GB/s") == pytest.approx(200) and many.binding == (Component("c", "nic"),)
+    assert "NIC_c*n_c*ports_c" in many.formula.replace(" ", "") or "ports_c" in many.formula
+    one = predict(topology, Workload(Operation.WRITE, Q_(1, "GiB"), nodes=4, ppn=1, direct=True))
+    assert one.value.m_as("GB/s") == pytest.approx(4 * 12.5, rel=1e-6)
+    with pytest.raises(Exception, match="clients.c.nics: must be a whole number of ports from 1 to 64"):
+        parse_topology('[clients.c]\nnic = "1 Gbit/s"\nnics = 0\n[devices.d]\nbandwidth = "1 GB/s"\n' + _links(("c", "d")))
+
+
+VAST_LIKE = """
+[clients.c]
+count = 32
+nic = "100 Gbit/s"
+[networks.front]
+[servers.cnode]
+count = 8
+nic = "200 Gbit/s"
+[networks.nvmeof]
+[devices.scm]
+count = 12
+description = "write buffer (storage-class memory): every write lands here first"
+operations = ["write"]
+bandwidth = "2 GB/s"
+[devices.qlc]
+count = 264
+description = "QLC flash: reads come from here"
+operations = ["read"]
+read_bandwidth = "1.5 GB/s"
+"""
+
+
+def test_device_tiers_by_operation_take_writes_to_the_buffer_and_reads_from_the_flash():
+    """Writes: 12 SCM x 2 GB/s = 24 GB/s; reads: 264 QLC x 1.5 GB/s = 396 GB/s, capped by 8 x 200 Gbit/s = 200 GB/s."""
+    topology = parse_topology(VAST_LIKE + _links(("c", "front"), ("front", "cnode"), ("cnode", "nvmeof"),
+                                                 ("nvmeof", "scm"), ("nvmeof", "qlc")))
+    write = predict(topology, WRITE)
+    assert write.value.m_as("GB/s") == pytest.approx(24) and write.binding == (Component("scm", "bandwidth"),)
+    read = predict(topology, Workload(Operation.READ, Q_(1, "MiB")))
+    assert read.value.m_as("GB/s") == pytest.approx(200) and read.binding == (Component("cnode", "nic"),)
+
+
+def test_servers_on_the_client_nodes_share_their_nic_and_memory_counted_once():
+    """BeeOND-like: 8 nodes with 64 GiB each run the storage servers too: 512 GiB of memory, not 1 TiB."""
+    from models.caches import aggregate_memory
+
+    topology = parse_topology('[clients.c]\ncount = 8\nnic = "25 Gbit/s"\nmemory = "64 GiB"\n[networks.n]\n'
+                              '[servers.s]\ncount = 8\non = "c"\n[devices.d]\ncount = 8\nbandwidth = "3 GB/s"\n'
+                              + _links(("c", "n"), ("n", "s"), ("s", "d")))
+    assert topology.group("s").capacity("nic").value == Q_(25, "Gbit/s")  # the nodes' own
+    all_nodes, two = aggregate_memory(topology, {"c": 8}), aggregate_memory(topology, {"c": 2})
+    assert all_nodes.total == Q_(512, "GiB") and two.total == Q_(512, "GiB")  # 2 x 64 + 6 other nodes' servers
+    assert predict(topology, WRITE).value.m_as("GB/s") == pytest.approx(24)  # 8 x 25 Gbit/s = 25 GB/s > 8 x 3 GB/s
+    with pytest.raises(Exception, match=r"servers.s.on: 9 servers cannot run on the 8 nodes of 'c'"):
+        parse_topology('[clients.c]\ncount = 8\nnic = "25 Gbit/s"\n[servers.s]\ncount = 9\non = "c"\n'
+                       '[devices.d]\nbandwidth = "3 GB/s"\n' + _links(("c", "s"), ("s", "d")))

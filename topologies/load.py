@@ -41,6 +41,7 @@ import functools
 import os
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,9 @@ SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
+# Settings (not capacities) a group of each kind may state besides its count, description and price.
+_SETTINGS = {Kind.CLIENT: ("nics",), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on"), Kind.DEVICE: ("operations",)}
+_MOST_NICS = 64  # ports per node: more than any server board takes
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -113,6 +117,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
             if any(g.name == group_name for g in groups):
                 raise TopologyError(source, where, f"the name {group_name!r} is used by two groups; names must be unique")
             groups.append(_group(group_name, kind, body, source, where))
+    groups = _converged(groups, source)
     names = [g.name for g in groups]
     links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
     _check_links(links, {g.name: g.kind for g in groups}, source)
@@ -151,7 +156,7 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     if not isinstance(body, dict):
         raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
     keys = capacity_keys(kind)
-    settings = _SERVER_KEYS if kind is Kind.SERVER else ()
+    settings = _SETTINGS[kind]
     if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and {"typical", "devices"} & set(body["metadata"]):
         body = _typical_metadata(body, source, f"{where}.metadata")
     _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
@@ -166,9 +171,52 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     }
     extra = {}
     if kind is Kind.SERVER:
-        extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where)}
+        extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where),
+                 "on": _text(body.get("on", ""), source, f"{where}.on")}
+    nics = body.get("nics", 1)
+    if isinstance(nics, bool) or not isinstance(nics, int) or not 1 <= nics <= _MOST_NICS:
+        raise TopologyError(source, f"{where}.nics", f"must be a whole number of ports from 1 to {_MOST_NICS}, each of "
+                            f"the nic's rate. Got {nics!r} instead.")
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
-                 price=parse_price(body.get("price"), source, f"{where}.price"), **extra)
+                 price=parse_price(body.get("price"), source, f"{where}.price"), nics=nics,
+                 operations=_operations(body.get("operations"), source, f"{where}.operations"), **extra)
+
+
+# What a converged server group takes from the nodes it runs on, where it states none of its own.
+_SHARED = ("nic", "read_nic", "write_nic", "memory", "memory_bandwidth")
+
+
+def _converged(groups: list[Group], source: str) -> list[Group]:
+    """Server groups that run ``on`` a client group's nodes (BeeOND, hyperconverged): those nodes' NICs and memory,
+    the ones the clients state, unless the servers state their own; no more members than the nodes."""
+    named = {g.name: g for g in groups}
+    out = []
+    for group in groups:
+        if group.on:
+            where = f"servers.{group.name}.on"
+            host = named.get(group.on)
+            if host is None or host.kind is not Kind.CLIENT:
+                clients = ", ".join(g.name for g in groups if g.kind is Kind.CLIENT) or "none"
+                raise TopologyError(source, where, f"must name the client group whose nodes the servers run on; the "
+                                    f"client groups are: {clients}. Got {group.on!r} instead.")
+            if group.count > host.count:
+                raise TopologyError(source, where, f"{group.count} servers cannot run on the {host.count} nodes of "
+                                    f"{host.name!r}: give at most {host.count}")
+            shared = {k: c for k, c in host.capacities.items() if k in _SHARED}
+            group = replace(group, capacities=shared | group.capacities,
+                            nics=host.nics if group.nics == 1 else group.nics)
+        out.append(group)
+    return out
+
+
+def _operations(value: Any, source: str, where: str) -> tuple[str, ...]:
+    """A device tier's operations: ["write"] for a write buffer, ["read"] for the flash reads come from."""
+    if value is None:
+        return ()
+    if not (isinstance(value, list) and value and all(v in ("read", "write") for v in value)):
+        raise TopologyError(source, where, "must list the data operations the devices serve, \"read\" and/or "
+                            f"\"write\", e.g. [\"write\"] for a write buffer. Got {value!r} instead.")
+    return tuple(dict.fromkeys(value))
 
 
 def _typical_metadata(body: dict, source: str, where: str) -> dict:
@@ -416,7 +464,7 @@ def _check_system(topology: Topology) -> None:
     for group in topology.groups:
         networked = bool(topology.neighbours(group.name, Kind.NETWORK))
         required = "nic" if group.kind in (Kind.CLIENT, Kind.SERVER) and networked else "bandwidth" if group.kind is Kind.DEVICE else None
-        if required and not all(group.capacity(required, op) for op in ("read", "write")):
+        if required and not all(group.capacity(required, op) for op in ("read", "write") if group.serves(op)):
             raise TopologyError(
                 source, f"{group.kind.value}.{group.name}",
                 f"missing capacity {required!r} (per {group.kind.singular}); state it, "

@@ -68,6 +68,8 @@ def _group(group: Group) -> dict:
     if group.price is not None:
         body["price"] = group.price
     body |= {key: _capacity(c) for key, c in group.capacities.items()}
+    body |= {key: value for key, value in (("nics", group.nics), ("operations", list(group.operations)), ("on", group.on))
+             if value and value != 1}
     if group.kind is Kind.SERVER:
         body |= _write_cost(group.write_cost)
         if group.forwarding is not Forwarding.PIPELINE:

@@ -226,10 +226,17 @@ class Group:
     write_cost: WriteCost = WriteCost()
     forwarding: Forwarding = Forwarding.PIPELINE
     price: float | None = None  # per member, in the topology's currency
+    nics: int = 1  # network ports per member, each of ``nic`` (rails)
+    operations: tuple[str, ...] = ()  # a device tier's data operations (all when empty): writes to a buffer, reads from flash
+    on: str = ""  # a server group's: the client group whose nodes it runs on (converged), "" for nodes of its own
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
         return lookup(self.capacities, key, operation)
+
+    def serves(self, operation: str) -> bool:
+        """Whether data of ``operation`` (read, write) passes this group: a device tier may serve only some."""
+        return not self.operations or operation in self.operations
 
 
 @dataclass(frozen=True)
@@ -243,7 +250,9 @@ class Link:
 
 # topology format history (the body is Topology.to_dict):
 #   1.0  first version
-#   1.1  a capacity gains "range": [least, greatest] (null for a single value; "value" is then its favourable end)
+#   1.1  a capacity gains "range": [least, greatest] (null for a single value; "value" is then its favourable end);
+#        a group gains nics (ports per member), operations (a device tier's, null for all) and on (a converged
+#        server group's client group, null for nodes of its own)
 TOPOLOGY_VERSION = "1.1"
 
 
@@ -359,7 +368,7 @@ class Topology:
             "path": self.path,
             "currency": self.currency,
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
-                        "price": g.price,
+                        "price": g.price, "nics": g.nics, "operations": list(g.operations) or None, "on": g.on or None,
                         "capacities": {key: capacity(c) for key, c in g.capacities.items()},
                         **({"write_cost": {"replicas": g.write_cost.replicas,
                                            "parity": list(g.write_cost.parity) if g.write_cost.parity else None,
