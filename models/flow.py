@@ -279,12 +279,12 @@ class FlowNetwork:
         return len(STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
 
-def _server_tiers(topology: Topology, client: str) -> list[list[Group]]:
-    """The server groups a client's data reaches, in tiers by how many groups lie between (nearest first)."""
+def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
+    """The groups of ``kind`` a client's data reaches, in tiers by how many groups lie between (nearest first)."""
     distance = topology.reachable(client)
-    servers = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(Kind.SERVER)) if g.name in distance)
+    reached = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(kind)) if g.name in distance)
     tiers: dict[int, list[Group]] = {}
-    for d, _, group in servers:
+    for d, _, group in reached:
         tiers.setdefault(d, []).append(group)
     return list(tiers.values())
 
@@ -348,6 +348,10 @@ class _Series:
 class _RequestTime:
     """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
 
+    Every hop may state a ``latency``, the fixed time a request costs there besides moving its
+    bytes: the client itself (its call into the file system), each tier of networks (a switch, a
+    proxy's buffer copy), each tier of servers, and the devices; of each tier the least counts.
+
     Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
     way); a server group that stores and forwards (a gateway) receives a request whole before
     passing it on, so the segments before and after it add. Server groups are taken in tiers
@@ -367,9 +371,9 @@ class _RequestTime:
         if nearest:
             rtt, network = nearest
             self._fixed(group_symbol("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
-        tiers = _server_tiers(topology, client.name)
+        tiers = _tiers(topology, client.name, Kind.SERVER)
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op))]
-        for groups in tiers + devices:
+        for groups in [[client]] + _tiers(topology, client.name, Kind.NETWORK) + tiers + devices:
             self._latency(groups)
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
         choices = itertools.product(*([(g, self._limits(g, op)) for g in groups] for groups in tiers))

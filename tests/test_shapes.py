@@ -135,3 +135,13 @@ def test_servers_on_the_client_nodes_share_their_nic_and_memory_counted_once():
     with pytest.raises(Exception, match=r"servers.s.on: 9 servers cannot run on the 8 nodes of 'c'"):
         parse_topology('[clients.c]\ncount = 8\nnic = "25 Gbit/s"\n[servers.s]\ncount = 9\non = "c"\n'
                        '[devices.d]\nbandwidth = "3 GB/s"\n' + _links(("c", "s"), ("s", "d")))
+
+
+def test_every_hop_may_state_a_latency_and_each_adds_to_a_request():
+    """One 4 KiB request at a time: 20 us at the client + 30 us in the network + 50 us at the server + 4 KiB / 1 GB/s."""
+    topology = parse_topology('[clients.c]\ncount = 1\nnic = "1 GB/s"\nlatency = "20 us"\n[networks.n]\nlatency = "30 us"\n'
+                              '[servers.s]\nnic = "1 GB/s"\nlatency = "50 us"\n[devices.d]\nbandwidth = "10 GB/s"\n'
+                              + _links(("c", "n"), ("n", "s"), ("s", "d")))
+    ceiling = predict(topology, Workload(Operation.READ, Q_(4, "KiB"), nodes=1, direct=True))
+    assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (100e-6 + 4096 / 1e9))
+    assert {Component("c", "latency"), Component("n", "latency"), Component("s", "latency")} <= set(ceiling.binding)

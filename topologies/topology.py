@@ -46,14 +46,14 @@ _RANK = {kind: i for i, kind in enumerate(Kind)}
 
 # The capacities a group of each kind may state, per member, with their metric. A server's
 # ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit);
-# ``latency`` is the fixed time one request costs there besides moving its bytes;
+# ``latency`` (any kind) is the fixed time one request costs there besides moving its bytes;
 # ``metadata`` the metadata operations per second one (metadata) server completes, and
 # ``directory`` the rate one directory sustains when every process works in it (a lock
 # serialises them); ``memory_bandwidth`` how fast the page cache serves data.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
-                  "memory_bandwidth": Metric.BANDWIDTH},
-    Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY},
+                  "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
+    Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
                   "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE},
