@@ -10,7 +10,7 @@ from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
 from probes.core.workload import Workload
 from probes.core.units import Metric
-from models.caches import Memory, aggregate_memory
+from models.caches import Memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
@@ -93,7 +93,7 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
     if run.workload is None:
         return None
     try:
-        return aggregate_memory(model.topology, model.nodes(run.workload, clients)[1])
+        return model.memory(model.nodes(run.workload, clients)[1])
     except TopologyError:  # more nodes than the group has: its ceiling says so where it has one
         return None
 

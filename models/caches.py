@@ -52,13 +52,13 @@ def aggregate_memory(topology: Topology, counts: dict[str, int]) -> Memory:
 
 
 def cache_limits(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int],
-                 server: float | None) -> tuple[CacheLimit, ...]:
+                 server: float | None, memory: Memory) -> tuple[CacheLimit, ...]:
     """The client cache's and the server cache's ceilings for ``workload``, and whether each can serve it.
 
     ``server`` is the cut to the servers' memory (B/s) that the model solved, None where it gives
-    none. A cache whose memory and speed the topology leaves out is left out too.
+    none; ``memory`` that of the clients and servers (:func:`aggregate_memory`). A cache whose memory and
+    speed the topology leaves out is left out too.
     """
-    memory = aggregate_memory(topology, counts)
     op = workload.operation.value
     speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
     client = None

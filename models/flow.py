@@ -12,6 +12,7 @@ carries its sympy term, so a cut's value has a formula.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -137,24 +138,38 @@ class FlowNetwork:
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
         self.graph = FlowGraph(nodes, edges, source, sink)
         series = _Series(edges, source, sink)
-        self.in_series = {layer: series.edges_of([i for i, s in enumerate(self.stages) if s and s.layer == layer])
-                          for layer in self.layers()}
+        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer] for layer in self.layers()}
+        self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
 
     @property
     def limited(self) -> list[Stage]:
         """The stages in path order."""
         return [s for s in self.stages if s is not None]
 
+    @functools.cached_property
+    def constants(self) -> dict[sp.Symbol, Quantity | int]:
+        """The topology's values of every stage's symbols, merged once."""
+        merged: dict[sp.Symbol, Quantity | int] = {}
+        for stage in self.limited:
+            merged |= stage.constants
+        return merged
+
     def layers(self) -> list[str]:
         """The names of the layers that have stages, in path order."""
         return list(dict.fromkeys(s.layer for s in self.limited))
 
-    def capacities(self, workload: Workload, nodes: dict[str, int], only: str | None = None) -> list[float]:
-        """Each edge's capacity (B/s) for ``workload``; with ``only``, stages of every other layer are unlimited."""
+    def capacities(self, workload: Workload, nodes: dict[str, int]) -> list[float]:
+        """Each edge's capacity (B/s) for ``workload`` (infinite where nothing limits it)."""
         size = None if workload.transfer_size is None else canonical(workload.transfer_size)
-        return [math.inf if s is None or (only is not None and s.layer != only)
-                else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
+        return [math.inf if s is None else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
                 for s in self.stages]
+
+    def only(self, capacities: list[float], layer: str) -> list[float]:
+        """``capacities`` with every stage of another layer unlimited: what the layer allows alone."""
+        kept = [math.inf] * len(capacities)
+        for i in self._edges_of[layer]:
+            kept[i] = capacities[i]
+        return kept
 
     def _add(self, u: str, v: str, stage: Stage | None) -> None:
         self.edges.append((u, v))

@@ -14,7 +14,7 @@ from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, canonical
 from probes.core.workload import Workload
 from models import metadata
-from models.caches import cache_limits
+from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
 from models.formulas import workload_values
@@ -39,6 +39,11 @@ class Model:
         self.ranges = topology.ranged()
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._low: Model | None = None
+        self._assumptions: dict[tuple[Component, str], bool] = {}
+        self._assumes = bool(self.ranges) or any(c.source.kind == "assumption" for g in topology.groups
+                                                 for c in g.capacities.values()) or any(
+            link.bandwidth is not None and link.bandwidth.source.kind == "assumption" for link in topology.links)
+        self._memory: dict[tuple, Memory] = {}
 
     @property
     def low(self) -> Model:
@@ -98,13 +103,26 @@ class Model:
         low = self.low._ceiling(workload, clients, False) if self.ranges else None
         if low is not None and math.isclose(canonical(low.value), canonical(high.value), rel_tol=TIE):
             low = None  # no range on its way: one figure, no interval
+        if not self._assumes:
+            return replace(high, low=low)
         stated = [c for ceiling in (high, low) if ceiling for c in ceiling.binding + tuple(
             c for layer in ceiling.layers for c in layer.components)]
         return replace(high, low=low, assumed=tuple(c for c in dict.fromkeys(stated) if self._assumed(c, workload)))
 
+    def memory(self, counts: dict[str, int]) -> Memory:
+        """The memory that may cache a workload on these client nodes (see :func:`models.caches.aggregate_memory`), once each."""
+        key = tuple(sorted(counts.items()))
+        if key not in self._memory:
+            self._memory[key] = aggregate_memory(self.topology, counts)
+        return self._memory[key]
+
     def _assumed(self, component: Component, workload: Workload) -> bool:
-        capacity = self.topology.capacity_at(component, workload.operation.value)
-        return capacity is not None and (capacity.range is not None or capacity.source.kind == "assumption")
+        key = (component, workload.operation.value)
+        if key not in self._assumptions:  # asked for every component of every ceiling: once each
+            capacity = self.topology.capacity_at(component, workload.operation.value)
+            self._assumptions[key] = capacity is not None and (capacity.range is not None or
+                                                               capacity.source.kind == "assumption")
+        return self._assumptions[key]
 
     def bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The ceiling's value alone (B/s or op/s), without its layers and formula: for solving."""
@@ -141,16 +159,17 @@ class Model:
         if workload.operation.is_metadata:
             return metadata.ceiling(self.topology, workload, chosen, counts)
         network = self.network(Shape.of(workload), chosen)
-        value, cut = self.cut(network, workload, counts)
-        values = workload_values(workload, counts)
-        for stage in network.limited:
-            values |= stage.constants
-        layers = []
+        full = network.capacities(workload, counts)
+        value, cut = self.cut(network, workload, counts, full=full)
+        values = network.constants | workload_values(workload, counts)
+        layers, binding_layers = [], []
         for name in network.layers():
-            solved = self.cut(network, workload, counts, only=name)
+            solved = self.cut(network, workload, counts, only=name, full=full)
             layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, *solved, values, Metric.BANDWIDTH))
+            if solved is not None and math.isclose(solved[0], value, rel_tol=TIE):
+                binding_layers.append(name)
         limited = [layer for layer in layers if layer.value is not None]
-        binding_layers = tuple(layer.layer for layer in limited if math.isclose(canonical(layer.value), value, rel_tol=TIE))
+        binding_layers = tuple(binding_layers)
         mixed = None
         if not binding_layers:  # the cut mixes layers and is lower than any one of them
             binding_layers = ("combined cut",)
@@ -169,11 +188,13 @@ class Model:
                 server = self.cut(self.network(Shape.of(workload, cached=True), chosen), workload, counts)[0]
             except TopologyError:
                 server = None  # nothing limits the way to the servers' memory: no figure to give
-        return cache_limits(self.topology, workload, chosen, counts, server)
+        return cache_limits(self.topology, workload, chosen, counts, server, self.memory(counts))
 
     def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
-            only: str | None = None) -> tuple[float, list[Stage]] | None:
+            only: str | None = None, full: list[float] | None = None) -> tuple[float, list[Stage]] | None:
         """The minimum cut (B/s, its stages); with ``only``, every other layer is unlimited.
+
+        ``full`` is every edge's capacity for the workload when the caller has it already (one per layer asked).
 
         Returns None when ``only`` does not separate the clients from the storage.
 
@@ -182,10 +203,11 @@ class Model:
         TopologyError
             If nothing limits the path (no ``only``), or the clients have no path to the storage.
         """
-        capacities = network.capacities(workload, counts, only)
+        full = network.capacities(workload, counts) if full is None else full
         series = network.in_series.get(only) if only is not None else None
         if series:  # the layer's own limit is the sum of its edges on the way: no flow to solve
-            return math.fsum(capacities[i] for i in series), [network.stages[i] for i in series]
+            return math.fsum(full[i] for i in series), [network.stages[i] for i in series]
+        capacities = full if only is None else network.only(full, only)
         solved = network.graph.solve(capacities)
         if solved.value == math.inf:
             if only is not None:
