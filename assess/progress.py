@@ -23,9 +23,10 @@ def figure(m: Measurement) -> str:
 class ProbeProgress:
     """Draws the progress of :func:`probes.measure.session.run_probes`; quiet draws nothing."""
 
-    def __init__(self, stream: TextIO = sys.stderr, quiet: bool = False):
-        self.stream, self.quiet = stream, quiet
-        self.live = stream.isatty() and not quiet
+    def __init__(self, stream: TextIO | None = None, quiet: bool = False):
+        # sys.stderr as it is now, not as it was at import (a test's captured stream, closed since)
+        self.stream, self.quiet = stream or sys.stderr, quiet
+        self.live = self.stream.isatty() and not quiet
         self.prefix = ""
 
     def _line(self, text: str, final: bool) -> None:

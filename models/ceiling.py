@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity, quantity_json, registry
 from probes.core.workload import Workload
@@ -26,14 +26,26 @@ class LayerLimit:
     """What one layer alone allows (every other layer taken as unlimited); ``value`` None: it cannot limit alone.
 
     ``terms`` are the sympy terms of the stages that set it (their sum is the limit) and
-    ``values`` the values of their symbols.
+    ``values`` the values of their symbols: ``symbolic`` makes both when a formula is first
+    asked for, so a sweep of ceilings builds none.
     """
 
     layer: str
     value: Quantity | None
     components: tuple[Component, ...]
-    terms: tuple[sp.Expr, ...] = field(default=(), compare=False, repr=False)
-    values: dict = field(default_factory=dict, compare=False, repr=False)
+    symbolic: Callable[[], tuple[tuple[sp.Expr, ...], dict]] | None = field(default=None, compare=False, repr=False)
+
+    @cached_property
+    def _made(self) -> tuple[tuple[sp.Expr, ...], dict]:
+        return self.symbolic() if self.symbolic else ((), {})
+
+    @property
+    def terms(self) -> tuple[sp.Expr, ...]:
+        return self._made[0]
+
+    @property
+    def values(self) -> dict:
+        return self._made[1]
 
     @cached_property
     def expression(self) -> sp.Expr:

@@ -15,19 +15,18 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import sympy as sp
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.units import canonical
 from probes.core.workload import Access, Operation, Workload
-from models.formulas import DEPTH, PPN, SIZE, count_symbol, group_symbol, least
+from models.formulas import count_symbol, group_symbol, least, workload_symbols
 from models.layers import STAGES, SYMBOL
 from models.maxflow import FlowGraph
 from topologies.topology import Component, Forwarding, Group, Kind, Topology
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sympy loads when a formula is asked for, not for a ceiling's value
+    import sympy as sp
     from pint import Quantity
 
 __all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
@@ -81,19 +80,31 @@ class Stage:
     ``components`` are where its figures are stated in the topology file
     (``compute.nic``, ``ethernet.rtt``, ``links[i].bandwidth``); ``group``
     is the group whose member count the workload may change; ``term`` is the capacity as
-    a sympy expression and ``constants`` the topology's values of its symbols. For
+    a sympy expression and ``constants`` the topology's values of its symbols, which
+    ``symbolic`` makes when a formula is first asked for (a sweep of ceilings needs none). For
     :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte``).
     """
 
     components: tuple[Component, ...]
     layer: str
     group: str
-    term: sp.Expr
-    constants: dict[sp.Symbol, Quantity | int]
+    symbolic: Callable[[], tuple[sp.Expr, dict]] = field(compare=False, repr=False)
     scale: str = Scale.CONSTANT
     constant: float = 1.0
     fixed: float = 0.0
     per_byte: float = 0.0
+
+    @functools.cached_property
+    def _made(self) -> tuple[sp.Expr, dict]:
+        return self.symbolic()
+
+    @property
+    def term(self) -> sp.Expr:
+        return self._made[0]
+
+    @property
+    def constants(self) -> dict[sp.Symbol, Quantity | int]:
+        return self._made[1]
 
     def capacity(self, nodes: int, size: float | None, ppn: int, depth: int) -> float:
         """The capacity in B/s for a workload on ``nodes`` members of the group with transfer ``size`` (B)."""
@@ -208,26 +219,32 @@ class FlowNetwork:
             return None
         if key == "iops" and not self._sized([Component(group.name, "iops")]):
             return None
-        symbol = group_symbol(SYMBOL[key], group.name)
-        n = count_symbol(group.name)
-        constants: dict[sp.Symbol, Quantity | int] = {symbol: capacity.value}
-        term = symbol * SIZE if key == "iops" else symbol
-        constant = canonical(capacity.value)
-        if key == "nic" and group.nics > 1:  # every port of a member carries its nic's rate
-            ports = group_symbol("ports", group.name)
-            constants[ports] = group.nics
-            term, constant = term * ports, constant * group.nics
+        ports = group.nics if key == "nic" else 1  # every port of a member carries its nic's rate
         factor, why = self._write_cost(group, key)
-        if factor != 1:
-            cost = group_symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct factors
-            constants[cost] = factor
-            term, constant = term / cost, constant / factor
+        constant = canonical(capacity.value) * ports / factor
+        value = capacity.value
+
+        def symbolic() -> tuple[sp.Expr, dict]:
+            size, _, _ = workload_symbols()
+            symbol, n = group_symbol(SYMBOL[key], group.name), count_symbol(group.name)
+            constants: dict[sp.Symbol, Quantity | int] = {symbol: value}
+            term = symbol * size if key == "iops" else symbol
+            if ports > 1:
+                constants[group_symbol("ports", group.name)] = ports
+                term = term * group_symbol("ports", group.name)
+            if factor != 1:
+                cost = group_symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct
+                constants[cost] = factor
+                term = term / cost
+            if group.kind is not Kind.CLIENT:
+                constants[n] = group.count
+            return n * term, constants
+
         if group.kind is Kind.CLIENT:
-            return Stage((Component(group.name, key),), layer, group.name, n * term, constants,
+            return Stage((Component(group.name, key),), layer, group.name, symbolic,
                          Scale.SIZE if key == "iops" else Scale.NODES, constant)
-        constants[n] = group.count
         scale = Scale.SIZE if key == "iops" else Scale.CONSTANT
-        return Stage((Component(group.name, key),), layer, group.name, n * term, constants, scale, constant * group.count)
+        return Stage((Component(group.name, key),), layer, group.name, symbolic, scale, constant * group.count)
 
     def _write_cost(self, group: Group, key: str) -> tuple[float, str]:
         """For writes, bytes a stage moves per byte written, and the server group that says so (1, "" if none)."""
@@ -263,16 +280,21 @@ class FlowNetwork:
         if not self.shape.requests:
             return None
         time = _RequestTime(self.topology, group, self.op, self.shape.cached)
-        if not time.terms:
+        if not time.recipe:
             return None
         if not self._sized(time.components):
             return None
-        n = count_symbol(group.name)
         self.assumptions.append(
             f"{group.name}: each process keeps q request(s) in flight and each request takes at least "
-            f"{time.described}, so the group moves at most n·p·q·s / ({sp.sstr(time.expression)}) (Little's law)")
-        return Stage(tuple(time.components), layer, group.name, n * PPN * DEPTH * SIZE / time.expression,
-                     time.constants, Scale.REQUESTS, fixed=time.fixed, per_byte=time.per_byte)
+            f"{time.described}, so the group moves at most n·p·q·s / ({time.text}) (Little's law)")
+
+        def symbolic() -> tuple[sp.Expr, dict]:
+            size, ppn, depth = workload_symbols()
+            expression, constants = time.symbolic()
+            return count_symbol(group.name) * ppn * depth * size / expression, constants
+
+        return Stage(tuple(time.components), layer, group.name, symbolic, Scale.REQUESTS, fixed=time.fixed,
+                     per_byte=time.per_byte)
 
     def _connect(self, active: set[str]) -> None:
         for u, v, index in self.topology.data_links():
@@ -283,9 +305,13 @@ class FlowNetwork:
             if bandwidth is None or bandwidth.value is None:
                 self._add(start, end, None)
                 continue
-            symbol = sp.Symbol(f"B_links[{index}]", positive=True)
             middle = f"links[{index}]:{u}>{v}"
-            self._add(start, middle, Stage((Component.link(index),), "links", "", symbol, {symbol: bandwidth.value},
+
+            def symbolic(index=index, value=bandwidth.value) -> tuple[sp.Expr, dict]:
+                symbol = group_symbol("B", f"links[{index}]")
+                return symbol, {symbol: value}
+
+            self._add(start, middle, Stage((Component.link(index),), "links", "", symbolic,
                                            constant=canonical(bandwidth.value)))
             self._add(middle, end, None)
 
@@ -373,19 +399,21 @@ class _RequestTime:
     by their distance from the client (a gateway before the storage servers); of the tiers the
     groups that together make a request quickest, and of the devices the fastest group (an
     upper bound when groups differ, and monotone in every figure). With
-    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s.
+    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s;
+    ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
+    stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
     """
 
     def __init__(self, topology: Topology, client: Group, op: str, cached: bool):
-        self.terms: list[sp.Expr] = []
-        self.constants: dict[sp.Symbol, Quantity | int] = {}
+        self.recipe: list[tuple[tuple[str, str], ...]] = []  # per term: (prefix, group) of its symbols
+        self.values: dict[tuple[str, str], Quantity] = {}
         self.components: list[Component] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
         nearest = least(topology.neighbours(client.name, Kind.NETWORK), "rtt")
         if nearest:
             rtt, network = nearest
-            self._fixed(group_symbol("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
+            self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         tiers = _tiers(topology, client.name, Kind.SERVER)
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op))]
         for groups in [[client]] + _tiers(topology, client.name, Kind.NETWORK) + tiers + devices:
@@ -400,19 +428,32 @@ class _RequestTime:
                 stream = [limits]
                 self.parts.append(f"{group.name} receives each request whole before passing it on")
         self._bytes(stream + end)
-        self.expression = sp.Add(*self.terms)
         self.described = ", ".join(self.parts)
+        self.text = " + ".join(_name(term[0]) if len(term) == 1 and term[0][0] in ("RTT", "L") else f"s/{_name(*term)}"
+                               for term in self.recipe)
+
+    def symbolic(self) -> tuple[sp.Expr, dict]:
+        """The time as a sympy expression, and the values of its symbols."""
+        import sympy as sp
+
+        size, _, _ = workload_symbols()
+        terms = []
+        for term in self.recipe:
+            symbols = [group_symbol(*name) for name in term]
+            fixed = len(term) == 1 and term[0][0] in ("RTT", "L")
+            terms.append(symbols[0] if fixed else size / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
+        return sp.Add(*terms), {group_symbol(*name): value for name, value in self.values.items()}
 
     def _latency(self, groups) -> None:
         """The smallest stated latency of one tier of groups, added to every request."""
         smallest = least(groups, "latency")
         if smallest:
             latency, group = smallest
-            self._fixed(group_symbol("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
+            self._fixed(("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
 
-    def _fixed(self, symbol: sp.Symbol, value: Quantity, component: Component, words: str) -> None:
-        self.terms.append(symbol)
-        self.constants[symbol] = value
+    def _fixed(self, name: tuple[str, str], value: Quantity, component: Component, words: str) -> None:
+        self.recipe.append((name,))
+        self.values[name] = value
         self.components.append(component)
         self.parts.append(words)
         self.fixed += canonical(value)
@@ -449,12 +490,18 @@ class _RequestTime:
         if not limits:
             return
         slowest = min(x[0] for x in limits)
-        symbols = []
+        names = []
         for speed, key, group, value in limits:
             if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
-                symbols.append(group_symbol(SYMBOL[key], group.name))
-                self.constants[symbols[-1]] = value
+                names.append((SYMBOL[key], group.name))
+                self.values[names[-1]] = value
                 self.components.append(Component(group.name, key))
-        self.terms.append(SIZE / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
-        self.parts.append(f"s / {sp.sstr(sp.Min(*symbols))} for its bytes")
+        self.recipe.append(tuple(names))
+        self.parts.append(f"s / {_name(*names)} for its bytes")
         self.per_byte += 1 / slowest
+
+
+def _name(*names: tuple[str, str]) -> str:
+    """``NIC_compute``, or ``Min(B_ssd, NIC_compute)`` for stages that tie: as sympy prints them."""
+    shown = sorted(f"{prefix}_{group}" for prefix, group in names)
+    return shown[0] if len(shown) == 1 else f"Min({', '.join(shown)})"

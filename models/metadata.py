@@ -12,20 +12,20 @@ Lustre's striped directories).
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import TYPE_CHECKING
-
-import sympy as sp
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.errors import TopologyError
 from probes.core.units import Metric, canonical
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import UNKNOWN_CONCURRENCY
-from models.formulas import DEPTH, PPN, count_symbol, group_symbol, least, workload_values
+from models.formulas import count_symbol, group_symbol, least, workload_symbols, workload_values
 from topologies.topology import Component, Group, Kind, Topology
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # sympy loads when a formula is asked for
+    import sympy as sp
     from pint import Quantity
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
@@ -55,7 +55,7 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         If the topology states nothing that limits metadata operations.
     """
     op = workload.operation.value
-    values: dict[sp.Symbol, Quantity | int] = workload_values(workload, counts)
+    values = _Values(workload, counts)
     servers = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
                if (c := g.capacity("metadata", op)) is not None and c.value is not None]
     layers, assumptions = [], []
@@ -67,9 +67,10 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         assumptions.append("each process waits for one operation at a time (times its queue depth), and each "
                            "operation takes at least one network round trip and the servers' latency")
     if servers:
-        terms = [count_symbol(g.name) * _value(values, "MD", g, v) for g, v in servers]
-        for g, _ in servers:
-            values[count_symbol(g.name)] = g.count
+        def terms() -> list:
+            for g, _ in servers:
+                values.made[count_symbol(g.name)] = g.count
+            return [count_symbol(g.name) * values.symbol("MD", g, v) for g, v in servers]
         total = math.fsum(g.count * canonical(v) for g, v in servers)
         layers.append(_layer("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms, values))
         if workload.shared_directory and _spread(servers, op):
@@ -93,20 +94,27 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
 
 
 def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str, int], workload: Workload,
-                 values: dict) -> LayerLimit | None:
+                 values: _Values) -> LayerLimit | None:
     """n·p·q / (RTT + L) per client group, summed; None when no client group's network states its rtt."""
     latency = least(topology.of_kind(Kind.SERVER), "latency")
-    terms, components, total = [], [], 0.0
+    waiting, components, total = [], [], 0.0
     for name in clients:
         nearest = least(topology.neighbours(name, Kind.NETWORK), "rtt")
         if nearest is None:
             continue
         waits = [("RTT", "rtt", *nearest)] + ([("L", "latency", *latency)] if latency else [])
-        wait = sp.Add(*(_value(values, prefix, group, value) for prefix, _, value, group in waits))
+        waiting.append((name, waits))
         components += [Component(group.name, key) for _, key, _, group in waits]
-        terms.append(count_symbol(name) * PPN * DEPTH / wait)
         total += counts[name] * workload.ppn * workload.queue_depth / math.fsum(canonical(v) for _, _, v, _ in waits)
-    return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if terms else None
+
+    def terms() -> list:
+        import sympy as sp
+
+        _, ppn, depth = workload_symbols()
+        return [count_symbol(name) * ppn * depth / sp.Add(*(values.symbol(prefix, group, value)
+                                                          for prefix, _, value, group in waits))
+                for name, waits in waiting]
+    return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if waiting else None
 
 
 def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
@@ -114,7 +122,7 @@ def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
     return any((stated := g.capacity("directory", op)) is not None and stated.value is None for g, _ in servers)
 
 
-def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> LayerLimit:
+def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) -> LayerLimit:
     """One directory: on one metadata server, at its rate or its ``directory`` rate if lower; the best server's.
 
     Each server's own limit rises with its figures, so their greatest does too (the ceiling stays
@@ -125,16 +133,28 @@ def _directory(servers: list[tuple[Group, Quantity]], values: dict, op: str) -> 
             return canonical(stated.value), "DIR", "directory", stated.value
         return canonical(speed), "MD", "metadata", speed
     limit, (group, _) = max(((own(g, v), (g, v)) for g, v in servers), key=lambda pair: pair[0][0])
-    rate, prefix, key, value = limit
-    return _layer("shared directory", rate, (Component(group.name, key),), [_value(values, prefix, group, value)], values)
+    speed, prefix, key, value = limit
+    return _layer("shared directory", speed, (Component(group.name, key),),
+                  lambda: [values.symbol(prefix, group, value)], values)
 
 
-def _value(values: dict, prefix: str, group: Group, value: Quantity) -> sp.Symbol:
-    """The symbol PREFIX_group, its value recorded in ``values``."""
-    symbol = group_symbol(prefix, group.name)
-    values[symbol] = value
-    return symbol
+class _Values:
+    """The values of one metadata ceiling's symbols, made with its formulas: only when one is asked for."""
+
+    def __init__(self, workload: Workload, counts: dict[str, int]):
+        self.workload, self.counts = workload, counts
+
+    @functools.cached_property
+    def made(self) -> dict[sp.Symbol, Quantity | int]:
+        return workload_values(self.workload, self.counts)
+
+    def symbol(self, prefix: str, group: Group, value: Quantity) -> sp.Symbol:
+        """The symbol PREFIX_group, its value recorded."""
+        symbol = group_symbol(prefix, group.name)
+        self.made[symbol] = value
+        return symbol
 
 
-def _layer(name: str, value: float, components: tuple[Component, ...], terms: list, values: dict) -> LayerLimit:
-    return LayerLimit(name, rate(value, Metric.OPERATION_RATE), components, tuple(terms), values)
+def _layer(name: str, value: float, components: tuple[Component, ...], terms: Callable[[], list],
+           values: _Values) -> LayerLimit:
+    return LayerLimit(name, rate(value, Metric.OPERATION_RATE), components, lambda: (tuple(terms()), values.made))

@@ -7,8 +7,10 @@ cost one small maximum flow each; :func:`predict` is the one-workload form.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
+from typing import Callable
 
 from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, canonical
@@ -161,7 +163,10 @@ class Model:
         network = self.network(Shape.of(workload), chosen)
         full = network.capacities(workload, counts)
         value, cut = self.cut(network, workload, counts, full=full)
-        values = network.constants | workload_values(workload, counts)
+        @functools.cache
+        def values() -> dict:  # the symbols' values, made when a formula is first asked for
+            return network.constants | workload_values(workload, counts)
+
         layers, binding_layers = [], []
         for name in network.layers():
             solved = self.cut(network, workload, counts, only=name, full=full)
@@ -253,8 +258,8 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
     return Model(topology).ceiling(workload, clients)
 
 
-def _limit(layer: str, value: float, stages: list[Stage], values: dict, metric: Metric) -> LayerLimit:
-    return LayerLimit(layer, rate(value, metric), _components(stages), tuple(s.term for s in stages), values)
+def _limit(layer: str, value: float, stages: list[Stage], values: Callable[[], dict], metric: Metric) -> LayerLimit:
+    return LayerLimit(layer, rate(value, metric), _components(stages), lambda: (tuple(s.term for s in stages), values()))
 
 
 def _components(stages: list[Stage]) -> tuple[Component, ...]:

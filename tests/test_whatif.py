@@ -119,7 +119,7 @@ def test_a_plain_key_replaces_its_per_operation_variants_and_a_kind_word_every_g
     ("foo.nic=1GbE", "--set foo.nic=1GbE: no group or kind 'foo'; the groups are: compute, ethernet, storage, ssd"),
     ("ssd.bogus=1", "with --set ssd.bogus=1: devices.ssd.bogus: unknown key 'bogus'"),
     ("ssd.bandwidth=5ms", "with --set ssd.bandwidth=5ms: devices.ssd.bandwidth: the value must be a bandwidth"),
-    ("ssd.count=0", "with --set ssd.count=0: devices.ssd.count: must be a whole number of at least 1"),
+    ("ssd.count=0", "with --set ssd.count=0: devices.ssd.count: must be a whole number from 1 to 10,000,000"),
 ])
 def test_apply_changes_names_the_set_argument_in_its_errors(text, message):
     with pytest.raises(TopologyError, match=message.replace("(", r"\(").replace(")", r"\)")):
