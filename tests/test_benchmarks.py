@@ -53,7 +53,10 @@ def test_a_benchmark_says_what_it_does_and_how_to_run_it(path):
 
 def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
     out = _run("ceilings")
-    assert re.search(r"^goal: 1000 ceilings in < 2 s CPU: \d+\.\d+ s, projected from 100: (PASS|MISS)", out, re.M)
+    assert re.search(r"^goal: 1000 ceilings in < 0.5 s CPU: \d+\.\d+ s, projected from 100: (PASS|MISS)", out, re.M)
+    assert re.search(r"^goal: cost grows at most as groups\^1.2: groups\^-?\d+\.\d+: (PASS|MISS)$", out, re.M)
+    assert re.search(r"^goal: a cached network under 1 MB at 1,000 groups: \d+\.\d+ MB: (PASS|MISS)$", out, re.M)
+    assert re.search(r"^goal: at least as fast per workload as scipy's compiled maximum_flow .*: (PASS|MISS)$", out, re.M)
     assert re.search(r"^goal: < 500 MB: .*: (PASS|MISS)$", out, re.M)
     assert re.search(r"^with every capacity a range \(172 ranges; .*\d+\.\d+x the single figures; goal: .*(PASS|MISS)", out, re.M)
     headline = out.split("headline:", 1)[1]
@@ -77,6 +80,17 @@ def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
     assert re.search(r"^goal: the corpus read in < 2 s CPU: (PASS|MISS)$", out, re.M)
     assert re.search(r"^fio +200 inputs in .* 0 other exceptions$", out, re.M)
     assert "goal: no exception but ToolOutputError: PASS" in out
+
+
+def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
+    out = _run("readers", "--corpus", str(corpus))
+    for name, floor, goal in (("fio JSON", "json.load", "2x"), ("IOR log", "reading and splitting its lines", "20x")):
+        assert re.search(rf"^large {name}: \d+\.\d MB, [\d,]+ runs: read in \d+\.\d+ s CPU, {floor} \d+\.\d+ s \(the best "
+                         r"of 3, built from the corpus in a temporary folder\)$", out, re.M), out
+        assert re.search(rf"^goal: a large {name} read within {goal} {floor}: \d+\.\dx: (PASS|MISS)$", out, re.M), out
+    assert re.search(r"^goal: the runs table printed in < 0.25x the read: fio JSON \d+\.\d+ s \(\d+\.\d+x\), "
+                     r"IOR log \d+\.\d+ s \(\d+\.\d+x\): (PASS|MISS)$", out, re.M), out
+    assert re.search(r"^large fio JSON: 2\.0 MB", out, re.M)  # --quick builds small files
 
 
 @pytest.mark.skipif(not all(shutil.which(tool) for tool in ("fio", "iperf3", "ping")), reason="needs fio, iperf3 and ping")
