@@ -103,7 +103,7 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #   1.1  runs without a ceiling (ceiling, measured and ratio null; no_ceiling says why); run-level and
 #        sibling findings; runs carry durations and a reported summary
 #   1.2  a ceiling may be an interval (its low end, which capacities are assumed: prediction 1.3); findings
-#        POSSIBLE-IF (evidence: implied) and BELOW-CEILING
+#        POSSIBLE-IF (evidence: implied) and BELOW-CEILING; workloads gain read_share
 CHECK_VERSION = "1.2"
 
 

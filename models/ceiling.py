@@ -238,10 +238,11 @@ def _unit(metric: Metric):
 #   1.0  first version
 #   1.1  workload gains data_set and shared_file (null when not known)
 #   1.2  metric may be operation_rate (metadata); caches, knee and sensitivity; workload gains shared_directory
-#   1.3  low: the ceiling with every range at its least favourable end (null without ranges); assumed
+#   1.3  low: the ceiling with every range at its least favourable end (null without ranges); assumed;
+#        workload gains read_share (read+write)
 # prediction-sweep format history (sweep_body's):
 #   1.0  first version
-#   1.1  each prediction gains low and assumed (as prediction 1.3)
+#   1.1  each prediction gains low and assumed, its workload read_share (as prediction 1.3)
 PREDICTION_VERSION = "1.3"
 SWEEP_VERSION = "1.1"
 

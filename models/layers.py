@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from topologies.topology import Kind
 
-__all__ = ["STAGES", "SYMBOL", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "REQUESTS"]
+__all__ = ["STAGES", "SYMBOL", "LAYERS", "SERVER_LAYERS", "NETWORK_LAYERS", "DEVICE_LAYERS", "REQUESTS"]
 
 REQUESTS = "requests in flight"
 # Per kind, in the order data passes them when writing: (capacity key, layer name).
@@ -22,5 +22,7 @@ SYMBOL = {"nic": "NIC", "bandwidth": "B", "iops": "IOPS", "memory_bandwidth": "M
 LAYERS = tuple(name for stages in STAGES.values() for _, name in stages) + ("links",)
 # The layers of servers: without any, the storage is the clients' own (a local disk).
 SERVER_LAYERS = frozenset(name for _, name in STAGES[Kind.SERVER])
+# The layers of devices: a medium that reads and writes in turn (half duplex).
+DEVICE_LAYERS = frozenset(name for _, name in STAGES[Kind.DEVICE])
 # The layers data crosses on the network (links included): beyond them, only a client-side cache can serve it.
 NETWORK_LAYERS = frozenset({REQUESTS, "client NICs", "network fabric", "links", "server NICs"})

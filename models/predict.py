@@ -14,12 +14,13 @@ from typing import Callable
 
 from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, canonical
-from probes.core.workload import Workload
+from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
 from models.formulas import workload_values
+from models.layers import DEVICE_LAYERS
 from topologies.topology import Component, Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]
@@ -128,6 +129,8 @@ class Model:
 
     def bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The ceiling's value alone (B/s or op/s), without its layers and formula: for solving."""
+        if workload.operation is Operation.MIXED:
+            return canonical(self._mixed(workload, clients, False).value)
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
@@ -157,6 +160,8 @@ class Model:
         return tuple(found)
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
+        if workload.operation is Operation.MIXED:
+            return self._mixed(workload, clients, caches)
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return metadata.ceiling(self.topology, workload, chosen, counts)
@@ -184,6 +189,33 @@ class Model:
         return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
                        tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
                        self._caches(workload, chosen, counts) if caches else (), mixed)
+
+    def _mixed(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
+        """Reads and writes at once, a share r of the bytes read: NICs and links carry each direction on its
+        own (full duplex), so reads bound the total at R / r and writes at W / (1 - r); the devices serve
+        one or the other at a time (half duplex), so they bound it at 1 / (r / D_read + (1 - r) / D_write)."""
+        share = workload.read_share
+        parts = {op: self._ceiling(replace(workload, operation=op, read_share=None), clients, caches)
+                 for op in (Operation.READ, Operation.WRITE)}
+        limits = [("reads", canonical(parts[Operation.READ].value) / share, parts[Operation.READ].binding, None),
+                  ("writes", canonical(parts[Operation.WRITE].value) / (1 - share), parts[Operation.WRITE].binding, None)]
+        devices = {op: [layer for layer in c.layers if layer.layer in DEVICE_LAYERS and layer.value is not None]
+                   for op, c in parts.items()}
+        if devices[Operation.READ] and devices[Operation.WRITE]:
+            read, write = (min(canonical(layer.value) for layer in devices[op]) for op in (Operation.READ, Operation.WRITE))
+            shared = 1 / (share / read + (1 - share) / write)
+            components = tuple(dict.fromkeys(c for op in devices for layer in devices[op] for c in layer.components))
+            limits.append(("devices, shared by reads and writes", shared, components, (read, write)))
+        layers = [LayerLimit(name, rate(value, Metric.BANDWIDTH), tuple(components), _mixed_formula(name, detail, share, parts))
+                  for name, value, components, detail in limits]
+        value = min(limit[1] for limit in limits)
+        binding = [layer for layer, limit in zip(layers, limits) if math.isclose(limit[1], value, rel_tol=TIE)]
+        assumptions = tuple(dict.fromkeys((
+            f"reads and writes at once, {share:.0%} of the bytes read: the NICs and links carry each direction on "
+            "its own (full duplex), the devices serve one at a time (half duplex)",
+            *parts[Operation.READ].assumptions, *parts[Operation.WRITE].assumptions)))
+        return Ceiling(workload, rate(value, Metric.BANDWIDTH), tuple(dict.fromkeys(c for layer in binding for c in layer.components)),
+                       tuple(layer.layer for layer in binding), tuple(layers), assumptions, Metric.BANDWIDTH)
 
     def _caches(self, workload: Workload, chosen: tuple[str, ...], counts: dict[str, int]) -> tuple[CacheLimit, ...]:
         """The cache ceilings, the servers' memory reached through the network's cut when every server states its speed."""
@@ -256,6 +288,24 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
     '1,100 MiB/s (client NICs)'
     """
     return Model(topology).ceiling(workload, clients)
+
+
+def _mixed_formula(name: str, detail, share: float, parts: dict) -> Callable[[], tuple[tuple, dict]]:
+    """The formula of one limit of a read+write ceiling: R / r, W / (1 - r), or the devices' shared time."""
+    def made() -> tuple[tuple, dict]:
+        import sympy as sp
+
+        r = sp.Symbol("r", positive=True)
+        if name == "reads":
+            ceiling = sp.Symbol("C_read", positive=True)
+            return (ceiling / r,), {ceiling: parts[Operation.READ].value, r: share}
+        if name == "writes":
+            ceiling = sp.Symbol("C_write", positive=True)
+            return (ceiling / (1 - r),), {ceiling: parts[Operation.WRITE].value, r: share}
+        read, write = sp.symbols("D_read D_write", positive=True)
+        return (1 / (r / read + (1 - r) / write),), {read: rate(detail[0], Metric.BANDWIDTH),
+                                                     write: rate(detail[1], Metric.BANDWIDTH), r: share}
+    return made
 
 
 def _limit(layer: str, value: float, stages: list[Stage], values: Callable[[], dict], metric: Metric) -> LayerLimit:

@@ -111,7 +111,7 @@ def _rank(upgrade: Upgrade) -> tuple[int, float]:
 
 # whatif format history (the body is whatif_body's):
 #   1.0  first version
-#   1.1  the ceilings before and after gain low and assumed (as prediction 1.3)
+#   1.1  the ceilings before and after gain low and assumed, workloads read_share (as prediction 1.3)
 WHATIF_VERSION = "1.1"
 
 

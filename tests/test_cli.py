@@ -54,7 +54,7 @@ def test_predict_json_is_versioned_and_has_every_layer(capsys):
     assert doc["symbols"]["RTT_ethernet"] == {"value": pytest.approx(1e-4), "unit": "s"}
     assert doc["workload"] == {"operation": "write", "transfer_size": {"value": 65536, "unit": "B"}, "nodes": 1, "ppn": 1,
                                "queue_depth": 1, "access": "sequential", "direct": True,
-                               "data_set": None, "shared_file": None, "shared_directory": None}
+                               "data_set": None, "shared_file": None, "shared_directory": None, "read_share": None}
     effects = {e["symbol"]: e["elasticity"] for e in doc["sensitivity"]}
     assert effects["RTT_ethernet"] == pytest.approx(-1e-4 / (1e-4 + 64 / 1024 / 110), rel=1e-4)
     assert effects["s"] == pytest.approx(-effects["RTT_ethernet"], rel=1e-4)  # the bytes and the round trip share the time

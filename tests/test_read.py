@@ -64,7 +64,7 @@ def test_read_json_is_the_common_versioned_form(corpus, capsys):
     mdtest = corpus / "mdtest" / "akrr_mdtest-1.9.3_multirun_ub-ccr.txt"
     assert main(["read", str(mdtest), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (doc["format"], doc["format_version"], doc["errors"]) == ("iobound/results", "1.1", [])
+    assert (doc["format"], doc["format_version"], doc["errors"]) == ("iobound/results", "1.2", [])
     first = doc["runs"][0]
     assert first["origin"] == {"path": str(mdtest), "line": 111, "tool": "mdtest", "tool_version": "1.9.3"}
     assert (first["metric"], first["unit"], first["samples"]) == ("operation_rate", "op/s", [])
@@ -124,3 +124,23 @@ def test_each_reader_claims_only_its_own_tools_files_and_no_file_has_two(corpus)
         text = path.read_text(encoding="utf-8", errors="replace")
         claimed = {name for name, module in READERS.items() if module.looks_like(text)}
         assert len(claimed) <= 1 and claimed <= CLAIMS[path.parent.name], (path.name, claimed)
+
+
+def test_an_interval_of_what_cannot_be_negative_is_bounded_at_zero_and_says_so():
+    """Student's t interval of these RTTs reaches -130 ms; a latency is never negative, so 0 is its low end."""
+    from probes.core.run import Origin, Run
+    from probes.core.stats import summarize, t_quantile
+    from probes.core.units import Metric
+    from assess.render import runs_table
+    samples = (4.1, 250.0, 5.0, 3.0)
+    s = summarize(samples)
+    half = t_quantile(3) * s.std / len(samples) ** 0.5
+    assert (s.ci_low, s.ci_high, s.bounded) == (0.0, pytest.approx(s.mean + half), True)
+    signed = summarize(samples, nonnegative=False)
+    assert (signed.ci_low, signed.bounded) == (pytest.approx(s.mean - half), False) and signed.ci_low < 0
+    assert summarize((100.0, 101.0, 99.0)).bounded is False  # far from zero: the t interval as it is
+    run = Run("ping x", None, Metric.LATENCY, samples, "ms", Origin("p.txt", 1, "ping"))
+    text = runs_table([run])
+    assert "0 ms - 261 ms†" in text and "-" + "92" not in text
+    assert text.splitlines()[-1].startswith("† the interval's low end is bounded at 0")
+    assert run.to_dict()["summary"]["ci95"] == [0.0, pytest.approx(s.mean + half)]

@@ -145,3 +145,35 @@ def test_every_hop_may_state_a_latency_and_each_adds_to_a_request():
     ceiling = predict(topology, Workload(Operation.READ, Q_(4, "KiB"), nodes=1, direct=True))
     assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (100e-6 + 4096 / 1e9))
     assert {Component("c", "latency"), Component("n", "latency"), Component("s", "latency")} <= set(ceiling.binding)
+
+
+DUPLEX = """
+[clients.c]
+count = 4
+nic = "1 GB/s"
+[servers.s]
+count = 4
+nic = "unlimited"
+[devices.d]
+count = 4
+read_bandwidth = "{read}"
+write_bandwidth = "{write}"
+"""
+
+
+def _mixed(share: float) -> Workload:
+    return Workload(Operation.MIXED, Q_(1, "MiB"), read_share=share)
+
+
+def test_reads_and_writes_at_once_share_the_devices_but_not_the_full_duplex_nics():
+    """NICs bind: 4 GB/s each way, so half reads and half writes move 8 GB/s in all. Devices bind (half duplex):
+    4 x 2 GB/s read and 4 x 1 GB/s write, half of each: 1 / (0.5 / 8 + 0.5 / 4) = 5.33 GB/s."""
+    links = _links(("c", "s"), ("s", "d"))
+    nics = predict(parse_topology(DUPLEX.format(read="100 GB/s", write="100 GB/s") + links), _mixed(0.5))
+    assert nics.value.m_as("GB/s") == pytest.approx(8) and set(nics.binding_layers) == {"reads", "writes"}
+    devices = predict(parse_topology(DUPLEX.format(read="2 GB/s", write="1 GB/s") + links), _mixed(0.5))
+    assert devices.value.m_as("GB/s") == pytest.approx(1 / (0.5 / 8 + 0.5 / 4))
+    assert devices.binding_layers == ("devices, shared by reads and writes",)
+    assert devices.evaluate() == pytest.approx(devices.value.m_as("B/s"))
+    with pytest.raises(ValueError, match="read\\+write workload needs the share of its bytes it reads"):
+        Workload(Operation.MIXED, Q_(1, "MiB"))

@@ -53,7 +53,7 @@ def test_a_run_given_two_workloads_is_refused():
     ("read,1 MiB,100\n", "line 2", "has 3 cells; the header has 4"),
     ("read,1 MiB,-5,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
     ("read,1 MiB,nan,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
-    ("frob,1 MiB,5,MiB/s\n", "line 2, column 'op'", "one of write, read, create"),
+    ("frob,1 MiB,5,MiB/s\n", "line 2, column 'op'", "one of write, read, read+write, create"),
     ("stat,,5,MiB/s\n", "line 2, column 'op'", "A metadata operation (stat) is counted in op/s"),
     ("read,big,5,MiB/s\n", "line 2, column 'transfer_size'", "must be a number with a unit, such as '1 MiB'"),
     ("read,1 MiB,5,KB/s\n", "line 2, column 'unit'", "ambiguous"),
@@ -66,7 +66,7 @@ def test_malformed_rows_name_line_and_column(body, where, message):
 
 
 def test_header_problems():
-    with pytest.raises(ToolOutputError, match="the header lacks column"):
+    with pytest.raises(ToolOutputError, match="^r.csv: line 1: a results CSV needs transfer_size and unit; it has op, value$"):
         table.parse("op,value\nread,5\n", source="r.csv")
     with pytest.raises(ToolOutputError, match="has a header but no rows"):
         table.parse(HEADER, source="r.csv")
@@ -95,4 +95,17 @@ def test_unknown_formats_are_refused(tmp_path):
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")
     with pytest.raises(ToolOutputError, match="not a format iobound reads; expected fio JSON output"):
+        read_results(other)
+
+
+def test_a_results_csv_with_the_wrong_columns_says_which_it_lacks(tmp_path):
+    """Not the list of every format iobound reads: the file is a results CSV, and two columns are missing."""
+    path = tmp_path / "wrong.csv"
+    path.write_text("op,size,value\nread,1 MiB,100\n")
+    with pytest.raises(ToolOutputError) as err:
+        read_results(path)
+    assert str(err.value) == f"{path}: line 1: a results CSV needs transfer_size and unit; it has op, size, value"
+    other = tmp_path / "other.csv"
+    other.write_text("name,size,value\nx,1,2\n")  # one required column is no results CSV: the formats are listed
+    with pytest.raises(ToolOutputError, match="not a format iobound reads"):
         read_results(other)

@@ -13,13 +13,14 @@ from collections import Counter
 from dataclasses import replace
 
 from probes.core.errors import InputError
-from assess.cli.inputs import add_unit_alias
+from assess.cli.inputs import add_input_limit, add_unit_alias
 from assess.cli.status import EXIT_OK
 from assess.compare import compare, fastest
 
 # compare format history:
 #   1.0  first version
-COMPARISON_VERSION = "1.0"
+#   1.1  runs' workloads gain read_share (results 1.2)
+COMPARISON_VERSION = "1.1"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run", action="append", metavar="LABEL",
                         help="compare only runs whose label contains LABEL (repeatable)")
     add_unit_alias(parser)
+    add_input_limit(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 

@@ -13,8 +13,8 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
-from probes.core.workload import Workload
-from assess.cli.inputs import add_set_argument, edited_topology
+from probes.core.workload import Operation, Workload
+from assess.cli.inputs import add_input_limit, add_set_argument, edited_topology
 from assess.cli.workloads import add_workload_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
     add_set_argument(parser)
+    add_input_limit(parser)
     add_workload_arguments(parser)
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
     parser.add_argument("--curve", action="store_true",
@@ -52,7 +53,8 @@ def execute(args: argparse.Namespace) -> int:
         return 0
     (workload,) = workloads
     ceiling = model.ceiling(workload, clients)
-    found = knee(model, workload, clients) if _one_group(model, workload, clients) else None
+    found = knee(model, workload, clients) if _one_group(model, workload, clients) and \
+        workload.operation is not Operation.MIXED else None
     effects = sensitivity(ceiling)
     curve = _curve(model, workload, clients) if args.curve else None
     if args.json:

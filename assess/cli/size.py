@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, canonical, format_quantity, parse_quantity, quantity_json
 from probes.core.workload import Access, Workload
-from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
+from assess.cli.inputs import add_input_limit, count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -32,7 +32,8 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 # sizing format history:
 #   1.0  first version
-#   1.1  capacities gain range, groups nics, operations and on, ceilings low and assumed (topology 1.1, prediction 1.3)
+#   1.1  capacities gain range, groups nics, operations and on, ceilings low and assumed, workloads read_share
+#        (topology 1.1, prediction 1.3)
 SIZING_VERSION = "1.1"
 
 
@@ -53,6 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--catalogue", action="append", default=[], metavar="FILE",
                         help="your own parts (same form as the bundled catalogue; replaces parts of the same name)")
     parser.add_argument("--prices", metavar="FILE", help="your prices: [kind.name] tables with price (and currency)")
+    add_input_limit(parser)
     parser.add_argument("--transfer-size", type=size_arg, default="1MiB", metavar="SIZE",
                         help="request size of the bandwidth targets, sequential (default 1MiB)")
     parser.add_argument("--iops-size", type=size_arg, default="4KiB", metavar="SIZE",

@@ -6,8 +6,8 @@ import argparse
 import itertools
 from typing import TYPE_CHECKING
 
-from probes.core.workload import Access, Workload
-from assess.cli.inputs import count_arg, list_arg, operation_arg, size_arg
+from probes.core.workload import Access, Operation, Workload
+from assess.cli.inputs import count_arg, fraction_arg, list_arg, operation_arg, size_arg
 
 if TYPE_CHECKING:
     from topologies.topology import Topology
@@ -18,7 +18,10 @@ __all__ = ["add_workload_arguments", "workloads_of"]
 def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     """The options that describe a workload: --op, --transfer-size, --nodes ... --clients."""
     parser.add_argument("--op", required=True, type=list_arg(operation_arg), metavar="OP[,OP]",
-                        help="write, read, or a metadata operation (create, stat, open, rename, remove, find)")
+                        help="write, read, read+write (both at once: --read-share), or a metadata operation "
+                             "(create, stat, open, rename, remove, find)")
+    parser.add_argument("--read-share", type=fraction_arg, default=0.5, metavar="R",
+                        help="for read+write, the share of the bytes read (default 0.5)")
     parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
     parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
@@ -50,7 +53,8 @@ def workloads_of(args: argparse.Namespace, topology: Topology) -> tuple[list[Wor
         nodes = [topology.group(groups[0]).count]
     workloads = [Workload(op, None if op.is_metadata else size, nodes=n, ppn=ppn, queue_depth=depth,
                           access=Access(args.access), direct=args.direct or None, data_set=args.data_set,
-                          shared_directory=args.shared_directory if op.is_metadata else None)
+                          shared_directory=args.shared_directory if op.is_metadata else None,
+                          read_share=args.read_share if op is Operation.MIXED else None)
                  for op, size, n, ppn, depth in itertools.product(
                      args.op, args.transfer_size, nodes, args.ppn, args.queue_depth)]
     return list(dict.fromkeys(workloads)), clients

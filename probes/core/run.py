@@ -88,9 +88,11 @@ def distinct_labels(runs: list[Run]) -> list[Run]:
 # results format history (the body is results_body's; results_csv writes the same runs as a table):
 #   1.0  first version
 #   1.1  workloads gain shared_directory (null when not known); so does the CSV
-RESULTS_VERSION = "1.1"
+#   1.2  workloads gain read_share (operation read+write; null otherwise), and so does the CSV, whose
+#        runs' tags follow its columns
+RESULTS_VERSION = "1.2"
 CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file",
-               "shared_directory", "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
+               "shared_directory", "read_share", "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
 
 
 def results_body(runs: list[Run], errors: list[str]) -> dict:
@@ -115,7 +117,7 @@ def results_csv(runs: list[Run]) -> str:
         if w is not None:
             fields |= {"op": w.operation.value, "nodes": w.nodes or "", "ppn": w.ppn, "queue_depth": w.queue_depth,
                        "access": w.access.value, "direct": _flag(w.direct), "shared_file": _flag(w.shared_file),
-                       "shared_directory": _flag(w.shared_directory),
+                       "shared_directory": _flag(w.shared_directory), "read_share": w.read_share or "",
                        "transfer_size": _bytes(w.transfer_size), "data_set": _bytes(w.data_set)}
         if r.samples:
             durations = r.durations or ("",) * len(r.samples)

@@ -17,11 +17,13 @@ __all__ = ["Operation", "Access", "Workload"]
 class Operation(enum.Enum):
     """What a run does: move data (write, read) or one metadata operation per file or directory.
 
-    ``open`` is mdtest's "File read": open, read the file's few bytes, close.
+    ``open`` is mdtest's "File read": open, read the file's few bytes, close; ``read+write``
+    reads and writes at once (its workload says what share of the bytes it reads).
     """
 
     WRITE = "write"
     READ = "read"
+    MIXED = "read+write"
     CREATE = "create"
     STAT = "stat"
     OPEN = "open"
@@ -31,7 +33,7 @@ class Operation(enum.Enum):
 
     @property
     def is_metadata(self) -> bool:
-        return self not in (Operation.WRITE, Operation.READ)
+        return self not in (Operation.WRITE, Operation.READ, Operation.MIXED)
 
 
 class Access(enum.Enum):
@@ -49,7 +51,8 @@ class Workload:
     topology, ``transfer_size=None`` an unknown size (or none: metadata operations),
     ``direct=None`` unknown page-cache use. ``data_set`` is the bytes all processes
     together write or read in one repetition, ``shared_file`` whether they share one file,
-    ``shared_directory`` whether metadata operations of all processes go to one directory.
+    ``shared_directory`` whether metadata operations of all processes go to one directory,
+    ``read_share`` the share of the bytes a ``read+write`` workload reads (0.7: 70 % reads).
     """
 
     operation: Operation
@@ -62,8 +65,13 @@ class Workload:
     data_set: Quantity | None = None
     shared_file: bool | None = None
     shared_directory: bool | None = None
+    read_share: float | None = None
 
     def __post_init__(self):
+        mixed = self.operation is Operation.MIXED
+        if mixed != (self.read_share is not None) or (mixed and not 0 < self.read_share < 1):
+            raise ValueError("A read+write workload needs the share of its bytes it reads, between 0 and 1 "
+                             f"(and no other workload has one). Got {self.read_share!r} for {self.operation.value}.")
         for name, what in (("transfer_size", "The transfer size"), ("data_set", "The data set")):
             value = getattr(self, name)
             if value is None:
@@ -82,7 +90,8 @@ class Workload:
             return f"{self.operation.value}, {nodes} x {self.ppn} ppn{depth}"
         size = "? B" if self.transfer_size is None else format_quantity(self.transfer_size, Metric.SIZE)
         access = ("rand" if self.access is Access.RANDOM else "seq") + (" direct" if self.direct else "")
-        return f"{self.operation.value} {size} {access}, {nodes} x {self.ppn} ppn{depth}"
+        share = f" ({self.read_share:.0%} reads)" if self.read_share is not None else ""
+        return f"{self.operation.value}{share} {size} {access}, {nodes} x {self.ppn} ppn{depth}"
 
     def to_dict(self) -> dict:
         return {
@@ -96,6 +105,7 @@ class Workload:
             "data_set": None if self.data_set is None else quantity_json(self.data_set),
             "shared_file": self.shared_file,
             "shared_directory": self.shared_directory,
+            "read_share": self.read_share,
         }
 
     @classmethod
@@ -111,6 +121,7 @@ class Workload:
             data_set=_size(d.get("data_set"), "data_set"),
             shared_file=d.get("shared_file"),
             shared_directory=d.get("shared_directory"),
+            read_share=d.get("read_share"),
         )
 
 

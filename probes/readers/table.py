@@ -26,15 +26,24 @@ __all__ = ["looks_like", "parse", "FORMAT"]
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
 WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "shared_directory",
-                    "data_set", "duration")
+                    "read_share", "data_set", "duration")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
 def looks_like(text: str) -> bool:
-    """True if the first row that is not a comment is a CSV header with the required columns."""
-    rows = _rows(text)
-    header = next(rows, (0, []))[1]
-    return all(c in _columns(header) for c in REQUIRED)
+    """True if the first row that is not a comment is a CSV header with at least two of the required columns.
+
+    A header with only some of them is a results CSV with the wrong columns: :func:`parse` then
+    says which it lacks, rather than the file going unrecognised.
+
+    >>> looks_like("op,transfer_size,value,unit\\n"), looks_like("op,size,value\\n"), looks_like("a,b,value\\n")
+    (True, True, False)
+    """
+    try:
+        header = next(_rows(text), (0, []))[1]
+    except csv.Error:
+        return False
+    return sum(c in _columns(header) for c in REQUIRED) >= 2
 
 
 def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
@@ -56,8 +65,9 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
     header = _columns(header)
     missing = [c for c in REQUIRED if c not in header]
     if missing:
-        raise ToolOutputError(source, f"line {header_line}", f"the header lacks column(s) {', '.join(missing)}; "
-                              f"it has: {', '.join(header)}")
+        needs = ", ".join(missing[:-1]) + " and " + missing[-1] if len(missing) > 1 else missing[0]
+        raise ToolOutputError(source, f"line {header_line}", f"a results CSV needs {needs}; it has "
+                              f"{', '.join(c for c in header if c) or 'no named column'}")
     if len(set(header)) != len(header):
         raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
     runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None]]] = {}
@@ -135,15 +145,17 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
         shared = _flag(row.get("shared_file", ""))
         column = "shared_directory"
         shared_directory = _flag(row.get("shared_directory", ""))
+        column = "read_share"
+        share = float(row["read_share"]) if row.get("read_share") else None
         column = "data_set"
         data_set = parse_quantity(row["data_set"], Metric.SIZE, what="the data set", aliases=aliases) \
             if row.get("data_set") else None
         column = "duration"
         duration = parse_quantity(row["duration"], Metric.LATENCY, what="the duration").m_as("s") \
             if row.get("duration") else None
-        column = "transfer_size"
+        column = "transfer_size" if share is None and operation is not Operation.MIXED else "read_share"
         workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, shared_file=shared,
-                            shared_directory=shared_directory, **counts)
+                            shared_directory=shared_directory, read_share=share, **counts)
     except (ValueError, UnitError) as exc:
         raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
     return workload, value, f"{unit:~P}", metric, duration
@@ -159,6 +171,7 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
         "direct": "true or false",
         "shared_file": "true or false",
         "shared_directory": "true or false",
+        "read_share": "the share of the bytes read, between 0 and 1, for op read+write only",
     }.get(column, "a whole number of at least 1")
     return f"must be {expected}. Got {cell!r} instead."
 
