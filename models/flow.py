@@ -56,6 +56,7 @@ class Shape:
     sized: bool
     cached: bool = False
     unbounded: str = ""
+    tiers: frozenset[str] | None = None  # the device groups that take its requests (None: all that serve its operation)
 
     @property
     def requests(self) -> bool:
@@ -133,7 +134,8 @@ class FlowNetwork:
         self.unstated: list[str] = []
         self.sizeless: list[str] = []
         active = [g for g in topology.groups if (g.kind is not Kind.CLIENT or g.name in clients)
-                  and not (g.kind is Kind.DEVICE and (shape.cached or not g.serves(self.op)))]
+                  and not (g.kind is Kind.DEVICE and (shape.cached or not g.serves(self.op) or
+                                                      (shape.tiers is not None and g.name not in shape.tiers)))]
         for group in active:
             self._chain(group)
         self._connect({g.name for g in active})
@@ -279,7 +281,7 @@ class FlowNetwork:
         """Little's law: n·p·q requests in flight, each taking at least a round trip, the fixed costs and its bytes' time."""
         if not self.shape.requests:
             return None
-        time = _RequestTime(self.topology, group, self.op, self.shape.cached)
+        time = _RequestTime(self.topology, group, self.op, self.shape.cached, self.shape.tiers)
         if not time.recipe:
             return None
         if not self._sized(time.components):
@@ -404,7 +406,7 @@ class _RequestTime:
     stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
     """
 
-    def __init__(self, topology: Topology, client: Group, op: str, cached: bool):
+    def __init__(self, topology: Topology, client: Group, op: str, cached: bool, served: frozenset[str] | None = None):
         self.recipe: list[tuple[tuple[str, str], ...]] = []  # per term: (prefix, group) of its symbols
         self.values: dict[tuple[str, str], Quantity] = {}
         self.components: list[Component] = []
@@ -415,7 +417,8 @@ class _RequestTime:
             rtt, network = nearest
             self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         tiers = _tiers(topology, client.name, Kind.SERVER)
-        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op))]
+        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
+            served is None or g.name in served))]
         for groups in [[client]] + _tiers(topology, client.name, Kind.NETWORK) + tiers + devices:
             self._latency(groups)
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]

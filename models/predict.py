@@ -57,6 +57,15 @@ class Model:
             self._low = Model(self.topology.at_ends(favourable=False))
         return self._low
 
+    def shape(self, workload: Workload, cached: bool = False) -> Shape:
+        """The shape of ``workload``'s network here: with the device tiers that take requests of its size."""
+        shape = Shape.of(workload, cached)
+        tiered = [g for g in self.topology.of_kind(Kind.DEVICE) if g.transfers is not None]
+        if not tiered or workload.transfer_size is None:
+            return shape
+        return replace(shape, tiers=frozenset(g.name for g in self.topology.of_kind(Kind.DEVICE)
+                                              if g.serves(workload.operation.value, workload.transfer_size)))
+
     def network(self, shape: Shape, clients: tuple[str, ...]) -> FlowNetwork:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
@@ -134,7 +143,7 @@ class Model:
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
-        return self.cut(self.network(Shape.of(workload), chosen), workload, counts)[0]
+        return self.cut(self.network(self.shape(workload), chosen), workload, counts)[0]
 
     def implied(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
         """What a run at ``target`` (B/s or op/s) needs of each range: every range whose least favourable end
@@ -165,7 +174,7 @@ class Model:
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return metadata.ceiling(self.topology, workload, chosen, counts)
-        network = self.network(Shape.of(workload), chosen)
+        network = self.network(self.shape(workload), chosen)
         full = network.capacities(workload, counts)
         value, cut = self.cut(network, workload, counts, full=full)
         @functools.cache
@@ -222,7 +231,7 @@ class Model:
         server = None
         if all(g.capacity("memory_bandwidth", workload.operation.value) is not None for g in self.topology.of_kind(Kind.SERVER)):
             try:
-                server = self.cut(self.network(Shape.of(workload, cached=True), chosen), workload, counts)[0]
+                server = self.cut(self.network(self.shape(workload, cached=True), chosen), workload, counts)[0]
             except TopologyError:
                 server = None  # nothing limits the way to the servers' memory: no figure to give
         return cache_limits(self.topology, workload, chosen, counts, server, self.memory(counts))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
-from models.flow import Scale, Shape
+from models.flow import Scale
 from models.queueing import Station
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ def queueing_network(model: Model, workload: Workload, clients: tuple[str, ...] 
     if workload.operation.is_metadata or workload.transfer_size is None:
         raise InputError(model.topology.path, "", "the queueing network needs a data workload with a transfer size")
     chosen, counts = model.nodes(workload, clients)
-    network = model.network(replace(Shape.of(workload), unbounded=""), chosen)  # with its request stage
+    network = model.network(replace(model.shape(workload), unbounded=""), chosen)  # with its request stage
     capacities = network.capacities(workload, counts)
     cut = network.graph.solve(capacities)
     size = workload.transfer_size.m_as("B")

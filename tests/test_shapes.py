@@ -177,3 +177,36 @@ def test_reads_and_writes_at_once_share_the_devices_but_not_the_full_duplex_nics
     assert devices.evaluate() == pytest.approx(devices.value.m_as("B/s"))
     with pytest.raises(ValueError, match="read\\+write workload needs the share of its bytes it reads"):
         Workload(Operation.MIXED, Q_(1, "MiB"))
+
+
+DAOS_LIKE = """
+[clients.c]
+count = 4
+nic = "100 Gbit/s"
+[networks.hdr]
+[servers.engine]
+count = 2
+nic = "200 Gbit/s"
+[devices.pmem]
+count = 2
+description = "storage-class memory: small requests and metadata"
+transfers = "< 4 KiB"
+bandwidth = "6 GB/s"
+[devices.nvme]
+count = 16
+description = "NVMe: bulk data"
+transfers = ">= 4 KiB"
+bandwidth = "3 GB/s"
+"""
+
+
+def test_device_tiers_by_request_size_take_small_requests_to_scm_and_bulk_to_nvme():
+    """1 MiB writes: 16 NVMe x 3 GB/s = 48 GB/s (under 2 x 200 Gbit/s = 50 GB/s); 2 KiB writes: 2 x 6 GB/s of PMem."""
+    topology = parse_topology(DAOS_LIKE + _links(("c", "hdr"), ("hdr", "engine"), ("engine", "pmem"), ("engine", "nvme")))
+    bulk = predict(topology, WRITE)
+    assert bulk.value.m_as("GB/s") == pytest.approx(48) and bulk.binding == (Component("nvme", "bandwidth"),)
+    small = predict(topology, Workload(Operation.WRITE, Q_(2, "KiB")))
+    assert small.value.m_as("GB/s") == pytest.approx(12) and small.binding == (Component("pmem", "bandwidth"),)
+    with pytest.raises(Exception, match=r'devices.pmem.transfers: must compare the request size with a size'):
+        parse_topology(DAOS_LIKE.replace('"< 4 KiB"', '"small"') + _links(("c", "hdr"), ("hdr", "engine"),
+                                                                        ("engine", "pmem"), ("engine", "nvme")))

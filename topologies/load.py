@@ -62,7 +62,7 @@ _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k i
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 # Settings (not capacities) a group of each kind may state besides its count, description and price.
-_SETTINGS = {Kind.CLIENT: ("nics",), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on"), Kind.DEVICE: ("operations",)}
+_SETTINGS = {Kind.CLIENT: ("nics",), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on"), Kind.DEVICE: ("operations", "transfers")}
 _MOST_NICS = 64  # ports per node: more than any server board takes
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -85,14 +85,18 @@ def parse_topology(text: str, *, source: str = "<topology>", name: str = "topolo
 
 
 def read_toml(path: Path, what: str, error: type[InputError] = InputError) -> dict:
-    """A TOML file as nested dicts; a file that cannot be read, is not UTF-8 or not TOML raises ``error`` naming it."""
+    """A TOML file as nested dicts; a file that cannot be read (see :func:`probes.core.inputs.open_input`), is not
+    UTF-8 or not TOML raises ``error`` naming it."""
+    from probes.core.inputs import read_input
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise error(str(path), "", f"cannot read {what} ({exc.strerror or exc})") from exc
+        text = read_input(path, error=error, what=what, errors="strict")
     except UnicodeDecodeError as exc:
         raise error(str(path), f"byte {exc.start}", f"not UTF-8 text; {what} is TOML, which is UTF-8") from exc
-    return _toml(text, str(path), error)
+    try:
+        return _toml(text, str(path), error)
+    except RecursionError:  # tomllib recurses into each nested array or table
+        raise error(str(path), "", "not valid TOML iobound can read: arrays or tables nested too deeply") from None
 
 
 def _toml(text: str, source: str, error: type[InputError]) -> dict:
@@ -179,7 +183,19 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
                             f"the nic's rate. Got {nics!r} instead.")
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
                  price=parse_price(body.get("price"), source, f"{where}.price"), nics=nics,
-                 operations=_operations(body.get("operations"), source, f"{where}.operations"), **extra)
+                 operations=_operations(body.get("operations"), source, f"{where}.operations"),
+                 transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"), **extra)
+
+
+def _transfers(value: Any, source: str, where: str) -> tuple[str, Quantity] | None:
+    """A device tier's requests by size: ``"< 4 KiB"`` (small I/O to storage-class memory), ``">= 4 KiB"`` (bulk)."""
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(<=|>=|<|>)\s*(.+)", value) if isinstance(value, str) else None
+    if not match:
+        raise TopologyError(source, where, "must compare the request size with a size, e.g. \"< 4 KiB\" for a tier "
+                            f"of small requests or \">= 4 KiB\" for bulk data. Got {value!r} instead.")
+    return match[1], _quantity(match[2], Metric.SIZE, source, where)
 
 
 # What a converged server group takes from the nodes it runs on, where it states none of its own.

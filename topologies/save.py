@@ -70,6 +70,8 @@ def _group(group: Group) -> dict:
     body |= {key: _capacity(c) for key, c in group.capacities.items()}
     body |= {key: value for key, value in (("nics", group.nics), ("operations", list(group.operations)), ("on", group.on))
              if value and value != 1}
+    if group.transfers:
+        body["transfers"] = f"{group.transfers[0]} {_quantity(group.transfers[1])}"
     if group.kind is Kind.SERVER:
         body |= _write_cost(group.write_cost)
         if group.forwarding is not Forwarding.PIPELINE:

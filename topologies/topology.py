@@ -229,14 +229,21 @@ class Group:
     nics: int = 1  # network ports per member, each of ``nic`` (rails)
     operations: tuple[str, ...] = ()  # a device tier's data operations (all when empty): writes to a buffer, reads from flash
     on: str = ""  # a server group's: the client group whose nodes it runs on (converged), "" for nodes of its own
+    transfers: tuple[str, Quantity] | None = None  # a device tier's: the requests it takes, ("<", 4 KiB) for under 4 KiB
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
         return lookup(self.capacities, key, operation)
 
-    def serves(self, operation: str) -> bool:
-        """Whether data of ``operation`` (read, write) passes this group: a device tier may serve only some."""
-        return not self.operations or operation in self.operations
+    def serves(self, operation: str, size: Quantity | None = None) -> bool:
+        """Whether data of ``operation`` (read, write) in requests of ``size`` passes this group: a device tier may
+        serve only some (any size may, when it is not known)."""
+        if self.operations and operation not in self.operations:
+            return False
+        if self.transfers is None or size is None:
+            return True
+        sign, bound = self.transfers
+        return {"<": size < bound, "<=": size <= bound, ">": size > bound, ">=": size >= bound}[sign]
 
 
 @dataclass(frozen=True)
@@ -251,8 +258,8 @@ class Link:
 # topology format history (the body is Topology.to_dict):
 #   1.0  first version
 #   1.1  a capacity gains "range": [least, greatest] (null for a single value; "value" is then its favourable end);
-#        a group gains nics (ports per member), operations (a device tier's, null for all) and on (a converged
-#        server group's client group, null for nodes of its own)
+#        a group gains nics (ports per member), operations and transfers (a device tier's, null for all) and on
+#        (a converged server group's client group, null for nodes of its own)
 TOPOLOGY_VERSION = "1.1"
 
 
@@ -369,6 +376,7 @@ class Topology:
             "currency": self.currency,
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
                         "price": g.price, "nics": g.nics, "operations": list(g.operations) or None, "on": g.on or None,
+                        "transfers": None if g.transfers is None else [g.transfers[0], quantity_json(g.transfers[1])],
                         "capacities": {key: capacity(c) for key, c in g.capacities.items()},
                         **({"write_cost": {"replicas": g.write_cost.replicas,
                                            "parity": list(g.write_cost.parity) if g.write_cost.parity else None,

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 # sizing format history:
 #   1.0  first version
-#   1.1  capacities gain range, groups nics, operations and on, ceilings low and assumed, workloads read_share
+#   1.1  capacities gain range, groups nics, operations, transfers and on, ceilings low and assumed, workloads read_share
 #        (topology 1.1, prediction 1.3)
 SIZING_VERSION = "1.1"
 
