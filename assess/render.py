@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Sequence
 from probes.core.document import dumps, envelope
 from probes.core.run import Run
 from probes.core.stats import Summary
-from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity
+from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity, format_value
 from topologies.topology import Topology
 from assess.findings import Judgement, Severity
 
@@ -45,29 +45,34 @@ def runs_table(runs: list[Run]) -> str:
         unit = units[r.metric]
 
         def shown(x):
-            return format_quantity(Q_(x, r.unit), r.metric, unit=unit)
+            return format_value(x, r.unit, unit)
 
         mean = shown(s.mean)
         spread = "" if s.std is None else f" ± {shown(s.std)}"
-        ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}"
+        ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}" + ("†" if s.bounded else "")
         tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
         rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
                      r.workload.describe() if r.workload else "-", tool, str(r.origin)))
     lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
     if any(not r.samples for r in runs):
         lines.append("* the tool printed only a summary of its repetitions (max, min, mean, std), not each one")
+    if any(s.bounded for s in summaries):
+        lines.append("† the interval's low end is bounded at 0: Student's t interval reaches below zero, which a "
+                     "bandwidth, rate or latency cannot (its coverage is unchanged)")
     return "\n".join(lines)
 
 
 def _column_units(runs: list[Run], summaries: list[Summary]) -> dict[Metric, Unit]:
     """Per metric of ``runs``, the unit :func:`display_unit` picks for the largest of their means."""
-    largest: dict[Metric, tuple[float, Quantity]] = {}
+    stated: dict[tuple[Metric, str], float] = {}  # the largest mean in each unit the runs state
     for r, s in zip(runs, summaries):
-        mean = Q_(s.mean, r.unit)
-        size = abs(canonical(mean))
-        if r.metric not in largest or size > largest[r.metric][0]:
-            largest[r.metric] = (size, mean)
-    return {metric: display_unit(mean, metric) for metric, (_, mean) in largest.items()}
+        stated[r.metric, r.unit] = max(stated.get((r.metric, r.unit), 0.0), abs(s.mean))
+    largest: dict[Metric, Quantity] = {}
+    for (metric, unit), value in stated.items():
+        mean = Q_(value, unit)
+        if metric not in largest or canonical(mean) > canonical(largest[metric]):
+            largest[metric] = mean
+    return {metric: display_unit(mean, metric) for metric, mean in largest.items()}
 
 
 def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["mutate", "MUTATIONS"]
+__all__ = ["mutate", "MUTATIONS", "mutate_bytes", "BYTE_MUTATIONS"]
 
 
 def _truncate(text: str, rng: random.Random) -> str:
@@ -67,3 +67,45 @@ def mutate(text: str, rng: random.Random) -> str:
     for _ in range(rng.randint(1, 3)):
         text = rng.choice(MUTATIONS)(text, rng)
     return text
+
+
+# What can happen to a file's bytes on the way to a reader: another encoding, bytes that are no UTF-8, an emoji,
+# NULs where a crash left a hole, Windows line ends. benchmarks/readers.py fuzzes the opener with them.
+
+def _invalid_bytes(data: bytes, rng: random.Random) -> bytes:
+    out = bytearray(data)
+    for _ in range(rng.randint(1, 10)):
+        out.insert(rng.randrange(len(out) + 1), rng.randrange(0x80, 0x100))
+    return bytes(out)
+
+
+def _utf16(data: bytes, rng: random.Random) -> bytes:
+    return data.decode("utf-8", "replace").encode(rng.choice(["utf-16", "utf-16-be", "utf-16-le"]))
+
+
+def _astral(data: bytes, rng: random.Random) -> bytes:
+    i = rng.randrange(len(data) + 1)
+    return data[:i] + rng.choice(["🚀", "𝔘", "\U0010ffff"]).encode() + data[i:]
+
+
+def _hole(data: bytes, rng: random.Random) -> bytes:
+    i = rng.randrange(len(data) + 1)
+    return data[:i] + b"\x00" * rng.choice([1, 100, 4096, 65536]) + data[i:]
+
+
+def _crlf(data: bytes, rng: random.Random) -> bytes:
+    return data.replace(b"\n", rng.choice([b"\r\n", b"\r", b"\n\n"]))
+
+
+def _byte_order_mark(data: bytes, rng: random.Random) -> bytes:
+    return rng.choice([b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff"]) + data
+
+
+BYTE_MUTATIONS = (_invalid_bytes, _utf16, _astral, _hole, _crlf, _byte_order_mark)
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    """One or two random mutations of a file's bytes (``data``)."""
+    for _ in range(rng.randint(1, 2)):
+        data = rng.choice(BYTE_MUTATIONS)(data, rng)
+    return data

@@ -332,6 +332,12 @@ def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
     return list(tiers.values())
 
 
+def _before_last(topology: Topology, client: str, networks: list[Group], servers: list[list[Group]]) -> bool:
+    """Whether a tier of networks lies nearer the client than its farthest tier of servers."""
+    distance = topology.reachable(client)
+    return bool(servers) and distance[networks[0].name] < distance[servers[-1][0].name]
+
+
 def _seconds_per_byte(start, chosen, end) -> float:
     """The time per byte through the client (``start``), one (group, limits) per server tier and the devices (``end``):
     each segment between storing groups takes its slowest stage's time, and the segments add."""
@@ -412,14 +418,18 @@ class _RequestTime:
         self.components: list[Component] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
-        nearest = least(topology.neighbours(client.name, Kind.NETWORK), "rtt")
-        if nearest:
-            rtt, network = nearest
-            self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         tiers = _tiers(topology, client.name, Kind.SERVER)
+        networks = _tiers(topology, client.name, Kind.NETWORK)
+        if cached:  # the servers' memory answers: no round trip into a back-end fabric behind the last servers
+            networks = [n for n in networks if _before_last(topology, client.name, n, tiers)]
+        for groups in networks:  # a request and its answer cross each tier of networks on the way: a round trip of each
+            nearest = least(groups, "rtt")
+            if nearest:
+                rtt, network = nearest
+                self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
             served is None or g.name in served))]
-        for groups in [[client]] + _tiers(topology, client.name, Kind.NETWORK) + tiers + devices:
+        for groups in [[client]] + networks + tiers + devices:
             self._latency(groups)
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
         choices = itertools.product(*([(g, self._limits(g, op)) for g in groups] for groups in tiers))

@@ -80,6 +80,17 @@ def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
     assert re.search(r"^goal: the corpus read in < 2 s CPU: (PASS|MISS)$", out, re.M)
     assert re.search(r"^fio +200 inputs in .* 0 other exceptions$", out, re.M)
     assert "goal: no exception but ToolOutputError: PASS" in out
+    # Any input, safely: the opener, topologies and results CSVs fuzzed through files, and a large file (50 MB quick).
+    for what in ("inputs through the opener", "topologies", "results CSVs"):
+        assert re.search(rf"^fuzz: 200 {what}: 0 tracebacks, 0 hangs over 5 s, peak memory \d+\.\d MB \(the most one "
+                         r"input added; 0 over 3x its size \+ 100 MB\); \d+ read, \d+ refused clearly; slowest \d+\.\d\d s CPU$",
+                         out, re.M), out
+    assert re.search(r"^large file: 50 MB of an IOR output amid a job's launcher lines: exit 0 in \d+\.\d s, peak memory "
+                     r"\d+ MB, \d+ MB above a small file's \(\d+ MB\); bound 3x \+ 100 MB = 250 MB: PASS$", out, re.M), out
+    assert re.search(r"^large file: 50 MB of NUL bytes \(a sparse file\): exit 2 in \d+\.\d s, .*: PASS; iobound: error: "
+                     r".*zeros.bin: not a format iobound reads \(judged by its first 4 MiB\)$", out, re.M), out
+    assert ("goal: the opener, topologies and results CSVs fuzzed, and a large file read: 0 tracebacks, 0 hangs over "
+            "5 s, 0 over the memory bound: PASS") in out
 
 
 def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
@@ -87,7 +98,7 @@ def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
     for name, floor, goal in (("fio JSON", "json.load", "2x"), ("IOR log", "reading and splitting its lines", "20x")):
         assert re.search(rf"^large {name}: \d+\.\d MB, [\d,]+ runs: read in \d+\.\d+ s CPU, {floor} \d+\.\d+ s \(the best "
                          r"of 3, built from the corpus in a temporary folder\)$", out, re.M), out
-        assert re.search(rf"^goal: a large {name} read within {goal} {floor}: \d+\.\dx: (PASS|MISS)$", out, re.M), out
+        assert re.search(rf"^goal: a large {name} read within {goal} {floor}: \d+\.\d\dx: (PASS|MISS)$", out, re.M), out
     assert re.search(r"^goal: the runs table printed in < 0.25x the read: fio JSON \d+\.\d+ s \(\d+\.\d+x\), "
                      r"IOR log \d+\.\d+ s \(\d+\.\d+x\): (PASS|MISS)$", out, re.M), out
     assert re.search(r"^large fio JSON: 2\.0 MB", out, re.M)  # --quick builds small files

@@ -408,3 +408,73 @@ def test_any_json_is_read_or_refused(value, key):
     _read_or_refuse(hyperfine, json.dumps({"results": [value]}))
     result = {"command": "x", "mean": 1.0, "stddev": 0.5, "min": 0.5, "max": 1.5, "exit_codes": [0, 0]}
     _read_or_refuse(hyperfine, json.dumps({"results": [result | {key: value}]}))
+
+
+# ---------------------------------------------------------------------------------------------
+# elbencho --csvfile (issue 19). No elbencho here to run: the columns are those its source writes
+# (breuner/elbencho d085b19, Statistics::printPhaseResultsToStringVec after ProgArgs::getAsStringVec,
+# "ISO date" first; docs/csv-docs.md), 55 of them, the command's commas replaced by blanks. The figures
+# are one consistent run: 4 threads x 16 files of 1 MiB = 64 MiB in 200 ms = 320 MiB/s = 320 files/s.
+
+CSV_COLUMNS = ("ISO date,label,path type,paths,hosts,threads,dirs,files,file size,block size,direct IO,random,"
+               "random aligned,IO depth,shared paths,truncate,operation,time ms [first],time ms [last],"
+               "entries/s [first],entries/s [last],IOPS [first],IOPS [last],MiB/s [first],MiB/s [last],CPU% [first],"
+               "CPU% [last],entries [first],entries [last],MiB [first],MiB [last],Ent lat us [min],Ent lat us [avg],"
+               "Ent lat us [max],IO lat us [min],IO lat us [avg],IO lat us [max],rwmix read entries/s [first],"
+               "rwmix read entries/s [last],rwmix read IOPS [first],rwmix read IOPS [last],rwmix read MiB/s [first],"
+               "rwmix read MiB/s [last],rwmix read entries [first],rwmix read entries [last],rwmix read MiB [first],"
+               "rwmix read MiB [last],rwmix read Ent lat us [min],rwmix read Ent lat us [avg],"
+               "rwmix read Ent lat us [max],rwmix read IO lat us [min],rwmix read IO lat us [avg],"
+               "rwmix read IO lat us [max],version,command")
+CSV_COMMAND = '"elbencho" "-w" "-r" "-t" "4" "-n" "1" "-N" "16" "-s" "1m" "-b" "1m" "--direct" "--csvfile" "r.csv" "/data/d" '
+CSV_ROWS = [
+    "2024-05-02T10:15:01.123+0200,,dir,1,1,4,1,16,1048576,1048576,1,0,,1,,0,WRITE,180,200,340,320,340,320,340,320,12,11,"
+    "62,64,62,64,2100,12400,30100,2100,12400,30100" + "," * 16 + ",3.0-25," + CSV_COMMAND,
+    "2024-05-02T10:15:01.340+0200,,dir,1,1,4,1,16,1048576,1048576,1,0,,1,,0,READ,95,100,680,640,680,640,680,640,9,9,"
+    "62,64,62,64,1200,6200,15300,1200,6200,15300" + "," * 16 + ",3.0-25," + CSV_COMMAND,
+]
+CSV_FILE = "\n".join([CSV_COLUMNS, *CSV_ROWS]) + "\n"
+
+
+def test_the_csv_has_the_columns_elbencho_writes():
+    assert CSV_COLUMNS.count(",") == 54 and all(row.count(",") == 54 for row in CSV_ROWS)  # CSVFILE_EXPECTED_COMMAS
+
+
+def test_the_csvfile_gives_the_runs_the_text_gives(tmp_path):
+    from probes.readers import read_results
+    path = tmp_path / "results.csv"
+    path.write_text(CSV_FILE, encoding="utf-8")
+    runs = read_results(path)
+    assert [(r.label, r.samples, r.unit, r.origin.line) for r in runs] == [
+        ("WRITE throughput", (320.0,), "MiB/s", 2), ("WRITE IOPS", (320.0,), "op/s", 2), ("WRITE files/s", (320.0,), "op/s", 2),
+        ("READ throughput", (640.0,), "MiB/s", 3), ("READ IOPS", (640.0,), "op/s", 3), ("READ files/s", (640.0,), "op/s", 3)]
+    write = runs[0]
+    work = write.workload
+    assert (work.operation, work.nodes, work.ppn, work.transfer_size, work.direct, work.access, work.data_set) == (
+        Operation.WRITE, 1, 4, Q_(1, "MiB"), True, Access.SEQUENTIAL, Q_(64, "MiB"))
+    assert (write.origin.tool, write.origin.tool_version, write.durations) == ("elbencho", "3.0-25", (0.2,))
+    assert runs[2].workload.operation is Operation.CREATE and runs[5].workload.operation is Operation.OPEN
+    tags = dict(runs[2].tags)
+    assert (tags["first_done"], tags["entries_done"], tags["counts"]) == ("340 op/s", "64 files",
+                                                                          "files created, written and closed")
+    assert tags["command"].startswith("elbencho -w -r -t 4")
+
+
+def test_a_csv_label_and_empty_cells_are_kept_apart():
+    row = CSV_ROWS[0].replace(",,dir,", ",nightly,dir,").replace(",320,340,320,340,320,", ",,340,320,340,320,", 1)
+    runs = elbencho.parse("\n".join([CSV_COLUMNS, row]), source="r.csv")
+    assert [r.label for r in runs] == ["nightly WRITE throughput", "nightly WRITE IOPS"]  # no entries/s [last]
+
+
+@pytest.mark.parametrize("text, where, found", [
+    (CSV_COLUMNS + "\n" + CSV_ROWS[0][:80] + "\n", "line 2", "expected 55 cells as in the header at line 1; found 18"),
+    (CSV_COLUMNS + "\n" + CSV_ROWS[0].replace(",4,1,16,", ",x,1,16,"), "line 2", "'threads'"),
+    (CSV_COLUMNS + "\n", "line 1", "expected a WRITE, READ, RMFILES, STAT, MKDIRS or RMDIRS row"),
+    ("ISO Date,Label,Phase,RuntimeMS,Rank,MixType,Done%,DoneBytes,MiB/s,IOPS,Entries,Entries/s,Lat Ent us,"
+     "Lat IO us,Active,CPU,Service,\n", "line 1", "found its live statistics CSV (--livecsv)"),
+])
+def test_a_malformed_csv_is_refused_with_the_line(text, where, found):
+    assert elbencho.looks_like(text)
+    with pytest.raises(ToolOutputError) as err:
+        elbencho.parse(text, source="r.csv")
+    assert str(err.value).startswith(f"r.csv: {where}: expected") and found in str(err.value), str(err.value)

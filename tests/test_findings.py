@@ -90,6 +90,7 @@ BAD = {
     "SMALL-DATA-SET": ("read", dict(workload=dict(data_set=Q_(100, "GiB")))),
     "OWN-WRITES": ("read", dict(tags=(("reads_own_writes", "no -C"),))),
     "TOOL-INVALID": ("read", dict(tags=(("invalid", "stonewall time not reached"),))),
+    "INCONSISTENT-OUTPUT": ("read", dict(tags=(("inconsistent", "bw 1,000 MiB/s vs io_bytes / runtime 1,230 MiB/s"),))),
     "TRANSFER-MISFIT": ("read", dict(workload=dict(transfer_size=Q_(3, "MiB")))),
     # A second read of the same workload, 1.048576x the first, each known to +-0.3 %: MB vs MiB.
     "UNIT-MIXUP": ("twin", dict(samples=(2936.0, 2944.0, 2928.0))),

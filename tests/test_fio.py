@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -337,3 +338,42 @@ def test_the_data_set_is_the_size_of_the_job_files(corpus):
     assert fio.parse(json.dumps(document), source="d.json")[0].workload.data_set.m_as("GiB") == 1  # one file shared
     options["size"] = "100%"
     assert fio.parse(json.dumps(document), source="d.json")[0].workload.data_set is None  # of a device not described
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19: one figure written three times (bw, bw_bytes, io_bytes / runtime) must agree
+
+MADE = Path(__file__).parent / "data" / "readers" / "fio-3.33_json_seqwrite.json"  # see its README
+
+
+def test_a_real_output_agrees_with_itself():
+    [run] = fio.parse(MADE.read_text(encoding="utf-8"), source="m.json")
+    assert (run.label, run.samples) == ("seqwrite write", (326563815.0,))
+    assert "inconsistent" not in dict(run.tags)
+
+
+@pytest.mark.parametrize("key, factor, message", [
+    ("bw_bytes", 1.23, "io_bytes / runtime 311.4 MiB/s vs bw_bytes 383.1 MiB/s (326,563,815 and 401,673,492 B/s)"),
+    ("bw", 1.23, "bw_bytes 311.4 MiB/s vs bw 383.1 MiB/s (326,563,815 and 401,672,192 B/s)"),
+    ("runtime", 1.23, "io_bytes / runtime 253.5 MiB/s vs bw_bytes 311.4 MiB/s (265,777,679 and 326,563,815 B/s)"),
+])
+def test_figures_that_disagree_are_tagged_with_both(key, factor, message):
+    document = json.loads(MADE.read_text(encoding="utf-8"))
+    write = document["jobs"][0]["write"]
+    write[key] = int(write[key] * factor)
+    [run] = fio.parse(json.dumps(document), source="e.json")
+    assert dict(run.tags)["inconsistent"] == message
+
+
+def test_fio_2_kib_counts_agree_within_their_truncation():
+    """fio 2.x writes io_bytes in KiB, truncated: 361984 KiB in 5314 ms is bw 68118 KiB/s (pkb's fio 2.1.4)."""
+    from probes.readers.fio import _disagreement
+    stats = {"io_bytes": 361984, "bw": 68118, "runtime": 5314}
+    assert _disagreement(stats) is None
+    assert "vs bw" in _disagreement(dict(stats, bw=83785))
+
+
+def test_no_corpus_output_disagrees_with_itself(corpus):
+    for name in sorted(CORPUS_RUNS):
+        for run in fio.parse(_text(corpus, name), source=name):
+            assert "inconsistent" not in dict(run.tags), (name, dict(run.tags)["inconsistent"])

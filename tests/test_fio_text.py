@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -305,8 +306,11 @@ def test_two_runs_one_after_another_are_both_read():
                  "expected the amount moved, such as '5120MiB'; found '0B'", id="nothing moved"),
     pytest.param(_output(blocks=[_block(lines=["  read: IOPS=1, BW=1KiB/s (1kB/s)(1KiB/0msec)"])]), "line 6",
                  "found 0msec", id="no time"),
-    pytest.param(_output(blocks=[_block(lines=["  read : io=10240KB, bw=1024.0KB/s, iops=256, runt= 10000msec"])]),
-                 "line 6", "found fio 2 output", id="fio 2"),
+    pytest.param(_output(blocks=[_block(lines=["  read : io=10240KB, bw=1024.0KB"])]),
+                 "line 6", "expected fio 2's '<read|write> : io=<N>KB", id="fio 2 cut"),
+    pytest.param("kb_base=1000\n" + _output(blocks=[_block(lines=["  read : io=10240KB, bw=1024KB/s, iops=256, "
+                                                                    "runt= 10000msec"])]) + "kb_base=1024\n",
+                 "line 1", "found kb_base=1000 at line 1 and kb_base=1024 at line", id="fio 2 two kb_base"),
     pytest.param(_output() + _block() + "\n\nRun status group 0 (all jobs):\n", "line 13",
                  "fio --status-interval prints one per interval", id="status-interval"),
     pytest.param("fio-3.36\nStarting 1 process\n", "line 1", "found none (the text starts with 'fio-3.36')",
@@ -367,3 +371,40 @@ def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
                                                              "msec)", "(g=1): ", "err=", ".5", "mixed"]))
     _parse_or_refuse(text[:start] + junk + text[end:])
     _parse_or_refuse(text[:end])
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19: fio 2.x normal text, read with fio 2's default kb_base (1024) unless the text shows it
+
+MADE = Path(__file__).parent / "data" / "readers"  # real fio 2.2.10 outputs, see its README
+
+
+def test_fio_2_text_is_read_with_its_default_kb_base_and_says_so(tmp_path):
+    from probes.readers import read_results
+    write, read = read_results(MADE / "fio-2.2.10_two_jobs.txt")
+    # "write: io=262144KB, bw=2415.1MB/s, iops=2415, runt=   106msec": 256 MiB in 0.106 s is 2415.1 MiB/s
+    assert (write.label, write.samples, write.unit, write.durations) == ("seqwrite write", (2415.1,), "MiB/s", (0.106,))
+    assert write.workload.data_set == Q_(262144, "KiB") and write.workload.transfer_size == Q_(1, "MiB")
+    assert (write.origin.tool, write.origin.tool_version, write.origin.line) == ("fio", "fio-2.2.10", 9)
+    # "read : io=262144KB, bw=60263KB/s, iops=15065, runt=  4350msec", bs=4K-4K/4K-4K/4K-4K, randread
+    assert (read.label, read.samples, read.unit) == ("randread read", (60263.0,), "KiB/s")
+    assert (read.workload.transfer_size, read.workload.access) == (Q_(4096, "B"), Access.RANDOM)
+    assert dict(read.tags)["kb_base"] == ("1024 assumed: fio 2's default, which its output does not print; with "
+                                          "kb_base=1000 its KB and MB would be 10^3 and 10^6 bytes")
+    assert write.value.m_as("B/s") == pytest.approx(2**28 / 0.106, rel=1e-3)
+
+
+def test_fio_2_text_beside_its_command_line_takes_the_kb_base_it_shows():
+    """bash's trace of 'fio --kb_base=1000 ... --bs=1m --size=128m --numjobs=2': KB is 1000 B, and so is fio's 1m."""
+    [run] = fio_text.parse((MADE / "fio-2.2.10_kb_base_1000.txt").read_text(encoding="utf-8"), source="k.txt")
+    assert (run.samples, run.unit, run.workload.ppn) == ((448336.0,), "kB/s", 2)
+    assert run.workload.transfer_size == Q_(1000000, "B") and run.workload.data_set == Q_(256000, "kB")
+    assert run.value.m_as("B/s") == pytest.approx(2 * 128e6 / 0.571, rel=1e-4)
+    assert dict(run.tags)["kb_base"] == "1000, as line 1 sets it: fio 2's KB and MB are 1000 and 1000^2 bytes"
+
+
+def test_fio_2_sizes_with_seq_rand_block_sizes_are_refused():
+    text = (MADE / "fio-2.2.10_two_jobs.txt").read_text(encoding="utf-8")
+    text = text.replace("rw=write, bs=1M-1M/1M-1M/1M-1M", "rw=write, bs(seq/rand)=1M-1M/4K-4K")
+    with pytest.raises(ToolOutputError, match=r"^s.txt: line 1: expected block sizes per direction; found bs\(seq/rand\)"):
+        fio_text.parse(text, source="s.txt")

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes.readers import io500, ior
+from probes.readers import io500, ior, read_results
 from probes.core.errors import ToolOutputError
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
@@ -463,3 +463,23 @@ def test_two_reasons_for_one_invalid_phase_are_both_kept():
                                          "minimum runtime); This cannot be official score. The runtime of 9 "
                                          "seconds is below 5 minutes")
     assert [k for k, _ in run.tags].count("invalid") == 1
+
+
+def test_a_driver_log_holding_ior_and_mdtest_outputs_gives_the_runs_of_both(corpus, tmp_path):
+    """io500.sh's log with each phase's own output after its [Exec] line, as a job's log holds them: the IOR
+    reader takes the file, and the mdtest runs in it are read too, not dropped without a word."""
+    log = _text(corpus, "io500-2017_sandia_full_summary.txt").splitlines(keepends=True)
+    outputs = {"2048k": _text(corpus, "io500-2017_sandia_ior-3.1.0_easy_write.txt", "ior"),
+               "mdtest -C -t -F": _text(corpus, "io500-2017_sandia_mdtest-1.9.3_hard_write.txt", "mdtest")}
+    parts = []
+    for line in log:  # after the first [Exec] line of each phase: the log repeats its lines at its end
+        parts.append(line)
+        if line.startswith("[Exec]"):
+            parts += [outputs.pop(key) for key in list(outputs) if key in line]
+    path = tmp_path / "io500-driver.log"
+    path.write_text("".join(parts), encoding="utf-8")
+    runs = read_results(path)
+    assert [(r.origin.tool, r.label) for r in runs] == [
+        ("ior", "MPIIO file-per-process write"), ("mdtest", "File creation"), ("mdtest", "Tree creation")]
+    assert runs[0].samples == (421.05,) and runs[1].summary.mean == 243.158
+    assert [r.origin.line for r in runs] == sorted(r.origin.line for r in runs)

@@ -456,3 +456,55 @@ def test_a_malformed_task_offset_is_refused_with_the_line(corpus):
     with pytest.raises(ToolOutputError, match=r"^n.txt: line 3: expected a whole number of nodes after ior's -Q; "
                                               r"found 'one'$"):
         ior.parse(text, source="n.txt")
+
+
+def test_tasks_that_are_not_a_multiple_of_the_clients_per_node_are_read_and_tagged():
+    """IOR 3.2 prints no 'nodes', and counts its clients per node on node 0: 10 tasks over nodes of 4 do not divide."""
+    text = _synthetic().replace("nodes               : 2\n", "").replace("tasks               : 8", "tasks               : 10")
+    write, read = ior.parse(text, source="s.txt")
+    assert (write.samples, write.workload.nodes, write.workload.ppn) == ((100.0, 200.0, 300.0), None, 4)
+    tags = dict(write.tags)
+    assert (tags["tasks"], tags["processes"]) == ("10", "10")
+    assert tags["nodes"] == ("not stated: 10 tasks are not a multiple of the 4 clients per node IOR counted on node 0, "
+                             "so the tasks are spread unevenly and the node count is unknown")
+
+
+def test_tasks_and_nodes_both_missing_are_still_refused():
+    text = _synthetic().replace("nodes               : 2\n", "").replace("tasks               : 8\n", "")
+    with pytest.raises(ToolOutputError, match=r"^s.txt: line 5: expected 'nodes' or 'tasks' in the test's options"):
+        ior.parse(text, source="s.txt")
+
+
+def test_rows_and_summary_that_disagree_are_tagged():
+    summary = "write         300.00     100.00     200.00"
+    text = _synthetic().replace(summary, "write         300.00     100.00     246.00")
+    write, read = ior.parse(text, source="s.txt")
+    assert dict(write.tags)["inconsistent"] == ("the write rows' mean is 200.00 MiB/s; the summary's Mean(MiB) at "
+                                                "line 28 says 246.00 MiB/s")
+    assert "inconsistent" not in dict(read.tags)
+    assert not any("inconsistent" in dict(r.tags) for r in ior.parse(_synthetic(), source="s.txt"))
+
+
+def test_rows_printed_without_decimals_agree_with_their_summary():
+    """IOR prints a row's bandwidth with no decimal from 3600 MiB/s up (PPDouble): 64147 is the summary's 64146.84."""
+    rows = "write     64147      1.0        0.1         16384      1024       0.1        1.0        0.1        1.0        0"
+    text = _synthetic(rows=rows).replace("repetitions         : 3", "repetitions         : 1")
+    text = text.replace("write         300.00     100.00     200.00      81.65",
+                        "write       64146.84   64146.84   64146.84       0.00")
+    write, _ = ior.parse(text, source="s.txt")
+    assert write.samples == (64147.0,) and "inconsistent" not in dict(write.tags)
+
+
+def test_json_results_and_summary_that_disagree_are_tagged(corpus):
+    name = "knowext_ior-3.3.0_json_mpiio_fpp_b4m_t2m_s5_i5.json"
+    document = json.loads(_text(corpus, name))
+    document["summary"][0]["bwMeanMIB"] = 2054.3007
+    write = ior.parse(json.dumps(document), source="j.json")[0]
+    assert dict(write.tags)["inconsistent"] == ("the write Results' mean is 1,670.1632 MiB/s; summary[0].bwMeanMIB "
+                                                "says 2,054.3007 MiB/s")
+
+
+def test_no_corpus_output_disagrees_with_itself(corpus):
+    for name in sorted(IOR_OUTPUTS):
+        for run in ior.parse(_text(corpus, name), source=name):
+            assert "inconsistent" not in dict(run.tags), (name, dict(run.tags)["inconsistent"])

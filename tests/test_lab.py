@@ -46,8 +46,15 @@ from assess.cli import main
 
 RATE = "100 Mbit/s"  # low enough that ssh's encryption keeps up with two clients at once on two busy cores
 BITS = 100e6
-# TCP over Ethernet carries 1448 of every 1514 bytes tbf counts: iperf3 sees about 0.956 of the rate.
+# TCP over Ethernet carries 1448 of every 1514 bytes tbf counts (Ethernet 14, IPv4 20, TCP 20 and its
+# timestamps 12 around 1448 of payload): iperf3 sees about 0.956 of the rate, 95.6 Mbit/s here.
 PAYLOAD = 1448 / 1514
+# What a busy machine takes off that: tbf's bucket holds 5 ms of traffic (64 KiB), and whatever time the
+# sender or receiver is not scheduled beyond it is lost to the link. A 2 s test lost 3 % here with
+# stress-ng on one or both cores, and 7 % in a loaded full run (89.05 Mbit/s, issue 19); 15 % is twice
+# that, and still far from what a link shaped wrongly gives (an unshaped veth carries gigabits; bits and
+# bytes mixed up give 8x or 1/8 of the rate).
+LOAD_MARGIN = 0.85
 SPEC = Spec(1, 1, parse_quantity(RATE, Metric.BANDWIDTH, what="rate"))
 
 
@@ -519,11 +526,14 @@ class TestLab:
         for namespace, device in ((client.namespace, "eth0"), (f"{PREFIX}sw", client.name)):
             shown = run_tool(["tc", "-n", namespace, "qdisc", "show", "dev", device], timeout=10).stdout
             assert "qdisc tbf" in shown and "rate 100Mbit" in shown
-        with iperf3.serve([5201], bind=server.address, prefix=("ip", "netns", "exec", server.namespace)):
-            for reverse in (False, True):
-                argv = iperf3.iperf3_argv(server.address, time=2, reverse=reverse)
+        # A server per test: serve() has seen each listen, and none is between two tests (an iperf3 server
+        # closes its listening socket after a test and opens a new one, later on a busy machine).
+        with iperf3.serve([5201, 5202], bind=server.address, prefix=("ip", "netns", "exec", server.namespace)):
+            for port, reverse in ((5201, False), (5202, True)):
+                argv = iperf3.iperf3_argv(server.address, port=port, time=2, reverse=reverse)
                 rate = iperf3_output.received(run_tool([*inside, *argv], timeout=30).stdout, source="iperf3")
-                assert 0.9 * BITS < rate <= BITS * PAYLOAD * 1.01
+                # At most the payload share (1 % for the bucket's burst), at least that less what load can take.
+                assert BITS * PAYLOAD * LOAD_MARGIN < rate <= BITS * PAYLOAD * 1.01
 
     def test_a_file_written_through_a_client_mount_is_in_the_servers_store(self, lab):
         data = os.urandom(3 * 2**20 + 17)
@@ -555,7 +565,7 @@ class TestLab:
         # a probed figure is its 95 % interval: the ceiling spans it
         assert [ceiling.least.m_as("bit/s"), ceiling.value.m_as("bit/s")] == pytest.approx(summary["ci95"])
         assert ceiling.binding_layers == ("client NICs",)
-        assert 0.9 * BITS < sent <= BITS
+        assert BITS * PAYLOAD * LOAD_MARGIN < sent <= BITS * PAYLOAD * 1.01
 
         # each client writes, reads (its page cache dropped first) and re-reads (kept: invalidate=0) its own file,
         # all clients at once, each on its own server, so their links do not share

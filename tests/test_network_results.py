@@ -6,12 +6,13 @@ import copy
 import json
 import math
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from probes.readers import iperf2, iperf3, ping
+from probes.readers import iperf2, iperf3, ping, read_results
 from probes.core.errors import ToolOutputError
 from probes.core.units import Metric, ureg
 
@@ -468,7 +469,8 @@ def test_iperf3_json_without_intervals_gives_the_receiver_total(corpus):
 def test_iperf3_json_error_without_results_is_quoted(corpus):
     document = _json(corpus)
     document.update(intervals=[], end={}, error="unable to connect to server: Connection refused")
-    with pytest.raises(ToolOutputError, match="^e.json: error: iperf3 reported: unable to connect to server"):
+    with pytest.raises(ToolOutputError, match=r"^e.json: error: expected a measurement; found iperf3 JSON with none "
+                       r"\(no interval, no receiver total\): iperf3 reported: unable to connect to server"):
         iperf3.parse(json.dumps(document), source="e.json")
 
 
@@ -669,3 +671,178 @@ def test_any_json_is_read_or_refused(value):
             parent = parent[key]
         parent[path[-1]] = value
         _parse_or_refuse(iperf3, json.dumps(document))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 19: real outputs made here (tests/data/readers, see its README) that were refused or misread
+
+DATA = Path(__file__).parent / "data" / "readers"
+
+
+def _data(name):
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+def _written(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_iperf3_text_cut_at_the_interval_header_is_read(tmp_path):
+    """A -P 10 run whose output lost its top: every line left is iperf3's, and its times say so ("0.00-1.00   sec")."""
+    whole = _data("iperf3-3.12_text_tcp_P10_loopback.txt")
+    cut = whole[whole.index("[ ID] Interval"):]
+    assert iperf3.looks_like(cut) and not iperf2.looks_like(cut)
+    [run] = read_results(_written(tmp_path, "cut.txt", cut))
+    [full] = iperf3.parse(whole, source="whole.txt")
+    assert (run.label, run.samples, run.unit) == ("iperf3 TCP 10 streams", (25.4, 25.2), "Gbit/s")
+    assert run.samples == full.samples and full.label == "iperf3 TCP 10 streams 127.0.0.1 -> 127.0.0.1"
+    tags = dict(run.tags)
+    assert (tags["streams"], tags["sum_sent"]) == ("10", "25.3 Gbit/s over 0.00-2.00 s")
+    assert tags["connection"].startswith("not shown: the output starts at line 1 without iperf3's 'Connecting to host'")
+    assert "connection" not in dict(full.tags) and "inconsistent" not in tags
+
+
+def test_iperf3_json_of_a_run_that_never_connected_says_what_it_is(tmp_path):
+    path = DATA / "iperf3-3.12_json_never_connected.json"
+    with pytest.raises(ToolOutputError) as err:
+        read_results(path)
+    assert str(err.value) == (f"{path}: error: expected a measurement; found iperf3 JSON with none (no interval, no "
+                              "receiver total, no connection in start.connected): iperf3 reported: unable to connect to "
+                              "server: Connection refused")
+
+
+def test_iperf3_intervals_that_do_not_add_up_to_the_total_are_tagged():
+    whole = _data("iperf3-3.12_text_tcp_P10_loopback.txt")
+    total = "[SUM]   0.00-2.00   sec  5.90 GBytes  25.3 Gbits/sec    0             sender"
+    edited = whole.replace(total, total.replace("5.90 GBytes  25.3", "7.26 GBytes  31.2"))
+    assert edited != whole
+    [run] = iperf3.parse(edited, source="e.txt")
+    assert dict(run.tags)["inconsistent"] == ("the intervals add up to 5.9 GBytes over 0.00-2.00 s; the sender's "
+                                              "total says 7.26 GBytes over 0.00-2.00 s")
+    # 2.96 + 2.94 = 5.90 GBytes within the last printed digit of each: no tag
+    assert "inconsistent" not in dict(iperf3.parse(whole, source="w.txt")[0].tags)
+
+
+def test_iperf3_json_bytes_that_do_not_add_up_are_tagged(corpus):
+    document = _json(corpus, "flxo_iperf-3.12_json_tcp_single.json")
+    [clean] = iperf3.parse(json.dumps(document), source="c.json")
+    document["end"]["sum_sent"]["bytes"] = 166522861  # 1.23 x the 135,384,440 bytes its intervals add up to
+    [run] = iperf3.parse(json.dumps(document), source="e.json")
+    assert "inconsistent" not in dict(clean.tags)
+    assert dict(run.tags)["inconsistent"] == ("the intervals add up to 135,384,440 bytes over 4.834 s; end.sum_sent "
+                                              "says 166,522,861 bytes over 4.834 s")
+
+
+def test_every_corpus_network_output_adds_up(corpus):
+    for folder, name in CORPUS_FILES:
+        for run in _parse(corpus, folder, name):
+            assert "inconsistent" not in dict(run.tags), (name, dict(run.tags)["inconsistent"])
+
+
+def test_iperf2_file_of_several_tests_gives_one_run_per_test():
+    """-P 2 is one run of 2 streams ([SUM]), also when its streams' final lines end at other times than the [SUM]'s."""
+    runs = iperf2.parse(_data("iperf2-2.1.8_client_three_tests.txt"), source="t.txt")
+    assert [(r.label, r.samples, dict(r.tags)["streams"]) for r in runs] == [
+        ("iperf2 TCP 1 stream 127.0.0.1 -> 127.0.0.1", (22.4, 24.7), "1"),
+        ("iperf2 TCP 2 streams 127.0.0.1 -> 127.0.0.1 (line 19)", (23.4, 24.1), "2"),
+        ("iperf2 TCP 2 streams 127.0.0.1 -> 127.0.0.1 (line 35)", (33.7,), "2")]
+    assert [dict(r.tags)["summary"] for r in runs] == [
+        "23.4 Gbit/s over 0.0000-1.0045 s", "23.8 Gbit/s over 0.0000-1.0001 s", "33.7 Gbit/s over 0.0000-1.0015 s"]
+    assert dict(runs[2].tags)["intervals"] == "none printed (no -i): the sample is the final line over the whole test"
+    assert not any("inconsistent" in dict(r.tags) for r in runs)
+
+
+# iperf 2.0's "%4.1f" times, two tests in one file; the -P 2 test's streams end at 10.0 and 10.1 s, its [SUM] at 10.0.
+IPERF2_TWO_TESTS = """\
+------------------------------------------------------------
+Client connecting to 10.0.0.2, TCP port 5001
+TCP window size: 85.0 KByte (default)
+------------------------------------------------------------
+[  3] local 10.0.0.1 port 40000 connected with 10.0.0.2 port 5001
+[ ID] Interval       Transfer     Bandwidth
+[  3]  0.0-10.0 sec  1.10 GBytes   945 Mbits/sec
+------------------------------------------------------------
+Client connecting to 10.0.0.2, TCP port 5001
+TCP window size: 85.0 KByte (default)
+------------------------------------------------------------
+[  4] local 10.0.0.1 port 40002 connected with 10.0.0.2 port 5001
+[  3] local 10.0.0.1 port 40001 connected with 10.0.0.2 port 5001
+[ ID] Interval       Transfer     Bandwidth
+[  4]  0.0-10.0 sec  1.15 GBytes   985 Mbits/sec
+[  3]  0.0-10.1 sec  1.15 GBytes   980 Mbits/sec
+[SUM]  0.0-10.0 sec  2.29 GBytes  1.97 Gbits/sec
+"""
+
+
+def test_iperf2_parallel_streams_ending_apart_are_still_one_run():
+    single, parallel = iperf2.parse(IPERF2_TWO_TESTS, source="two.txt")
+    assert (single.label, single.samples, dict(single.tags)["summary"]) == (
+        "iperf2 TCP 1 stream 10.0.0.1 -> 10.0.0.2", (945.0,), "945 Mbit/s over 0.0-10.0 s")
+    assert (parallel.label, parallel.samples, parallel.unit) == ("iperf2 TCP 2 streams 10.0.0.1 -> 10.0.0.2", (1.97,),
+                                                                 "Gbit/s")
+    assert dict(parallel.tags)["summary"] == "1.97 Gbit/s over 0.0-10.0 s"
+
+
+def test_iperf2_server_groups_the_sum_of_a_parallel_client_and_keeps_an_interrupted_one():
+    parallel, interrupted = iperf2.parse(_data("iperf2-2.1.8_server_P2_and_interrupted.txt"), source="s.txt")
+    assert (parallel.label, parallel.samples) == ("iperf2 TCP 2 streams 127.0.0.1 -> 127.0.0.1", (42.2, 41.1))
+    assert (interrupted.label, interrupted.samples) == ("iperf2 TCP 1 stream 127.0.0.1 -> 127.0.0.1",
+                                                        (22.9, 8.74, 8.53, 23.4))
+    assert dict(interrupted.tags)["summary"] == "15.1 Gbit/s over 0.0000-1.8001 s"
+
+
+@pytest.mark.parametrize("cut_at", ["[ ID] Interval", "[  1] 0.0000-0.5000"])
+def test_iperf2_interval_lines_alone_are_read_and_say_what_is_missing(tmp_path, cut_at):
+    """A server killed during a test (SIGKILL): intervals and no final line; cut before its header, only they remain."""
+    whole = _data("iperf2-2.1.8_server_killed.txt")
+    cut = whole[whole.index(cut_at):]
+    assert iperf2.looks_like(cut) and not iperf3.looks_like(cut)
+    [run] = read_results(_written(tmp_path, "cut.txt", cut))
+    [full] = iperf2.parse(whole, source="w.txt")
+    assert (run.origin.tool, run.label, run.samples) == ("iperf2", "iperf2 1 stream", (19.5, 14.5, 8.84))
+    assert run.samples == full.samples and full.label == "iperf2 TCP 1 stream 127.0.0.1 -> 127.0.0.1"
+    tags = dict(run.tags)
+    assert tags["summary"] == "none: the output ends before the test's final line"
+    assert tags["connection"].startswith("not shown: the text holds iperf 2's interval lines without its 'Client "
+                                         "connecting to' or 'Server listening on' header")
+    assert "connection" not in dict(full.tags)
+
+
+def test_iperf2_2_0_interval_lines_alone_are_iperf2s():
+    text = "[  4]  0.0- 1.0 sec   177 KBytes  1.45 Mbits/sec\n[  4]  1.0- 2.0 sec   175 KBytes  1.44 Mbits/sec\n"
+    assert (iperf2.looks_like(text), iperf3.looks_like(text)) == (True, False)
+    [run] = iperf2.parse(text, source="s.txt")
+    assert (run.label, run.samples, run.unit) == ("iperf2 1 stream", (1.45, 1.44), "Mbit/s")
+
+
+def test_iperf2_final_line_that_does_not_add_up_is_tagged():
+    text = _data("iperf2-2.1.8_client_three_tests.txt")
+    final = "[  1] 0.0000-1.0045 sec  2.74 GBytes  23.4 Gbits/sec"
+    edited = text.replace(final, final.replace("2.74 GBytes  23.4", "3.37 GBytes  28.8"))
+    run = iperf2.parse(edited, source="e.txt")[0]
+    assert dict(run.tags)["inconsistent"] == ("the intervals add up to 2.74 GBytes over 0.0000-1.0000 s; the final "
+                                              "line says 3.37 GBytes over 0.0000-1.0045 s")
+
+
+def test_ping_statistics_that_share_a_line_with_other_text_are_read():
+    """A log that lost line breaks or stamped the time before ping's lines: the statistics are still ping's."""
+    text = _data("ping-iputils_loopback_4pkts.txt")
+    lines = text.splitlines()
+    assert (lines[5], lines[6]) == ("", "--- 127.0.0.1 ping statistics ---")
+    glued = "\n".join(lines[:4]) + "\n" + lines[4] + "^C" + lines[6] + " [1716800000.123] " + lines[7] + "\n" + lines[8]
+    [clean], [run] = ping.parse(text, source="p.txt"), ping.parse(glued, source="g.txt")
+    assert run.samples == clean.samples == (0.042, 0.086, 0.025, 0.027)
+    tags = dict(run.tags)
+    assert (tags["transmitted"], tags["received"], tags["loss_percent"]) == ("4", "4", "0")
+    assert tags["rtt_summary"] == "min/avg/max/mdev = 0.025/0.045/0.086/0.024 ms" and "statistics" not in tags
+    assert dict(ping.parse(" ".join(lines), source="one.txt")[0].tags)["received"] == "4"  # every line on one
+
+
+def test_each_made_output_is_claimed_by_its_own_reader_only():
+    from probes.readers import READERS
+    expected = {"iperf3": "iperf3", "iperf2": "iperf2", "ping-": "ping", "fio-2": "fio-text", "fio-3": "fio"}
+    for path in sorted(DATA.glob("*-*")):
+        claimed = [name for name, module in READERS.items() if module.looks_like(path.read_text(encoding="utf-8"))]
+        assert claimed == [next(v for k, v in expected.items() if path.name.startswith(k))], (path.name, claimed)

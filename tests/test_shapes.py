@@ -210,3 +210,12 @@ def test_device_tiers_by_request_size_take_small_requests_to_scm_and_bulk_to_nvm
     with pytest.raises(Exception, match=r'devices.pmem.transfers: must compare the request size with a size'):
         parse_topology(DAOS_LIKE.replace('"< 4 KiB"', '"small"') + _links(("c", "hdr"), ("hdr", "engine"),
                                                                         ("engine", "pmem"), ("engine", "nvme")))
+
+
+def test_each_tier_of_networks_a_request_crosses_adds_its_round_trip():
+    """Client -> 10 us network -> server -> 20 us back-end fabric -> devices: one 4 KiB request takes 30 us + its bytes."""
+    topology = parse_topology('[clients.c]\ncount = 1\nnic = "1 GB/s"\n[networks.front]\nrtt = "10 us"\n'
+                              '[servers.s]\nnic = "1 GB/s"\n[networks.back]\nrtt = "20 us"\n[devices.d]\nbandwidth = "10 GB/s"\n'
+                              + _links(("c", "front"), ("front", "s"), ("s", "back"), ("back", "d")))
+    ceiling = predict(topology, Workload(Operation.READ, Q_(4, "KiB"), nodes=1, direct=True))
+    assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (30e-6 + 4096 / 1e9))

@@ -21,6 +21,7 @@ from typing import Sequence
 
 import probes
 from probes.core.errors import IoboundError
+from probes.core.inputs import input_limit
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -53,7 +54,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         prog="iobound",
         description="Model a storage system, predict what a benchmark can show, and catch results too good to be true.",
         epilog="Exit status: 0 ok, 1 findings at or above --fail-on (check), 2 bad input or usage, 3 internal error, "
-               "4 some probes failed (the others are saved), 130 interrupted.",
+               "4 some probes failed (the others are saved), 130 interrupted (143 on SIGTERM, 129 on SIGHUP).",
     )
     parser.add_argument("--version", action="version", version=f"iobound {probes.__version__}")
     common = argparse.ArgumentParser(add_help=False)
@@ -78,14 +79,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((word for word in argv if not word.startswith("-")), "")
     args = build_parser(chosen if chosen in COMMANDS else "").parse_args(argv)
     debug = getattr(args, "debug", False)
-    # SIGTERM and SIGHUP (a closed ssh session) unwind like Ctrl-C, so tools and servers are stopped.
+    # SIGTERM and SIGHUP (a closed ssh session) unwind like Ctrl-C, so tools and servers are stopped; the exit
+    # status then says which signal it was, as a shell reports a process a signal ended: 143, 129 (Ctrl-C: 130).
+    received: list[int] = []
+
+    def interrupt(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt
+
     handled = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
-    previous = {sig: signal.signal(sig, _interrupt) for sig in handled}
+    previous = {sig: signal.signal(sig, interrupt) for sig in handled}
     try:
-        return command(args.command).execute(args)
+        with input_limit(getattr(args, "max_input_size", None)):
+            status = command(args.command).execute(args)
+        return 128 + received[0] if received and status == EXIT_INTERRUPTED else status
     except KeyboardInterrupt:
-        sys.stderr.write("\niobound: interrupted\n")
-        return EXIT_INTERRUPTED
+        sys.stderr.write(f"\niobound: {'stopped by ' + signal.Signals(received[0]).name if received else 'interrupted'}\n")
+        return 128 + received[0] if received else EXIT_INTERRUPTED
     except IoboundError as exc:
         if debug:
             raise
@@ -104,6 +114,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
-
-def _interrupt(signum, frame):
-    raise KeyboardInterrupt

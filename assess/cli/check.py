@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from assess.cli.inputs import add_set_argument, add_unit_alias, edited_topology, fraction_arg
+from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, edited_topology, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 
@@ -35,6 +35,7 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
     parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
     add_set_argument(parser)
+    add_input_limit(parser)
     parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
                         help=f"relative noise of the measurements behind a ceiling (default {TOLERANCE})")
     parser.add_argument("--far-below", type=fraction_arg, default=FAR_BELOW,

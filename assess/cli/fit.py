@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
-from assess.cli.inputs import add_unit_alias, count_arg, list_arg, size_arg
+from assess.cli.inputs import add_input_limit, add_unit_alias, count_arg, list_arg, size_arg
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.calibration import Fit
@@ -36,6 +36,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="where to predict, e.g. 8MiB,64MiB or 128,256")
     parser.add_argument("--json", action="store_true", help=f"print iobound/fit {FIT_VERSION} JSON")
     add_unit_alias(parser)
+    add_input_limit(parser)
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation
 
-__all__ = ["add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
+__all__ = ["add_input_limit", "input_size_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
 
 
 def size_arg(text: str):
@@ -73,6 +73,23 @@ def add_unit_alias(parser: argparse.ArgumentParser) -> None:
     """The --unit-alias option of every command that reads results."""
     parser.add_argument("--unit-alias", type=alias_arg, action="append", default=[], metavar="WRITTEN=MEANT",
                         help="what an ambiguous unit in a results table means, e.g. 'Mb/s=MB/s' (repeatable)")
+
+
+def input_size_arg(text: str) -> int:
+    """A size in whole bytes, at least 1 KiB: the largest input file to read."""
+    size = int(size_arg(text).m_as("B"))
+    if size < 1024:
+        raise argparse.ArgumentTypeError(f"must be at least 1KiB. Got {text!r} instead.")
+    return size
+
+
+def add_input_limit(parser: argparse.ArgumentParser) -> None:
+    """The --max-input-size option of every command that reads files (see :mod:`probes.core.inputs`)."""
+    from probes.core.inputs import ENVIRONMENT
+
+    parser.add_argument("--max-input-size", type=input_size_arg, metavar="SIZE",
+                        help=f"read input files of up to SIZE, e.g. 4GiB (default: ${ENVIRONMENT}, else 1GiB); "
+                             "a larger file is refused without being read")
 
 
 def add_set_argument(parser: argparse.ArgumentParser) -> None:

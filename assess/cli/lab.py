@@ -29,6 +29,7 @@ from pathlib import Path
 
 from probes.lab import STATE_DIR, Lab, down, down_command, leftovers, parse_spec, status, up
 from probes.core.units import Metric, format_quantity
+from assess.cli.inputs import add_input_limit
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 # lab format history:
@@ -47,6 +48,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     make.add_argument("spec", metavar="SPEC", help="the lab's spec (TOML: clients, servers, rate ...)")
     make.add_argument("-o", "--output", type=Path, metavar="TOPOLOGY",
                       help="topology file to write, never overwritten (default: STATE/topology.toml)")
+    add_input_limit(make)
     actions.add_parser("status", parents=[common], help="show the lab, each part checked live")
     actions.add_parser("down", parents=[common],
                        help="remove everything of the lab; stops every process in its namespaces, yours too",

@@ -18,7 +18,7 @@ import sys
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import count_arg, fraction_arg
+from assess.cli.inputs import add_input_limit, count_arg, fraction_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, figure
 
@@ -73,6 +73,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     show = actions.add_parser("show", help="print the measurements of a probe set")
     show.add_argument("file", metavar="FILE", help="a probe set written by iobound probe")
     show.add_argument("--json", dest="show_json", action="store_true", help="print versioned JSON")
+    add_input_limit(show)
 
 
 def execute(args: argparse.Namespace) -> int:

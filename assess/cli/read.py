@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from probes.core.errors import IoboundError
-from assess.cli.inputs import add_unit_alias
+from assess.cli.inputs import add_input_limit, add_unit_alias
 from assess.cli.status import EXIT_INPUT, EXIT_OK
 
 
@@ -22,6 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     form.add_argument("--json", action="store_true", help="print versioned JSON (iobound/results)")
     form.add_argument("--csv", action="store_true", help="print one CSV row per repetition (iobound check reads it back)")
     add_unit_alias(parser)
+    add_input_limit(parser)
 
 
 def execute(args: argparse.Namespace) -> int:

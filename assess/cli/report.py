@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from probes.core.errors import InputError
+from probes.core.inputs import read_input
 from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
 
@@ -85,8 +86,10 @@ def _earlier_report(directory: Path, force: bool) -> list[str]:
         raise InputError(str(directory), "", "already holds a report; choose another directory, or replace it "
                          "with --force")
     try:
-        written = json.loads(manifest.read_text(encoding="utf-8"))["written"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        written = json.loads(read_input(manifest, errors="strict"))["written"]
+    except InputError:
+        raise
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:
         raise InputError(str(manifest), "", f"is not the list of a report's files ({exc}); remove the report "
                          "yourself") from None
     if not all(isinstance(name, str) and ".." not in Path(name).parts and not Path(name).is_absolute()

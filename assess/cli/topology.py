@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from assess.cli.inputs import add_set_argument, edited_topology
+from assess.cli.inputs import add_input_limit, add_set_argument, edited_topology
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from topologies.topology import Topology
@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
     add_set_argument(parser)
+    add_input_limit(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 
 

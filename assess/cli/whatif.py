@@ -16,7 +16,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import add_set_argument
+from assess.cli.inputs import add_input_limit, add_set_argument
 from assess.cli.workloads import add_workload_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
     add_set_argument(parser)
+    add_input_limit(parser)
     add_workload_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
 

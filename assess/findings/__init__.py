@@ -16,6 +16,7 @@ SHORT-RUN         warning  repetitions too short to leave start-up and caches be
 SMALL-DATA-SET    warning  the data set fits in the memory that can cache it
 OWN-WRITES        warning  reads of data the same tasks (nodes) have just written
 TOOL-INVALID      warning  the benchmark itself marked the result invalid
+INCONSISTENT-OUTPUT warning  the tool printed one figure twice, and the two disagree beyond rounding
 TRANSFER-MISFIT   warning  the transfer size does not fit the file system's block size
 the run beside others (assess.findings.siblings)
 UNIT-MIXUP        warning  a ratio to the ceiling or to a sibling run is a unit factor

@@ -56,7 +56,8 @@ def run_findings(run: Run, *, memory: Memory | None = None, block_size: Quantity
                  limits: Limits = Limits()) -> list[Finding]:
     """Every finding that needs nothing but the run and, for the data set and block size, the system's memory and FS."""
     checks = (_repetitions(run, limits), _variation(run, limits), _max_headline(run), _short(run, limits),
-              _data_set(run, memory, limits), _own_writes(run), _invalid(run), _misfit(run, block_size))
+              _data_set(run, memory, limits), _own_writes(run), _invalid(run), _inconsistent(run),
+              _misfit(run, block_size))
     return [f for f in checks if f is not None]
 
 
@@ -178,6 +179,18 @@ def _invalid(run: Run) -> Finding | None:
     return Finding("TOOL-INVALID", Severity.WARNING, run.label,
                    f"{run.origin.tool} marked {run.label} invalid: {reason}.",
                    "rerun it under the benchmark's rules before comparing it with anything", {"reason": reason})
+
+
+def _inconsistent(run: Run) -> Finding | None:
+    """The tool printed the same figure twice (fio's bw and io_bytes / runtime, IOR's rows and Summary, iperf's
+    intervals and total) and its reader found them apart beyond rounding: the tag ``inconsistent`` names both."""
+    both = dict(run.tags).get("inconsistent")
+    if both is None:
+        return None
+    return Finding("INCONSISTENT-OUTPUT", Severity.WARNING, run.label,
+                   f"{run.origin.tool}'s output for {run.label} disagrees with itself: {both}.",
+                   "find out which figure is right (a hand-edited, merged or mangled file?) before judging the run; "
+                   "rerun it if in doubt", {"figures": both})
 
 
 def _misfit(run: Run, block_size: Quantity | None) -> Finding | None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import probes
 from probes.core.errors import InputError
+from probes.core.inputs import read_input
 
 __all__ = ["envelope", "dumps", "read_document", "write_atomic"]
 
@@ -26,15 +27,15 @@ def read_document(path: str | os.PathLike, kind: str, versions: tuple[str, ...])
     """The JSON document at ``path``, checked to be ``iobound/<kind>`` in one of ``versions``."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(source, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(source, "", f"cannot be read: {exc}") from None
+        text = read_input(path, errors="strict")
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"byte {exc.start}", "not UTF-8 text; iobound writes its JSON files in UTF-8") from None
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(source, f"line {exc.lineno} column {exc.colno}", f"not valid JSON: {exc.msg}") from None
+    except RecursionError:  # json recurses into each nested list or object
+        raise InputError(source, "", "not JSON iobound wrote: lists or objects nested too deeply") from None
     wanted = f"iobound/{kind}"
     if not isinstance(doc, dict) or doc.get("format") != wanted:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from probes.core.stats import Summary, summarize
-from probes.core.units import Q_, registry
+from probes.core.units import Q_, unit_fits
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -24,7 +24,7 @@ class Repeated:
         """Refuse no samples, or a unit that is not of the metric; ``what`` names the record in the message."""
         if not self.samples and self.reported is None:
             raise ValueError(f"{what} has no samples.")
-        if not registry().Unit(self.unit).is_compatible_with(self.metric.unit):
+        if not unit_fits(self.unit, self.metric):  # parsed once per spelling: a reader makes thousands of runs
             raise ValueError(f"{what}: unit {self.unit!r} is not a {self.metric.label}.")
 
     @property

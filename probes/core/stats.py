@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Summary", "summarize", "from_reported", "t_quantile", "CONFIDENCE"]
+__all__ = ["Summary", "summarize", "from_reported", "t_quantile", "load", "CONFIDENCE"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
 CONFIDENCE = 0.95
@@ -18,6 +19,8 @@ class Summary:
     """n, mean, sample standard deviation, min, max and a Student-t confidence interval of the mean.
 
     With one sample, ``std`` and the interval are None: there is nothing to estimate them from.
+    ``bounded`` is True where the interval's low end was raised to zero: the quantity cannot be
+    negative and Student's t interval reached below zero (see :func:`summarize`).
     """
 
     n: int
@@ -27,6 +30,7 @@ class Summary:
     max: float
     ci_low: float | None
     ci_high: float | None
+    bounded: bool = False
 
     @property
     def cv(self) -> float | None:
@@ -44,21 +48,47 @@ class Summary:
             return None if x is None else x * factor
 
         return Summary(self.n, self.mean * factor, times(self.std), self.min * factor, self.max * factor,
-                       times(self.ci_low), times(self.ci_high))
+                       times(self.ci_low), times(self.ci_high), self.bounded)
 
 
+def load() -> None:
+    """Import what the intervals need (scipy.stats, 1 to 2 s the first time) now, not within a measurement.
+
+    Whoever times something and summarises it as it goes (a probe session and its budget) calls this
+    before its clock starts: the budget is for measuring, not for iobound's own imports.
+    """
+    import scipy.stats  # noqa: F401
+
+
+@functools.lru_cache(maxsize=256)
 def t_quantile(dof: float, confidence: float = CONFIDENCE) -> float:
-    """Student's t for a two-sided interval of ``confidence`` with ``dof`` degrees of freedom (2.776 for 4 at 95 %)."""
+    """Student's t for a two-sided interval of ``confidence`` with ``dof`` degrees of freedom (2.776 for 4 at 95 %).
+
+    Computed once per pair: a reader summarises thousands of runs of a few repetition counts.
+    """
     from scipy.stats import t  # imported here: it costs a second at start-up, and most commands never need it
 
     return float(t.ppf(0.5 + confidence / 2, dof))
 
 
-def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summary:
+def summarize(samples: Sequence[float], confidence: float = CONFIDENCE, *, nonnegative: bool = True) -> Summary:
     """Summarise repetitions of one measurement.
+
+    The interval is Student's t interval of the mean, mean ± t(1 - (1 - confidence) / 2, n - 1) x
+    s / sqrt(n). A quantity that cannot be negative (``nonnegative``, the default: every figure
+    iobound measures is a bandwidth, a rate, a latency, a size or a duration) has the interval's
+    low end bounded at zero, [max(0, mean - h), mean + h], and ``bounded`` set where that changed
+    it. The mean of such a quantity is never below zero, so the bounded interval holds it exactly
+    when the t interval does: its coverage is the t interval's (95 % where the mean of the
+    repetitions is close to normal), it is only no longer symmetric. A log-scale interval was not
+    used: it bounds the geometric mean, not the arithmetic mean shown beside it, and a sample of
+    0 (an idle iperf interval) has no logarithm. Pass ``nonnegative=False`` for a signed quantity.
 
     >>> summarize([4.160, 4.274, 4.2]).n
     3
+    >>> s = summarize([0.1, 10.0, 0.2])
+    >>> (s.ci_low, s.bounded), summarize([0.1, 10.0, 0.2], nonnegative=False).ci_low < 0
+    ((0.0, True), True)
     """
     values = [float(x) for x in samples]
     if not values:
@@ -70,15 +100,22 @@ def summarize(samples: Sequence[float], confidence: float = CONFIDENCE) -> Summa
         return Summary(1, mean, None, values[0], values[0], None, None)
     std = statistics.stdev(values)
     half = t_quantile(len(values) - 1, confidence) * std / math.sqrt(len(values))
-    return Summary(len(values), mean, std, min(values), max(values), mean - half, mean + half)
+    return Summary(len(values), mean, std, min(values), max(values), *_interval(mean, half, nonnegative))
+
+
+def _interval(mean: float, half: float, nonnegative: bool) -> tuple[float, float, bool]:
+    """The interval mean ± half, its low end bounded at zero for a quantity that cannot be negative, and whether it was."""
+    if nonnegative and mean - half < 0:
+        return 0.0, mean + half, True
+    return mean - half, mean + half, False
 
 
 def from_reported(n: int, mean: float, std: float | None, low: float, high: float,
-                  confidence: float = CONFIDENCE) -> Summary:
+                  confidence: float = CONFIDENCE, *, nonnegative: bool = True) -> Summary:
     """The summary a tool printed instead of its repetitions (mdtest, IOR's summary table).
 
     ``std`` is the sample standard deviation when ``n > 1``; the interval is then
-    computed as :func:`summarize` would from the samples.
+    computed as :func:`summarize` would from the samples (bounded at zero likewise).
     """
     values = (mean, low, high) + (() if std is None else (std,))
     if n < 1 or not all(math.isfinite(x) for x in values) or not low <= mean <= high or (std or 0) < 0:
@@ -86,4 +123,4 @@ def from_reported(n: int, mean: float, std: float | None, low: float, high: floa
     if n == 1 or std is None:
         return Summary(n, mean, None, low, high, None, None)
     half = t_quantile(n - 1, confidence) * std / math.sqrt(n)
-    return Summary(n, mean, std, low, high, mean - half, mean + half)
+    return Summary(n, mean, std, low, high, *_interval(mean, half, nonnegative))

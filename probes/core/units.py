@@ -21,8 +21,8 @@ if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: -
     import pint
     from pint import Quantity
 
-__all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "format_quantity",
-           "display_unit", "quantity_json", "quantity_from_json", "canonical"]
+__all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "unit_fits",
+           "format_quantity", "format_value", "display_unit", "quantity_json", "quantity_from_json", "canonical"]
 
 
 @functools.cache
@@ -42,6 +42,8 @@ def registry() -> pint.UnitRegistry:
 
 def Q_(value, unit=None) -> Quantity:
     """A quantity of the one registry: ``Q_(110, "MiB/s")``."""
+    if isinstance(unit, str):  # pint would parse the text again for every quantity: a reader makes thousands
+        unit = _unit(unit)
     return registry().Quantity(value, unit)
 
 
@@ -200,9 +202,33 @@ def _information(unit: pint.Unit) -> bool:
 
 
 def _fits(q: Quantity, metric: Metric) -> bool:
-    if not q.is_compatible_with(metric.unit):
+    if q._REGISTRY is registry():
+        return _units_fit(q._units, metric)
+    return _fits_units(q.units, metric)
+
+
+def _fits_units(unit: pint.Unit, metric: Metric) -> bool:
+    if not unit.is_compatible_with(metric.unit):
         return False
-    return _information(q.units) if metric in (Metric.BANDWIDTH, Metric.SIZE) else True
+    return _information(unit) if metric in (Metric.BANDWIDTH, Metric.SIZE) else True
+
+
+@functools.lru_cache(maxsize=1024)
+def _units_fit(units, metric: Metric) -> bool:
+    """:func:`_fits` for pint's container of a quantity's units (hashable): pint's checks once per unit."""
+    return _fits_units(registry().Unit(units), metric)
+
+
+@functools.lru_cache(maxsize=1024)
+def unit_fits(unit: str, metric: Metric) -> bool:
+    """Whether ``unit`` (as written, e.g. ``"MiB/s"``) can state ``metric``; parsed and checked once per spelling.
+
+    Raises pint's errors for a unit it does not know, as ``registry().Unit(unit)`` does.
+
+    >>> unit_fits("MiB/s", Metric.BANDWIDTH), unit_fits("op/s", Metric.BANDWIDTH)
+    (True, False)
+    """
+    return _unit(unit).is_compatible_with(metric.unit)
 
 
 def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -> Quantity:
@@ -226,7 +252,7 @@ def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -
     if positive and q.magnitude == 0:
         raise UnitError(f"{what} must be positive. Got {q:~P} instead.")
     try:
-        finite = math.isfinite(float(q.to(metric.unit).magnitude))
+        finite = math.isfinite(float(_magnitude_in(q, _unit(metric.unit))))
     except OverflowError:
         finite = False
     if not finite:
@@ -272,13 +298,33 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.
         chosen = display_unit(q, metric)
     else:
         chosen = _unit(unit) if isinstance(unit, str) else unit
-    value = q.to(chosen).magnitude
+    return _figure(_magnitude_in(q, chosen), chosen)
+
+
+def format_value(value: float, unit: str, shown: str | pint.Unit) -> str:
+    """``format_quantity(Q_(value, unit), unit=shown)`` without building the quantity: for a table of many figures.
+
+    >>> format_value(1536, "KiB/s", "MiB/s")
+    '1.50 MiB/s'
+    """
+    source = _unit(unit)
+    chosen = _unit(shown) if isinstance(shown, str) else shown
+    if chosen._REGISTRY is not registry() or type(value) not in (int, float):
+        return format_quantity(Q_(value, source), unit=chosen)
+    if source._units == chosen._units:
+        return _figure(value, chosen)
+    factor = _scale(source._units, chosen._units)
+    return _figure(value * factor if factor is not None else Q_(value, source).to(chosen).magnitude, chosen)
+
+
+def _figure(value, unit: pint.Unit) -> str:
+    """``value`` (in ``unit``) as :func:`format_quantity` shows it."""
     if abs(value) < 1 and value != 0:
         number = f"{value:.3g}"
     else:
         digits = 0 if abs(value) >= 100 or float(value).is_integer() else 1 if abs(value) >= 10 else 2
         number = f"{value:,.{digits}f}"
-    return f"{number} {chosen:~P}"
+    return f"{number} {_symbol(unit)}"
 
 
 def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
@@ -290,15 +336,52 @@ def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
     metric = metric or Metric.of(q)
     units = [_unit(u) for u in _DISPLAY[metric]]
     if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
-        return next((u for u in reversed(units) if abs(q.to(u).magnitude) >= 1), units[0])
+        return next((u for u in reversed(units) if abs(_magnitude_in(q, u)) >= 1), units[0])
     limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
-    return next((u for u in units if abs(q.to(u).magnitude) < limit), units[-1])
+    return next((u for u in units if abs(_magnitude_in(q, u)) < limit), units[-1])
 
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=1024)
 def _unit(name: str) -> pint.Unit:
-    """A display unit, parsed once: pint's parser dominates the cost of formatting."""
+    """A unit as written, parsed once: pint's parser dominates the cost of reading and formatting figures."""
     return registry().Unit(name)
+
+
+# Formatting a table of thousands of figures must not cost a pint conversion per figure: pint's factor
+# between two units is looked up once per pair, and a figure is then converted as pint itself does
+# (magnitude x factor, the magnitude unchanged between equal units), so the digits shown are pint's.
+
+
+def _magnitude_in(q: Quantity, unit: pint.Unit):
+    """``q.to(unit).magnitude``, with pint's factor from ``q``'s units to ``unit`` computed once per pair."""
+    magnitude = q.magnitude
+    if q._REGISTRY is registry() and unit._REGISTRY is registry() and type(magnitude) in (int, float):
+        if q._units == unit._units:
+            return magnitude
+        factor = _scale(q._units, unit._units)
+        if factor is not None:
+            return magnitude * factor
+    return q.to(unit).magnitude
+
+
+@functools.lru_cache(maxsize=1024)
+def _scale(source, target) -> float | None:
+    """pint's factor from units ``source`` to ``target`` (units containers); None if the conversion is no
+    scaling (an offset, as from °C to K). Raises pint's DimensionalityError if they are not compatible."""
+    units = registry()
+    if units.Quantity(0.0, source).to(target).magnitude != 0:
+        return None
+    return units.Quantity(1.0, source).to(target).magnitude
+
+
+def _symbol(unit: pint.Unit) -> str:
+    """``f"{unit:~P}"``, formatted once per unit."""
+    return _symbol_of(unit._units) if unit._REGISTRY is registry() else f"{unit:~P}"
+
+
+@functools.lru_cache(maxsize=256)
+def _symbol_of(units) -> str:
+    return f"{registry().Unit(units):~P}"
 
 
 def quantity_json(q: Quantity | None) -> dict | None:

@@ -7,10 +7,10 @@ import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
+from probes.core.inputs import read_input
 from probes.core.units import Q_, Metric, parse_quantity
 
 if TYPE_CHECKING:
@@ -91,13 +91,13 @@ def parse_spec(path: str | os.PathLike) -> Spec:
     """
     source = str(path)
     try:
-        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(source, "", "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(source, "", f"cannot be read: {exc}") from None
+        doc = tomllib.loads(read_input(path, errors="strict"))
+    except UnicodeDecodeError as exc:
+        raise InputError(source, f"byte {exc.start}", "not UTF-8 text; a spec is TOML, which is UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(source, "", f"not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses into each nested array or table
+        raise InputError(source, "", "not valid TOML iobound can read: arrays or tables nested too deeply") from None
     return spec_from(doc, source)
 
 

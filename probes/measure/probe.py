@@ -10,7 +10,7 @@ from typing import Callable, Mapping
 from probes.core.host import this_host
 from probes.core.measurement import Measurement, Provenance
 from probes.measure.tool import tool_version
-from probes.core.stats import summarize
+from probes.core.stats import load as load_statistics, summarize
 from probes.core.units import Metric
 
 __all__ = ["Output", "Probe", "measure", "MIN_REPETITIONS", "TARGET"]
@@ -65,6 +65,7 @@ def measure(probe: Probe, *, target: float = TARGET, budget: float = 10.0, max_r
     started_at = old.provenance.started_at if old else datetime.now(timezone.utc).isoformat(timespec="seconds")
     spent_before = old.provenance.duration if old else 0.0
     version = tool_version(probe.tool)
+    load_statistics()  # before the clock: the budget is for repetitions, not for importing scipy.stats
     clock = time.monotonic()
     done = 0
 

@@ -9,6 +9,7 @@ from typing import Iterable
 from probes.core.document import dumps, envelope, read_document, write_atomic
 from probes.core.errors import InputError
 from probes.core.host import this_host
+from probes.core.inputs import not_a_file
 from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 
@@ -48,6 +49,8 @@ class ProbeSetFile:
         self.measurements: dict[str, Measurement] = {}
         if self.path.is_dir():
             raise InputError(str(path), "", "is a directory; give a file name for the probe set, e.g. node01.json")
+        if kind := not_a_file(self.path):  # replacing /dev/null or a FIFO with the probe set would break what uses it
+            raise InputError(str(path), "", f"{kind}, not a file; give a file name for the probe set, e.g. node01.json")
         if self.path.exists():
             if resume:
                 self.measurements = read_probe_set(self.path)

@@ -8,6 +8,7 @@ from typing import Protocol, Sequence
 
 from probes.core.errors import ProbeError
 from probes.core.measurement import Measurement
+from probes.core.stats import load as load_statistics
 from probes.measure.probe import MIN_REPETITIONS, TARGET, Probe, measure
 from probes.measure.probeset import ProbeSetFile
 from probes.measure.tool import locate
@@ -56,6 +57,7 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
     for tool in sorted({p.tool for p in probes}):
         locate(tool)
     store.refuse_conflicts([name for p in probes for name in store.conflicts(p)])
+    load_statistics()  # before the clock: the budget is for the probes, not for importing scipy.stats
     clock = time.monotonic()
     failures = []
     timing: dict[str, list[float]] = {}  # tool -> [repetitions, seconds]

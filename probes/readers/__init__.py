@@ -12,19 +12,27 @@ import functools
 import importlib
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import format_size, open_input
 
 if TYPE_CHECKING:
     from probes.core.run import Run
 
-__all__ = ["read_results", "READERS", "FORMATS"]
+__all__ = ["read_results", "read_text", "READERS", "FORMATS"]
 
 # In the order their sniffs are tried: the name iobound read shows, and the module.
 _MODULES = {"fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
             "elbencho": "elbencho", "hyperfine": "hyperfine", "iperf3": "iperf3", "iperf2": "iperf2", "ping": "ping",
             "table": "table"}
+# Outputs one file may hold one after another, each read by its own reader: a job's log or an io500
+# driver log with the IOR and the mdtest runs of each phase. The first reader's sniff chooses the file;
+# the others' runs are read too, never dropped without a word.
+_TOGETHER = {"ior": {"mdtest": ("mdtest-", "SUMMARY")}}  # the other tool, and words its output holds (cheap to look for)
+# Every tool prints what it is within its first lines: a larger file whose first 4 MiB no reader knows is refused
+# without reading the rest (sniffing 4 MiB takes under a second; a whole 1 GiB file, minutes).
+_SNIFF = 4 * 2**20
 
 
 @functools.cache
@@ -44,19 +52,54 @@ def __getattr__(name: str):
 def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) -> list[Run]:
     """The runs in a results file; ``aliases`` say what ambiguous units in a results table mean.
 
+    The file is opened as :func:`probes.core.inputs.open_input` says (a regular file, no larger than
+    the limit). A file larger than 4 MiB is read whole only if some reader knows its first 4 MiB:
+    a big file in no format iobound reads is refused in a second, not after reading it all.
+
     Raises
     ------
     ToolOutputError
-        If the file cannot be read, is in no format iobound knows, or is malformed.
+        If the file cannot be read, is not a regular file, is larger than the limit, is in no
+        format iobound knows, or is malformed.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise ToolOutputError(source, "", f"cannot read the file ({exc.strerror or exc})") from exc
+    with open_input(path, error=ToolOutputError) as file:
+        text, whole = file.head(_SNIFF)
+        if whole:
+            return read_text(text, source=source, aliases=aliases)
+        known = tuple(name for name, module in _readers().items() if module.looks_like(text))
+        if not known:
+            raise ToolOutputError(source, "", f"not a format iobound reads (judged by its first {format_size(_SNIFF)}); "
+                                  "expected " + " or ".join(m.FORMAT for m in _readers().values()))
+        text = None  # the head goes before the whole text comes
+        text = file.text()
+    return read_text(text, source=source, aliases=aliases, only=known)
+
+
+def read_text(text: str, *, source: str, aliases: Mapping[str, str] | None = None,
+              only: Iterable[str] | None = None) -> list[Run]:
+    """The runs in ``text``, read by the reader whose sniff takes it (``source`` names it in messages and origins;
+    ``only`` names the readers to try, for a large text whose beginning rules the others out).
+
+    A file that holds IOR's output and mdtest's (an io500 driver log, a job's log) gives the runs
+    of both, in the order of their lines.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is in no format iobound knows, or is malformed.
+    """
     readers = _readers()
-    for module in readers.values():
-        if module.looks_like(text):
+    for name, module in readers.items():
+        if (only is None or name in only) and module.looks_like(text):
             units = {"aliases": aliases} if module is readers["table"] else {}  # only a table names its units itself
-            return module.parse(text, source=source, **units)
+            runs = module.parse(text, source=source, **units)
+            others = [readers[other] for other, words in _TOGETHER.get(name, {}).items()
+                      if any(word in text for word in words) and readers[other].looks_like(text)]
+            if not others:
+                return runs
+            from probes.core.run import distinct_labels
+
+            runs += [run for other in others for run in other.parse(text, source=source)]
+            return distinct_labels(sorted(runs, key=lambda run: run.origin.line or 0))
     raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(m.FORMAT for m in readers.values()))

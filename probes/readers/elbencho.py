@@ -1,4 +1,4 @@
-"""Read elbencho's text results (console output, ``--resfile``, or through mtelbencho.sh) into runs.
+"""Read elbencho's results (console output, ``--resfile``, mtelbencho.sh, and the ``--csvfile`` CSV) into runs.
 
 One :class:`~probes.core.run.Run` per rate that a phase prints (throughput, IOPS, files/s or dirs/s),
 with the "LAST DONE" figure (all threads finished) as its one sample: elbencho runs each phase once.
@@ -10,15 +10,16 @@ import re
 from dataclasses import dataclass, field, replace
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from probes.readers.textlines import beginning, binary_size, finite_number
+from probes.readers.textlines import beginning, binary_size, finite_number, line_of
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
 # What iobound read says it reads.
-FORMAT = "elbencho output"
+FORMAT = "elbencho output (text or --csvfile CSV)"
 
 # Units. elbencho's "Throughput MiB/s" and "Total MiB" are 2^20 bytes: in the corpus, the WRITE of
 # 1024 files of 1 GiB (large-files sweep, line 17) prints "Total MiB : 1048576" (1024 x 2^30 B =
@@ -48,6 +49,20 @@ _VALUE_OPTIONS = {"-t": "threads", "--threads": "threads", "-b": "block", "--blo
                   "--size": "size", "--iodepth": "iodepth", "--hosts": "hosts"}
 _FLAG_OPTIONS = {"--direct": "direct", "--rand": "rand"}
 _HOST_RANGE = re.compile(r"\[([0-9,\-]+)\]")
+# --csvfile (elbencho 1.4 on; docs/csv-docs.md, Statistics::printPhaseResultsToStringVec and
+# ProgArgs::getAsStringVec): a header line, then a row per phase. Every release since writes the
+# columns below under these names (later ones add columns: label, rwmix read ..., version, command);
+# the command's commas are replaced by blanks, so no cell holds a comma and none is quoted.
+# "MiB/s [last]" is whole MiB/s (the bytes per second divided by 1024*1024 in integers), "time ms
+# [last]" whole milliseconds, "file size" and "block size" bytes; an empty cell is a figure the
+# phase has none of (entries/s of a file or block device phase).
+_CSV_MARK = "operation,time ms [first],time ms [last],"
+_CSV_HEADER = re.compile(r"^[^\n]*" + re.escape(_CSV_MARK) + r"[^\n]*$", re.MULTILINE)
+_CSV_REQUIRED = ("operation", "threads", "time ms [last]")
+_CSV_FIGURES = (("MiB/s", "throughput", Metric.BANDWIDTH, "MiB/s"), ("IOPS", "IOPS", Metric.OPERATION_RATE, "op/s"),
+                ("entries/s", None, Metric.OPERATION_RATE, "op/s"))
+# --livecsv: progress samples while a phase runs, not its results.
+_LIVE_CSV = re.compile(r"^(?:ISO Date,)?Label,Phase,RuntimeMS,Rank,", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -84,7 +99,10 @@ def looks_like(text: str) -> bool:
     >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\n")
     False
     """
-    return _HEADER.search(text) is not None
+    if _HEADER.search(text) is not None:
+        return True
+    return ((_CSV_MARK in text and _CSV_HEADER.search(text) is not None)
+            or ("Phase,RuntimeMS," in text and _LIVE_CSV.search(text) is not None))
 
 
 def parse(text: str, *, source: str) -> list[Run]:
@@ -129,7 +147,21 @@ def parse(text: str, *, source: str) -> list[Run]:
       file size; ``--direct`` and ``--rand`` are read from a command line only (mtelbencho
       chooses direct I/O per file size without printing it, so ``direct`` is then unknown).
     - elbencho does not print its version: ``tool_version`` is None.
+    - Its ``--csvfile`` CSV gives the same runs, a row per phase: the ``[last]`` columns are
+      the samples (``MiB/s``, whole MiB/s as elbencho writes them; ``IOPS``; ``entries/s``,
+      files/s or dirs/s by the phase), ``[first]`` ones the tag ``first_done``; ``hosts``
+      are the nodes and ``threads`` the processes per node, ``file size``, ``block size``,
+      ``IO depth``, ``direct IO`` and ``random`` the workload, ``MiB [last]`` the data set,
+      ``version`` the tool's version and ``label`` (``--label``) the label's prefix. A
+      ``--livecsv`` file (progress during a phase) is refused, saying so.
     """
+    csv_header = _CSV_HEADER.search(text)
+    if csv_header is not None and _HEADER.search(text) is None:
+        return distinct_labels(_parse_csv(text, csv_header, source))
+    if _HEADER.search(text) is None and _LIVE_CSV.search(text):
+        raise ToolOutputError(source, "line 1", "expected elbencho's results; found its live statistics CSV "
+                              "(--livecsv), progress samples while a phase runs, not the phase's results: read the "
+                              "--csvfile or --resfile instead")
     tables = _read_tables(text, source)
     if not tables:
         found = beginning(text)
@@ -182,7 +214,7 @@ def _read_tables(text: str, source: str) -> list[_Table]:
     wrapper = _Setup()  # mtelbencho's settings, valid for every run after them
     pending = wrapper  # the setup of the next table
     phase: _Phase | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         if phase is not None:
             if line.strip() == "---":
                 phase = None
@@ -406,3 +438,88 @@ def _workload(setup: _Setup, operation: Operation, data_set) -> Workload:
                     queue_depth=1 if operation.is_metadata else setup.iodepth,
                     access=Access.RANDOM if setup.rand else Access.SEQUENTIAL, direct=setup.direct,
                     data_set=data_set)
+
+
+# ---------------------------------------------------------------------------------------------
+# --csvfile
+
+
+def _parse_csv(text: str, header: re.Match, source: str) -> list[Run]:
+    """The runs of elbencho's CSV results file: a row per phase, read by the names in its header."""
+    lines = enumerate(iter_lines(text), start=1)
+    start = line_of(text, header.start())
+    head = next((line for number, line in lines if number == start), "")
+    columns = [c.strip() for c in head.split(",")]
+    missing = [c for c in _CSV_REQUIRED if c not in columns]
+    if missing:
+        raise ToolOutputError(source, f"line {start}", f"expected elbencho's CSV columns {', '.join(_CSV_REQUIRED)}; "
+                              f"found no {', '.join(missing)}")
+    runs = []
+    for number, line in lines:
+        if not line.strip() or line.strip() == head.strip():  # a blank or repeated header line
+            continue
+        cells = [c.strip() for c in line.split(",")]
+        if len(cells) != len(columns):
+            raise ToolOutputError(source, f"line {number}", f"expected {len(columns)} cells as in the header at line "
+                                  f"{start}; found {len(cells)}: the row is cut or malformed")
+        runs += _csv_row_runs(dict(zip(columns, cells)), number, source)
+    if not runs:
+        raise ToolOutputError(source, f"line {start}", "expected a WRITE, READ, RMFILES, STAT, MKDIRS or RMDIRS row "
+                              "with a rate (MiB/s, IOPS or entries/s); found none")
+    return runs
+
+
+def _csv_row_runs(row: dict[str, str], number: int, source: str) -> list[Run]:
+    where = f"line {number}"
+    kind = _PHASES.get(row["operation"])
+    if kind is None:
+        return []
+    elapsed = _number(row["time ms [last]"], where, source, "the phase's time in ms") / 1000
+
+    def whole(column: str) -> int | None:
+        """A count or a size in bytes; None for an empty cell (elbencho writes none where it does not apply)."""
+        cell = row.get(column, "")
+        if not cell:
+            return None
+        if not re.fullmatch(r"[0-9]{1,20}", cell):
+            raise ToolOutputError(source, where, f"expected a whole number in column {column!r}; found {cell[:40]!r}")
+        return int(cell)
+
+    threads = whole("threads")
+    if not threads:
+        raise ToolOutputError(source, where, "expected the number of threads (column 'threads'); found "
+                              f"{row['threads'][:40]!r}")
+    setup = _Setup(threads=threads, block=whole("block size") or None, file_size=whole("file size") or None,
+                   iodepth=max(whole("IO depth") or 1, 1), nodes=whole("hosts") or None,
+                   direct=row["direct IO"] == "1" if row.get("direct IO") in ("0", "1") else None,
+                   rand=row.get("random") == "1")
+    moved = _number(row["MiB [last]"], where, source, "a number of MiB") if row.get("MiB [last]") else None
+    data_set = Q_(moved, "MiB") if moved else None
+    entries = kind.entry_type.lower()
+    tags: tuple[tuple[str, str], ...] = (("elbencho_phase", row["operation"]),)
+    if row.get("entries [last]"):
+        tags += (("entries_done", f"{_number(row['entries [last]'], where, source, 'a count'):.0f} {entries}"),)
+    if row.get("command"):
+        tags += (("command", " ".join(re.findall(r'"([^"]*)"', row["command"])) or row["command"]),)
+    prefix = f"{row['label']} " if row.get("label") else ""
+    runs = []
+    for column, name, metric, unit in _CSV_FIGURES:
+        value = row.get(f"{column} [last]", "")
+        if not value:
+            continue
+        operation = kind.entries if column == "entries/s" else kind.data
+        if operation is None:
+            continue
+        figure = _number(value, where, source, f"a number for {column!r}")
+        if figure == 0 and elapsed == 0:
+            continue  # a phase faster than elbencho's clock
+        first = row.get(f"{column} [first]", "")
+        more = (("first_done", f"{first} {unit}"),) if first else ()
+        if operation is kind.entries:
+            more += (("counts", kind.counts),)
+        label = f"{prefix}{row['operation']} {name or f'{kind.entry_type.lower()}/s'}"
+        runs.append(Run(label=label, workload=_workload(setup, operation, data_set), metric=metric, samples=(figure,),
+                        unit=unit, origin=Origin(path=source, line=number, tool="elbencho",
+                                                 tool_version=row.get("version") or None),
+                        tags=tags + more, durations=(elapsed,) if elapsed > 0 else ()))
+    return runs

@@ -1,4 +1,4 @@
-"""Read fio's normal (human-readable) output, fio 3.x, into bandwidth runs like :mod:`probes.readers.fio` reads its JSON.
+"""Read fio's normal (human-readable) output, fio 2.x and 3.x, into bandwidth runs like :mod:`probes.readers.fio` reads its JSON.
 
 One :class:`~probes.core.run.Run` per job result block and direction (read, write), one sample (fio
 runs a job once), in the binary unit fio printed; what the output does not say is refused or
@@ -12,10 +12,11 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from probes.readers.textlines import beginning
+from probes.readers.textlines import beginning, line_of
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -50,7 +51,24 @@ _HEADER = re.compile(r"(?P<name>.*?): \(groupid=(?P<group>[0-9]{1,9}), jobs=(?P<
 _DIRECTION_START = re.compile(r"\s*(read|write|trim|mixed)\s*:")
 _DIRECTION = re.compile(r"\s*(?P<op>read|write|trim|mixed): IOPS=[0-9.]{1,20}[kMGTPE]?, BW=(?P<bw>\S+) "
                         r"\((?P<alt>[^()]*)\)\((?P<io>[^/()]*)/(?P<msec>[0-9]{1,15})msec\).*")
-_OLD_DIRECTION = re.compile(r"\s*(read|write|trim)\s*: io=")
+# fio 2.0 to 2.16 (stat.c show_ddir_status): "  read : io=65536KB, bw=38871KB/s, iops=9717, runt=  1686msec".
+# Its sizes and rates (num2str, up to 6 digits) take prefixes K, M, G, then P and E for the 4th and 5th
+# step (its table has no T), in steps of kb_base: 1024 by default, 1000 with kb_base=1000; the text
+# never says which. The real fio 2.2.10 outputs in tests/data bear it out: 256 MiB in 106 msec print
+# "io=262144KB, bw=2415.1MB/s" (2^20 B), and with --kb_base=1000 two jobs of 128m (128 x 10^6 B) print
+# "io=256000KB, bw=448336KB/s" (10^3 B). Its one decimal is the remainder's leading digit, not a decimal
+# fraction ("complete with carry rounding error"): a figure with a decimal is within 0.1 % of fio's.
+_OLD_DIRECTION = re.compile(r"\s*(read|write|trim|mixed)\s*: io=")
+_FIO2_DIRECTION = re.compile(r"\s*(?P<op>read|write|trim|mixed)\s*: io=(?P<io>[0-9]{1,20}(?:\.[0-9]{1,3})?)"
+                             r"(?P<io_prefix>[KMGPE]?)B, bw=(?P<bw>[0-9]{1,20}(?:\.[0-9]{1,3})?)(?P<bw_prefix>[KMGPE]?)"
+                             r"(?P<bw_unit>B|bit)/s, iops=[0-9.]{1,20}[KMGPE]?, runt=\s*(?P<msec>[0-9]{1,15})msec.*")
+_FIO2_STEPS = {"": 0, "K": 1, "M": 2, "G": 3, "P": 4, "E": 5}
+_FIO2_UNITS = {1024: ("", "Ki", "Mi", "Gi", "Ti", "Pi"), 1000: ("", "k", "M", "G", "T", "P")}
+# kb_base where the text shows it: a job file or command line printed beside the output.
+_KB_BASE = re.compile(r"(?:^|[\s-])kb_base\s*=\s*(\S+)", re.MULTILINE)
+_FIO2_DEFAULT_KB_BASE = 1024
+# fio 2's job description: "bs=4K-4K/4K-4K/4K-4K" (read, write, trim; init.c fio_uint_to_kmg, always 1024-based).
+_FIO2_BS = re.compile(r"([0-9]{1,20})([KMGPE]?)-([0-9]{1,20})([KMGPE]?)")
 _GROUP_STATUS = re.compile(r"Run status group ([0-9]{1,9}) \(all jobs\):")
 _DISK_STATS = "Disk stats (read/write):"
 _VERSION = re.compile(r"(fio-[0-9]\S*)\s*")
@@ -59,6 +77,7 @@ _ERROR_LINE = re.compile(r"(?:fio: |error: |\S+: verify failed at file )")
 _SNIFF = re.compile(r"\(g=[0-9]{1,9}\): rw=[a-z]|\(groupid=[0-9]{1,9}, jobs=[0-9]{1,9}\): err="
                     r"|^Run status group [0-9]{1,9} \(all jobs\):|^fio: pid=[0-9]{1,12}, err=[0-9]"
                     r"|^\S+: verify failed at file ", re.MULTILINE)
+_SNIFF_WORDS = ("(g=", "(groupid=", "Run status group ", "fio: pid=", ": verify failed at file ")
 _JOB_FILE_SECTION = re.compile(r"\s*\[[^\]\n]+\]\s*(?:[#;].*)?")
 _LOG_ROW = re.compile(r"\s*[0-9]{1,20}(?:,\s*-?[0-9]{1,20}){2,5}\s*")
 _RW_MODES = frozenset({"read", "write", "trim", "rw", "readwrite", "randread", "randwrite", "randrw",
@@ -78,7 +97,10 @@ def looks_like(text: str) -> bool:
     >>> looks_like('fio: pid=1, err=5/file:io_u.c:1\\n{"fio version": "fio-3.13", "jobs": []}')
     False
     """
-    return '"fio version"' not in text and _SNIFF.search(text) is not None
+    # Each of _SNIFF's patterns holds one of _SNIFF_WORDS: looking for those first spares the pattern's
+    # slow scan of a large output of another tool (a second on a 50 MB IOR log).
+    return ('"fio version"' not in text and any(word in text for word in _SNIFF_WORDS)
+            and _SNIFF.search(text) is not None)
 
 
 @dataclass
@@ -91,6 +113,7 @@ class _Direction:
     unit: str
     moved: Quantity
     seconds: float
+    note: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -150,8 +173,9 @@ def parse(text: str, *, source: str) -> list[Run]:
         fio log, fio's error messages alone), a result line is cut or malformed, the job's
         description line is missing, or the workload is unknown: a range of block sizes,
         ``bs_is_seq_rand``, reads and writes summed as ``mixed``, or a group report summing
-        jobs of different workloads. fio 2.x text output is refused. Several status dumps of
-        one run (``--status-interval``) are refused, as :mod:`probes.readers.fio` refuses them.
+        jobs of different workloads. Several status dumps of one run (``--status-interval``) are
+        refused, as :mod:`probes.readers.fio` refuses them, and fio 2 output beside two different
+        ``kb_base`` settings.
 
     Notes
     -----
@@ -166,6 +190,11 @@ def parse(text: str, *, source: str) -> list[Run]:
       out, as the JSON reader leaves it out; the text does not say which host a block is from.
     - A job that ended with an error keeps its runs, tagged ``("fio_error", "<errno>")``;
       trim lines give no run (no such operation in a workload).
+    - fio 2.0 to 2.16 print "read : io=65536KB, bw=38871KB/s, ..., runt= 1686msec", whose KB
+      and MB follow ``kb_base``, which the output does not print: they are read with fio 2's
+      default of 1024 (KB is KiB) unless the text shows ``kb_base=`` (a job file or command line
+      beside the output), and every such run is tagged ``kb_base`` saying which and why. The
+      description line's block sizes ("bs=4K-4K/4K-4K/4K-4K") are 1024-based whatever kb_base is.
 
     Examples
     --------
@@ -188,12 +217,46 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(runs)
 
 
+@dataclass
+class _KbBase:
+    """fio 2's KB base for a text, looked for once, when its first fio 2 result line is read."""
+
+    text: str
+    source: str
+    found: tuple[int, tuple[tuple[str, str], ...]] | None = None
+
+    def get(self) -> tuple[int, tuple[tuple[str, str], ...]]:
+        """(kb_base, the tag saying where it comes from): the text's ``kb_base=`` if it shows one, else fio 2's 1024."""
+        if self.found is None:
+            shown = {}
+            for match in _KB_BASE.finditer(self.text):
+                value = match[1].strip("'\",;")
+                if value not in ("1000", "1024"):
+                    raise ToolOutputError(self.source, f"line {line_of(self.text, match.start(1))}",
+                                          f"expected kb_base=1000 or kb_base=1024; found kb_base={value[:20]}")
+                shown.setdefault(int(value), line_of(self.text, match.start(1)))
+            if len(shown) > 1:
+                lines = " and ".join(f"kb_base={b} at line {n}" for b, n in sorted(shown.items(), key=lambda i: i[1]))
+                raise ToolOutputError(self.source, f"line {min(shown.values())}", f"expected one kb_base for fio 2's "
+                                      f"KB and MB; found {lines}, and the output does not say which job took which")
+            if shown:
+                (base, line), = shown.items()
+                self.found = (base, (("kb_base", f"{base}, as line {line} sets it: fio 2's KB and MB are {base} and "
+                                                 f"{base}^2 bytes"),))
+            else:
+                self.found = (_FIO2_DEFAULT_KB_BASE, (("kb_base", "1024 assumed: fio 2's default, which its output does "
+                                                                  "not print; with kb_base=1000 its KB and MB would be "
+                                                                  "10^3 and 10^6 bytes"),))
+        return self.found
+
+
 def _scan(text: str, source: str) -> tuple[list[_Invocation], list[tuple[int, str]]]:
     """The fio runs in ``text``, and fio's error lines (line, text) met on the way."""
+    kb_base = _KbBase(text, source)
     invocations = [_Invocation()]
     errors: list[tuple[int, str]] = []
     block: _Block | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         invocation = invocations[-1]
         description = _DESCRIPTION.fullmatch(line) if "(g=" in line else None
         probe = _CLIENT_PROBE.fullmatch(line) if line.startswith("hostname=") else None
@@ -210,7 +273,7 @@ def _scan(text: str, source: str) -> tuple[list[_Invocation], list[tuple[int, st
             block = _Block(header["name"], int(header["group"]), int(header["jobs"]), int(header["error"]), number)
             invocation.blocks.append(block)
         elif block is not None and _DIRECTION_START.match(line):
-            block.directions.append(_direction(line, number, source))
+            block.directions.append(_direction(line, number, source, kb_base))
         elif status := _GROUP_STATUS.match(line):
             _group_status(invocation, int(status[1]), number, source)
             block = None
@@ -234,15 +297,13 @@ def _group_status(invocation: _Invocation, group: int, number: int, source: str)
             f"{first}): fio --status-interval prints one per interval, keep only the last")
 
 
-def _direction(line: str, number: int, source: str) -> _Direction:
-    """A direction line "read: IOPS=..., BW=... (...)(<io>/<N>msec)", read."""
+def _direction(line: str, number: int, source: str, kb_base: _KbBase) -> _Direction:
+    """A direction line "read: IOPS=..., BW=... (...)(<io>/<N>msec)" (fio 2: "read : io=..., bw=..."), read."""
     where = f"line {number}"
     match = _DIRECTION.fullmatch(line)
     if match is None:
         if _OLD_DIRECTION.match(line):
-            raise ToolOutputError(source, where, "expected fio 3 output ('read: IOPS=..., BW=...'); found fio 2 "
-                                  "output ('read : io=...'), whose KB and MB iobound does not read (their base "
-                                  "follows kb_base, which the text does not show)")
+            return _fio2_direction(line, where, source, kb_base)
         raise ToolOutputError(source, where, "expected '<read|write>: IOPS=..., BW=... (...)(<io>/<N>msec)'; "
                               f"found {line.strip()[:70]!r}: the line is cut or malformed")
     bandwidth, unit = _binary_rate(match["bw"], match["alt"], where, source)
@@ -251,6 +312,25 @@ def _direction(line: str, number: int, source: str) -> _Direction:
     if milliseconds == 0:
         raise ToolOutputError(source, where, "expected a run time of at least 1 msec; found 0msec")
     return _Direction(match["op"], number, bandwidth, unit, moved, milliseconds / 1000)
+
+
+def _fio2_direction(line: str, where: str, source: str, kb_base: _KbBase) -> _Direction:
+    """A fio 2 direction line, "  read : io=65536KB, bw=38871KB/s, iops=9717, runt=  1686msec", in kb_base's units."""
+    match = _FIO2_DIRECTION.fullmatch(line)
+    if match is None:
+        raise ToolOutputError(source, where, "expected fio 2's '<read|write> : io=<N>KB, bw=<N>KB/s, iops=<N>, "
+                              f"runt=<N>msec'; found {line.strip()[:70]!r}: the line is cut or malformed")
+    base, note = kb_base.get()
+    prefixes = _FIO2_UNITS[base]
+    milliseconds = int(match["msec"])
+    if milliseconds == 0:
+        raise ToolOutputError(source, where, "expected a run time of at least 1 msec; found runt=0msec")
+    if float(match["io"]) == 0:
+        raise ToolOutputError(source, where, f"expected the amount moved; found io={match['io']}{match['io_prefix']}B")
+    io = int(match["io"]) if match["io"].isdigit() else float(match["io"])
+    moved = Q_(io, prefixes[_FIO2_STEPS[match["io_prefix"]]] + "B")
+    unit = prefixes[_FIO2_STEPS[match["bw_prefix"]]] + match["bw_unit"] + "/s"
+    return _Direction(match["op"], int(where.split()[-1]), float(match["bw"]), unit, moved, milliseconds / 1000, note)
 
 
 def _binary_rate(first: str, second: str, where: str, source: str) -> tuple[float, str]:
@@ -316,7 +396,7 @@ def _block_runs(invocation: _Invocation, block: _Block, source: str) -> list[Run
             label=f"{block.name} {direction.operation}", workload=workload, metric=Metric.BANDWIDTH,
             samples=(direction.bandwidth,), unit=direction.unit,
             origin=replace(origin, line=direction.line),
-            tags=tags, durations=(direction.seconds,),
+            tags=tags + direction.note, durations=(direction.seconds,),
         ))
     return runs
 
@@ -346,6 +426,9 @@ def _block_settings(invocation: _Invocation, block: _Block, source: str) -> _Set
 def _settings(number: int, rest: str, source: str) -> _Settings:
     """A description line's "rw=..., bs=..., ioengine=..., iodepth=N", read."""
     where = f"line {number}"
+    if "bs(seq/rand)=" in rest:
+        raise ToolOutputError(source, where, "expected block sizes per direction; found bs(seq/rand) (fio 2's "
+                              "bs_is_seq_rand: sizes per sequential or random I/O, which a job may mix)")
     match = _SETTINGS.fullmatch(rest)
     if match is None:
         raise ToolOutputError(source, where, "expected 'rw=<mode>, bs=(R) <min>-<max>, (W) ..., ioengine=<engine>, "
@@ -355,8 +438,13 @@ def _settings(number: int, rest: str, source: str) -> _Settings:
     if "bs_is_seq_rand" in match["bs"]:
         raise ToolOutputError(source, where, "expected block sizes per direction; found bs_is_seq_rand (sizes per "
                               "sequential or random I/O, which a job may mix)")
-    sizes = tuple((_size(low, low_unit), _size(high, high_unit))
-                  for low, low_unit, high, high_unit in _RANGE.findall(match["bs"]))
+    fio2 = [_FIO2_BS.fullmatch(part) for part in match["bs"].split("/")]
+    if len(fio2) == 3 and all(fio2):  # fio 2: "4K-4K/4K-4K/4K-4K", K = 1024 whatever kb_base is (fio_uint_to_kmg)
+        sizes = tuple((Q_(int(m[1]) * 1024 ** _FIO2_STEPS[m[2]], "B"), Q_(int(m[3]) * 1024 ** _FIO2_STEPS[m[4]], "B"))
+                      for m in fio2)
+    else:
+        sizes = tuple((_size(low, low_unit), _size(high, high_unit))
+                      for low, low_unit, high, high_unit in _RANGE.findall(match["bs"]))
     if len(sizes) < 2 or any(s.magnitude == 0 for pair in sizes for s in pair):
         raise ToolOutputError(source, where, f"expected block sizes such as 'bs=(R) 4096B-4096B, (W) 4096B-4096B'; "
                               f"found bs={match['bs'][:60]!r}")
@@ -383,12 +471,15 @@ def _transfer_size(settings: _Settings, operation: str, block: _Block, source: s
 
 def _no_results(text: str, errors: list[tuple[int, str]], source: str) -> ToolOutputError:
     """The error for a text with no job results, saying what the text is instead."""
-    lines = text.splitlines()
-    meaningful = [(n, line) for n, line in enumerate(lines, start=1) if line.strip() and line.lstrip()[:1] not in "#;"]
-    if meaningful and _JOB_FILE_SECTION.fullmatch(meaningful[0][1]):
-        return ToolOutputError(source, f"line {meaningful[0][0]}", "expected fio's output; found a fio job file "
-                               f"(section {meaningful[0][1].strip()}), which says what to run, not what was measured")
-    if meaningful and all(_LOG_ROW.fullmatch(line) for _, line in meaningful):
+    def meaningful():  # the lines that are neither blank nor comments, walked anew each time
+        return ((n, line) for n, line in enumerate(iter_lines(text), start=1)
+                if line.strip() and line.lstrip()[:1] not in "#;")
+
+    first = next(meaningful(), None)
+    if first and _JOB_FILE_SECTION.fullmatch(first[1]):
+        return ToolOutputError(source, f"line {first[0]}", "expected fio's output; found a fio job file "
+                               f"(section {first[1].strip()}), which says what to run, not what was measured")
+    if first and all(_LOG_ROW.fullmatch(line) for _, line in meaningful()):
         return ToolOutputError(source, "line 1", "expected fio's output; found a fio log (write_bw_log, "
                                "write_iops_log or write_lat_log rows: time, value, direction, block size), "
                                "samples over time rather than the job's result")
@@ -399,6 +490,6 @@ def _no_results(text: str, errors: list[tuple[int, str]], source: str) -> ToolOu
         number, message = errors[0]
         return ToolOutputError(source, f"line {number}", "expected fio's job results ('<job>: (groupid=N, jobs=N): "
                                f"err=...'); found only fio's error messages, the first {message[:90]!r}: the run failed")
-    found = beginning(meaningful[0][1] if meaningful else "")
+    found = beginning(first[1] if first else "")
     return ToolOutputError(source, "line 1", "expected fio's job results ('<job>: (groupid=N, jobs=N): err=...'); "
                            f"found none (the text starts with {found}): the output is truncated or the run failed")

@@ -15,8 +15,10 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass, field
+from typing import Iterable
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -182,19 +184,19 @@ def parse(text: str, *, source: str) -> list[Run]:
     refusal = _not_results(text)
     if refusal:
         raise ToolOutputError(source, "line 1", refusal)
-    lines = text.splitlines()
     if _APP_RESULTS.search(text) and not _DRIVER_LOG.search(text):
-        phases, version, tags = _read_app_results(lines, source)
-    elif any(_PROTOTYPE_LINE.match(line) for line in lines):
-        phases, version, tags = _read_prototype(lines, source)
+        phases, version, tags = _read_app_results(iter_lines(text), source)
+    elif any(_PROTOTYPE_LINE.match(line) for line in iter_lines(text)):
+        phases, version, tags = _read_prototype(iter_lines(text), source)
     elif looks_like(text):
-        phases, version, tags = _read_summary(lines, source)
+        phases, version, tags = _read_summary(iter_lines(text), source)
     else:
         raise ToolOutputError(source, "line 1", "expected an io500 results file ('[RESULT] ...' lines, "
                               f"'[ior-easy-write]' sections or the 2017 prototype's lines); found {beginning(text)}")
     runs = [run for phase in phases if (run := _run(phase, version, tags, source)) is not None]
     if not runs:
-        raise ToolOutputError(source, f"line {max(len(lines), 1)}", "expected at least one io500 phase with a "
+        last = max(sum(1 for _ in iter_lines(text)), 1)
+        raise ToolOutputError(source, f"line {last}", "expected at least one io500 phase with a "
                               "value; found none: the file is truncated or the run failed")
     return distinct_labels(runs)
 
@@ -230,7 +232,7 @@ class _Phase:
 # The C app's result.txt
 
 
-def _read_app_results(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+def _read_app_results(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
     sections: list[tuple[str, int, dict[str, tuple[str, int]], list[str]]] = [("", 0, {}, [])]
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()
@@ -296,7 +298,7 @@ def _app_phase(name: str, number: int, pairs: dict[str, tuple[str, int]], commen
 # result_summary.txt (io500.sh and the C app) and io500.sh's driver log
 
 
-def _read_summary(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+def _read_summary(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
     version, tags = "io500.sh", []
     phases: list[_Phase] = []
     current = ""
@@ -368,7 +370,7 @@ def _summary_phase(line: str, number: int, source: str) -> _Phase:
 # The 2017 prototype
 
 
-def _read_prototype(lines: list[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
+def _read_prototype(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
     phases, scores = [], []
     for number, line in enumerate(lines, start=1):
         stripped = line.strip()

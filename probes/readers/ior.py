@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.readers.jsonfields import check, describe
 from probes.readers.jsonfields import field as json_field, number as json_number
 from probes.core.run import Origin, Run, distinct_labels
@@ -60,6 +61,10 @@ _VALUED = frozenset("ADGJMNOQTUXabdfijlost")
 _DIRECTIVES = {"reorderTasks": "C", "reorderTasksConstant": "C", "reorderTasksRandom": "Z",
                "taskPerNodeOffset": "Q", "fsync": "e", "fsyncPerWrite": "Y"}
 _OPERATIONS = {"write": Operation.WRITE, "read": Operation.READ}
+# How every line the text reader looks at, but for option lines, begins (the patterns above): a log
+# of 20,000 runs has a million lines, and one prefix test rejects the others without trying each pattern.
+_STARTS = ("IOR-", "Command line", "Test", "access", "Summary of all tests:", "Operation", "WARNING: Using actual",
+           "write", "read")
 
 
 def looks_like(text: str) -> bool:
@@ -117,6 +122,11 @@ def parse(text: str, *, source: str) -> list[Run]:
       node, so nodes are tasks / clients per node (tagged ``("nodes", "tasks / clients per
       node")``). Processes per node are ``clients per node`` (IOR counts them on node 0:
       ``nodes x clients per node`` may differ from ``tasks``; every run is tagged with its tasks).
+      Where the tasks are not a multiple of the clients per node (tasks spread unevenly), nodes
+      stay unknown (None), and the tags ``nodes`` (saying so) and ``processes`` (the tasks) are set.
+    - IOR prints each figure twice: the per-iteration rows and the ``Summary of all tests``
+      (max, min, mean over them). Where the summary's max, min or mean is not that of the rows
+      within IOR's rounding (two decimals), the run is tagged ``inconsistent`` with both figures.
     - Access is random where IOR says so (``ordering in a file : random``, ``random
       offsets``, ``randomOffset: 1``); "random task offset" orders tasks, not offsets.
     - Direct I/O is true where the output shows it (``useO_DIRECT`` in the JSON parameters,
@@ -132,9 +142,10 @@ def parse(text: str, *, source: str) -> list[Run]:
       ``("fsync", "IOR -e")``. The reordering is the one the options block prints; fsync is
       read from the command line (text) or ``Parameters`` (JSON).
     """
-    opening = _JSON_OPENING.search(text)
     header = _HEADER.search(text)
-    if opening is not None and (header is None or opening.start() < header.start()):
+    # Only a JSON opening before the first header counts: no need to look through the whole log for one.
+    opening = _JSON_OPENING.search(text, 0, len(text) if header is None else header.start())
+    if opening is not None:
         return distinct_labels(_parse_json(text, opening, source))
     if header is None:
         found = beginning(text)
@@ -278,7 +289,13 @@ def _parse_text(text: str, source: str) -> list[Run]:
     invocations: list[_Invocation] = []
     mode = ""  # "results" after a results header, "summary" after the summary title
     columns: list[str] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
+        if not line.startswith(_STARTS):  # most lines: only an option line (in no table) is read among them
+            if mode == "" and invocations:
+                option = _OPTION.match(line)
+                if option:
+                    _option(invocations[-1], option, number)
+            continue
         header = _HEADER.match(line)
         if header:
             invocations.append(_Invocation(header[1], number))
@@ -320,17 +337,22 @@ def _parse_text(text: str, source: str) -> list[Run]:
         if _ROW.match(line) and mode in ("results", "summary"):
             _row(run, mode, columns, stripped, number, source)
             continue
-        option = _OPTION.match(line)
-        if option and mode == "":
-            if not run.tests:  # IOR 3.0/3.1 print "Test 0 started" before; be lenient
-                run.tests.append(_Test(0, number))
-            run.tests[-1].options.setdefault(option[1], (option[2], number))
+        option = _OPTION.match(line) if mode == "" else None
+        if option:
+            _option(run, option, number)
     if not invocations:
         raise ToolOutputError(source, "line 1", "expected IOR's header line; found none")
     runs = []
     for invocation in invocations:
         runs.extend(_invocation_runs(invocation, source))
     return runs
+
+
+def _option(run: _Invocation, option: re.Match, number: int) -> None:
+    """Keep an option of the options block that iobound uses (the first of each name counts)."""
+    if not run.tests:  # IOR 3.0/3.1 print "Test 0 started" before; be lenient
+        run.tests.append(_Test(0, number))
+    run.tests[-1].options.setdefault(option[1], (option[2], number))
 
 
 def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int, source: str) -> None:
@@ -414,11 +436,36 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                                      ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
             workload, more = _text_workload(test, operation, direct, source)
             tags = more + handed.tags(operation, workload.nodes, "write" in test.rows.keys() | test.summary.keys())
+            if rows and summary is not None:
+                tags += _rows_against_summary(name, samples, *summary)
             origin = Origin(path=source, line=line, tool="ior", tool_version=run.version)
             runs.append(Run(label=_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
                             tags=tuple(tags), reported=reported, durations=durations))
     return runs
+
+
+def _row_rounding(value: float) -> float:
+    """Half the last digit of a row's bandwidth as IOR prints it: PPDouble gives 6 decimals under 1, 2 under 3600,
+    none above (IOR's ior-output.c); the summary table prints every figure with 2."""
+    return 5e-7 if value < 1 else 0.005 if value < 3600 else 0.5
+
+
+def _rows_against_summary(name: str, samples: tuple[float, ...], values: dict[str, str], line: int) -> list[tuple[str, str]]:
+    """The tag ``inconsistent`` where the summary table's max, min or mean is not that of the operation's rows,
+    beyond the rounding of both."""
+    mean_rounding = sum(map(_row_rounding, samples)) / len(samples)
+    figures = {"Max(MiB)": (max(samples), _row_rounding(max(samples))),
+               "Min(MiB)": (min(samples), _row_rounding(min(samples))),
+               "Mean(MiB)": (sum(samples) / len(samples), mean_rounding)}
+    disagree = []
+    for column, (counted, rounding) in figures.items():
+        printed = finite_number(values.get(column, ""))
+        if printed is not None and abs(printed - counted) > (rounding + 0.005) * (1 + 1e-9):
+            kind = column.split("(")[0].lower()
+            disagree.append(f"the {name} rows' {kind} is {counted:,.2f} MiB/s; the summary's {column} at line {line} "
+                            f"says {printed:,.2f} MiB/s")
+    return [("inconsistent", "; ".join(disagree))] if disagree else []
 
 
 def _reported(reps: Any, mean: float, std: float, low: float, high: float, *, where: str, source: str) -> Summary:
@@ -455,13 +502,18 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
     if ppn is None or ppn < 1:
         raise ToolOutputError(source, f"line {test.line}", "expected 'clients per node' in the test's "
                               "options; found none, so the processes per node are unknown")
-    if nodes is None:
-        if tasks is None or tasks % ppn or tasks < ppn:
-            raise ToolOutputError(source, f"line {test.line}", f"expected 'nodes', or tasks that are a "
-                                  f"multiple of the {ppn} clients per node; found tasks {tasks}")
+    if nodes is None and tasks is None:
+        raise ToolOutputError(source, f"line {test.line}", "expected 'nodes' or 'tasks' in the test's options; "
+                              "found neither, so the processes are unknown")
+    if nodes is None and (tasks % ppn or tasks < ppn):
+        # IOR counts its clients per node on node 0 only: tasks spread unevenly over the nodes do not divide.
+        tags += [("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
+                           "counted on node 0, so the tasks are spread unevenly and the node count is unknown"),
+                 ("processes", str(tasks))]
+    elif nodes is None:
         nodes = tasks // ppn
         tags.append(("nodes", "tasks / clients per node"))
-    if nodes < 1:
+    if nodes is not None and nodes < 1:
         raise ToolOutputError(source, f"line {options['nodes'][1]}", "expected at least 1 node; found 0")
     if tasks is not None:
         tags.append(("tasks", str(tasks)))
@@ -578,9 +630,9 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
                 samples.append(_json_number(result, "bwMiB", path, source))
                 durations.append(result.get("totalTime"))
         reported = None
+        entry = next(((i, s) for i, s in enumerate(summary) if isinstance(s, dict)
+                      and s.get("operation") == name and s.get("TestID", 0) == test_id), None)
         if not samples:
-            entry = next(((i, s) for i, s in enumerate(summary) if isinstance(s, dict)
-                          and s.get("operation") == name and s.get("TestID", 0) == test_id), None)
             if entry is None:
                 continue
             i, values = entry
@@ -592,6 +644,8 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
         workload, more = _json_workload(parameters, options, where, operation, direct_command, source)
         more += handed.tags(operation, workload.nodes, "write" in {r.get("access") for _, r in results} | {
             s.get("operation") for s in summary if isinstance(s, dict) and s.get("TestID", 0) == test_id})
+        if samples and entry is not None:
+            more += _json_against_summary(name, samples, *entry)
         if repairs:
             more.append(("json_repaired", repairs))
         api = str(parameters.get("api", options.get("api", "")))
@@ -603,6 +657,20 @@ def _json_test_runs(test: dict, where: str, summary: list, direct_command: bool 
                         origin=origin, tags=tuple(more), reported=reported,
                         durations=tuple(float(t) for t in durations)))
     return runs
+
+
+def _json_against_summary(name: str, samples: list[float], index: int, values: dict) -> list[tuple[str, str]]:
+    """The tag ``inconsistent`` where the JSON summary's max, min or mean is not that of the ``Results``: IOR
+    writes both with 4 decimals (%.4f), so they agree within 0.0001 MiB/s."""
+    figures = {"bwMaxMIB": max(samples), "bwMinMIB": min(samples), "bwMeanMIB": sum(samples) / len(samples)}
+    disagree = []
+    for key, counted in figures.items():
+        printed = values.get(key)
+        if isinstance(printed, (int, float)) and not isinstance(printed, bool) and math.isfinite(printed) \
+                and abs(printed - counted) > 1.0001e-4 * max(1.0, abs(counted) * 1e-9):
+            disagree.append(f"the {name} Results' {key[2:-3].lower()} is {counted:,.4f} MiB/s; summary[{index}].{key} "
+                            f"says {printed:,.4f} MiB/s")
+    return [("inconsistent", "; ".join(disagree))] if disagree else []
 
 
 def _json_readback(parameters: dict, options: dict, command: Readback, where: str, source: str) -> Readback:

@@ -10,7 +10,9 @@ import re
 from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
-from probes.readers.iperf3 import RATE_UNITS, UDP_RECEIVED, Interval, hosts_label, interval, rate_in
+from probes.core.inputs import iter_lines
+from probes.readers.iperf3 import (RATE_UNITS, UDP_RECEIVED, Interval, against_total, hosts_label, interval,
+                                   interval_style, rate_in)
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning
@@ -42,8 +44,11 @@ def looks_like(text: str) -> bool:
     True
     >>> looks_like("Connecting to host 10.0.0.2, port 5201\\n")
     False
+    >>> looks_like("[  4]  0.0- 1.0 sec   177 KBytes  1.45 Mbits/sec\\n")
+    True
     """
-    return bool(_CLIENT.search(text) or _SERVER.search(text) or _CONNECTION.search(text))
+    return bool(_CLIENT.search(text) or _SERVER.search(text) or _CONNECTION.search(text)
+                or interval_style(text) == "iperf2")
 
 
 def parse(text: str, *, source: str) -> list[Run]:
@@ -60,8 +65,10 @@ def parse(text: str, *, source: str) -> list[Run]:
     list of Run
         Labelled like ``"iperf2 TCP 1 stream 10.0.0.1 -> 10.0.0.2"``; one sample per interval
         line (``-i``), durations the intervals' seconds. A connection that printed only its
-        final line has that one sample. The final line (``0.0-10.0 sec``) is the tag
-        ``summary``, or says that it is missing (the test was stopped before it).
+        final line has that one sample (tagged ``intervals``). The final line (``0.0-10.0
+        sec``) is the tag ``summary``, or says that it is missing (the test was stopped before
+        it). Parallel streams (``-P``) are one run of their ``[SUM]`` lines, labelled with the
+        number of streams those lines add up.
 
     Raises
     ------
@@ -70,16 +77,26 @@ def parse(text: str, *, source: str) -> list[Run]:
 
     Notes
     -----
-    Who sends is read from the ports: a connection to the port the client connected to is
-    sent by this host, one to the port the server listens on is received (``(reverse)``
-    turns it round). iperf 2 prints its version only with ``-v``: the origin's version is
-    None otherwise.
+    - Who sends is read from the ports: a connection to the port the client connected to is
+      sent by this host, one to the port the server listens on is received (``(reverse)``
+      turns it round). iperf 2 prints its version only with ``-v``: the origin's version is
+      None otherwise.
+    - A line starting at 0 s is a connection's (or a [SUM]'s) final line when intervals came
+      before it, or when it is the only line of its connection (a test without ``-i``).
+      A [SUM] line adds up the connections whose lines came since the one before it; the
+      connection lines of a new test (or a header) start a new group.
+    - Interval lines alone (a server's report or a run stopped by a signal, cut before its
+      header) are read, and tagged ``connection``: who sent to whom, and the protocol, are
+      not shown.
+    - Where the intervals' Transfer column does not add up to the final line's, beyond the
+      rounding of what iperf printed, the run is tagged ``inconsistent`` with both figures
+      (see :func:`probes.readers.iperf3.against_total`).
     """
     if not looks_like(text):
         found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected iperf 2's output (a line 'Client connecting to <host>, "
-                              f"TCP port <n>', 'Server listening on TCP port <n>' or '[  3] local ... connected "
-                              f"with ...'); found {found}")
+                              f"TCP port <n>', 'Server listening on TCP port <n>', '[  3] local ... connected "
+                              f"with ...' or interval lines '[  3]  0.0- 1.0 sec ...'); found {found}")
     sections, version = _read(text, source)
     runs = [run for section in sections for run in _section_runs(section, version, source)]
     if not runs:
@@ -88,7 +105,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(sorted(runs, key=lambda run: run.origin.line))
 
 
-@dataclass
+@dataclass(eq=False)  # told apart by identity: two connections may print the same lines
 class _Stream:
     """One connection: its interval lines, final line, and (UDP) the server's report on it."""
 
@@ -103,13 +120,12 @@ class _Stream:
     grouped: bool = False
 
 
-@dataclass
+@dataclass(eq=False)
 class _Group:
-    """Parallel streams added up in [SUM] lines, and the ids of the streams in them."""
+    """Parallel streams added up in [SUM] lines, and the streams in them."""
 
     lines: list[Interval] = field(default_factory=list)
     summary: Interval | None = None
-    ids: set[str] = field(default_factory=set)
     members: list[_Stream] = field(default_factory=list)
 
 
@@ -120,17 +136,19 @@ class _Section:
     protocol: str | None = None
     connect_port: str | None = None
     listen_port: str | None = None
+    headed: bool = False
     streams: list[_Stream] = field(default_factory=list)
     current: dict[str, _Stream] = field(default_factory=dict)
     groups: list[_Group] = field(default_factory=list)
     open_group: _Group | None = None
-    pending: list[tuple[_Stream, Interval]] = field(default_factory=list)
+    pending: list[_Stream] = field(default_factory=list)
+    reported: bool = False
 
 
 def _read(text: str, source: str) -> tuple[list[_Section], str | None]:
     sections: list[_Section] = []
     version = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         if match := _VERSION.match(line):
             version = version or match[1]
             continue
@@ -145,19 +163,38 @@ def _read(text: str, source: str) -> tuple[list[_Section], str | None]:
             stream = _Stream(match[1], (match[2], match[3]), (match[4], match[5]), match[6])
             section.streams.append(stream)
             section.current[stream.id] = stream
+            section.pending.clear()  # a new connection: the lines before it are no part of its [SUM]
+            section.open_group = None
         elif match := _SERVER_REPORT.search(line):
             (section.current.get(match[1]) or _stream(section, match[1])).report_next = True
         elif item := interval(line, number, source):
+            section.reported = True
             _add(section, item)
+    for section in sections:
+        _settle(section)
     return sections, version
 
 
 def _header(sections: list[_Section], header: re.Match) -> None:
-    """Start a section; a client header right after a server's (iperf -d, -r) joins it."""
-    if not sections or sections[-1].streams:
-        sections.append(_Section())
+    """Start a section; a client header right after a server's (iperf -d, -r) joins it. Connections announced
+    just before the header, with nothing reported yet (iperf 2.1 may print one before it), belong to it."""
+    client = header.re is _CLIENT
+    last = sections[-1] if sections else None
+    taken = last is not None and (last.reported or (last.connect_port if client else last.listen_port) is not None)
+    if last is None or taken:
+        section = _Section()
+        if last is not None:
+            waiting = [s for s in last.streams if not (s.lines or s.summary or s.server_report or s.report_next)]
+            for stream in waiting:
+                last.streams.remove(stream)
+                if last.current.get(stream.id) is stream:
+                    del last.current[stream.id]
+                section.current[stream.id] = stream
+            section.streams += waiting
+        sections.append(section)
     section = sections[-1]
-    if header.re is _CLIENT:
+    section.headed = True
+    if client:
         section.protocol, section.connect_port = header[2], header[3]
     else:
         section.protocol, section.listen_port = header[1], header[2]
@@ -181,23 +218,23 @@ def _add(section: _Section, item: Interval) -> None:
     stream = _stream(section, item.id)
     if stream.report_next:
         stream.server_report, stream.report_next = item, False
-    elif item.start == 0 and stream.lines:
+        return
+    if item.start == 0 and stream.lines:
         stream.summary = item
-        section.pending.append((stream, item))
     else:
         stream.lines.append(item)
-        section.pending.append((stream, item))
+    if stream not in section.pending:
+        section.pending.append(stream)
 
 
 def _add_sum(section: _Section, item: Interval) -> None:
-    """A [SUM] line: its streams are those whose lines for the same interval came just before."""
+    """A [SUM] line: its streams are those whose lines came since the [SUM] line before it."""
     group = section.open_group
-    if group is None:
+    if group is None or (section.pending and not any(s in group.members for s in section.pending)):
         group = section.open_group = _Group()
         section.groups.append(group)
-    for stream, line in section.pending:
-        if (line.start, line.end) == (item.start, item.end) and stream.id not in group.ids:
-            group.ids.add(stream.id)
+    for stream in section.pending:
+        if stream not in group.members:
             group.members.append(stream)
             stream.grouped = True
     section.pending.clear()
@@ -208,20 +245,26 @@ def _add_sum(section: _Section, item: Interval) -> None:
         group.lines.append(item)
 
 
+def _settle(section: _Section) -> None:
+    """A connection (or [SUM]) whose only line starts at 0 s printed no intervals: that line is its final one."""
+    for owner in (*section.streams, *section.groups):
+        if owner.summary is None and len(owner.lines) == 1 and owner.lines[0].start == 0:
+            owner.summary = owner.lines.pop()
+
+
 def _section_runs(section: _Section, version: str | None, source: str) -> list[Run]:
     runs = []
     for group in section.groups:
-        lines = group.lines or [group.summary]
         sends = {_sends(section, stream) for stream in group.members}
         hosts = _hosts(group.members[0], sends.pop() if len(sends) == 1 else None) if group.members else None
-        tags = _tags(section, len(group.members), group.summary, None)
-        runs.append(_run(section, lines, len(group.members), hosts, tags, version, source))
+        tags = _tags(section, len(group.members), group.lines, group.summary, None)
+        runs.append(_run(section, group.lines or [group.summary], len(group.members), hosts, tags, version, source))
     for stream in section.streams:
         if stream.grouped or not (stream.lines or stream.summary):
             continue
-        lines = stream.lines or [stream.summary]
-        tags = _tags(section, 1, stream.summary, stream.server_report)
-        runs.append(_run(section, lines, 1, _hosts(stream, _sends(section, stream)), tags, version, source))
+        tags = _tags(section, 1, stream.lines, stream.summary, stream.server_report)
+        runs.append(_run(section, stream.lines or [stream.summary], 1, _hosts(stream, _sends(section, stream)), tags,
+                         version, source))
     return runs
 
 
@@ -256,18 +299,27 @@ def _hosts(stream: _Stream, sends: bool | None) -> str | None:
     return hosts_label(stream.local[0], stream.remote[0], sends)
 
 
-def _tags(section: _Section, streams: int, summary: Interval | None,
+def _tags(section: _Section, streams: int, lines: list[Interval], summary: Interval | None,
           server_report: Interval | None) -> list[tuple[str, str]]:
     tags = [("protocol", section.protocol)] if section.protocol else []
-    tags.append(("streams", str(streams)))
+    tags.append(("streams", str(streams)) if streams else ("streams", "not shown: the [SUM] lines' connections are "
+                                                                      "not in the text"))
     if summary is None:
         tags.append(("summary", "none: the output ends before the test's final line"))
     else:
         tags.append(("summary", summary.shown()))
         tags += _udp(summary)
+        if not lines:
+            tags.append(("intervals", "none printed (no -i): the sample is the final line over the whole test"))
+        elif disagreement := against_total(lines, summary, "the final line"):
+            tags.append(("inconsistent", disagreement))
     if server_report is not None:
         tags.append(("server_report", f"{server_report.shown()} ({' '.join(server_report.rest.split())})"))
         tags += _udp(server_report)
+    if not section.headed and not any(s.local for s in section.streams):
+        tags.append(("connection", "not shown: the text holds iperf 2's interval lines without its 'Client "
+                                   "connecting to' or 'Server listening on' header or connection lines, so the "
+                                   "hosts, who sent and the protocol are unknown"))
     return tags
 
 

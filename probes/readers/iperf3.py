@@ -14,13 +14,14 @@ from decimal import Decimal
 from typing import Any
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.readers.jsonfields import check, number as json_number
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning, line_of
 
 __all__ = ["looks_like", "parse", "received", "INTERVAL", "INTERVAL_LIKE", "RATE_UNITS", "UDP_RECEIVED", "Interval", "interval",
-           "rate_in", "hosts_label", "FORMAT"]
+           "rate_in", "hosts_label", "interval_style", "against_total", "FORMAT"]
 
 # What iobound read says it reads.
 FORMAT = "iperf3 output (-J JSON or text)"
@@ -43,13 +44,15 @@ RATE_UNITS = {
     "Bytes/sec": ("B/s", "byte", 1), "KBytes/sec": ("KiB/s", "byte", 2**10), "MBytes/sec": ("MiB/s", "byte", 2**20),
     "GBytes/sec": ("GiB/s", "byte", 2**30), "TBytes/sec": ("TiB/s", "byte", 2**40),
 }
+# Transfer columns ("3.75 MBytes"): 1024-based, as the rates in bytes are.
+BYTE_UNITS = {"Bytes": 1, "KBytes": 2**10, "MBytes": 2**20, "GBytes": 2**30, "TBytes": 2**40}
 _NUMBER = r"\d+(?:\.\d+)?"
 # One interval or summary line of iperf 2 or 3: "[  5]   0.00-1.00   sec  3.75 MBytes  31.4 Mbits/sec ...",
 # "[SUM][TX-C] ...", "[  3]  0.0- 1.0 sec  30.4 MBytes   255 Mbits/sec"; what follows the rate is ``rest``.
 INTERVAL = re.compile(
     r"\[\s*(?P<id>\d+|SUM(?:-\d+)?)\](?:\[(?P<role>[TR]X-[CS])\])?\s+(?P<start>" + _NUMBER + r")\s*-\s*(?P<end>"
-    + _NUMBER + r")\s+sec\s+" + _NUMBER + r"\s+[KMGT]?Bytes\s+(?P<rate>" + _NUMBER + r")\s+(?P<unit>[KMGT]?(?:bits|Bytes)/sec)"
-    r"(?P<rest>.*)$")
+    + _NUMBER + r")\s+sec\s+(?P<transfer>" + _NUMBER + r")\s+(?P<transfer_unit>[KMGT]?Bytes)\s+(?P<rate>" + _NUMBER
+    + r")\s+(?P<unit>[KMGT]?(?:bits|Bytes)/sec)(?P<rest>.*)$")
 # A line that starts like an interval line: if INTERVAL does not match it, it is malformed, not something else.
 INTERVAL_LIKE = re.compile(r"\[\s*(?:\d+|SUM)[^\]]*\].*\bsec\b.*Bytes")
 
@@ -60,7 +63,16 @@ _CONNECTED = re.compile(r"\[\s*\d+\] local (\S+) port \d+ connected to (\S+) por
 _ACCEPTED = re.compile(r"^Accepted connection from \S+, port \d+")
 _REVERSE = re.compile(r"^Reverse mode, remote host \S+ is sending")
 _STARTING = re.compile(r"^Starting Test: protocol: (\w+), (\d+) streams")
-_HEADER = re.compile(r"^\[ ID\](?:\[Role\])? Interval\s+Transfer\s+(?:Bitrate|Bandwidth)(.*)$")
+_HEADER = re.compile(r"^\[ ID\](?:\[Role\])? Interval\s+Transfer\s+(?:Bitrate|Bandwidth)(.*)$", re.MULTILINE)
+# How iperf3 and iperf 2 print an interval's times, which tells their texts apart where no other line does
+# (an output cut at the top): iperf3 "%6.2f-%-6.2f sec", two decimals and the end padded to 6 characters
+# ("0.00-1.00   sec", "9.00-10.00  sec"); iperf 2.0.5 "%4.1f-%4.1f sec" (" 0.0- 1.0 sec"), 2.0.10 on
+# "%4.2f-%4.2f sec" and, built with fast sampling (2.1's default), "%4.4f-%4.4f sec" ("0.0000-0.5000
+# sec"): one space before "sec" always (iperf2 source, include/headers.h IPERFTimeFrmt).
+# (Searched from the "]" on, a literal the search skips to quickly, then checked to start its line: a
+# pattern anchored at every line's start costs a second on a 50 MB output of another tool.)
+_TIMES = re.compile(r"\](?:\[[TR]X-[CS]\])?\s+\d+\.(\d+)\s*-\s*(\d+)\.(\d+)( +)sec\s")
+_LINE_ID = re.compile(r"\[\s*(?:\d+|SUM(?:-\d+)?)")
 _VERSION = re.compile(r"^iperf (3\.\S+)")
 _FAILURE = re.compile(r"^iperf3: ((?:error|interrupt) - .*?)\s*$")
 _SIDE = re.compile(r"\s(sender|receiver)\s*$")
@@ -81,15 +93,53 @@ def looks_like(text: str) -> bool:
     >>> looks_like("Client connecting to 10.0.0.2, TCP port 5001\\n")
     False
     """
-    if '"intervals"' in text and '"test_start"' in text and _JSON_OPENING.search(text):
+    # A run that never connected has no test_start, but its "connected" list is there (empty).
+    if '"intervals"' in text and ('"test_start"' in text or '"connected"' in text) and _JSON_OPENING.search(text):
         return True
     return _text_marker(text) is not None
 
 
 def _text_marker(text: str) -> int | None:
-    """Where the first line only iperf3's text prints starts, if any."""
+    """Where the first line only iperf3's text prints starts, if any; in a text cut before those lines (it starts
+    at the interval header or the intervals), the first header or interval line, if they are iperf3's."""
     found = [m.start() for m in (_CONNECTING.search(text), _LISTENING.search(text), _CONNECTED.search(text)) if m]
-    return min(found, default=None)
+    if found:
+        return min(found)
+    if interval_style(text) != "iperf3":
+        return None
+    header = _HEADER.search(text)
+    first = next(_interval_times(text))[0]
+    return first if header is None else min(header.start(), first)
+
+
+def _interval_times(text: str):
+    """Each interval line's start and the match of its times (fractional digits, the end's whole part and its
+    fractional digits, the blanks before "sec")."""
+    for match in _TIMES.finditer(text):
+        line = text.rfind("\n", 0, match.start()) + 1
+        if _LINE_ID.fullmatch(text, line, match.start()):
+            yield line, match
+
+
+def interval_style(text: str) -> str | None:
+    """``"iperf3"`` or ``"iperf2"``: whose interval lines ``text`` holds, told by how they print times; None if none.
+
+    A line whose end is 100 s or more looks the same from both; the first line that tells decides.
+
+    >>> interval_style("[  5]   0.00-1.00   sec   304 MBytes  2.54 Gbits/sec\\n")
+    'iperf3'
+    >>> interval_style("[  3]  0.0- 1.0 sec  30.4 MBytes   255 Mbits/sec\\n")
+    'iperf2'
+    """
+    for _, match in _interval_times(text):
+        start, whole, end, spaces = len(match[1]), match[2], len(match[3]), len(match[4])
+        if start != end:
+            continue
+        if start in (1, 4):
+            return "iperf2"
+        if start == 2 and len(whole) <= 2:
+            return "iperf3" if spaces >= 2 else "iperf2"
+    return None
 
 
 def parse(text: str, *, source: str) -> list[Run]:
@@ -114,15 +164,23 @@ def parse(text: str, *, source: str) -> list[Run]:
     ------
     ToolOutputError
         If the text is not iperf3's output, is invalid JSON, has malformed interval lines, or
-        holds a test with neither intervals nor a summary (iperf3's error is quoted if it printed one).
+        holds a test with neither intervals nor a summary (iperf3's error is quoted if it printed
+        one: a ``-J`` document of a run that never connected is "iperf3 JSON with no measurement",
+        with its ``error``).
 
     Notes
     -----
-    Tags: ``protocol``, ``streams``, ``reverse``, the ``sum_sent`` and ``sum_received`` totals,
-    TCP ``retransmits``, UDP ``jitter_ms``, ``lost_packets`` and ``lost_percent`` (as the receiver
-    reported them), ``omitted`` intervals and iperf3's ``error`` (an interrupted test keeps the
-    intervals it measured). A test that printed no intervals (``-i 0``) gives one sample, its
-    receiver's total, and says so in the tag ``intervals``.
+    - Tags: ``protocol``, ``streams``, ``reverse``, the ``sum_sent`` and ``sum_received`` totals,
+      TCP ``retransmits``, UDP ``jitter_ms``, ``lost_packets`` and ``lost_percent`` (as the receiver
+      reported them), ``omitted`` intervals and iperf3's ``error`` (an interrupted test keeps the
+      intervals it measured). A test that printed no intervals (``-i 0``) gives one sample, its
+      receiver's total, and says so in the tag ``intervals``.
+    - A text cut before its first lines (it starts at the interval header or the intervals) is
+      read where its interval lines are iperf3's (see :func:`interval_style`), and tagged
+      ``connection``: the hosts are not shown.
+    - Where the intervals' bytes do not add up to the total of the side that printed them
+      (text: the Transfer column, within its rounding; JSON: the byte counts), the run is tagged
+      ``inconsistent`` with both figures (see :func:`against_total`).
     """
     opening = _JSON_OPENING.search(text)
     marker = _text_marker(text)
@@ -179,6 +237,8 @@ class Interval:
     rate: str
     unit: str
     rest: str
+    transfer: str = "0"
+    transfer_unit: str = "Bytes"
 
     @property
     def seconds(self) -> float:
@@ -187,6 +247,54 @@ class Interval:
     def shown(self) -> str:
         """The figure as a tag shows it: ``"30.4 Mbit/s over 0.00-10.00 s"``."""
         return f"{self.rate} {RATE_UNITS[self.unit][0]} over {self.start}-{self.end} s"
+
+    @property
+    def moved(self) -> Decimal:
+        """The bytes of the Transfer column, as printed."""
+        return Decimal(self.transfer) * BYTE_UNITS[self.transfer_unit]
+
+    @property
+    def moved_rounding(self) -> Decimal:
+        """How far the printed Transfer may be from the bytes counted: half its last digit (iperf rounds to 3 or 4 figures)."""
+        exponent = Decimal(self.transfer).as_tuple().exponent
+        return Decimal(5).scaleb(exponent - 1) * BYTE_UNITS[self.transfer_unit]
+
+
+def against_total(lines: list[Interval], total: Interval, what: str) -> str | None:
+    """How the interval lines of a test disagree with its total line, beyond what printing explains; None if they agree.
+
+    Both count the bytes one side moved: the intervals' Transfer column adds up to the total's,
+    within half a last printed digit of each figure. Where the intervals leave part of the total's
+    time uncovered (the last, partial interval is not always printed) the total may hold more,
+    at most what that time carries at the highest rate an interval reached. Intervals reaching
+    outside the total's time are not the same span: nothing is compared. ``what`` names the
+    total ("the sender's total").
+
+    Returns
+    -------
+    str or None
+        ``"the intervals add up to 36.2 MBytes over 0.00-10.00 s; the sender's total says 44.5
+        MBytes over 0.00-10.00 s"``, for the tag ``inconsistent``.
+    """
+    steps = {Decimal(1).scaleb(min(item.start.as_tuple().exponent, item.end.as_tuple().exponent, 0))
+             for item in (*lines, total)}
+    step = max(steps)  # the times' printed resolution: 0.01 s for iperf3, 0.1 s for iperf 2.0
+    if not lines or any(item.start < total.start or item.end > total.end + step for item in lines):
+        return None
+    counted = sum((item.moved for item in lines), Decimal(0))
+    rounding = sum((item.moved_rounding for item in lines), total.moved_rounding)
+    covered = sum((item.end - item.start for item in lines), Decimal(0))
+    uncovered = max(total.end - total.start - covered, Decimal(0)) + 2 * step
+    peak = max((item.moved / (item.end - item.start) for item in lines if item.end > item.start), default=Decimal(0))
+    low, high = counted - rounding, counted + rounding + peak * uncovered
+    if low <= total.moved <= high:
+        return None
+    size = BYTE_UNITS[total.transfer_unit]
+    figure = float(counted / size)
+    if not math.isfinite(figure):
+        return None
+    return (f"the intervals add up to {figure:.3g} {total.transfer_unit} over {lines[0].start}-{lines[-1].end} s; "
+            f"{what} says {total.transfer} {total.transfer_unit} over {total.start}-{total.end} s")
 
 
 def interval(line: str, number: int, source: str) -> Interval | None:
@@ -201,7 +309,8 @@ def interval(line: str, number: int, source: str) -> Interval | None:
     if end < start:
         raise ToolOutputError(source, f"line {number}", f"expected an interval that ends after it starts; found "
                               f"{match['start']}-{match['end']} sec")
-    return Interval(number, match["id"], match["role"] or "", start, end, match["rate"], match["unit"], match["rest"])
+    return Interval(number, match["id"], match["role"] or "", start, end, match["rate"], match["unit"], match["rest"],
+                    match["transfer"], match["transfer_unit"])
 
 
 def rate_in(item: Interval, unit: str, source: str) -> float:
@@ -295,12 +404,14 @@ def _document_runs(document: Any, line: int, prefix: str, source: str) -> list[R
         if not samples:
             total = end.get("sum_received" + suffix)
             if not isinstance(total, dict) or "bits_per_second" not in total or "seconds" not in total:
-                failure = f"iperf3 reported: {error}" if isinstance(error, str) else (
-                    "the output holds no measured interval and no receiver total: the test did not run or was cut")
-                raise ToolOutputError(source, prefix + ("error" if isinstance(error, str) else "intervals"), failure)
+                raise ToolOutputError(source, prefix + ("error" if isinstance(error, str) else "intervals"),
+                                      _no_measurement(start, error))
             samples = [fields.number(total, "bits_per_second", f"end.sum_received{suffix}.bits_per_second")]
             durations = [fields.number(total, "seconds", f"end.sum_received{suffix}.seconds")]
             tags.append(("intervals", "none reported; the sample is the receiver's total over the whole test"))
+        else:
+            disagreement = _json_consistency(start, test, intervals, end, key, suffix)
+            tags += [("inconsistent", disagreement)] if disagreement else []
         if omitted:
             tags.append(("omitted", f"{omitted} interval(s) of the -O warm-up left out"))
         if isinstance(error, str):
@@ -309,6 +420,53 @@ def _document_runs(document: Any, line: int, prefix: str, source: str) -> list[R
                         samples=tuple(samples), unit=BIT_RATE, origin=origin, tags=tuple(tags),
                         durations=tuple(durations)))
     return runs
+
+
+def _no_measurement(start: dict, error: Any) -> str:
+    """Why an iperf3 JSON document holds no figure: iperf3's own error where it gave one (a run that never connected)."""
+    never = ", no connection in start.connected" if start.get("connected") == [] else ""
+    why = f"iperf3 reported: {error}" if isinstance(error, str) else "the test did not run or was cut"
+    return f"expected a measurement; found iperf3 JSON with none (no interval, no receiver total{never}): {why}"
+
+
+def _json_consistency(start: dict, test: dict, intervals: list, end: dict, key: str, suffix: str) -> str | None:
+    """Where the intervals' bytes do not add up to the end total of the side that counted them, both figures.
+
+    iperf3 counts the bytes of the intervals and of ``end.sum_sent`` (or ``sum_received``) on the
+    same counter of one side, so they agree exactly in every real output (the corpus: to the byte);
+    only time the intervals leave uncovered may add to the total, at most at their highest rate.
+    Intervals say which side they count (``"sender"``, iperf 3.9 on), else the client sends unless
+    reversed. None where they agree, or where the figures needed are not all there.
+    """
+    sums = [item.get(key) for item in intervals if isinstance(item, dict)]
+    sums = [s for s in sums if isinstance(s, dict) and s.get("omitted") is not True]
+    figures = [(s.get("bytes"), s.get("seconds")) for s in sums]
+    if not figures or not all(_finite(b) and _finite(t) and t >= 0 for b, t in figures):
+        return None
+    said = {s.get("sender") for s in sums}
+    if said <= {True, False} and len(said) == 1:
+        sends = said.pop()
+    elif "connecting_to" in start or "accepted_connection" in start:
+        sends = ("connecting_to" in start) != (bool(test.get("reverse")) != bool(suffix))
+    else:
+        return None
+    name = ("sum_sent" if sends else "sum_received") + suffix
+    total = end.get(name)
+    if not isinstance(total, dict) or not _finite(total.get("bytes")) or not _finite(total.get("seconds")):
+        return None
+    counted = sum(b for b, _ in figures)
+    covered = sum(t for _, t in figures)
+    peak = max((b / t for b, t in figures if t > 0), default=0.0)
+    uncovered = max(total["seconds"] - covered, 0.0)
+    slack = 1e-9 * max(counted, total["bytes"], 1)  # float sums of whole byte counts
+    if counted - slack <= total["bytes"] <= counted + peak * uncovered + slack:
+        return None
+    return (f"the intervals add up to {counted:,.0f} bytes over {covered:.3f} s; end.{name} says "
+            f"{total['bytes']:,.0f} bytes over {total['seconds']:.3f} s")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _json_samples(intervals: list, key: str, fields: _Fields) -> tuple[list[float], list[float], int]:
@@ -401,10 +559,9 @@ def _parse_text(text: str, source: str) -> list[Run]:
     tests: list[_Test] = []
     version = None
     quoting_server = False  # after "Server output:" (--get-server-output) the server's own text follows
-    lines = text.splitlines()
     # A last line without its newline may be cut before "(omitted)" or "sender": it is not read.
-    unterminated = len(lines) if text and text[-1] not in "\r\n" else None
-    for number, line in enumerate(lines, start=1):
+    unterminated = sum(1 for _ in iter_lines(text)) if text and text[-1] not in "\r\n" else None
+    for number, line in enumerate(iter_lines(text), start=1):
         if _CONNECTING.match(line):
             tests.append(_Test(number, client=True))
             quoting_server = False
@@ -497,12 +654,24 @@ def _role_run(test: _Test, role: str, version: str | None, source: str) -> Run:
     if not lines:
         lines = [_whole_test(totals, test, source)]
         tags.append(("intervals", "none printed; the sample is the summary line over the whole test"))
+    else:
+        tags += _consistency(test, role, lines, totals)
     unit = lines[0].unit
     samples = tuple(rate_in(item, unit, source) for item in lines)
     origin = Origin(path=source, line=lines[0].line, tool="iperf3", tool_version=version)
     return Run(label=_text_label(test, role, len(streams)), workload=None, metric=Metric.BANDWIDTH,
                samples=samples, unit=RATE_UNITS[unit][0], origin=origin, tags=tuple(tags),
                durations=tuple(item.seconds for item in lines))
+
+
+def _consistency(test: _Test, role: str, lines: list[Interval], totals: list[tuple[Interval, str | None]]) -> list[tuple[str, str]]:
+    """The tag ``inconsistent`` where the intervals do not add up to the total of the side that printed them."""
+    side = {True: "sender", False: "receiver"}.get(_sends(test, role))
+    total = next((item for item, said in totals if said is not None and said == side), None)
+    if total is None:
+        return []
+    disagreement = against_total(lines, total, f"the {side}'s total")
+    return [("inconsistent", disagreement)] if disagreement else []
 
 
 def _whole_test(totals: list[tuple[Interval, str | None]], test: _Test, source: str) -> Interval:
@@ -573,6 +742,9 @@ def _text_tags(test: _Test, role: str, streams: int, totals: list[tuple[Interval
         tags.append(("omitted", f"{test.omitted[role]} interval(s) of the -O warm-up left out"))
     if test.error:
         tags.append(("error", test.error))
+    if test.client is None and test.hosts is None:
+        tags.append(("connection", f"not shown: the output starts at line {test.line} without iperf3's 'Connecting to "
+                                   "host' or 'Accepted connection' line, so the hosts are unknown"))
     if test.cut_line:
         tags.append(("cut_line", f"line {test.cut_line} ends the output without a newline and may be cut "
                                  "short: it is left out"))

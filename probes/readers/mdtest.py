@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import from_reported
 from probes.core.units import Metric
@@ -208,7 +209,7 @@ class _Invocation:
 
 def _read(text: str, source: str) -> list[_Invocation]:
     invocations: list[_Invocation] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(iter_lines(text), start=1):
         header = _HEADER.match(line)
         if header:
             _close(invocations, source)

@@ -27,16 +27,19 @@ UNIT = "ms"
 _LINUX = re.compile(r"^PING ([^\s(]+)\s*(?:\(([^)\s]*)\))?[^\n]*?(?:bytes of data|data bytes)", re.MULTILINE)
 # One iputils reply ("icmp_req" before 2012); replies may share a line in captured logs; "dup" marks a duplicate.
 REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
+# The statistics are read wherever they stand on a line: a log may glue them to the text before them
+# (a reply without its line break, "^C", a timestamp); the sniff still wants them at a line's start.
 _LINUX_STATISTICS = re.compile(r"^--- (\S+) ping statistics ---", re.MULTILINE)
-_LINUX_COUNTS = re.compile(r"^(?P<sent>\d+) packets transmitted, (?P<received>\d+) (?:packets )?received,"
-                           r"(?: \+\d+ duplicates,)?(?: \+\d+ errors,)? (?P<loss>\d+(?:\.\d+)?)% packet loss", re.MULTILINE)
-_LINUX_RTT = re.compile(r"^(?:rtt|round-trip) (min/avg/max/\w+ = [\d./]+ ms)", re.MULTILINE)
+_LINUX_STATISTICS_ANYWHERE = re.compile(r"--- (\S+) ping statistics ---")
+_LINUX_COUNTS = re.compile(r"(?<![\d.])(?P<sent>\d+) packets transmitted, (?P<received>\d+) (?:packets )?received,"
+                           r"(?: \+\d+ duplicates,)?(?: \+\d+ errors,)? (?P<loss>\d+(?:\.\d+)?)% packet loss")
+_LINUX_RTT = re.compile(r"(?<![\w-])(?:rtt|round-trip) (min/avg/max/\w+ = [\d./]+ ms)")
 _WINDOWS = re.compile(r"^Pinging (\S+)(?: \[([^\]\s]+)\])? (?:from \S+ )?with \d+ bytes of data:", re.MULTILINE)
 _WINDOWS_REPLY = re.compile(r"Reply from [^\n]*?: (?:bytes=\d+ )?time(?P<below><)?=?(?P<time>\d+)ms")
-_WINDOWS_STATISTICS = re.compile(r"^Ping statistics for ", re.MULTILINE)
-_WINDOWS_COUNTS = re.compile(r"^\s*Packets: Sent = (?P<sent>\d+), Received = (?P<received>\d+), Lost = \d+ "
-                             r"\((?P<loss>\d+)% loss\)", re.MULTILINE)
-_WINDOWS_RTT = re.compile(r"^\s*(Minimum = \d+ms, Maximum = \d+ms, Average = \d+ms)", re.MULTILINE)
+_WINDOWS_STATISTICS = re.compile(r"Ping statistics for ")
+_WINDOWS_COUNTS = re.compile(r"\bPackets: Sent = (?P<sent>\d+), Received = (?P<received>\d+), Lost = \d+ "
+                             r"\((?P<loss>\d+)% loss\)")
+_WINDOWS_RTT = re.compile(r"\b(Minimum = \d+ms, Maximum = \d+ms, Average = \d+ms)")
 
 
 def looks_like(text: str) -> bool:
@@ -80,7 +83,8 @@ def parse(text: str, *, source: str) -> list[Run]:
     -----
     - Duplicate replies (``(DUP!)``) are left out and counted in the tag ``duplicates``.
     - Output cut before the statistics is still read from its reply lines; the tag
-      ``statistics`` says that the packets sent and lost are unknown.
+      ``statistics`` says that the packets sent and lost are unknown. Statistics that share
+      a line with other text (a log that lost a line break, a timestamp before them) are read.
     - Where the reply lines and the statistics disagree (the statistics count more
       replies than were printed), the tag ``replies_printed`` says so; samples are the printed ones.
     - Windows prints ``time<1ms`` for any reply faster than 1 ms, without its value. Such
@@ -113,7 +117,7 @@ class _Flavour:
     rtt: re.Pattern
 
 
-_LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, _LINUX_STATISTICS, _LINUX_COUNTS, _LINUX_RTT)
+_LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, _LINUX_STATISTICS_ANYWHERE, _LINUX_COUNTS, _LINUX_RTT)
 _WINDOWS_FLAVOUR = _Flavour("Windows", _WINDOWS, _WINDOWS_REPLY, _WINDOWS_STATISTICS, _WINDOWS_COUNTS,
                             _WINDOWS_RTT)
 

@@ -13,7 +13,6 @@ a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``,
 from __future__ import annotations
 
 import csv
-import io
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
@@ -104,12 +103,23 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
 
 def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
     """The CSV rows with the line each starts on, without blank rows and ``#`` comments."""
-    reader = csv.reader(io.StringIO(text.removeprefix("\ufeff")))
+    reader = csv.reader(_lines(text))
     start = 1
     for cells in reader:
         if cells and any(c.strip() for c in cells) and not cells[0].lstrip().startswith("#"):
             yield start, cells
         start = reader.line_num + 1
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` with their ends, cut at each "\\n" as a file is (a byte-order mark dropped), one at a
+    time: io.StringIO would hold a copy of the text at 4 bytes a character."""
+    start, end = (1 if text.startswith("\ufeff") else 0), len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop + 1
+        yield text[start:stop]
+        start = stop
 
 
 def _columns(header: list[str]) -> list[str]:

@@ -11,6 +11,10 @@ __all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number"
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
 _SUFFIXES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60}
+# Where a command has no quote and no backslash, shlex.split only splits at its blanks (space, tab,
+# CR, LF); shlex reads a character at a time, 20 µs a word: too slow for a log of 20,000 runs.
+_QUOTING = re.compile(r"[\\'\"]")
+_SHELL_WORD = re.compile(r"[^ \t\r\n]+")
 
 
 def line_of(text: str, offset: int) -> int:
@@ -30,6 +34,8 @@ def beginning(text: str) -> str:
 
 def split_words(command: str) -> list[str]:
     """A command line split as a shell would; a line cut inside a quote is split at blanks instead."""
+    if not _QUOTING.search(command):
+        return _SHELL_WORD.findall(command)
     try:
         return shlex.split(command)
     except ValueError:
