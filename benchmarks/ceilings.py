@@ -328,6 +328,24 @@ def scipy_built_once(topology: Topology, cases: list[Case], ceilings: list) -> d
     return {"method": fastest, "ms_per_workload": 1e3 * times[fastest], "agree": agree}
 
 
+def warm_model(topology: Topology, cases: list[Case]) -> dict:
+    """CPU ms per workload of a Model whose flow networks are built (as the peer's graphs are): the ceiling's
+    value alone, and the whole ceiling; the best of 3 each."""
+    model = Model(topology)
+    for case in cases:
+        model.ceiling(case.workload, case.clients)
+    best = {}
+    for name, solve in (("bound_ms", model.bound), ("ceiling_ms", model.ceiling)):
+        times = []
+        for _ in range(3):
+            start = time.process_time()
+            for case in cases:
+                solve(case.workload, case.clients)
+            times.append((time.process_time() - start) / len(cases))
+        best[name] = 1e3 * min(times)
+    return best
+
+
 def chain_topology(groups: int) -> Topology:
     """A system of about ``groups`` groups: a fifth clients, a fifth servers, the rest devices, two fabrics between."""
     clients, servers = max(groups // 5, 1), max(groups // 5, 1)
@@ -600,13 +618,17 @@ def main() -> int:
             "it also names the binding layers and cache ceilings)")
         line("networkx, grouped graph", on_groups, "networkx_grouped", AGREE)
         once = scipy_built_once(topology, pure_cases, pure_ceilings)
-        figures["scipy_grouped_built_once"] = once
-        met_peer = 1e3 * model <= once["ms_per_workload"]
-        say(f"  {'scipy maximum_flow, grouped':32} {once['ms_per_workload']:9.3f} ms  solve alone, the graphs built "
-            f"beforehand; {once['method']}; equal to the model's ceilings within {AGREE_INT32:g}: "
-            f"{'yes' if once['agree'] else 'NO'}")
+        warm = warm_model(topology, pure_cases)
+        figures["scipy_grouped_built_once"], figures["model_networks_built_once"] = once, warm
+        met_peer = warm["bound_ms"] <= once["ms_per_workload"]
+        say(f"\nthe graphs built beforehand (a peer's and the model's flow networks alike), CPU per workload:")
+        say(f"  {'scipy maximum_flow, grouped':32} {once['ms_per_workload']:9.3f} ms  the flow's value; {once['method']}; "
+            f"equal to the model's ceilings within {AGREE_INT32:g}: {'yes' if once['agree'] else 'NO'}")
+        say(f"  {'iobound, the ceiling alone':32} {warm['bound_ms']:9.3f} ms  the same value (Model.bound)")
+        say(f"  {'iobound, the whole ceiling':32} {warm['ceiling_ms']:9.3f} ms  with every layer's own limit, what binds and "
+            "the caches' ceilings")
         say(f"goal: at least as fast per workload as scipy's compiled maximum_flow on the grouped graph built once: "
-            f"{1e3 * model:.3f} vs {once['ms_per_workload']:.3f} ms: {'PASS' if met_peer else 'MISS'}")
+            f"{warm['bound_ms']:.3f} vs {once['ms_per_workload']:.3f} ms: {'PASS' if met_peer else 'MISS'}")
         line("scipy maximum_flow, member level", on_members, "scipy_members", AGREE_INT32)
 
         if args.baseline_sample:

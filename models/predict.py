@@ -177,6 +177,10 @@ class Model:
         network = self.network(self.shape(workload), chosen)
         full = network.capacities(workload, counts)
         value, cut = self.cut(network, workload, counts, full=full)
+        shared = self._shared_nodes(workload, counts)
+        if shared and shared[1] < value * (1 - TIE):  # nodes that are clients and servers at once bind
+            value, cut = shared[1], []
+
         @functools.cache
         def values() -> dict:  # the symbols' values, made when a formula is first asked for
             return network.constants | workload_values(workload, counts)
@@ -187,6 +191,10 @@ class Model:
             layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, *solved, values, Metric.BANDWIDTH))
             if solved is not None and math.isclose(solved[0], value, rel_tol=TIE):
                 binding_layers.append(name)
+        if shared:
+            layers.append(shared[0])
+            if math.isclose(shared[1], value, rel_tol=TIE):
+                binding_layers.append(shared[0].layer)
         limited = [layer for layer in layers if layer.value is not None]
         binding_layers = tuple(binding_layers)
         mixed = None
@@ -198,6 +206,33 @@ class Model:
         return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
                        tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
                        self._caches(workload, chosen, counts) if caches else (), mixed)
+
+    def _shared_nodes(self, workload: Workload, counts: dict[str, int]) -> tuple[LayerLimit, float] | None:
+        """Servers on the client nodes (``on``) share each node's own throughput with its client: where some node
+        runs both roles (k clients and S servers on N nodes, k + S > N), it moves its client's W / k and its
+        server's W / S, so W ≤ B·k·S / (k + S). None where no node runs both or the nodes state no bandwidth."""
+        best = None
+        op = workload.operation.value
+        for server in self.topology.of_kind(Kind.SERVER):
+            host = self.topology.group(server.on) if server.on else None
+            stated = host.capacity("bandwidth", op) if host and server.on in counts else None
+            k, s = counts.get(server.on, 0), server.count
+            if stated is None or stated.value is None or k + s <= host.count:
+                continue
+            limit = canonical(stated.value) * k * s / (k + s)
+            if best is None or limit < best[1]:
+                best = (server, host, stated.value, k, s, limit)
+        if best is None:
+            return None
+        server, host, node, k, s, limit = best
+
+        def symbolic() -> tuple[tuple, dict]:
+            from models.formulas import count_symbol, group_symbol
+
+            b, n, m = group_symbol("B", host.name), count_symbol(host.name), count_symbol(server.name)
+            return (b * n * m / (n + m),), {b: node, n: k, m: s}
+        return LayerLimit("shared nodes (client and server)", rate(limit, Metric.BANDWIDTH),
+                          (Component(host.name, "bandwidth"),), symbolic), limit
 
     def _mixed(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         """Reads and writes at once, a share r of the bytes read: NICs and links carry each direction on its

@@ -219,3 +219,17 @@ def test_each_tier_of_networks_a_request_crosses_adds_its_round_trip():
                               + _links(("c", "front"), ("front", "s"), ("s", "back"), ("back", "d")))
     ceiling = predict(topology, Workload(Operation.READ, Q_(4, "KiB"), nodes=1, direct=True))
     assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (30e-6 + 4096 / 1e9))
+
+
+def test_servers_on_the_client_nodes_share_each_nodes_own_throughput():
+    """8 nodes of 2 GB/s each run a client and a server: each moves W / 8 as a client and W / 8 as a server,
+    so W <= 2 GB/s x 8 x 8 / 16 = 8 GB/s, under the 16 GB/s the nodes give either role alone."""
+    topology = parse_topology('[clients.c]\ncount = 8\nnic = "100 Gbit/s"\nbandwidth = "2 GB/s"\n[networks.n]\n'
+                              '[servers.s]\ncount = 8\non = "c"\n[devices.d]\ncount = 8\nbandwidth = "7 GB/s"\n'
+                              + _links(("c", "n"), ("n", "s"), ("s", "d")))
+    ceiling = predict(topology, WRITE)
+    assert ceiling.value.m_as("GB/s") == pytest.approx(8)
+    assert ceiling.binding_layers == ("shared nodes (client and server)",)
+    assert ceiling.evaluate() == pytest.approx(ceiling.value.m_as("B/s"))
+    # 4 of the 8 nodes run clients: still some node runs both (4 + 8 > 8): 2 x 4 x 8 / 12 = 5.33 GB/s < 4 x 2
+    assert predict(topology, Workload(Operation.WRITE, Q_(1, "MiB"), nodes=4)).value.m_as("GB/s") == pytest.approx(16 / 3)
