@@ -3,11 +3,12 @@
 Each group becomes a chain of stages, one per capacity that applies (a client's own
 throughput, the requests it keeps in flight, its NIC; a server's NIC, then its own
 throughput; a device's bandwidth, then its IOPS for random access). Links join the
-chains in the direction data moves: clients → networks → servers → devices for writes,
-reversed for reads. The network is built once per shape (operation, access, which
-limits apply) and solved for many workloads: a stage's capacity is a number times what
-the workload changes (nodes, transfer size, processes, queue depth). Every stage also
-carries its sympy term, so a cut's value has a formula.
+chains in the direction data moves: clients → networks → servers → (networks →) devices
+for writes, reversed for reads. The network is built once per shape (operation, access,
+which limits and device tiers apply) and solved for many workloads: a stage's capacity is
+a number times what the workload changes (nodes, transfer size, processes, queue depth).
+Every stage also keeps the recipe of its sympy term, made when a formula is asked for, so
+a cut's value has one without a sweep paying for it.
 """
 
 from __future__ import annotations
@@ -201,11 +202,13 @@ class FlowNetwork:
             self._add(nodes[-1], STORAGE, None)
 
     def _stores(self, server: Group) -> bool:
-        """Whether a server group holds the data itself: with no devices anywhere, one that passes it to no other server."""
+        """Whether a server group holds the data itself: with no devices anywhere, one that passes it to no server
+        farther from the clients (a gateway passes it on; two servers side by side both keep theirs)."""
         if self.topology.of_kind(Kind.DEVICE):
             return False
-        return not any(u == server.name and self.topology.group(v).kind is Kind.SERVER
-                       for u, v, _ in self.topology.data_links())
+        distance = self.topology.distance
+        return not any(u == server.name and self.topology.group(v).kind is Kind.SERVER and
+                       distance.get(v, 0) > distance.get(u, 0) for u, v, _ in self.topology.data_links())
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
         if key == "requests":
@@ -255,15 +258,23 @@ class FlowNetwork:
         if group.kind is Kind.SERVER and group.write_cost.servers != 1:
             self._note_cost(group)
             return float(group.write_cost.servers), group.name
-        if group.kind is Kind.DEVICE:
+        if group.kind is Kind.DEVICE or (group.kind is Kind.NETWORK and group.name not in self.topology._front):
             def cost(g: Group) -> float:  # small random writes rewrite parity strips; bytes scale by the ratio
                 return g.write_cost.device_requests if key == "iops" else g.write_cost.devices
-            servers = [g for g in self.topology.neighbours(group.name, Kind.SERVER) if cost(g) != 1]
-            if servers and len(servers) == len(self.topology.neighbours(group.name, Kind.SERVER)):
+            feeders = self._feeders(group.name)
+            servers = [g for g in feeders if cost(g) != 1]
+            if servers and len(servers) == len(feeders):
                 cheapest = min(servers, key=cost)  # a ceiling takes the cheapest path
                 self._note_cost(cheapest)
                 return cost(cheapest), cheapest.name
         return 1.0, ""
+
+    def _feeders(self, name: str) -> list[Group]:
+        """The server groups that hand data to group ``name``: linked to it, or through a back-end fabric."""
+        before = {u for u, v, _ in self.topology.data_links() if v == name}
+        fabrics = {u for u in before if self.topology.group(u).kind is Kind.NETWORK}
+        before |= {u for u, v, _ in self.topology.data_links() if v in fabrics}
+        return [g for g in self.topology.of_kind(Kind.SERVER) if g.name in before]
 
     def _note_cost(self, server: Group) -> None:
         cost = server.write_cost
@@ -332,10 +343,20 @@ def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
     return list(tiers.values())
 
 
-def _before_last(topology: Topology, client: str, networks: list[Group], servers: list[list[Group]]) -> bool:
-    """Whether a tier of networks lies nearer the client than its farthest tier of servers."""
-    distance = topology.reachable(client)
-    return bool(servers) and distance[networks[0].name] < distance[servers[-1][0].name]
+def _crossed(topology: Topology, client: str, tier: list[Group], sinks: set[str]) -> bool:
+    """Whether every way from the client to the storage (``sinks``) crosses a group of ``tier``: only then does a
+    request surely pay that tier's round trip and latency (a ceiling takes the quickest way)."""
+    avoided = {g.name for g in tier}
+    ahead: dict[str, list[str]] = {}
+    for u, v, _ in topology.data_links():
+        ahead.setdefault(u, []).append(v)
+    seen, todo = {client}, [client]
+    for u in todo:
+        for v in ahead.get(u, ()):
+            if v not in seen and v not in avoided:
+                seen.add(v)
+                todo.append(v)
+    return not seen & sinks
 
 
 def _seconds_per_byte(start, chosen, end) -> float:
@@ -419,20 +440,21 @@ class _RequestTime:
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
         tiers = _tiers(topology, client.name, Kind.SERVER)
-        networks = _tiers(topology, client.name, Kind.NETWORK)
-        if cached:  # the servers' memory answers: no round trip into a back-end fabric behind the last servers
-            networks = [n for n in networks if _before_last(topology, client.name, n, tiers)]
-        for groups in networks:  # a request and its answer cross each tier of networks on the way: a round trip of each
+        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
+            served is None or g.name in served))]
+        sinks = {g.name for g in (devices[0] if devices and topology.of_kind(Kind.DEVICE) else topology.of_kind(Kind.SERVER))}
+        # a request and its answer cross each tier of networks every way to the storage crosses: a round trip of each
+        networks = [n for n in _tiers(topology, client.name, Kind.NETWORK) if _crossed(topology, client.name, n, sinks)]
+        for groups in networks:
             nearest = least(groups, "rtt")
             if nearest:
                 rtt, network = nearest
                 self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
-        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
-            served is None or g.name in served))]
-        for groups in [[client]] + networks + tiers + devices:
+        crossed = [t for t in tiers if _crossed(topology, client.name, t, sinks)]
+        for groups in [[client]] + networks + crossed + devices:
             self._latency(groups)
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
-        choices = itertools.product(*([(g, self._limits(g, op)) for g in groups] for groups in tiers))
+        choices = itertools.product(*(self._candidates(groups, op) for groups in tiers))
         stream = [start]
         for group, limits in min(choices, key=lambda chosen: _seconds_per_byte(start, chosen, end)):
             stream.append(limits)
@@ -484,6 +506,15 @@ class _RequestTime:
             return None
         speed = min(x[0] for x in stated)
         return [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
+
+    @classmethod
+    def _candidates(cls, groups, op: str) -> list[tuple[Group, list | None]]:
+        """The groups of a tier worth trying, with their limits: with no storing group, only the fastest (a
+        pipeline takes the fastest way); with one, every group, since a store's hop may cost more than it gains."""
+        limits = [(g, cls._limits(g, op)) for g in groups]
+        if any(g.forwarding is Forwarding.STORE for g in groups):
+            return limits
+        return [max(limits, key=lambda pair: math.inf if pair[1] is None else pair[1][0][0])]
 
     @classmethod
     def _fastest(cls, groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:

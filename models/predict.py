@@ -20,7 +20,10 @@ from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
 from models.flow import FlowNetwork, Shape, Stage
 from models.formulas import workload_values
-from models.layers import DEVICE_LAYERS
+from models.layers import DEVICE_LAYERS, REQUESTS
+
+# Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
+HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
 from topologies.topology import Component, Kind, Topology
 
 __all__ = ["Model", "predict", "unmodelled"]
@@ -131,9 +134,10 @@ class Model:
     def _assumed(self, component: Component, workload: Workload) -> bool:
         key = (component, workload.operation.value)
         if key not in self._assumptions:  # asked for every component of every ceiling: once each
-            capacity = self.topology.capacity_at(component, workload.operation.value)
-            self._assumptions[key] = capacity is not None and (capacity.range is not None or
-                                                               capacity.source.kind == "assumption")
+            ops = ("read", "write") if workload.operation is Operation.MIXED else (workload.operation.value,)
+            stated = [self.topology.capacity_at(component, op) for op in ops]
+            self._assumptions[key] = any(c is not None and (c.range is not None or c.source.kind == "assumption")
+                                         for c in stated)
         return self._assumptions[key]
 
     def bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
@@ -143,7 +147,9 @@ class Model:
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
-        return self.cut(self.network(self.shape(workload), chosen), workload, counts)[0]
+        value = self.cut(self.network(self.shape(workload), chosen), workload, counts)[0]
+        shared = self._shared_nodes(workload, counts)
+        return min(value, shared[1]) if shared else value
 
     def implied(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
         """What a run at ``target`` (B/s or op/s) needs of each range: every range whose least favourable end
@@ -213,14 +219,16 @@ class Model:
         server's W / S, so W ≤ B·k·S / (k + S). None where no node runs both or the nodes state no bandwidth."""
         best = None
         op = workload.operation.value
+        devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)]
         for server in self.topology.of_kind(Kind.SERVER):
             host = self.topology.group(server.on) if server.on else None
             stated = host.capacity("bandwidth", op) if host and server.on in counts else None
             k, s = counts.get(server.on, 0), server.count
-            if stated is None or stated.value is None or k + s <= host.count:
+            carries = not devices or any(d in self.topology.reachable(server.name) for d in devices)  # not metadata alone
+            if stated is None or stated.value is None or k + s <= host.count or not carries:
                 continue
             limit = canonical(stated.value) * k * s / (k + s)
-            if best is None or limit < best[1]:
+            if best is None or limit < best[-1]:
                 best = (server, host, stated.value, k, s, limit)
         if best is None:
             return None
@@ -236,20 +244,22 @@ class Model:
 
     def _mixed(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         """Reads and writes at once, a share r of the bytes read: NICs and links carry each direction on its
-        own (full duplex), so reads bound the total at R / r and writes at W / (1 - r); the devices serve
-        one or the other at a time (half duplex), so they bound it at 1 / (r / D_read + (1 - r) / D_write)."""
+        own (full duplex), so reads bound the total at R / r and writes at W / (1 - r); what serves one or the
+        other at a time (half duplex: devices both directions use, the requests in flight, a group's own
+        throughput) bounds it at 1 / (r / L_read + (1 - r) / L_write)."""
         share = workload.read_share
         parts = {op: self._ceiling(replace(workload, operation=op, read_share=None), clients, caches)
                  for op in (Operation.READ, Operation.WRITE)}
         limits = [("reads", canonical(parts[Operation.READ].value) / share, parts[Operation.READ].binding, None),
                   ("writes", canonical(parts[Operation.WRITE].value) / (1 - share), parts[Operation.WRITE].binding, None)]
-        devices = {op: [layer for layer in c.layers if layer.layer in DEVICE_LAYERS and layer.value is not None]
-                   for op, c in parts.items()}
-        if devices[Operation.READ] and devices[Operation.WRITE]:
-            read, write = (min(canonical(layer.value) for layer in devices[op]) for op in (Operation.READ, Operation.WRITE))
-            shared = 1 / (share / read + (1 - share) / write)
-            components = tuple(dict.fromkeys(c for op in devices for layer in devices[op] for c in layer.components))
-            limits.append(("devices, shared by reads and writes", shared, components, (read, write)))
+        by_name = {op: {layer.layer: layer for layer in c.layers if layer.value is not None} for op, c in parts.items()}
+        for name in HALF_DUPLEX:
+            read, write = (by_name[op].get(name) for op in (Operation.READ, Operation.WRITE))
+            if read is None or write is None or (name in DEVICE_LAYERS and not set(read.components) & set(write.components)):
+                continue  # not on both ways, or tiers apart (writes to a buffer, reads from flash): nothing shared
+            ends = (canonical(read.value), canonical(write.value))
+            limits.append((f"{name}, shared by reads and writes", 1 / (share / ends[0] + (1 - share) / ends[1]),
+                           tuple(dict.fromkeys(read.components + write.components)), (name, *ends)))
         layers = [LayerLimit(name, rate(value, Metric.BANDWIDTH), tuple(components), _mixed_formula(name, detail, share, parts))
                   for name, value, components, detail in limits]
         value = min(limit[1] for limit in limits)
@@ -346,9 +356,11 @@ def _mixed_formula(name: str, detail, share: float, parts: dict) -> Callable[[],
         if name == "writes":
             ceiling = sp.Symbol("C_write", positive=True)
             return (ceiling / (1 - r),), {ceiling: parts[Operation.WRITE].value, r: share}
-        read, write = sp.symbols("D_read D_write", positive=True)
-        return (1 / (r / read + (1 - r) / write),), {read: rate(detail[0], Metric.BANDWIDTH),
-                                                     write: rate(detail[1], Metric.BANDWIDTH), r: share}
+        layer, read_value, write_value = detail
+        tag = "".join(word[0].upper() for word in layer.split())  # devices: D, requests in flight: RIF ...
+        read, write = sp.symbols(f"{tag}_read {tag}_write", positive=True)
+        return (1 / (r / read + (1 - r) / write),), {read: rate(read_value, Metric.BANDWIDTH),
+                                                     write: rate(write_value, Metric.BANDWIDTH), r: share}
     return made
 
 

@@ -176,8 +176,9 @@ def _distances(groups, links, allowed):
 
 
 def _writes(groups, links, u, v):
-    """Whether writes move from u to v: up the kinds; between equals from nearer to farther (or both at the same
-    distance); from a server into a network no client reaches without a server, and on from it to what is behind."""
+    """Whether writes move from u to v: up the kinds; both ways between networks clients reach without a server;
+    between other equals from nearer to farther (or both at the same distance); from a server into a network no
+    client reaches without a server, and on from it to what is behind."""
     kind = {n: g[0] for n, g in groups.items()}
 
     def up(x, y):
@@ -192,7 +193,8 @@ def _writes(groups, links, u, v):
         return up(x, y)
     distance = _distances(groups, links, step)
     far = len(groups) + 1
-    return step(u, v) and (kind[u] != kind[v] or distance.get(u, far) <= distance.get(v, far))
+    both_ways = kind[u] != kind[v] or (kind[u] == "networks" and u in front and v in front)
+    return step(u, v) and (both_ways or distance.get(u, far) <= distance.get(v, far))
 
 
 def brute_force(system):

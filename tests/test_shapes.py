@@ -233,3 +233,44 @@ def test_servers_on_the_client_nodes_share_each_nodes_own_throughput():
     assert ceiling.evaluate() == pytest.approx(ceiling.value.m_as("B/s"))
     # 4 of the 8 nodes run clients: still some node runs both (4 + 8 > 8): 2 x 4 x 8 / 12 = 5.33 GB/s < 4 x 2
     assert predict(topology, Workload(Operation.WRITE, Q_(1, "MiB"), nodes=4)).value.m_as("GB/s") == pytest.approx(16 / 3)
+
+
+def test_a_write_cost_reaches_the_devices_and_the_fabric_behind_the_servers():
+    """8+2 parity on the front-end servers: the enclosures store 1.25 bytes per byte written, and the fabric
+    carries them: 8 x 2 GB/s / 1.25 = 12.8 GB/s, the same as with the devices on the servers directly."""
+    text = ('[clients.c]\ncount = 8\nnic = "100 Gbit/s"\n[networks.front]\n[servers.fe]\ncount = 4\nnic = "100 Gbit/s"\n'
+            'parity = "8+2"\n[networks.nvmeof]\n[devices.enclosure]\ncount = 8\nbandwidth = "2 GB/s"\n')
+    fabric = parse_topology(text + _links(("c", "front"), ("front", "fe"), ("fe", "nvmeof"), ("nvmeof", "enclosure")))
+    direct = parse_topology(text + _links(("c", "front"), ("front", "fe"), ("fe", "enclosure")))
+    assert predict(fabric, WRITE).value.m_as("GB/s") == pytest.approx(12.8) == predict(direct, WRITE).value.m_as("GB/s")
+    busy = parse_topology(text.replace('[networks.nvmeof]', '[networks.nvmeof]\nbandwidth = "10 GB/s"')
+                          + _links(("c", "front"), ("front", "fe"), ("fe", "nvmeof"), ("nvmeof", "enclosure")))
+    assert predict(busy, WRITE).value.m_as("GB/s") == pytest.approx(10 / 1.25)
+
+
+def test_reads_and_writes_at_once_on_separate_tiers_share_no_device():
+    """VAST-like: writes to 12 x 2 GB/s of SCM, reads from the QLC: half writes bound the total at 24 / 0.5 = 48 GB/s."""
+    topology = parse_topology(VAST_LIKE + _links(("c", "front"), ("front", "cnode"), ("cnode", "nvmeof"),
+                                                 ("nvmeof", "scm"), ("nvmeof", "qlc")))
+    ceiling = predict(topology, _mixed(0.5))
+    assert ceiling.value.m_as("GB/s") == pytest.approx(48) and ceiling.binding_layers == ("writes",)
+
+
+def test_a_network_only_some_ways_cross_adds_no_round_trip():
+    """Server a sits behind a 1 ms back-end fabric, server b has its devices on board: the way through b pays none."""
+    topology = parse_topology(
+        '[clients.c]\ncount = 1\nnic = "1 GB/s"\n[networks.front]\nrtt = "10 us"\n[servers.a]\nnic = "1 GB/s"\n'
+        '[servers.b]\nnic = "1 GB/s"\n[networks.back]\nrtt = "1 ms"\n[devices.da]\nbandwidth = "10 GB/s"\n'
+        '[devices.db]\nbandwidth = "10 GB/s"\n'
+        + _links(("c", "front"), ("front", "a"), ("front", "b"), ("a", "back"), ("back", "da"), ("b", "db")))
+    ceiling = predict(topology, Workload(Operation.READ, Q_(4, "KiB"), nodes=1, direct=True))
+    assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (10e-6 + 4096 / 1e9))
+
+
+def test_converged_servers_follow_a_change_of_the_nodes_nic():
+    from topologies.edit import apply_changes, parse_change
+
+    topology = parse_topology('[clients.c]\ncount = 8\nnic = "25 Gbit/s"\n[networks.n]\n[servers.s]\ncount = 8\non = "c"\n'
+                              '[devices.d]\ncount = 8\nbandwidth = "3 GB/s"\n' + _links(("c", "n"), ("n", "s"), ("s", "d")))
+    changed = apply_changes(topology, (parse_change("c.nic=1Gbit/s"),))
+    assert changed.group("s").capacity("nic").value == Q_(1, "Gbit/s")

@@ -24,7 +24,7 @@ def topology_document(topology: Topology) -> dict:
     if topology.currency:
         doc["currency"] = topology.currency
     for kind in Kind:
-        groups = {g.name: _group(g) for g in topology.of_kind(kind)}
+        groups = {g.name: _group(g, topology.group(g.on) if g.on else None) for g in topology.of_kind(kind)}
         if groups:
             doc[kind.value] = groups
     doc["links"] = [{"between": [link.a, link.b], **({"bandwidth": _capacity(link.bandwidth)} if link.bandwidth else {})}
@@ -61,13 +61,14 @@ def save_topology(topology: Topology, path: str | Path, *, header: str = "") -> 
     return path
 
 
-def _group(group: Group) -> dict:
+def _group(group: Group, host: Group | None = None) -> dict:
+    """A group's table; a converged server group's without what it takes from its ``host`` nodes (read again on load)."""
     body: dict = {"count": group.count}
     if group.description:
         body["description"] = group.description
     if group.price is not None:
         body["price"] = group.price
-    body |= {key: _capacity(c) for key, c in group.capacities.items()}
+    body |= {key: _capacity(c) for key, c in group.capacities.items() if not (host and host.capacities.get(key) == c)}
     body |= {key: value for key, value in (("nics", group.nics), ("operations", list(group.operations)), ("on", group.on))
              if value and value != 1}
     if group.transfers:

@@ -295,32 +295,37 @@ class Topology:
             graph.add_edge(link.a, link.b, link=link)
         return graph
 
-    @cached_property
-    def _directed(self) -> tuple[tuple[str, str, int], ...]:
-        return tuple(self._direct())
-
     def data_links(self) -> list[tuple[str, str, int]]:
         """Every link as ``(from, to, index)`` in the direction writes move data, walking out from the clients.
 
-        Data moves up the kinds (client → network → server → device); between two networks or two
-        servers from the one nearer the clients to the farther (both ways at the same distance,
-        e.g. two switches); and from a server into a network no client reaches without crossing a
-        server (a back-end fabric to enclosures), from which it moves on to servers and devices
-        behind it. Groups no client reaches keep the first rule, both ways between equals.
+        Data moves up the kinds (client → network → server → device); both ways between the
+        networks clients reach without a server (leaves and spines); between two servers, or two
+        back-end networks, from the one nearer the clients to the farther (both ways at the same
+        distance); and from a server into a network no client reaches without crossing a server
+        (a back-end fabric to enclosures), from which it moves on to servers and devices behind
+        it. Groups no client reaches keep the first rule, both ways between equals.
         """
         return list(self._directed)
 
     @cached_property
+    def _front(self) -> frozenset[str]:
+        """The groups clients reach without moving from a server into a network."""
+        return frozenset(self._walk([g.name for g in self.of_kind(Kind.CLIENT)], frozenset(), fabric=False))
+
+    @cached_property
+    def distance(self) -> dict[str, int]:
+        """How many links each group lies from the nearest client group, along the ways data moves."""
+        return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self._front, fabric=True)
+
+    @cached_property
     def _directed(self) -> tuple[tuple[str, str, int], ...]:
-        clients = [g.name for g in self.of_kind(Kind.CLIENT)]
-        front = self._walk(clients, frozenset(), fabric=False)
-        distance = self._walk(clients, frozenset(front), fabric=True)
-        far = len(self.groups) + 1
+        front, distance, far = self._front, self.distance, len(self.groups) + 1
         directed = []
         for index, link in enumerate(self.links):
             for u, v in ((link.a, link.b), (link.b, link.a)):
-                same = self._named[u].kind is self._named[v].kind
-                if self._step(u, v, frozenset(front), True) and (not same or distance.get(u, far) <= distance.get(v, far)):
+                kind = self._named[u].kind
+                both_ways = kind is not self._named[v].kind or (kind is Kind.NETWORK and {u, v} <= front)
+                if self._step(u, v, front, True) and (both_ways or distance.get(u, far) <= distance.get(v, far)):
                     directed.append((u, v, index))
         return tuple(directed)
 
@@ -350,8 +355,17 @@ class Topology:
 
     def reachable(self, name: str) -> dict[str, int]:
         """The groups data written from group ``name`` reaches along :meth:`data_links`, each with how many links away."""
+        if name not in self._reached:
+            self._reached[name] = self._reach(name)
+        return self._reached[name]
+
+    @cached_property
+    def _reached(self) -> dict[str, dict[str, int]]:
+        return {}
+
+    def _reach(self, name: str) -> dict[str, int]:
         ahead: dict[str, list[str]] = {}
-        for u, v, _ in self.data_links():
+        for u, v, _ in self._directed:
             ahead.setdefault(u, []).append(v)
         distance, todo = {name: 0}, [name]
         for u in todo:  # breadth first: the loop sees names appended while it runs

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, canonical, format_quantity, parse_quantity, quantity_json
-from probes.core.workload import Access, Workload
+from probes.core.workload import Access, Operation, Workload
 from assess.cli.inputs import add_input_limit, count_arg, list_arg, operation_arg, size_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
@@ -138,6 +138,8 @@ def _target(text: str, args: argparse.Namespace) -> Target:
         raise InputError(where, "", f"the operation {exc}") from None
     if not sep or not value.strip():
         raise InputError(where, "", "must look like OP=VALUE, e.g. write=20GiB/s or create=200000op/s")
+    if operation is Operation.MIXED:
+        raise InputError(where, "", "size for reads and writes apart: --target read=... --target write=...")
     metrics = (Metric.OPERATION_RATE,) if operation.is_metadata else (Metric.BANDWIDTH, Metric.OPERATION_RATE)
     try:
         quantity = parse_quantity(value.strip(), what="the target", positive=True)

@@ -213,7 +213,7 @@ def received(text: str, *, source: str) -> float:
     fields = _Fields(source, "")
     document = check(documents[0][0], dict, "the JSON", source)
     if isinstance(document.get("error"), str):
-        raise ToolOutputError(source, "error", f"iperf3 reported: {document['error']}")
+        raise ToolOutputError(source, "error", f"iperf3 reported: {_one_line(document['error'])}")
     total = fields.object(fields.object(document, "end", "end"), "sum_received", "end.sum_received")
     rate = fields.number(total, "bits_per_second", "end.sum_received.bits_per_second")
     if rate == 0:
@@ -415,17 +415,22 @@ def _document_runs(document: Any, line: int, prefix: str, source: str) -> list[R
         if omitted:
             tags.append(("omitted", f"{omitted} interval(s) of the -O warm-up left out"))
         if isinstance(error, str):
-            tags.append(("error", error))
+            tags.append(("error", _one_line(error)))
         runs.append(Run(label=_json_label(start, test, bool(suffix)), workload=None, metric=Metric.BANDWIDTH,
                         samples=tuple(samples), unit=BIT_RATE, origin=origin, tags=tuple(tags),
                         durations=tuple(durations)))
     return runs
 
 
+def _one_line(text: str) -> str:
+    """iperf3's own message on one line: its newlines and runs of blanks as single spaces."""
+    return " ".join(text.split())
+
+
 def _no_measurement(start: dict, error: Any) -> str:
     """Why an iperf3 JSON document holds no figure: iperf3's own error where it gave one (a run that never connected)."""
     never = ", no connection in start.connected" if start.get("connected") == [] else ""
-    why = f"iperf3 reported: {error}" if isinstance(error, str) else "the test did not run or was cut"
+    why = f"iperf3 reported: {_one_line(error)}" if isinstance(error, str) else "the test did not run or was cut"
     return f"expected a measurement; found iperf3 JSON with none (no interval, no receiver total{never}): {why}"
 
 
