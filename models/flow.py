@@ -271,10 +271,18 @@ class FlowNetwork:
 
     def _feeders(self, name: str) -> list[Group]:
         """The server groups that hand data to group ``name``: linked to it, or through a back-end fabric."""
-        before = {u for u, v, _ in self.topology.data_links() if v == name}
-        fabrics = {u for u in before if self.topology.group(u).kind is Kind.NETWORK}
-        before |= {u for u, v, _ in self.topology.data_links() if v in fabrics}
+        before = set(self._into.get(name, ()))
+        for fabric in [u for u in before if self.topology.group(u).kind is Kind.NETWORK]:
+            before |= set(self._into.get(fabric, ()))
         return [g for g in self.topology.of_kind(Kind.SERVER) if g.name in before]
+
+    @functools.cached_property
+    def _into(self) -> dict[str, list[str]]:
+        """Per group, the groups that hand it data, once per network."""
+        into: dict[str, list[str]] = {}
+        for u, v, _ in self.topology.data_links():
+            into.setdefault(v, []).append(u)
+        return into
 
     def _note_cost(self, server: Group) -> None:
         cost = server.write_cost

@@ -221,8 +221,10 @@ class Model:
         op = workload.operation.value
         devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)]
         for server in self.topology.of_kind(Kind.SERVER):
-            host = self.topology.group(server.on) if server.on else None
-            stated = host.capacity("bandwidth", op) if host and server.on in counts else None
+            if not server.on or server.on not in counts:
+                continue
+            host = self.topology.group(server.on)
+            stated = host.capacity("bandwidth", op)
             k, s = counts.get(server.on, 0), server.count
             carries = not devices or any(d in self.topology.reachable(server.name) for d in devices)  # not metadata alone
             if stated is None or stated.value is None or k + s <= host.count or not carries:

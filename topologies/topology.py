@@ -282,7 +282,11 @@ class Topology:
         return {g.name: g for g in self.groups}
 
     def of_kind(self, kind: Kind) -> tuple[Group, ...]:
-        return tuple(g for g in self.groups if g.kind is kind)
+        return self._kinds[kind]
+
+    @cached_property
+    def _kinds(self) -> dict[Kind, tuple[Group, ...]]:
+        return {kind: tuple(g for g in self.groups if g.kind is kind) for kind in Kind}
 
     def graph(self) -> nx.Graph:
         """The groups as nodes (attributes ``kind`` and ``count``) and the links as edges."""
