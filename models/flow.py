@@ -354,17 +354,7 @@ def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
 def _crossed(topology: Topology, client: str, tier: list[Group], sinks: set[str]) -> bool:
     """Whether every way from the client to the storage (``sinks``) crosses a group of ``tier``: only then does a
     request surely pay that tier's round trip and latency (a ceiling takes the quickest way)."""
-    avoided = {g.name for g in tier}
-    ahead: dict[str, list[str]] = {}
-    for u, v, _ in topology.data_links():
-        ahead.setdefault(u, []).append(v)
-    seen, todo = {client}, [client]
-    for u in todo:
-        for v in ahead.get(u, ()):
-            if v not in seen and v not in avoided:
-                seen.add(v)
-                todo.append(v)
-    return not seen & sinks
+    return not topology.reachable(client, frozenset(g.name for g in tier)).keys() & sinks
 
 
 def _seconds_per_byte(start, chosen, end) -> float:

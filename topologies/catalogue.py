@@ -236,9 +236,9 @@ def assemble(clients: Group, network: Part, ports: int, server: Part, servers: i
     port_price = network.price or 0.0
 
     def chassis(part: Part, group: str, count: int, nics: int, keys: dict[str, Capacity]) -> Group:
-        nic = Capacity(None if port.value is None else port.value * nics, Metric.BANDWIDTH,
-                       Source(port.source.kind, f"{nics} x {network.name}"),
-                       port.range and (port.range[0] * nics, port.range[1] * nics))
+        source = Source(port.source.kind, f"{nics} x {network.name}")
+        nic = Capacity.ranged(port.range[0] * nics, port.range[1] * nics, Metric.BANDWIDTH, source) if port.range else \
+            Capacity(None if port.value is None else port.value * nics, Metric.BANDWIDTH, source)
         price = None if part.price is None else part.price + nics * port_price
         return Group(group, Kind.SERVER, count, {"nic": nic, **keys}, part.description, price=price)
 

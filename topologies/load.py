@@ -253,7 +253,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     expanded = {key: value for key, value in body.items() if key != "metadata"}
     for operation, (low, high, note) in rates.items():
         expanded.setdefault(f"{operation}_metadata", {
-            "range": [low, high], "source": "assumption",
+            "range": [f"{low.m_as('op/s')!r} op/s", f"{high.m_as('op/s')!r} op/s"], "source": "assumption",
             "note": f"typical {service} on {devices} per server: {note}" + (f"; {extra}" if extra else "")})
     return expanded
 
@@ -322,8 +322,6 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
 
 
 def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
-    if hasattr(value, "units"):  # a probe's interval, already a quantity
-        return value
     try:
         quantity = parse_quantity(value, metric, what="the value", positive=True)
     except UnitError as exc:
@@ -356,10 +354,7 @@ def _ranged(ends: Any, metric: Metric, origin: Source, source: str, where: str) 
     low, high = (_quantity(end, metric, source, where) for end in ends)
     if low > high:
         raise TopologyError(source, where, f"a range gives its least value first. Got {ends[0]!r} before {ends[1]!r}.")
-    if low == high:
-        return Capacity(low, metric, origin)
-    capacity = Capacity(None, metric, origin, (low, high))
-    return Capacity(capacity.ends[1], metric, origin, (low, high))
+    return Capacity(low, metric, origin) if low == high else Capacity.ranged(low, high, metric, origin)
 
 
 def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
@@ -393,7 +388,7 @@ def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
     if s.ci_low is None or not 0 < s.ci_low < s.ci_high:  # one sample, or an interval reaching zero: the mean alone
         return Capacity(measurement.value, metric, origin)
     scale = measurement.value / s.mean  # the summary is in the measurement's unit
-    return _ranged([s.ci_low * scale, s.ci_high * scale], metric, origin, source, where)
+    return Capacity.ranged(s.ci_low * scale, s.ci_high * scale, metric, origin)
 
 
 @functools.lru_cache(maxsize=32)

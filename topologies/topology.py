@@ -196,6 +196,11 @@ class Capacity:
         low, high = self.range or (self.value, self.value)
         return (high, low) if self.metric is Metric.LATENCY else (low, high)
 
+    @classmethod
+    def ranged(cls, low: Quantity, high: Quantity, metric: Metric, source: Source) -> Capacity:
+        """A capacity known to lie between ``low`` and ``high``; its value the end most favourable to a ceiling."""
+        return cls(low if metric is Metric.LATENCY else high, metric, source, (low, high))
+
     def at(self, value: Quantity) -> Capacity:
         """The same capacity with one value in place of its range (its source kept)."""
         return Capacity(value, self.metric, self.source)
@@ -357,24 +362,31 @@ class Topology:
                     todo.append(v)
         return distance
 
-    def reachable(self, name: str) -> dict[str, int]:
-        """The groups data written from group ``name`` reaches along :meth:`data_links`, each with how many links away."""
-        if name not in self._reached:
-            self._reached[name] = self._reach(name)
-        return self._reached[name]
+    def reachable(self, name: str, avoiding: frozenset[str] = frozenset()) -> dict[str, int]:
+        """The groups data written from group ``name`` reaches along :meth:`data_links`, each with how many links
+        away; with ``avoiding``, without passing those groups (is a tier on every way?)."""
+        key = (name, avoiding)
+        if key not in self._reached:
+            self._reached[key] = self._reach(name, avoiding)
+        return self._reached[key]
 
     @cached_property
-    def _reached(self) -> dict[str, dict[str, int]]:
+    def _reached(self) -> dict[tuple[str, frozenset[str]], dict[str, int]]:
         return {}
 
-    def _reach(self, name: str) -> dict[str, int]:
+    @cached_property
+    def _ahead(self) -> dict[str, list[str]]:
+        """Per group, the groups it hands data to."""
         ahead: dict[str, list[str]] = {}
         for u, v, _ in self._directed:
             ahead.setdefault(u, []).append(v)
+        return ahead
+
+    def _reach(self, name: str, avoiding: frozenset[str]) -> dict[str, int]:
         distance, todo = {name: 0}, [name]
         for u in todo:  # breadth first: the loop sees names appended while it runs
-            for v in ahead.get(u, ()):
-                if v not in distance:
+            for v in self._ahead.get(u, ()):
+                if v not in distance and v not in avoiding:
                     distance[v] = distance[u] + 1
                     todo.append(v)
         return distance

@@ -416,5 +416,4 @@ def canonical(value: Quantity | int) -> float:
 @functools.lru_cache(maxsize=256)
 def _factor(units) -> float:
     """What one of ``units`` is in its metric's canonical unit: pint's conversion, once per unit."""
-    one = Q_(1.0, units)
-    return one.m_as(Metric.of(one).unit)
+    return _scale(units, _unit(Metric.of(Q_(1.0, units)).unit)._units)
