@@ -159,19 +159,19 @@ class Model:
         target = min(target, self.bound(workload, clients))
         found = []
         for place, capacity in self.ranges.items():
+            if not _concerns(place.key, workload.operation):
+                continue
             worst, best = (end.m_as(capacity.value.units) for end in capacity.ends)
 
             def at(t: float) -> float:
                 value = Q_(worst + t * (best - worst), capacity.value.units)
                 return Model(self.topology.replaced({place: capacity.at(value)})).bound(workload, clients)
 
-            if at(0.0) >= target:
+            least = at(0.0)
+            if least >= target:
                 continue
-            low, high = 0.0, 1.0
-            while high - low > 1e-13:
-                middle = (low + high) / 2
-                low, high = (middle, high) if at(middle) < target else (low, middle)
-            found.append(Implied(place, capacity, Q_(worst + high * (best - worst), capacity.value.units)))
+            t = _least_reaching(at, target, least, self.bound(workload, clients))
+            found.append(Implied(place, capacity, Q_(worst + t * (best - worst), capacity.value.units)))
         return tuple(found)
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
@@ -372,3 +372,48 @@ def _limit(layer: str, value: float, stages: list[Stage], values: Callable[[], d
 
 def _components(stages: list[Stage]) -> tuple[Component, ...]:
     return tuple(dict.fromkeys(c for s in stages for c in s.components))
+
+
+# What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a
+# workload of the other (a quick way past solving for it).
+_METADATA_KEYS = ("metadata", "directory")
+_DATA_KEYS = ("bandwidth", "iops", "memory_bandwidth", "memory")
+_OPERATIONS = frozenset(op.value for op in Operation)
+
+
+def _concerns(key: str, operation: Operation) -> bool:
+    """Whether a capacity named ``key`` (nic, write_bandwidth, create_metadata ...) can bound ``operation``."""
+    own, _, base = key.partition("_") if key.partition("_")[0] in _OPERATIONS else ("", "", key)
+    if operation.is_metadata:
+        return base not in _DATA_KEYS and own in ("", operation.value)
+    if base in _METADATA_KEYS:
+        return False
+    return own in ("",) or operation is Operation.MIXED or own == operation.value
+
+
+# How close to the least value that reaches a target Model.implied finds it, as a share of the range:
+# far below the three or four figures it is shown with.
+_REACH = 1e-9
+
+
+def _least_reaching(f: Callable[[float], float], target: float, low: float, high: float) -> float:
+    """The least t in [0, 1] with f(t) >= target, within _REACH, for a non-decreasing f with f(0) = low < target
+    <= f(1) = high. A ceiling is piecewise linear (or smooth) in one figure, so secant steps find it in a few
+    solves; a step that does not halve the bracket is followed by a halving one, so it is never slower than
+    bisection by more than twice."""
+    lo, hi, f_lo, f_hi = 0.0, 1.0, low, high
+    secant = True
+    while hi - lo > _REACH:
+        width = hi - lo
+        t = lo + (target - f_lo) / (f_hi - f_lo) * width if secant and f_hi > f_lo else lo + width / 2
+        t = min(max(t, lo + _REACH / 4), hi - _REACH / 4)
+        value = f(t)
+        if value >= target:
+            hi, f_hi = t, value
+            if value <= target * (1 + 1e-12) and f(max(t - _REACH / 2, lo)) < target:
+                return t  # on the target: nothing just below reaches it, so t is the least
+        else:
+            lo, f_lo = t, value
+        secant = hi - lo <= width / 2
+    return hi
+

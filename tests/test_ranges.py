@@ -222,7 +222,7 @@ def test_check_says_what_a_run_between_the_ends_implies():
     (judgement,) = check_runs(parse_topology(SMALL), [run])
     possible = next(f for f in judgement.findings if f.code == "POSSIBLE-IF")
     assert possible.severity.label == "warning"
-    assert "possible only if c.nic ≥ 40.0 Gbit/s (stated: assumption 10 to 100 Gbit/s)" in possible.message
+    assert "possible only if c.nic ≥ 40 Gbit/s (stated: assumption 10 to 100 Gbit/s)" in possible.message
     assert "c.nic [assumed]" in possible.message
     assert "and d.bandwidth ≥ 2.50 GB/s (stated: 2 to 3 GB/s)" in possible.message
     assert [n["component"] for n in possible.evidence["implied"]] == ["c.nic", "d.bandwidth"]

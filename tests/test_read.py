@@ -22,9 +22,11 @@ NOT_RESULTS = ("config.ini", "system-information", ".fio", "_bw.1.log", "FAILED"
 
 
 def _files(corpus):
-    """The tools' outputs: the corpus's other folders (the io500 list, MLPerf results) are data of another kind."""
+    """The tools' outputs: of MLPerf runs their summary.json (the configs and descriptions beside it are read
+    with it); the io500 list is data of another kind."""
     return sorted(p for p in corpus.rglob("*") if p.is_file() and p.name not in ("README.md", "SOURCES.tsv")
-                  and p.relative_to(corpus).parts[0] in CLAIMS)
+                  and p.relative_to(corpus).parts[0] in CLAIMS
+                  and (p.relative_to(corpus).parts[0] != "mlperf-storage" or p.name == "summary.json"))
 
 
 def test_every_results_file_of_the_corpus_is_detected_and_read(corpus):
@@ -116,14 +118,14 @@ def test_mutated_real_outputs_give_runs_or_a_clear_error(originals, name, seed):
 # Which readers may claim the files of each corpus folder.
 CLAIMS = {"ior": {"ior"}, "mdtest": {"mdtest"}, "io500": {"io500"}, "fio": {"fio", "fio-text"},
           "elbencho": {"elbencho"}, "hyperfine": {"hyperfine"}, "iperf3": {"iperf3"}, "iperf2": {"iperf2"},
-          "ping": {"ping"}}
+          "ping": {"ping"}, "mlperf-storage": {"mlperf"}}
 
 
 def test_each_reader_claims_only_its_own_tools_files_and_no_file_has_two(corpus):
     for path in _files(corpus):
         text = path.read_text(encoding="utf-8", errors="replace")
         claimed = {name for name, module in READERS.items() if module.looks_like(text)}
-        assert len(claimed) <= 1 and claimed <= CLAIMS[path.parent.name], (path.name, claimed)
+        assert len(claimed) <= 1 and claimed <= CLAIMS[path.relative_to(corpus).parts[0]], (path.name, claimed)
 
 
 def test_an_interval_of_what_cannot_be_negative_is_bounded_at_zero_and_says_so():

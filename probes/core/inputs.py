@@ -123,10 +123,14 @@ class InputFile:
     def text(self, errors: str = "replace") -> str:
         """The whole file as text: UTF-8 (UTF-16 with its byte-order mark); with ``errors="strict"`` a byte that is
         not UTF-8 raises UnicodeDecodeError, else it reads as U+FFFD, as do characters beyond U+FFFF."""
+        return _decode(self.data(), errors)
+
+    def data(self) -> bytes:
+        """The whole file's bytes, within the limit (a binary format: a Darshan log)."""
         data = self._read(self.limit + 1)
         if len(data) > self.limit:  # it grew while being read (a log still written)
             raise self._too_large(len(data), grew=True)
-        return _decode(data, errors)
+        return bytes(data)
 
     def _read(self, most: int) -> bytearray:
         """Up to ``most`` bytes from the start, read a piece at a time into one buffer."""

@@ -4,6 +4,10 @@ One module per tool's output (``probes.readers.ior``, ``...fio``, ``...iperf3`` 
 ``looks_like(text)``, ``parse(text, source=...)`` and ``FORMAT``; a probe hands what its tool
 printed to the same reader. The registry imports them when a file is first read, so a command
 that reads none pays nothing for their patterns.
+
+A binary format (a Darshan log) has a reader of the same shape whose ``looks_like`` judges the
+file's first bytes (as decoded text: its header is ASCII) and whose ``parse`` takes the file's
+bytes, read within the same limit as a text.
 """
 
 from __future__ import annotations
@@ -20,12 +24,14 @@ from probes.core.inputs import format_size, open_input
 if TYPE_CHECKING:
     from probes.core.run import Run
 
-__all__ = ["read_results", "read_text", "READERS", "FORMATS"]
+__all__ = ["read_results", "read_text", "READERS", "BINARY_READERS", "FORMATS"]
 
 # In the order their sniffs are tried: the name iobound read shows, and the module.
 _MODULES = {"fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
             "elbencho": "elbencho", "hyperfine": "hyperfine", "iperf3": "iperf3", "iperf2": "iperf2", "ping": "ping",
-            "table": "table"}
+            "mlperf": "mlperf", "table": "table"}
+# Binary formats, by the name iobound read shows: their sniffs are tried first, on the file's first bytes.
+_BINARY = {"darshan": "darshan"}
 # Outputs one file may hold one after another, each read by its own reader: a job's log or an io500
 # driver log with the IOR and the mdtest runs of each phase. The first reader's sniff chooses the file;
 # the others' runs are read too, never dropped without a word.
@@ -40,13 +46,25 @@ def _readers() -> dict[str, ModuleType]:
     return {name: importlib.import_module(f"{__name__}.{module}") for name, module in _MODULES.items()}
 
 
+@functools.cache
+def _binary() -> dict[str, ModuleType]:
+    return {name: importlib.import_module(f"{__name__}.{module}") for name, module in _BINARY.items()}
+
+
 def __getattr__(name: str):
-    """``READERS`` (name -> reader module, in the order they are tried) and ``FORMATS`` (what each reads)."""
+    """``READERS`` (name -> reader module of a text format, in the order they are tried), ``BINARY_READERS`` (of
+    a binary format) and ``FORMATS`` (what each reads)."""
     if name == "READERS":
         return _readers()
+    if name == "BINARY_READERS":
+        return _binary()
     if name == "FORMATS":
-        return tuple(module.FORMAT for module in _readers().values())
+        return _formats()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _formats() -> tuple[str, ...]:
+    return tuple(module.FORMAT for module in (*_readers().values(), *_binary().values()))
 
 
 def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) -> list[Run]:
@@ -54,7 +72,8 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
 
     The file is opened as :func:`probes.core.inputs.open_input` says (a regular file, no larger than
     the limit). A file larger than 4 MiB is read whole only if some reader knows its first 4 MiB:
-    a big file in no format iobound reads is refused in a second, not after reading it all.
+    a big file in no format iobound reads is refused in a second, not after reading it all. A file
+    whose first bytes a binary reader knows (a Darshan log) is handed to it as bytes.
 
     Raises
     ------
@@ -65,12 +84,16 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
     source = str(path)
     with open_input(path, error=ToolOutputError) as file:
         text, whole = file.head(_SNIFF)
+        binary = next((module for module in _binary().values() if module.looks_like(text)), None)
+        if binary is not None:
+            text = None  # the head goes before the bytes come
+            return binary.parse(file.data(), source=source)
         if whole:
             return read_text(text, source=source, aliases=aliases)
         known = tuple(name for name, module in _readers().items() if module.looks_like(text))
         if not known:
             raise ToolOutputError(source, "", f"not a format iobound reads (judged by its first {format_size(_SNIFF)}); "
-                                  "expected " + " or ".join(m.FORMAT for m in _readers().values()))
+                                  "expected " + " or ".join(_formats()))
         text = None  # the head goes before the whole text comes
         text = file.text()
     return read_text(text, source=source, aliases=aliases, only=known)
@@ -102,4 +125,4 @@ def read_text(text: str, *, source: str, aliases: Mapping[str, str] | None = Non
 
             runs += [run for other in others for run in other.parse(text, source=source)]
             return distinct_labels(sorted(runs, key=lambda run: run.origin.line or 0))
-    raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(m.FORMAT for m in readers.values()))
+    raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(_formats()))

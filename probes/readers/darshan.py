@@ -1,0 +1,421 @@
+"""Read a Darshan log (the binary log Darshan 3.x writes for every job) into bandwidth runs, one per module.
+
+Darshan records what a real application's job did: per module (POSIX, MPI-IO, STDIO) the bytes, the
+time, the access sizes, which files were shared across processes; on Lustre the stripes and the OSTs.
+PyDarshan (``pip install 'iobound[darshan]'``) reads the log; this module turns what it reports into
+the common results form, so that ``iobound read`` and ``check`` take a job like a benchmark.
+
+Why a child process: PyDarshan does not check darshan-util's return codes, and a corrupt or truncated
+log kills the interpreter (SIGSEGV after "failed to read name hash", in most of 90 mutated copies of a
+sample log) or silently stops a module's records short ("failed to read module POSIX data"). The log is
+therefore read by PyDarshan in a child Python, which hands back plain numbers as JSON; a crash or an
+``Error:`` line of darshan-util becomes one line of refusal, and :func:`runs_from` builds the runs.
+
+Runs
+----
+One per module (POSIX, MPI-IO, STDIO) that moved bytes, labelled ``"<module> <operation>"``:
+``"POSIX write"``, ``"MPI-IO read"``, ``"STDIO read+write"``. The operation is write or read where the
+module moved bytes one way only, else read+write with the share of its bytes read. One sample: the
+bandwidth Darshan derives, ``agg_perf_by_slowest`` in MiB/s (2^20 bytes per second): all the module's
+bytes over the I/O time of the slowest process (darshan-util's accumulator; the "I/O performance
+estimate" of PyDarshan's summary and ``agg_perf_by_slowest`` of ``darshan-parser --perf``). The
+workload: the dominant transfer size (see the ``transfer_size`` tag), nodes and processes per node where
+the log records the nodes (else nodes None, ppn 1 and the ``processes`` tag, as for io500), random
+access where fewer than half the POSIX requests went forward in the file, shared_file where most of the
+bytes went to files shared across processes, the data set (the bytes moved), direct I/O unknown.
+
+Tags
+----
+Every run of a job:
+
+- ``job_id``, ``processes`` (the job's processes), ``run_time`` (the job's wall time, ``"117 s"``),
+  ``log_format`` (the log's format version, ``"3.10"``; the runtime's version is the origin's tool version).
+- ``nodes``: only where the nodes are not the workload's: ``"unknown: the log does not record them;
+  check --nodes N gives them"``, or why the hosts DXT names do not give them.
+- ``nodes_from``: where the workload's nodes come from (the distinct hosts DXT recorded for every rank).
+- ``lustre_files``, ``lustre_stripe_size`` (bytes, ``"1048576 B"``; distinct values comma-separated),
+  ``lustre_stripe_count`` (distinct values comma-separated), ``lustre_osts`` (the OST indices the
+  job's Lustre files were striped over, ``"0,3,5"``) and ``lustre_ost_count``: where the LUSTRE module
+  recorded the job's files.
+- ``partial``: the modules whose records the runtime cut short (it ran out of memory): their counts are
+  lower bounds.
+- ``no_bandwidth``: the POSIX, MPI-IO or STDIO modules with records but no run, and why (``"STDIO: moved
+  no bytes"``).
+
+Every run of a module (sizes in bytes ``"N B"``, times in seconds ``"T s"``; counts plain integers):
+
+- ``module``; ``estimate`` (which bandwidth estimate the sample is); ``bytes_read``, ``bytes_written``;
+  ``io_time`` (``agg_time_by_slowest``: the slowest process's time in unique files plus the slowest
+  process's time in each shared file, the time the sample divides by); ``read_time``, ``write_time``,
+  ``meta_time`` (summed over all processes: CPU-side seconds, not wall time); ``meta_time_by_slowest``
+  (the slowest process's metadata time in unique files).
+- ``requests_read``, ``requests_written``; ``opens``, ``stats`` (POSIX), ``seeks``, ``syncs``, where
+  the module records them (a counter Darshan did not record, -1 in the log, gives no tag). Darshan 3.x
+  records no creates, so there is no ``creates`` tag.
+- ``access_sizes_read``, ``access_sizes_write`` (POSIX, MPI-IO): the access-size histogram, requests per
+  Darshan bin, ``"0_100=0,100_1K=0,...,1G_PLUS=0"``; a bin holds sizes above the previous bin's bound up
+  to its own, K, M, G being 2^10, 2^20, 2^30 bytes (``DARSHAN_BUCKET_INC``: 100 B goes to 0_100, 101 B
+  to 100_1K, 1 MiB to 100K_1M).
+- ``common_access_sizes``: Darshan's four most frequent exact request sizes, reads and writes together,
+  ``"size:count"`` in bytes, comma-separated (POSIX, MPI-IO).
+- ``transfer_size``: how the workload's transfer size was chosen: the most frequent common access size in
+  the histogram's bin with the most requests, or else the mean request size (bytes / requests).
+- ``files``, ``shared_files`` (files shared across processes, wholly or partly), ``unique_files`` (files
+  one process used), ``shared_bytes``, ``unique_bytes``: Darshan's file categories.
+- ``access``: how random or sequential was judged (POSIX's sequential requests), or that the module does
+  not record it (sequential assumed).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+from probes.core.errors import ToolOutputError
+from probes.core.run import Origin, Run
+from probes.core.units import Q_, Metric
+from probes.core.workload import Access, Operation, Workload
+
+__all__ = ["looks_like", "parse", "runs_from", "FORMAT", "INSTALL"]
+
+# What iobound read says it reads.
+FORMAT = "Darshan log (3.x; pip install 'iobound[darshan]')"
+INSTALL = "pip install 'iobound[darshan]'"
+# The bandwidth's unit: darshan-util divides the bytes by 1048576.0 (darshan-logutils-accumulator.c).
+UNIT = "MiB/s"
+ESTIMATE = ("agg_perf_by_slowest (darshan-util, the 'I/O performance estimate' of PyDarshan and "
+            "darshan-parser --perf): all the module's bytes / io_time")
+
+# A log opens with its format version ("3.21", NUL-padded to 8 bytes) and the 64-bit magic number 6567223
+# (darshan-log-format.h), little- or big-endian as the writing machine was. All 16 bytes are ASCII or NUL, so
+# the sniff works on the decoded head of the file as well as on its bytes.
+_HEADER = re.compile(r"\A[0-9]\.[0-9]{2}\x00{4}(?:75d\x00{5}|\x00{5}d57)")
+MODULES = ("POSIX", "MPI-IO", "STDIO")
+# Per module, the counters' prefix and its requests (every kind of read and write it counts).
+_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
+_REQUESTS = {"POSIX": ("POSIX_{}S",), "STDIO": ("STDIO_{}S",),
+             "MPI-IO": ("MPIIO_INDEP_{}S", "MPIIO_COLL_{}S", "MPIIO_SPLIT_{}S", "MPIIO_NB_{}S")}
+# Metadata and other counters reported as tags, where the module records them.
+_COUNTS = {"POSIX": {"opens": ("POSIX_OPENS", "POSIX_FILENOS"), "stats": ("POSIX_STATS",), "seeks": ("POSIX_SEEKS",),
+                     "syncs": ("POSIX_FSYNCS", "POSIX_FDSYNCS")},
+           "MPI-IO": {"opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"), "syncs": ("MPIIO_SYNCS",)},
+           "STDIO": {"opens": ("STDIO_OPENS", "STDIO_FDOPENS"), "seeks": ("STDIO_SEEKS",), "syncs": ("STDIO_FLUSHES",)}}
+# The access-size histogram's bins (DARSHAN_BUCKET_INC) and the largest size each holds.
+BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS")
+_BIN_TOPS = (100, 2**10, 10 * 2**10, 100 * 2**10, 2**20, 4 * 2**20, 10 * 2**20, 100 * 2**20, 2**30, math.inf)
+_HISTOGRAM = {"POSIX": "POSIX_SIZE_{}_{}", "MPI-IO": "MPIIO_SIZE_{}_AGG_{}"}
+# darshan-util's file categories (enum darshan_file_category in darshan-logutils.h).
+_ALL, _UNIQUE, _SHARED, _PARTLY_SHARED = 0, 4, 5, 6
+# The child's time limit: a minute to start Python and PyDarshan, and 10 s per MiB of log (the largest sample
+# log, 449 KiB of 2,048 processes' records, reads in under a second).
+_START, _PER_MIB = 60, 10
+_CHILD = "from probes.readers.darshan import _child; _child()"
+
+
+def looks_like(head: str | bytes) -> bool:
+    """Whether the file's first bytes are a Darshan 3.x log's header (its text decoding or its bytes).
+
+    Examples
+    --------
+    >>> looks_like("3.21\\x00\\x00\\x00\\x0075d\\x00\\x00\\x00\\x00\\x00\\x01")
+    True
+    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O")
+    False
+    """
+    if isinstance(head, (bytes, bytearray)):
+        head = bytes(head[:16]).decode("latin-1")
+    return _HEADER.match(head) is not None
+
+
+def parse(data: bytes, *, source: str) -> list[Run]:
+    """The runs of the job a Darshan log records: one per module (POSIX, MPI-IO, STDIO) that moved bytes.
+
+    Parameters
+    ----------
+    data : the log's bytes (the registry reads them within :func:`probes.core.inputs.open_input`'s limit).
+    source : names the file in error messages and in each run's origin.
+
+    Returns
+    -------
+    list of Run
+        As the module's docstring says: labelled ``"<module> <operation>"``, one sample in MiB/s.
+
+    Raises
+    ------
+    ToolOutputError
+        One line: if PyDarshan is not installed (saying ``pip install 'iobound[darshan]'``), if darshan-util
+        cannot read the log (corrupt, truncated, a format it does not know), or if the log holds no bytes
+        moved through POSIX, MPI-IO or STDIO.
+    """
+    import importlib.util
+
+    if importlib.util.find_spec("darshan") is None:
+        raise ToolOutputError(source, "", f"a Darshan log; reading it needs PyDarshan: {INSTALL}")
+    if not looks_like(data):
+        raise ToolOutputError(source, "", "not a Darshan log (expected its header: a version such as '3.21' and "
+                              "Darshan's magic number)")
+    with tempfile.TemporaryDirectory(prefix="iobound-darshan-") as folder:
+        path = Path(folder) / "job.darshan"
+        path.write_bytes(data)
+        summary = _read_in_child(path, len(data), source)
+    return runs_from(summary, source=source)
+
+
+def _read_in_child(path: Path, size: int, source: str) -> dict:
+    """What :func:`_extract` finds in the log, read by PyDarshan in a child Python (see the module's docstring)."""
+    root = str(Path(__file__).resolve().parents[2])  # the folder that holds the probes package
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
+    limit = _START + _PER_MIB * size / 2**20
+    try:
+        done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, env=env, timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise ToolOutputError(source, "", f"PyDarshan did not finish reading the log within {limit:.0f} s") from None
+    errors = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    # darshan-util says what went wrong on stderr ("Error: unable to inflate darshan log data.") and PyDarshan
+    # carries on; a module's records then stop short, or the interpreter dies of what follows.
+    said = next((line.strip().removeprefix("Error:").strip().rstrip(".") for line in errors
+                 if line.startswith("Error")), None)
+    if done.returncode < 0:
+        number = -done.returncode
+        name = signal.Signals(number).name if number in set(signal.Signals) else f"signal {number}"
+        raise ToolOutputError(source, "", f"darshan-util crashed reading the log ({name}"
+                              + (f" after: {said}" if said else "") + "): the log is corrupt or truncated")
+    if said is not None:
+        raise ToolOutputError(source, "", f"darshan-util: {said}: the log is corrupt or truncated")
+    if done.returncode == 0:
+        return json.loads(done.stdout)
+    last = errors[-1] if errors else f"exit status {done.returncode}"
+    if "ModuleNotFoundError" in last and "darshan" in last:
+        raise ToolOutputError(source, "", f"a Darshan log; reading it needs PyDarshan: {INSTALL}")
+    raise ToolOutputError(source, "", f"PyDarshan cannot read the log ({last}): the log is corrupt or in a format "
+                          "it does not know")
+
+
+def _child() -> None:
+    """In the child: read the log named by argv[1] with PyDarshan and write what :func:`_extract` finds as JSON."""
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # whatever PyDarshan or darshan-util print goes to stderr; stdout carries only the JSON
+    json.dump(_extract(sys.argv[1]), out)
+    out.close()
+
+
+def _extract(path: str) -> dict:
+    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, Lustre, DXT hosts."""
+    import darshan
+    from darshan.backend.cffi_backend import accumulate_records
+
+    report = darshan.DarshanReport(path, read_all=False)
+    job = report.metadata["job"]
+    found = {"job": {"nprocs": int(job["nprocs"]), "jobid": int(job["jobid"]), "run_time": float(job["run_time"]),
+                     "log_ver": str(job.get("log_ver", "")), "lib_ver": str(job["metadata"].get("lib_ver", ""))},
+             "modules": {name: {"partial": bool(info["partial_flag"])} for name, info in report.modules.items()},
+             "io": {}, "lustre": [], "hosts": {}}
+    for module in MODULES:
+        if module not in report.modules:
+            continue
+        report.mod_read_all_records(module, dtype="numpy", warnings=False)
+        if not len(report.records[module]):
+            continue
+        accumulated = accumulate_records(report.records[module].to_df(), module, job["nprocs"])
+        metrics = accumulated.derived_metrics
+        record = accumulated.summary_record
+        found["io"][module] = {
+            "counters": {k: int(v) for k, v in record["counters"].iloc[0].items() if k not in ("id", "rank")},
+            "fcounters": {k: float(v) for k, v in record["fcounters"].iloc[0].items() if k not in ("id", "rank")},
+            "derived": {name: float(getattr(metrics, name)) for name in (
+                "total_bytes", "agg_perf_by_slowest", "agg_time_by_slowest", "unique_md_only_time_by_slowest")},
+            "categories": [{"count": int(c.count), "read": int(c.total_read_volume_bytes),
+                            "written": int(c.total_write_volume_bytes)} for c in metrics.category_counters],
+        }
+    if "LUSTRE" in report.modules:
+        report.mod_read_all_lustre_records(dtype="dict", warnings=False)
+        for record in report.records["LUSTRE"]:
+            found["lustre"].append([{"stripe_size": int(c["counters"]["LUSTRE_COMP_STRIPE_SIZE"]),
+                                     "stripe_count": int(c["counters"]["LUSTRE_COMP_STRIPE_COUNT"]),
+                                     "osts": [int(o) for o in c["ost_ids"]]} for c in record["components"]])
+    for module in ("DXT_POSIX", "DXT_MPIIO"):
+        if module in report.modules:
+            report.mod_read_all_dxt_records(module, dtype="dict", warnings=False, reads=False, writes=False)
+            found["hosts"].update({str(r["rank"]): r["hostname"] for r in report.records[module]})
+    return found
+
+
+def runs_from(found: dict, *, source: str) -> list[Run]:
+    """The runs of what :func:`_extract` found in a log: a pure function of its JSON, the reader's other half.
+
+    Raises
+    ------
+    ToolOutputError
+        If no POSIX, MPI-IO or STDIO module moved bytes (the message names the modules the log holds).
+    """
+    job = found["job"]
+    processes = job["nprocs"]
+    if processes < 1:
+        raise ToolOutputError(source, "job", f"the log records {processes} processes; expected at least 1")
+    nodes, ppn, tags = _placement(processes, found["hosts"])
+    tags += [("job_id", str(job["jobid"])), ("processes", str(processes)), ("run_time", f"{job['run_time']:.9g} s"),
+             ("log_format", job["log_ver"])]
+    tags += _lustre(found["lustre"])
+    partial = [name for name, info in found["modules"].items() if info["partial"]]
+    if partial:
+        tags.append(("partial", ",".join(partial) + ": the runtime ran out of memory for records; counts are lower bounds"))
+    origin = Origin(path=source, line=None, tool="darshan", tool_version=job["lib_ver"] or None)
+    runs, skipped = [], []
+    for module in MODULES:
+        io = found["io"].get(module)
+        if io is None:
+            continue
+        why = _unreadable(module, io)
+        if why:
+            skipped.append(f"{module}: {why}")
+            continue
+        runs.append(_module_run(module, io, processes, nodes, ppn, tuple(tags), origin))
+    if not runs:
+        held = ", ".join(found["modules"]) or "none"
+        reason = "; ".join(skipped) if skipped else f"no POSIX, MPI-IO or STDIO records (modules: {held})"
+        raise ToolOutputError(source, "modules", f"{reason}; iobound reads the bytes and I/O time of those modules")
+    if skipped:
+        runs = [replace(run, tags=run.tags + (("no_bandwidth", "; ".join(skipped)),)) for run in runs]
+    return runs
+
+
+def _unreadable(module: str, io: dict) -> str:
+    """Why a module gives no bandwidth ("" when it gives one)."""
+    moved = io["derived"]["total_bytes"]
+    perf, seconds = io["derived"]["agg_perf_by_slowest"], io["derived"]["agg_time_by_slowest"]
+    if moved <= 0:
+        return "moved no bytes"
+    if not (math.isfinite(perf) and perf > 0 and math.isfinite(seconds) and seconds > 0):
+        return f"moved {moved:.0f} B but recorded no I/O time to divide by"
+    return ""
+
+
+def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: int, job_tags: tuple,
+                origin: Origin) -> Run:
+    counters, fcounters, derived = io["counters"], io["fcounters"], io["derived"]
+    prefix = _PREFIX[module]
+    read, written = counters[f"{prefix}_BYTES_READ"], counters[f"{prefix}_BYTES_WRITTEN"]
+    ops = [op for op, moved in (("READ", read), ("WRITE", written)) if moved > 0]
+    if len(ops) == 2:
+        operation, share = Operation.MIXED, read / (read + written)
+    else:
+        operation, share = Operation(ops[0].lower()), None
+    requests = {op: sum(max(counters.get(name.format(op), 0), 0) for name in _REQUESTS[module]) for op in ("READ", "WRITE")}
+    size, how, histogram_tags = _transfer_size(module, counters, ops, read + written, sum(requests[op] for op in ops))
+    categories = io["categories"]
+    access, access_tag = _access(module, counters, ops, categories[_ALL]["count"])
+    shared = [categories[i] for i in (_SHARED, _PARTLY_SHARED)]
+    unique = categories[_UNIQUE]
+    shared_bytes = sum(c["read"] + c["written"] for c in shared)
+    unique_bytes = unique["read"] + unique["written"]
+    tags = [("module", module), ("estimate", ESTIMATE), ("bytes_read", f"{read} B"), ("bytes_written", f"{written} B"),
+            ("io_time", f"{derived['agg_time_by_slowest']:.9g} s")]
+    tags += [(f"{name}_time", f"{fcounters[f'{prefix}_F_{name.upper()}_TIME']:.9g} s") for name in ("read", "write", "meta")]
+    if math.isfinite(derived["unique_md_only_time_by_slowest"]) and derived["unique_md_only_time_by_slowest"] >= 0:
+        tags.append(("meta_time_by_slowest", f"{derived['unique_md_only_time_by_slowest']:.9g} s"))
+    tags += [("requests_read", str(requests["READ"])), ("requests_written", str(requests["WRITE"]))]
+    for name, keys in _COUNTS[module].items():
+        values = [counters[k] for k in keys if counters.get(k, -1) >= 0]
+        if values:
+            tags.append((name, str(sum(values))))
+    tags += histogram_tags + [("transfer_size", how)]
+    tags += [("files", str(categories[_ALL]["count"])), ("shared_files", str(sum(c["count"] for c in shared))),
+             ("unique_files", str(unique["count"])), ("shared_bytes", f"{shared_bytes} B"),
+             ("unique_bytes", f"{unique_bytes} B"), ("access", access_tag)]
+    # Darshan calls a one-process job's files shared (opened by every process): they are that process's own.
+    workload = Workload(operation=operation, transfer_size=size, nodes=nodes, ppn=ppn, access=access,
+                        data_set=Q_(read + written, "B"), read_share=share,
+                        shared_file=processes > 1 and shared_bytes > unique_bytes)
+    label = f"{module} {operation.value}"
+    return Run(label=label, workload=workload, metric=Metric.BANDWIDTH, samples=(derived["agg_perf_by_slowest"],),
+               unit=UNIT, origin=origin, tags=job_tags + tuple(tags), durations=(derived["agg_time_by_slowest"],))
+
+
+def _transfer_size(module: str, counters: dict, ops: list[str], moved: int, requests: int):
+    """The dominant transfer size, how it was chosen, and the histogram's tags.
+
+    The histogram's bin with the most requests of the run's operations is the dominant one; the size is the most
+    frequent of Darshan's common access sizes in that bin, else the mean request size (bytes / requests).
+    """
+    tags = []
+    pattern = _HISTOGRAM.get(module)
+    counts = [0] * len(BINS)
+    if pattern is not None:
+        for op in ("READ", "WRITE"):
+            row = [max(counters.get(pattern.format(op, b), 0), 0) for b in BINS]
+            tags.append((f"access_sizes_{op.lower()}", ",".join(f"{b}={n}" for b, n in zip(BINS, row))))
+            if op in ops:
+                counts = [a + n for a, n in zip(counts, row)]
+        common = [(counters[f"{_PREFIX[module]}_ACCESS{i}_ACCESS"], counters[f"{_PREFIX[module]}_ACCESS{i}_COUNT"])
+                  for i in range(1, 5)]
+        common = [(size, count) for size, count in common if size > 0 and count > 0]
+        tags.append(("common_access_sizes", ",".join(f"{size}:{count}" for size, count in common)))
+        if any(counts):
+            top = max(range(len(BINS)), key=lambda i: (counts[i], i))
+            low = _BIN_TOPS[top - 1] if top else 0
+            inside = [(count, size) for size, count in common if low < size <= _BIN_TOPS[top]]
+            if inside:
+                count, size = max(inside)
+                return (Q_(size, "B"), f"common access size {size} B (counted {count} times) in the dominant bin {BINS[top]} "
+                        f"({counts[top]} of {sum(counts)} requests)", tags)
+            mean = _mean(moved, requests)
+            return (mean, f"mean request size (no common access size in the dominant bin {BINS[top]}, "
+                    f"{counts[top]} of {sum(counts)} requests)", tags)
+    return _mean(moved, requests), f"mean request size ({module} records no access sizes)", tags
+
+
+def _mean(moved: int, requests: int):
+    return Q_(max(round(moved / requests), 1), "B") if requests > 0 else None
+
+
+def _access(module: str, counters: dict, ops: list[str], files: int) -> tuple[Access, str]:
+    """Random where fewer than half the POSIX requests that follow another went forward in the file (Darshan's
+    sequential requests: offset above the previous one's; a file's first request follows none, so one per file is
+    left out of the count)."""
+    if module != "POSIX":
+        return Access.SEQUENTIAL, f"{module} does not record whether requests follow each other: sequential assumed"
+    total = sum(max(counters[f"POSIX_{op}S"], 0) for op in ops)
+    forward = sum(max(counters[f"POSIX_SEQ_{op}S"], 0) for op in ops)
+    following = total - files
+    random = following > 0 and 2 * forward < following
+    return (Access.RANDOM if random else Access.SEQUENTIAL,
+            f"{'random' if random else 'sequential'}: {forward} of {total} requests in {files} file(s) went forward "
+            "in the file")
+
+
+def _placement(processes: int, hosts: dict) -> tuple[int | None, int, list[tuple[str, str]]]:
+    """Nodes and processes per node from the hosts DXT recorded, where it recorded every rank; else unknown."""
+    unknown = "unknown: the log does not record them; check --nodes N gives them"
+    if not hosts:
+        return None, 1, [("nodes", unknown)]
+    ranks = {int(rank) for rank in hosts}
+    names = set(hosts.values())
+    if ranks != set(range(processes)):
+        return None, 1, [("nodes", f"unknown: DXT names {len(names)} host(s) for {len(ranks)} of the {processes} "
+                                   "processes only; check --nodes N gives them")]
+    if processes % len(names):
+        return None, 1, [("nodes", f"unknown: DXT names {len(names)} hosts holding the {processes} processes unevenly; "
+                                   "check --nodes N gives them")]
+    return len(names), processes // len(names), [("nodes_from", f"{len(names)} distinct hosts DXT recorded for "
+                                                                f"every one of the {processes} processes")]
+
+
+def _lustre(records: list) -> list[tuple[str, str]]:
+    """The Lustre tags: stripe settings and the OSTs the job's files were striped over."""
+    components = [c for record in records for c in record]
+    if not components:
+        return []
+    sizes = sorted({c["stripe_size"] for c in components if c["stripe_size"] > 0})
+    counts = sorted({c["stripe_count"] for c in components if c["stripe_count"] > 0})
+    osts = sorted({o for c in components for o in c["osts"] if o >= 0})
+    return [("lustre_files", str(len(records))), ("lustre_stripe_size", ",".join(f"{s} B" for s in sizes)),
+            ("lustre_stripe_count", ",".join(map(str, counts))), ("lustre_osts", ",".join(map(str, osts))),
+            ("lustre_ost_count", str(len(osts)))]

@@ -1,0 +1,558 @@
+"""Read DLIO / MLPerf Storage results: a run's ``summary.json``, with the DLIO configuration found beside it.
+
+MLPerf Storage runs DLIO, which emulates accelerators: each MPI rank reads a batch, then sleeps
+``computation_time`` in place of the accelerator's work. A training run gives its bandwidth and its
+samples per second, with the accelerator utilisation (AU) per epoch in its tags; a checkpoint run
+gives one run per direction (write, read). The run's ``config.yaml``, ``overrides.yaml`` and
+``per_epoch_stats.json`` are read from the summary's folder (or its ``dlio_config/``, ``.hydra/`` or
+``configs/``) when they are there, and a tag says which were found.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from probes.core.errors import ToolOutputError
+from probes.core.inputs import read_input
+from probes.core.run import Origin, Run, distinct_labels
+from probes.core.units import Q_, Metric
+from probes.core.workload import Operation, Workload
+from probes.readers.jsonfields import check, describe, field, number
+
+__all__ = ["looks_like", "parse", "FORMAT", "DEFAULT_AU"]
+
+# What iobound read says it reads.
+FORMAT = "DLIO / MLPerf Storage summary.json (with the run's config.yaml and overrides.yaml beside it)"
+
+# Units, from DLIO's statscounter.py (argonne-lcf/dlio_benchmark) and the corpus:
+# - "train_io_mean_MB_per_second" = mean samples/s x record_length / 1024 / 1024: MiB/s, computed from the
+#   nominal record length of the configuration, not from bytes read. In every run of the corpus the
+#   summary's MB/s / samples/s x 2^20 is the config's record length to nine digits.
+# - The checkpoint "GB" (checkpoint_size_GB, *_checkpoint_io_mean_GB_per_second) is 2^30 B: DLIO sums the
+#   ranks' tensor bytes and divides by 1024^3, and its log says "GiB/second"; the size is the whole
+#   checkpoint over all ranks, the duration rank 0's (Llama3-8B: 104.70 GiB in 22.61 s, 4.64 GiB/s).
+# - host_memory_GB and data_size_per_host_GB are psutil's bytes / 1024^3: GiB.
+TRAIN_UNIT = "MiB/s"
+SAMPLE_UNIT = "op/s"
+CHECKPOINT_UNIT = "GiB/s"
+_UNITS_NOTE = ("DLIO's 'MB/s' is MiB/s: samples/s x the nominal record length / 2^20, not bytes read; "
+               "its 'GB' (host memory, data per host) is GiB")
+_CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the whole checkpoint over all ranks, "
+                    "the duration rank 0's")
+# The least AU a run must reach where its config states no metric.au: DLIO's default (ConfigArguments.au =
+# 0.90); DLIO of MLPerf Storage v0.5 compared the mean AU with a fixed 90 %.
+DEFAULT_AU = 0.90
+# Where a run keeps its DLIO configuration, relative to its summary: beside it (v1.0), in dlio_config/
+# (v3.0), .hydra/ or configs/ (v0.5).
+_CONFIG_FOLDERS = ("", "dlio_config", ".hydra", "configs")
+# The submission-level report of v0.5 and v1.0 (report.py), up to two folders above a run's summary
+# (v0.5: <workload>/run<N>/<host>/summary.json); v0.5 summaries state no hosts, but the report does.
+_REPORT = "mlperf_storage_report.json"
+# An accelerator named at the end of a workload (unet3d_h100, dlrm_mi355); "llama3_8b" names none.
+_WORKLOAD = re.compile(r"(.+?)_([a-z]{1,3}[0-9]{2,4}[a-z]?)")
+_OPENING = re.compile(r"[ \t\r\n\ufeff]*\{")
+# How closely the figures DLIO prints twice must agree: it computes both from the same floats.
+_SAME = 1e-6
+# Sizes over durations of a checkpoint: DLIO's mean of per-checkpoint rates differs from the ratio of the
+# means by the spread of the durations (under 1 % in the corpus); more than 5 % is not that.
+_CHECKPOINT_SPREAD = 0.05
+
+
+def looks_like(text: str) -> bool:
+    """Whether ``text`` looks like a DLIO ``summary.json``: a cheap sniff, not a validation.
+
+    Examples
+    --------
+    >>> looks_like('{"num_accelerators": 8, "metric": {}, "num_files_train": 3200}')
+    True
+    >>> looks_like('{"overall": {"train_num_accelerators": "8", "num_files_train": 3200}, "runs": {}}')
+    False
+    """
+    return (_OPENING.match(text) is not None and '"num_accelerators"' in text and '"metric"' in text
+            and '"num_files_train"' in text)
+
+
+def parse(text: str, *, source: str) -> list[Run]:
+    """The runs of one DLIO summary: training bandwidth and samples/s, and checkpoint writes and reads.
+
+    Parameters
+    ----------
+    text : a DLIO ``summary.json`` (MLPerf Storage v0.5 to v3.0).
+    source : the summary's path: names it in messages and origins, and the DLIO configuration is
+        looked for beside it (a ``source`` that is no file's path finds none).
+
+    Returns
+    -------
+    list of Run
+        For training, ``"<model>[ <accelerator>] train read"`` (bandwidth in MiB/s, one sample per
+        epoch: that epoch's samples/s x the record length DLIO used) and ``"... train samples"``
+        (samples/s as op/s, one sample of ``record_length`` bytes per op); for checkpointing,
+        ``"<model> checkpoint write"`` and ``"... checkpoint read"`` in GiB/s. Durations are the
+        epochs' (``per_epoch_stats.json``) or the checkpoints' mean duration.
+
+        Tags (values short, for tables): ``model``, ``accelerator`` (and ``accelerator_source``),
+        ``accelerators``, ``hosts``, ``record_length``, ``batch_size``, ``computation_time``,
+        ``read_threads``, ``files``, ``samples_per_file``, ``samples``, ``epochs``, ``au_per_epoch``,
+        ``au_mean``, ``au_minimum`` (and ``au_minimum_source``), ``au_expectation`` (DLIO's own word:
+        success or fail), ``potential_caching``, ``host_memory``, ``data_per_host``, ``units``,
+        ``found`` (the files read with the summary), and ``inconsistent`` where DLIO's figures disagree.
+        What a run does not state is tagged ``not stated``, never guessed.
+
+    Raises
+    ------
+    ToolOutputError
+        One line naming the file and the field: the summary or a file beside it is not valid
+        JSON/YAML, a field is missing or not a number, a count is not a whole number, the summary
+        holds neither training nor checkpoint metrics, or the record length cannot be told.
+
+    Notes
+    -----
+    - The record length is the one DLIO used: its MB/s over its samples/s x 2^20; the config's is
+      compared with it. Where samples/s is 0, the config's is used.
+    - Nodes are ``num_hosts`` (v1.0 on) or a report's ``num_client_hosts`` whose runs include this
+      summary's figures (v0.5, which ran one DLIO job per host in some submissions: a summary the
+      report's figures do not match states no hosts). Processes per node are the accelerators per host.
+    - Per-host arrays (``host_memory_GB``, ``potential_caching``) list 0 for hosts DLIO did not collect
+      from; the tags count the hosts that reported.
+    """
+    summary = _decode(text, source)
+    metric = field(summary, "metric", dict, "", source)
+    run = _Context(summary, source)
+    runs: list[Run] = []
+    if "train_au_percentage" in metric or "train_throughput_samples_per_second" in metric:
+        runs += run.training(metric)
+    for prefix, operation in (("save", Operation.WRITE), ("load", Operation.READ)):
+        if f"{prefix}_checkpoint_io_mean_GB_per_second" in metric:
+            runs.append(run.checkpoint(metric, prefix, operation))
+    if not runs:
+        present = ", ".join(repr(k) for k in list(metric)[:6]) or "nothing"
+        raise ToolOutputError(source, "metric", "expected training metrics (train_au_percentage ...) or checkpoint "
+                              f"metrics (save_checkpoint_io_mean_GB_per_second ...); found {present} "
+                              "(a data-generation run measures nothing)")
+    return distinct_labels(runs)
+
+
+def _decode(text: str, source: str) -> dict:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(source, f"line {exc.lineno}, column {exc.colno}",
+                              f"expected DLIO's summary.json; found invalid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise ToolOutputError(source, "line 1", f"expected DLIO's summary.json; found JSON Python cannot hold "
+                              f"({type(exc).__name__})") from None
+    if not isinstance(document, dict):
+        raise ToolOutputError(source, "line 1", f"expected DLIO's summary.json, an object; found {describe(document)}")
+    return document
+
+
+def _whole(value: Any, where: str, source: str, *, least: int = 1) -> int:
+    check(value, int, where, source)
+    if value < least:
+        raise ToolOutputError(source, where, f"expected a whole number of at least {least}; found {describe(value)}")
+    return value
+
+
+def _positive(value: Any, where: str, source: str, what: str) -> float:
+    result = number(value, where, source, expected=f"{what} above 0")
+    if result == 0:
+        raise ToolOutputError(source, where, f"expected {what} above 0; found {describe(value)}")
+    return result
+
+
+def _numbers(metric: dict, key: str, source: str) -> tuple[float, ...]:
+    values = field(metric, key, list, "metric", source)
+    if not values:
+        raise ToolOutputError(source, f"metric.{key}", "expected one value per epoch; found an empty list")
+    return tuple(number(v, f"metric.{key}[{i}]", source) for i, v in enumerate(values))
+
+
+def _mean_agrees(values: tuple[float, ...], stated: float) -> bool:
+    return math.isclose(sum(values) / len(values), stated, rel_tol=_SAME, abs_tol=1e-9)
+
+
+def _figure(value: float) -> str:
+    """A figure as the tags show it: up to 10 significant digits, no float noise (146600628, 114660.07)."""
+    return f"{value:.10g}"
+
+
+class _Config:
+    """The DLIO configuration of a run, from the files beside its summary; every value is None where absent."""
+
+    def __init__(self, folder: Path | None):
+        self.found: list[str] = []
+        self.body: dict = {}
+        self.path = ""
+        self.prefix = ""
+        self.workload: str | None = None
+        self.durations: tuple[float, ...] = ()
+        self.durations_path = ""
+        if folder is None:
+            return
+        config = self._first(folder, "config.yaml")
+        if config is not None:
+            document = _yaml(config)
+            if not isinstance(document, dict):
+                raise ToolOutputError(str(config), "line 1", f"expected DLIO's configuration, a mapping; found "
+                                      f"{describe(document)}")
+            self.prefix = "workload." if isinstance(document.get("workload"), dict) else ""
+            self.body = document["workload"] if self.prefix else document
+            self.path = str(config)
+            self.found.append(_shown(config, folder))
+        overrides = self._first(folder, "overrides.yaml")
+        if overrides is not None:
+            self.workload = _workload(overrides)
+            self.found.append(_shown(overrides, folder))
+        for name in ("per_epoch_stats.json", "0_per_epoch_stats.json"):
+            if (folder / name).is_file():
+                self.durations = _epoch_durations(folder / name)
+                self.durations_path = name
+                self.found.append(name)
+                break
+
+    @staticmethod
+    def _first(folder: Path, name: str) -> Path | None:
+        return next((folder / sub / name for sub in _CONFIG_FOLDERS if (folder / sub / name).is_file()), None)
+
+    def get(self, *paths: str) -> tuple[Any, str]:
+        """The first of ``paths`` (``"reader.batch_size"``) the config states, and its full name; (None, "") if none."""
+        for path in paths:
+            node: Any = self.body
+            for key in path.split("."):
+                if not isinstance(node, dict) or key not in node:
+                    break
+                node = node[key]
+            else:
+                return node, self.prefix + path
+        return None, ""
+
+    def whole(self, *paths: str, least: int = 1) -> int | None:
+        value, where = self.get(*paths)
+        return None if value is None else _whole(value, where, self.path, least=least)
+
+    def positive(self, what: str, *paths: str) -> float | None:
+        value, where = self.get(*paths)
+        if isinstance(value, dict) and "mean" in value:  # newer DLIO: computation_time: {mean: ..., stdev: ...}
+            value, where = value["mean"], where + ".mean"
+        return None if value is None else _positive(value, where, self.path, what)
+
+    def model(self) -> str | None:
+        value, where = self.get("model.name", "model")
+        return None if value is None else check(value, str, where, self.path)
+
+
+def _folder(source: str) -> Path | None:
+    """The folder of the summary ``source`` names, if it names a file; a name that is no path finds none."""
+    path = Path(source)
+    try:
+        return path.parent if path.is_file() else None
+    except OSError:  # a name too long to be a path
+        return None
+
+
+def _shown(path: Path, folder: Path) -> str:
+    return str(path.relative_to(folder))
+
+
+def _yaml(path: Path) -> Any:
+    """A YAML file beside the summary, parsed safely; an error names the file and the line."""
+    import yaml  # only reading a DLIO run needs it
+
+    text = read_input(path, error=ToolOutputError, what="the DLIO configuration beside the summary")
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or "not YAML"
+        raise ToolOutputError(str(path), f"line {mark.line + 1}" if mark else "", f"expected YAML; found {problem}") from None
+    except (ValueError, RecursionError) as exc:
+        raise ToolOutputError(str(path), "", f"expected YAML; found what Python cannot hold ({type(exc).__name__})") from None
+
+
+def _workload(path: Path) -> str | None:
+    """The workload hydra was told (``- workload=unet3d_h100``); None where overrides.yaml names none."""
+    document = _yaml(path)
+    if document is None:
+        return None
+    items = check(document, list, "overrides", str(path))
+    for index, item in enumerate(items):
+        text = check(item, str, f"overrides[{index}]", str(path))
+        key, equals, value = text.partition("=")
+        if equals and key.strip().lstrip("+") == "workload":
+            if not value.strip():
+                raise ToolOutputError(str(path), f"overrides[{index}]", "expected workload=<model>_<accelerator>; "
+                                      "found no name")
+            return value.strip()
+    return None
+
+
+def _epoch_durations(path: Path) -> tuple[float, ...]:
+    """Each epoch's wall time in seconds, from rank 0's ``per_epoch_stats.json`` (epochs "1", "2" ...)."""
+    source = str(path)
+    try:
+        document = json.loads(read_input(path, error=ToolOutputError, what="the per-epoch statistics beside the summary"))
+    except (ValueError, RecursionError) as exc:
+        raise ToolOutputError(source, "", f"expected DLIO's per-epoch statistics (JSON); found invalid JSON "
+                              f"({type(exc).__name__})") from None
+    check(document, dict, "per_epoch_stats", source)
+    epochs = sorted((key for key in document if key.isdigit()), key=int)
+    durations = []
+    for epoch in epochs:
+        entry = check(document[epoch], dict, epoch, source)
+        value = field(entry, "duration", (str, int, float), epoch, source)
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = math.nan
+        if not 0 <= seconds < math.inf:
+            raise ToolOutputError(source, f"{epoch}.duration", f"expected a duration in seconds; found {describe(value)}")
+        durations.append(seconds)
+    return tuple(durations)
+
+
+class _Context:
+    """What every run of one summary shares: the workload's shape, the configuration and the common tags."""
+
+    def __init__(self, summary: dict, source: str):
+        self.summary, self.source = summary, source
+        self.folder = _folder(source)
+        self.config = _Config(self.folder)
+        self.accelerators = _whole(field(summary, "num_accelerators", int, "", source), "num_accelerators", source)
+        self.model, self.accelerator, accelerator_source = self._names()
+        self.hosts, hosts_source = self._hosts()
+        self.tags: list[tuple[str, str]] = [
+            ("model", self.model), ("accelerator", self.accelerator or "not stated"),
+            ("accelerator_source", accelerator_source), ("accelerators", str(self.accelerators)),
+            ("hosts", str(self.hosts) if self.hosts else "not stated"), ("hosts_source", hosts_source)]
+        self.inconsistent: list[str] = []
+
+    def _names(self) -> tuple[str, str | None, str]:
+        """The model, the accelerator its timings stand for, and where the accelerator was read."""
+        workload = self.config.workload
+        named = self.summary.get("model")
+        named = None if named is None else check(named, str, "model", self.source)
+        if workload:
+            match = _WORKLOAD.fullmatch(workload)
+            if match:
+                return match[1], match[2], f"overrides.yaml workload={workload}"
+        model = workload or self.config.model() or named or "dlio"
+        why = f"not named (workload={workload})" if workload else "not named (no overrides.yaml)"
+        if named is not None and "num_hosts" not in self.summary:  # a v0.5 summary
+            return model, "v100", f"{why}; MLPerf Storage v0.5 timed its workloads for V100"
+        return model, None, why
+
+    def _hosts(self) -> tuple[int | None, str]:
+        if "num_hosts" in self.summary:
+            return _whole(self.summary["num_hosts"], "num_hosts", self.source), "summary num_hosts"
+        if self.folder is None:
+            return None, "the summary states none (v0.5)"
+        mean = self.summary.get("metric", {}).get("train_throughput_mean_samples_per_second")
+        for folder in (self.folder, self.folder.parent, self.folder.parent.parent):
+            if (folder / _REPORT).is_file():
+                return _report_hosts(folder / _REPORT, mean)
+        return None, "the summary states none (v0.5) and no report is beside it"
+
+    def workload(self, operation: Operation, transfer_size, data_set) -> tuple[Workload, list[tuple[str, str]]]:
+        """The workload (one process per accelerator), and a ``processes`` tag where hosts do not say how they spread."""
+        hosts, count = self.hosts, self.accelerators
+        tags = []
+        if hosts is None:
+            tags.append(("processes", f"{count}: how they spread over hosts is not stated"))
+        elif count % hosts:
+            tags.append(("processes", f"{count} over {hosts} hosts, unevenly: ppn is the most on one host"))
+        workload = Workload(operation=operation, transfer_size=transfer_size, nodes=hosts,
+                            ppn=-(-count // hosts) if hosts else 1, direct=self._direct(), data_set=data_set)
+        return workload, tags
+
+    def _direct(self) -> bool | None:
+        """O_DIRECT reads where the config asks for them (reader.odirect); DLIO's default reads through the page cache."""
+        if not self.config.path:
+            return None
+        value, where = self.config.get("reader.odirect")
+        if value is not None and not isinstance(value, bool):
+            raise ToolOutputError(self.config.path, where, f"expected true or false; found {describe(value)}")
+        return value is True
+
+    def origin(self) -> Origin:
+        return Origin(path=self.source, line=None, tool="dlio", tool_version=None)
+
+    def common_tags(self) -> list[tuple[str, str]]:
+        found = ", ".join(self.config.found) if self.config.found else "nothing beside the summary"
+        tags = self.tags + [("found", found)] + self._host_tags()
+        if self.inconsistent:
+            tags.append(("inconsistent", "; ".join(self.inconsistent)))
+        return tags
+
+    def _host_tags(self) -> list[tuple[str, str]]:
+        """DLIO's evidence of caching: hosts' memory against each host's share of the data set."""
+        tags = []
+        caching = self.summary.get("potential_caching")
+        if isinstance(caching, list) and caching:
+            flags = [_whole(v, f"potential_caching[{i}]", self.source, least=0) for i, v in enumerate(caching)]
+            tags.append(("potential_caching", f"{sum(1 for f in flags if f)} of {len(flags)} hosts"))
+        elif isinstance(caching, bool):  # DLIO before per-host lists: one flag
+            tags.append(("potential_caching", "yes" if caching else "no"))
+        elif caching is not None:
+            raise ToolOutputError(self.source, "potential_caching", f"expected a list of 0 and 1 per host; found "
+                                  f"{describe(caching)}")
+        memory = self.summary.get("host_memory_GB")
+        if memory is not None:
+            values = [number(v, f"host_memory_GB[{i}]", self.source)
+                      for i, v in enumerate(check(memory, list, "host_memory_GB", self.source))]
+            reported = [v for v in values if v > 0]
+            if reported:
+                tags.append(("host_memory", f"{max(reported):.4g} GiB"))
+            if len(reported) < len(values):
+                tags.append(("host_memory_reported", f"{len(reported)} of {len(values)} hosts (DLIO lists 0 for hosts "
+                                                     "it did not collect from)"))
+        if "data_size_per_host_GB" in self.summary:
+            share = number(self.summary["data_size_per_host_GB"], "data_size_per_host_GB", self.source)
+            tags.append(("data_per_host", f"{share:.4g} GiB"))
+        return tags
+
+    # -- training ---------------------------------------------------------------------------------
+
+    def training(self, metric: dict) -> list[Run]:
+        source, config = self.source, self.config
+        au = _numbers(metric, "train_au_percentage", source)
+        rates = _numbers(metric, "train_throughput_samples_per_second", source)
+        if len(au) != len(rates):
+            raise ToolOutputError(source, "metric.train_throughput_samples_per_second", f"expected one value per epoch "
+                                  f"({len(au)}, as train_au_percentage); found {len(rates)}")
+        au_mean = number(field(metric, "train_au_mean_percentage", (int, float), "metric", source),
+                         "metric.train_au_mean_percentage", source)
+        rate_mean = number(field(metric, "train_throughput_mean_samples_per_second", (int, float), "metric", source),
+                           "metric.train_throughput_mean_samples_per_second", source)
+        io_mean = number(field(metric, "train_io_mean_MB_per_second", (int, float), "metric", source),
+                         "metric.train_io_mean_MB_per_second", source)
+        for values, stated, key in ((au, au_mean, "train_au_mean_percentage"),
+                                    (rates, rate_mean, "train_throughput_mean_samples_per_second")):
+            if not _mean_agrees(values, stated):
+                self.inconsistent.append(f"metric.{key} {stated:.6g} is not the mean of the epochs' "
+                                         f"{sum(values) / len(values):.6g}")
+        record, record_source = self._record_length(io_mean, rate_mean)
+        files = _whole(field(self.summary, "num_files_train", int, "", source), "num_files_train", source)
+        per_file = _whole(field(self.summary, "num_samples_per_file", int, "", source), "num_samples_per_file", source)
+        batch = config.whole("reader.batch_size")
+        threads = config.whole("reader.read_threads", least=0)
+        compute = config.positive("a computation time in seconds", "train.computation_time")
+        stated_transfer = config.whole("reader.transfer_size", least=0)
+        minimum, minimum_source = self._au_minimum()
+        expectation = metric.get("train_au_meet_expectation")
+        if expectation is not None:
+            check(expectation, str, "metric.train_au_meet_expectation", source)
+            if (expectation == "success") != (au_mean >= minimum * 100):
+                self.inconsistent.append(f"DLIO says {expectation!r} for a mean AU of {au_mean:.2f} % against a "
+                                         f"minimum of {minimum:.0%}")
+        transfer = Q_(stated_transfer if stated_transfer else record, "B")
+        data_set = Q_(files * per_file * record, "B")
+        workload, shape = self.workload(Operation.READ, transfer, data_set)
+        epochs = len(rates)
+        durations = config.durations if len(config.durations) == epochs else ()
+        if config.durations and not durations:
+            self.inconsistent.append(f"{config.durations_path} has {len(config.durations)} epochs, the summary "
+                                     f"{epochs}: its durations are not used")
+        tags = shape + [("record_length", f"{_figure(record)} B"), ("record_length_source", record_source),
+                ("transfer_size_source", "reader.transfer_size" if stated_transfer else
+                 "the record length: DLIO reads a sample at a time; its requests are not in the summary"),
+                ("batch_size", str(batch) if batch else "not stated"),
+                ("computation_time", f"{_figure(compute)} s" if compute else "not stated"),
+                ("read_threads", str(threads) if threads is not None else "not stated"),
+                ("files", str(files)), ("samples_per_file", str(per_file)), ("samples", str(files * per_file)),
+                ("epochs", str(epochs)),
+                ("au_per_epoch", ", ".join(f"{value:.4f}" for value in au) + " %"),
+                ("au_mean", f"{au_mean:.4f} %"), ("au_minimum", f"{_figure(minimum * 100)} %"),
+                ("au_minimum_source", minimum_source), ("au_expectation", expectation or "not stated"),
+                ("units", _UNITS_NOTE)]
+        tags = self.common_tags() + tags
+        label = f"{self.model}{' ' + self.accelerator if self.accelerator else ''} train"
+        bandwidth = tuple(rate * record / 2**20 for rate in rates)
+        read = Run(label=f"{label} read", workload=workload, metric=Metric.BANDWIDTH, samples=bandwidth,
+                   unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations)
+        samples = Run(label=f"{label} samples", workload=workload, metric=Metric.OPERATION_RATE, samples=rates,
+                      unit=SAMPLE_UNIT, origin=self.origin(),
+                      tags=tuple(tags + [("operation", "one sample of record_length bytes: DLIO's samples/s")]),
+                      durations=durations)
+        return [read, samples]
+
+    def _record_length(self, io_mean: float, rate_mean: float) -> tuple[float, str]:
+        """The record length DLIO computed its MB/s with, checked against the config's, and where it was read."""
+        stated = self.config.positive("a record length in bytes", "dataset.record_length_bytes", "dataset.record_length")
+        if rate_mean > 0 and io_mean > 0:
+            used = io_mean * 2**20 / rate_mean
+            agrees = stated is not None and math.isclose(used, stated, rel_tol=_SAME)
+            if stated is not None and not agrees:
+                self.inconsistent.append(f"the config's record length is {_figure(stated)} B, but the summary's MB/s / "
+                                         f"samples/s x 2^20 gives {_figure(used)} B (used: DLIO computed with it)")
+            return used, "summary MB/s / samples/s x 2^20" + (", as the config states" if agrees else "")
+        if stated is None:
+            raise ToolOutputError(self.source, "metric.train_io_mean_MB_per_second", "expected a figure above 0 to tell "
+                                  "the record length from, or a config.yaml beside the summary stating "
+                                  "dataset.record_length; found neither")
+        return stated, "config (the summary's samples/s is 0)"
+
+    def _au_minimum(self) -> tuple[float, str]:
+        value, where = self.config.get("metric.au")
+        if value is None:
+            why = "no config beside the summary" if not self.config.path else "the config states no metric.au"
+            return DEFAULT_AU, f"DLIO's default ({why})"
+        au = number(value, where, self.config.path, expected="a fraction from 0 to 1", below=1.000001)
+        return au, f"config {where}"
+
+    # -- checkpointing ---------------------------------------------------------------------------
+
+    def checkpoint(self, metric: dict, prefix: str, operation: Operation) -> Run:
+        source = self.source
+        key = f"{prefix}_checkpoint_io_mean_GB_per_second"
+        rate = number(metric[key], f"metric.{key}", source)
+        seconds = _positive(field(metric, f"{prefix}_checkpoint_duration_mean_seconds", (int, float), "metric", source),
+                            f"metric.{prefix}_checkpoint_duration_mean_seconds", source, "a duration in seconds")
+        size = _positive(field(metric, "checkpoint_size_GB", (int, float), "metric", source),
+                         "metric.checkpoint_size_GB", source, "a size")
+        spread = metric.get(f"{prefix}_checkpoint_io_stdev_GB_per_second")
+        spread = None if spread is None else number(spread, f"metric.{prefix}_checkpoint_io_stdev_GB_per_second", source)
+        direction = "write" if operation is Operation.WRITE else "read"
+        count = self.config.whole(f"checkpoint.num_checkpoints_{direction}", least=0)
+        inconsistent = []
+        if rate > 0 and abs(size / seconds / rate - 1) > _CHECKPOINT_SPREAD:
+            inconsistent.append(f"{size:.4g} GiB in {seconds:.4g} s is {size / seconds:.4g} GiB/s, but the summary "
+                                f"says {rate:.4g} GiB/s")
+        fsync, _ = self.config.get("checkpoint.fsync")
+        over = f"{count} checkpoints" if count else "its checkpoints"
+        about = f" (standard deviation {spread:.4g} GiB/s)" if spread is not None else ""
+        workload, shape = self.workload(operation, None, Q_(size, "GiB"))
+        tags = [t for t in self.common_tags() if t[0] != "inconsistent"]
+        tags += shape + [("checkpoint_size", f"{size:.4f} GiB"), ("duration_mean", f"{seconds:.4f} s"),
+                 ("checkpoints", str(count) if count else "not stated"),
+                 ("fsync", str(fsync).lower() if isinstance(fsync, bool) else "not stated"),
+                 ("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
+                 ("units", _CHECKPOINT_NOTE)]
+        if inconsistent:
+            tags.append(("inconsistent", "; ".join(inconsistent)))
+        return Run(label=f"{self.model} checkpoint {direction}", workload=workload, metric=Metric.BANDWIDTH,
+                   samples=(rate,), unit=CHECKPOINT_UNIT, origin=self.origin(), tags=tuple(tags), durations=(seconds,))
+
+
+def _report_hosts(path: Path, mean: Any) -> tuple[int | None, str]:
+    """The report's ``num_client_hosts`` if one of its runs is this summary (the same samples/s), else None."""
+    source = str(path)
+    try:
+        report = json.loads(read_input(path, error=ToolOutputError, what="the MLPerf Storage report"))
+    except (ValueError, RecursionError):
+        return None, f"the summary states none (v0.5); {path.name} above it is not valid JSON"
+    overall = report.get("overall") if isinstance(report, dict) else None
+    runs = report.get("runs") if isinstance(report, dict) else None
+    hosts = overall.get("num_client_hosts") if isinstance(overall, dict) else None
+    if hosts is None or not isinstance(runs, dict):
+        return None, f"the summary states none (v0.5), nor does {path.name}"
+    hosts = _whole(hosts, "overall.num_client_hosts", source)
+    rates = [r.get("train_throughput_samples_per_second") for r in runs.values() if isinstance(r, dict)]
+    if isinstance(mean, (int, float)) and any(isinstance(r, (int, float)) and math.isclose(r, mean, rel_tol=_SAME)
+                                              for r in rates):
+        return hosts, f"{path.name} num_client_hosts (one of its runs is this summary)"
+    return None, (f"the summary states none (v0.5); {path.name}'s runs do not include this summary's figures "
+                  "(one DLIO job per host?), so its host count is not this run's")
