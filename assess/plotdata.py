@@ -26,7 +26,7 @@ from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summ
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Estimate", "Line", "Chart", "Dots", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
+__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
            "ratios", "probe_charts", "drawing", "sweep_sizes"]
 
 
@@ -76,6 +76,18 @@ class Dots:
     reference: float | None = None
     band: float = 0.0
     xscale: str = "linear"
+
+
+@dataclass(frozen=True)
+class Strips:
+    """Many values per row on one value axis (a list's efficiencies per phase), each coloured by its finding;
+    ``reference`` (1: at the ceiling) is drawn behind them."""
+
+    title: str
+    xlabel: str
+    rows: tuple[tuple[str, tuple[Estimate, ...]], ...]
+    reference: float | None = None
+    xscale: str = "log"
 
 
 @dataclass(frozen=True)

@@ -17,15 +17,18 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from models import layers, metadata
-from assess.plotdata import Chart, Dots, Drawing, Estimate
+from assess.plotdata import Chart, Dots, Drawing, Estimate, Strips
 from assess.findings import Severity
 
-__all__ = ["plot_chart", "plot_dots", "plot_drawing", "figure_size", "layer_colour", "save", "COLOURS", "BINDING"]
+__all__ = ["plot_chart", "plot_dots", "plot_strips", "plot_drawing", "figure_size", "layer_colour", "save", "COLOURS", "BINDING"]
 
 # The colour of a measured point by its worst finding (None: no finding).
 COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
 _RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning found)", Severity.INFO: "runs",
          None: "runs (no finding)"}
+# Findings of one severity told apart where many are drawn together (a list's phases).
+_CODE_COLOURS = {"POSSIBLE-IF": "tab:orange", "FAR-BELOW": "tab:purple", "AT-CEILING": "tab:blue",
+                 "BELOW-CEILING": "tab:cyan", "within": "tab:green"}
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
 # Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
@@ -35,9 +38,9 @@ _PALETTE = [to_hex(c) for c in (*matplotlib.colormaps["tab20"].colors[0::2], *ma
             if to_hex(c) not in ("#7f7f7f", "#c7c7c7")]
 
 
-def figure_size(data: Chart | Dots | Drawing) -> tuple[float, float]:
+def figure_size(data: Chart | Dots | Strips | Drawing) -> tuple[float, float]:
     """Inches that fit a plot of ``data``: dots grow with their rows, a drawing with its tallest column."""
-    if isinstance(data, Dots):
+    if isinstance(data, (Dots, Strips)):
         return 7.5, 1.3 + 0.3 * len(data.rows)
     if isinstance(data, Drawing):
         return 7.5, 1.6 + 0.9 * max(Counter(n.kind for n in data.nodes).values(), default=1)
@@ -116,6 +119,32 @@ def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
         ax.set_xlim(left=0)
     _labels(ax, dots.title, dots.xlabel, "")
     _numbers(ax.xaxis, dots.xscale)
+    return ax
+
+
+def plot_strips(strips: Strips, ax: Axes | None = None) -> Axes:
+    """Each row's values as points spread a little up and down (so that equal values stay visible), coloured by
+    their worst finding and named in the legend by their first code; the reference line behind them."""
+    ax = _axes(ax, strips)
+    if strips.reference is not None:
+        ax.axvline(strips.reference, color="black", linewidth=1)
+    shown: set = set()
+    for row, (_, estimates) in enumerate(strips.rows):
+        for i, estimate in enumerate(estimates):
+            jitter = ((i * 0.618034) % 1 - 0.5) * 0.6  # spread evenly, the same at every drawing
+            name = estimate.codes[0] if estimate.codes else "no finding"
+            label = name if name not in shown else None
+            shown.add(name)
+            ax.plot(estimate.value, row + jitter, marker="o", markersize=3, alpha=0.6, linestyle="none",
+                    color=_CODE_COLOURS.get(name, COLOURS[estimate.severity]), gid=estimate.label, label=label)
+    ax.set_yticks(range(len(strips.rows)), [f"{name} ({len(e)})" for name, e in strips.rows], fontsize=7,
+                  parse_math=False)
+    ax.set_ylim(len(strips.rows) - 0.5, -0.5)
+    ax.set_xscale(strips.xscale)
+    _labels(ax, strips.title, strips.xlabel, "")
+    _numbers(ax.xaxis, strips.xscale)
+    if shown:
+        ax.legend(fontsize=7, loc="best")
     return ax
 
 

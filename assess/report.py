@@ -46,6 +46,8 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
     key: str = ""
     right: tuple[int, ...] = ()
+    links: tuple[str, ...] = ()  # per row, where its first cell leads (a page of its own), in the html only
+    sortable: bool = False  # in the html, a click on a heading sorts the rows by that column
 
 
 @dataclass(frozen=True)
@@ -200,11 +202,7 @@ def to_html(report: Report, directory: Path) -> str:
         parts.append(f"<h2>{esc(section.heading)}</h2>")
         for block in section.blocks:
             if isinstance(block, Table):
-                head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
-                body = "".join("<tr>" + "".join(f"<td{' class=num' if i in block.right else ''}>{esc(c)}</td>"
-                                                for i, c in enumerate(row)) + "</tr>" for row in block.rows)
-                parts.append(f"<table id=\"{esc(block.key)}\"><thead><tr>{head}</tr></thead>"
-                             f"<tbody>{body}</tbody></table>")
+                parts.append(_html_table(block))
             elif isinstance(block, Plot):
                 data = base64.b64encode((directory / f"{block.stem}.png").read_bytes()).decode("ascii")
                 parts.append(f"<figure><img src=\"data:image/png;base64,{data}\" alt=\"{esc(block.caption)}\">"
@@ -212,8 +210,24 @@ def to_html(report: Report, directory: Path) -> str:
                              "</figure>")
             else:
                 parts.append(f"<p>{esc(block)}</p>")
+    if any(isinstance(b, Table) and b.sortable for section in report.sections for b in section.blocks):
+        parts.append(f"<script>{_SORT}</script>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _html_table(block: Table) -> str:
+    esc = html.escape
+    head = "".join(f"<th>{esc(h)}</th>" for h in block.headers)
+    rows = []
+    for number, row in enumerate(block.rows):
+        cells = [esc(c) for c in row]
+        if number < len(block.links) and block.links[number]:
+            cells[0] = f"<a href=\"{esc(block.links[number])}\">{cells[0]}</a>"
+        rows.append("<tr>" + "".join(f"<td{' class=num' if i in block.right else ''}>{c}</td>"
+                                     for i, c in enumerate(cells)) + "</tr>")
+    return (f"<table id=\"{esc(block.key)}\"{' class=sortable' if block.sortable else ''}><thead><tr>{head}</tr>"
+            f"</thead><tbody>{''.join(rows)}</tbody></table>")
 
 
 def to_markdown(report: Report) -> str:
@@ -244,4 +258,13 @@ _STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 
           "table{border-collapse:collapse;margin:1em 0;font-size:90%}"
           "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
           "td.num{text-align:right;white-space:nowrap}th{background:#eee}.sub{color:#666}"
-          "figure{margin:1em 0}img{max-width:100%}figcaption{font-size:90%;color:#444}")
+          "figure{margin:1em 0}img{max-width:100%}figcaption{font-size:90%;color:#444}"
+          "table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#999}")
+# Sorts a table.sortable by the clicked column: numbers (their leading figure, commas ignored) as numbers,
+# else as text; a second click reverses.
+_SORT = ("document.querySelectorAll('table.sortable th').forEach(function(th,col){th.addEventListener('click',"
+         "function(){var body=th.closest('table').tBodies[0],rows=Array.from(body.rows),down=th.dataset.down!=='1';"
+         "th.dataset.down=down?'1':'0';function key(r){var t=r.cells[col].textContent.trim(),"
+         "n=parseFloat(t.replace(/,/g,''));return isNaN(n)?t.toLowerCase():n;}"
+         "rows.sort(function(a,b){var x=key(a),y=key(b);if(typeof x!==typeof y){x=String(x);y=String(y);}"
+         "return (x<y?-1:x>y?1:0)*(down?1:-1);});rows.forEach(function(r){body.appendChild(r);});});});")

@@ -50,8 +50,12 @@ def resolve(word: str) -> Path:
 
 
 def open_topology(word: str) -> Topology:
-    """The topology in a file or bundled example (``lecture``); its ``path`` says which."""
-    return load_topology(resolve(word))
+    """The topology in a file or bundled example (``lecture``), or the one an io500 submission's description
+    gives (its folder, its system-information.txt or io500.sh); its ``path`` says which."""
+    path = resolve(word)
+    from topologies.described import described_topology, is_description  # only a description pays for its tables
+
+    return described_topology(path) if is_description(path) else load_topology(path)
 
 
 def read_runs(word: str, aliases: Mapping[str, str] | None = None) -> list[Run]:

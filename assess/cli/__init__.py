@@ -28,8 +28,8 @@ __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDI
            "EXIT_PROBE_FAILED", "EXIT_INTERRUPTED"]
 
 # The commands in the order --help lists them; each is the module assess.cli.<name>.
-COMMANDS = ("probe", "predict", "check", "read", "compare", "fit", "topology", "examples", "size", "whatif", "report",
-            "lab")
+COMMANDS = ("probe", "predict", "check", "review", "read", "compare", "fit", "topology", "examples", "size", "whatif",
+            "report", "lab")
 
 
 # A module's docstring: the string literal its source opens with (only that literal is parsed).

@@ -32,8 +32,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
     """TOPOLOGY RESULTS... and the options of judging them, which check and report share."""
-    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name")
-    parser.add_argument("results", metavar="RESULTS", nargs="+", help="results files in any format iobound reads")
+    parser.add_argument("topology", metavar="TOPOLOGY",
+                        help="topology file (TOML) or a bundled example name; or an io500 submission's folder or its "
+                             "system-information.txt, whose description gives the topology (every unstated figure a range)")
+    parser.add_argument("results", metavar="RESULTS", nargs="*",
+                        help="results files in any format iobound reads (default, for a submission's folder: its "
+                             "result.txt or result_summary.txt)")
     add_set_argument(parser)
     add_input_limit(parser)
     parser.add_argument("--tolerance", type=fraction_arg, default=TOLERANCE,
@@ -52,9 +56,25 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from assess.check import check_runs
 
     topology = edited_topology(args)
-    runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
+    words = args.results or [str(path) for path in _submission_results(args.topology)]
+    runs = [r for word in words for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                                 tolerance=args.tolerance, far_below=args.far_below, below=args.below)
+
+
+def _submission_results(word: str) -> tuple:
+    """The results beside an io500 submission's description, for a check that names none."""
+    from pathlib import Path
+
+    from probes.core.errors import InputError
+    from topologies.described import submission_files
+
+    path = Path(word)
+    found = submission_files(path)[1] if path.is_dir() else ()
+    if not found:
+        raise InputError(word, "", "names no results: give the results files after the topology (RESULTS), or a "
+                         "submission's folder that holds result.txt or result_summary.txt")
+    return found
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from probes.core.errors import ToolOutputError
@@ -26,7 +26,7 @@ from probes.readers.ior import readback
 from probes.readers.mdtest import stride, stride_tags
 from probes.readers.textlines import beginning, binary_size, finite_number, split_words
 
-__all__ = ["looks_like", "parse", "FORMAT"]
+__all__ = ["looks_like", "parse", "FORMAT", "phase_run"]
 
 # What iobound read says it reads.
 FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
@@ -420,6 +420,16 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
                origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
                tags=_merged(tags + phase.tags + run_tags),
                durations=() if phase.duration is None else (phase.duration,))
+
+
+def phase_run(name: str, value: float, unit: str, *, nodes: int | None, ppn: int | None, source: str, line: int,
+              version: str, tags: tuple[tuple[str, str], ...] = ()) -> Run | None:
+    """The run of a phase known only by its name and value (a row of the io500 list), its placement as stated;
+    None for a phase that is not one storage operation."""
+    run = _run(_Phase(name, line, value, unit, None, tags=list(tags)), version, [], source)
+    if run is None or run.workload is None:
+        return run
+    return replace(run, workload=replace(run.workload, nodes=nodes, ppn=ppn or 1))
 
 
 def _merged(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:

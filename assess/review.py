@@ -1,0 +1,171 @@
+"""Judge a whole benchmark list: each submission's phases against the topology its own description gives.
+
+A submission's description (the io500 list's hardware columns) becomes a topology with every unstated
+figure a range (:mod:`topologies.described`); its phases are judged by :func:`assess.check.check_runs`,
+as ``iobound check`` judges any run. Each phase gets its ceiling interval, its efficiency (result over
+the ceiling's high end), its verdict and, where the result needs more than the least the description
+allows, the hardware it implies, said in ports where the network's name fixes a port's rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable
+
+from probes.core.units import Q_, format_quantity
+from probes.readers.io500_system import Submission
+from topologies.described import Described, describe
+from assess.check import check_runs
+from assess.findings import Judgement, Severity
+
+if TYPE_CHECKING:
+    from pint import Quantity
+
+__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED"]
+
+# The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within".
+VERDICTS = ("ABOVE-CEILING", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
+WITHIN = "within"
+UNJUDGED = "unjudged"
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of a submission as judged: its result, ceiling interval, efficiency, verdict and what it implies."""
+
+    label: str
+    measured: Quantity
+    low: Quantity | None
+    high: Quantity | None
+    efficiency: float | None
+    verdict: str
+    implies: str
+    reason: str  # why it has no ceiling, for an unjudged phase
+
+    def to_dict(self) -> dict:
+        def q(value):
+            return None if value is None else {"value": value.magnitude, "unit": f"{value.units:~P}"}
+
+        return {"phase": self.label, "measured": q(self.measured), "ceiling_low": q(self.low), "ceiling": q(self.high),
+                "efficiency": self.efficiency, "verdict": self.verdict, "implies": self.implies or None,
+                "no_ceiling": self.reason or None}
+
+
+@dataclass(frozen=True)
+class Reviewed:
+    """A submission, the topology its description gives, and its phases judged on it."""
+
+    submission: Submission
+    described: Described
+    judgements: tuple[Judgement, ...]
+    phases: tuple[Phase, ...]
+
+    @property
+    def verdict(self) -> str:
+        """The strongest verdict of any phase; ``unjudged`` when no phase has a ceiling."""
+        found = {p.verdict for p in self.phases}
+        return next((v for v in VERDICTS if v in found), WITHIN if found - {UNJUDGED} else UNJUDGED)
+
+    @property
+    def thin(self) -> str:
+        """Why the description is too thin to judge anything ("" when it gives a topology)."""
+        return "" if self.described.topology else "; ".join(self.described.missing)
+
+    def to_dict(self) -> dict:
+        s, d = self.submission, self.described
+        return {"id": s.id, "list": s.list_name, "status": s.status, "system": s.description.title,
+                "filesystem": s.description.get("filesystem_type"), "verdict": self.verdict,
+                "assumptions": list(d.assumptions), "missing": list(d.missing),
+                "topology": None if d.topology is None else d.topology.to_dict(),
+                "phases": [p.to_dict() for p in self.phases]}
+
+
+def review(submissions: Iterable[Submission]) -> list[Reviewed]:
+    """Every submission judged on its own description's topology (one model per submission)."""
+    return [_reviewed(s) for s in submissions]
+
+
+def _reviewed(submission: Submission) -> Reviewed:
+    described = describe(submission.description)
+    if described.topology is None:
+        phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
+                       for r in submission.runs)
+        return Reviewed(submission, described, (), phases)
+    judgements = tuple(check_runs(described.topology, submission.runs))
+    return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
+
+
+def _phase(j: Judgement, described: Described) -> Phase:
+    measured = Q_(j.run.samples[0], j.run.unit)
+    if j.ceiling is None:
+        return Phase(j.run.label, measured, None, None, None, UNJUDGED, "", _unjudged(j, described))
+    codes = {f.code: f for f in j.findings}
+    verdict = next((code for code in VERDICTS if code in codes), WITHIN)
+    implies = ""
+    if verdict == "POSSIBLE-IF":
+        implies = _needs(codes[verdict].evidence.get("implied", ()), described)
+    elif verdict == "ABOVE-CEILING":
+        implies = _beyond(j, described)
+    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "")
+
+
+def _unjudged(j: Judgement, described: Described) -> str:
+    """Why a phase has no ceiling, naming the description's field where one is missing."""
+    fields = [m for m in described.missing if m.startswith(("md_nodes", "filesystem_type"))]
+    return fields[0] if fields and j.run.workload and j.run.workload.operation.is_metadata else j.no_ceiling
+
+
+def _needs(implied: Iterable[dict], described: Described) -> str:
+    """What a POSSIBLE-IF result needs of each range, in ports of the named network where it can."""
+    said = []
+    for need in implied:
+        group, _, key = need["component"].partition(".")
+        needed = Q_(need["needed"]["value"], need["needed"]["unit"])
+        port = described.ports.get(group)
+        if key == "nic" and port is not None:
+            said.append(f"≥ {(needed / port).m_as(''):.1f} ports of {_rate(port)} per {group} node")
+        else:
+            said.append(f"{need['component']} ≥ {format_quantity(needed)}")
+    return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
+
+
+def _beyond(j: Judgement, described: Described) -> str:
+    """What an ABOVE-CEILING result would need of the component that binds at the high end, or a cache."""
+    ceiling = j.ceiling
+    share = j.measured.m_as(ceiling.metric.unit) / ceiling.value.m_as(ceiling.metric.unit)
+    said = []
+    operation = j.run.workload.operation.value
+    for component in ceiling.binding:
+        capacity = described.topology.capacity_at(component, operation)
+        port = described.ports.get(component.group)
+        if capacity is None or capacity.value is None:
+            continue
+        if component.key == "nic" and port is not None:
+            ports = (capacity.value * share / port).m_as("")
+            said.append(f"≥ {ports:.1f} ports of {_rate(port)} per {component.group} node "
+                        f"(stated: {capacity.span() if capacity.range else capacity})")
+        else:
+            key = f"{operation}_{component.key}" if component.key == "metadata" else component.key
+            said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share)} (stated: "
+                        f"{capacity.span() if capacity.range else capacity})")
+    return ("needs " + " and ".join(said) + ", or a cache") if said else "needs more than the stated hardware, or a cache"
+
+
+def _rate(port: Quantity) -> str:
+    """A port's rate as networks are named: in Gbit/s."""
+    return f"{port.m_as('Gbit/s'):g} Gbit/s"
+
+
+# review format history:
+#   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
+REVIEW_VERSION = "1.0"
+
+
+def review_body(source: str, reviewed: list[Reviewed]) -> dict:
+    """The body of an iobound/review document."""
+    return {"list": source, "submissions": [r.to_dict() for r in reviewed]}
+
+
+def severity(reviewed: Reviewed) -> Severity | None:
+    """The most severe finding of any phase; None without findings."""
+    return max((f.severity for j in reviewed.judgements for f in j.findings), default=None)

@@ -1,0 +1,150 @@
+"""Read the hardware descriptions io500 submissions carry, and the io500 list database's rows.
+
+Three forms state the same fields (client nodes, processes per node, data and metadata servers with
+their devices and networks):
+
+- ``io500_info_*="..."`` shell variables: the info creator's ``system-information.txt`` and newer
+  ``io500.sh`` scripts (``io500_info_ds_nodes="42"``);
+- a row of the list database's ``submissions`` table (``information_ds_nodes``), which also holds
+  every phase's result as the list published it: ior phases in GiB/s, mdtest and find in kIOPS.
+
+A field keeps the name both forms share (``ds_nodes``, ``md_storage_type``, ``client_procs_per_node``)
+and where it was read, so that a topology built from it can cite each figure.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+
+from probes.core.errors import ToolOutputError
+from probes.core.inputs import iter_lines
+from probes.core.run import Run
+from probes.readers.io500 import phase_run
+
+__all__ = ["Description", "Submission", "looks_like_info", "looks_like_list", "read_info", "read_list",
+           "LIST_PHASES"]
+
+# The list database's phase columns, in the order io500 runs them, with the unit the list keeps.
+LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_hard_write": "GiB/s",
+               "mdtest_hard_write": "kop/s", "find_easy": "kop/s", "find_hard": "kop/s", "ior_easy_read": "GiB/s",
+               "mdtest_easy_stat": "kop/s", "ior_hard_read": "GiB/s", "mdtest_hard_stat": "kop/s",
+               "mdtest_easy_delete": "kop/s", "mdtest_hard_read": "kop/s", "mdtest_hard_delete": "kop/s"}
+_INFO = re.compile(r"\s*(?:export\s+)?io500_info_([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|(\S*))\s*(?:#.*)?")
+_INFO_SNIFF = re.compile(r"^\s*(?:export\s+)?io500_info_[\w-]+=", re.MULTILINE)
+_LIST_COLUMNS = ("information_system", "information_client_nodes", "ior_easy_write")
+_PREFIX = "information_"
+
+
+@dataclass(frozen=True)
+class Description:
+    """A submission's hardware as stated: field name -> text, with where each field was read."""
+
+    fields: dict[str, str]
+    source: str
+    where: dict[str, str] = field(default_factory=dict)
+
+    def get(self, name: str) -> str:
+        """The field's text, stripped; "" where the description leaves it out."""
+        return self.fields.get(name, "").strip()
+
+    def cite(self, name: str) -> str:
+        """Where ``name`` was read, for a capacity's note: ``io500 ds_network (system-information.txt:31)``."""
+        return f"io500 {name} ({self.source}{':' + self.where[name] if name in self.where else ''})"
+
+    @property
+    def title(self) -> str:
+        """The system and its institution, as the submission names them."""
+        system, institution = self.get("system"), self.get("institution")
+        return f"{system} ({institution})" if system and institution else system or institution or self.source
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One row of the list database: its id, the list it appeared on, its description and its phases' runs."""
+
+    id: str
+    list_name: str
+    status: str
+    description: Description
+    runs: tuple[Run, ...]
+
+
+def looks_like_info(text: str) -> bool:
+    """Whether ``text`` sets io500_info_* variables (system-information.txt, io500.sh)."""
+    return _INFO_SNIFF.search(text) is not None
+
+
+def looks_like_list(text: str) -> bool:
+    """Whether ``text`` is a CSV of the list database's submissions table (its header names its columns)."""
+    header = next(iter_lines(text), "")
+    return all(column in header for column in _LIST_COLUMNS)
+
+
+def read_info(text: str, *, source: str) -> Description:
+    """The io500_info_* variables of a system-information.txt or io500.sh; the last assignment of a name wins.
+
+    Raises
+    ------
+    ToolOutputError
+        If the text sets no io500_info_* variable.
+    """
+    fields, where = {}, {}
+    for number, line in enumerate(iter_lines(text), start=1):
+        match = _INFO.fullmatch(line)
+        if match:
+            name = match[1].replace("-", "_")
+            fields[name] = next(value for value in match.groups()[1:] if value is not None)
+            where[name] = str(number)
+    if not fields:
+        raise ToolOutputError(source, "", "expected io500_info_* variables (io500_info_ds_nodes=\"...\"), as the io500 "
+                              "info creator writes them to system-information.txt; found none")
+    return Description(fields, source, where)
+
+
+def read_list(text: str, *, source: str) -> list[Submission]:
+    """Every row of the list database's submissions table, with its description and one run per phase it reports.
+
+    Raises
+    ------
+    ToolOutputError
+        If the header lacks the table's columns, or a phase's value is not a number.
+    """
+    if not looks_like_list(text):
+        raise ToolOutputError(source, "line 1", "expected the io500 list database's submissions table as CSV, with "
+                              f"columns {', '.join(_LIST_COLUMNS)}; found {next(iter_lines(text), '')[:80]!r}")
+    rows = csv.DictReader(io.StringIO(text))
+    return [_submission(row, source, rows.line_num) for row in rows]
+
+
+def _submission(row: dict[str, str | None], source: str, line: int) -> Submission:
+    row = {key: value or "" for key, value in row.items() if key is not None}
+    where = f"line {line}"
+    fields = {key.removeprefix(_PREFIX): value for key, value in row.items() if key.startswith(_PREFIX)}
+    description = Description(fields, source, {name: str(line) for name in fields})
+    nodes, ppn = _count(fields.get("client_nodes", "")), _count(fields.get("client_procs_per_node", ""))
+    list_name = row.get("information_list_name", "") or "unlisted"
+    runs = []
+    for column, unit in LIST_PHASES.items():
+        text = row.get(column, "").strip()
+        if not text:
+            continue
+        try:
+            value = float(text)
+        except ValueError:
+            raise ToolOutputError(source, where, f"expected a number for {column}; found {text[:40]!r}") from None
+        if value <= 0:  # a phase that did not run
+            continue
+        run = phase_run(column.replace("_", "-"), value, unit, nodes=nodes, ppn=ppn, source=source, line=line,
+                        version=f"io500 list {list_name}", tags=(("submission", row.get("id", "")),))
+        if run is not None:
+            runs.append(run)
+    return Submission(row.get("id", ""), list_name, row.get("status", ""), description, tuple(runs))
+
+
+def _count(text: str) -> int | None:
+    """A whole number of at least 1, or None."""
+    text = text.strip()
+    return int(text) if text.isdigit() and int(text) > 0 else None

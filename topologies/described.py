@@ -1,0 +1,402 @@
+"""A topology from an io500 submission's own hardware description: what it states as values, the rest as ranges.
+
+Each figure the description states (node counts, a network's name, a device type) becomes a capacity
+citing the field it came from; each figure it leaves out (ports per node, what one device moves, whether
+a device count is per server or in all) becomes a range marked as an assumption, from the table in
+``hardware.toml`` or the published metadata rates (``metadata_rates.toml``). Nothing is guessed: a field
+too thin to build from is named in ``missing``, and the part it would have bounded is left unjudged.
+
+Shape: client nodes -- one fabric -- data servers -- their devices (one member per server), and the
+metadata servers on the same fabric; DAOS and WekaIO keep metadata on the data servers.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from probes.core.errors import InputError
+from probes.core.units import Q_
+from topologies.load import topology_from_dict
+from topologies.metadata_rates import ALIASES, ANY, entry, known
+
+if TYPE_CHECKING:
+    from pint import Quantity
+
+    from probes.readers.io500_system import Description
+    from topologies.topology import Topology
+
+__all__ = ["Described", "describe", "HARDWARE", "network_ports", "device_classes", "is_description", "submission_files",
+           "described_topology"]
+
+HARDWARE = Path(__file__).with_name("hardware.toml")
+# Where a description's free text lists several things: "3DXP/NVMe SSD", "Ethernet 10Gbps, InfiniBand", "16 + 8".
+_PARTS = re.compile(r"\s*(?:[,;/+&]|\band\b)\s*")
+_SPEED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(g|gb|gbit|gbits|gbps|gbe|gige|gigabit|gigabits|m|mb|mbit|mbps)"
+                    r"(?![a-z])|(?<![\w.])(\d+(?:\.\d+)?)\s+ethernet\b")
+_PORTS = re.compile(r"(?<![\w.])(\d{1,2})\s*x\s*(?=[a-z0-9])")
+_COUNT = re.compile(r"\d{1,7}")
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?", re.IGNORECASE)
+_METADATA_CLASSES = {"hdd": "hdd", "sata": ANY, "ssd": "ssd", "sas-ssd": "ssd", "cloud-ssd": "ssd", "cloud-hdd": "hdd",
+                     "nvme": "nvme", "optane-ssd": "nvme", "pmem": "pmem"}
+_ON_DATA_SERVERS = "data server"
+_SPREAD = {"value": "unlimited", "source": "assumption",
+           "note": "a shared directory spread over the metadata servers, as the published rates per server it is judged by are"}  # metadata_rates.toml's basis for services without metadata servers
+
+
+@dataclass(frozen=True)
+class Network:
+    """What a network's name says: its per-port rate (low, high), ports per node if stated, and family."""
+
+    low: Quantity
+    high: Quantity
+    ports: int | None
+    family: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Described:
+    """The topology a description gives (None when too thin to judge), with every assumption and what is missing.
+
+    ``ports`` maps a server or client group to the rate of one of its ports, where the network's name
+    fixes it, so that a figure implied for its NIC can be said in ports.
+    """
+
+    topology: Topology | None
+    document: dict
+    assumptions: tuple[str, ...]
+    missing: tuple[str, ...]
+    ports: dict[str, Quantity]
+
+
+@functools.cache
+def _hardware() -> dict:
+    import tomllib
+
+    return tomllib.loads(HARDWARE.read_text(encoding="utf-8"))
+
+
+def _words(text: str) -> str:
+    """Lowercase, one space between words, so that phrases match whole words."""
+    return " " + re.sub(r"\s+", " ", text.lower().replace("_", " ")).strip() + " "
+
+
+def _matches(phrase: str, text: str) -> re.Match | None:
+    return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text)
+
+
+def network_ports(text: str) -> Network | None:
+    """The per-port rate a network's description states or implies ("InfiniBand EDR", "2x OPA", "Ethernet
+    10Gbps", "8x1gigabit"), as a range over every network it names; None when it names none."""
+    found = []
+    for part in filter(None, _PARTS.split(text.strip().lower())):
+        words = _words(part)
+        ports = _PORTS.search(words)
+        speed = _SPEED.search(words)
+        if speed:
+            number, unit = (speed[1], speed[2]) if speed[1] else (speed[3], "g")
+            rate = Q_(float(number), "Mbit/s" if unit.startswith("m") else "Gbit/s")
+            family = "rdma" if any(_matches(w, words) for w in ("infiniband", "ib", "opa", "omnipath")) else "ethernet"
+            found.append(Network(rate, rate, int(ports[1]) if ports else None, family, f"{part.strip()!r} states the speed"))
+            continue
+        for name, body in _hardware()["networks"].items():
+            if any(_matches(word, words) for word in body["words"]):
+                low, high = (Q_(body["port"]).to("Gbit/s"),) * 2 if isinstance(body["port"], str) else \
+                    (Q_(body["port"][0]).to("Gbit/s"), Q_(body["port"][1]).to("Gbit/s"))
+                found.append(Network(low, high, int(ports[1]) if ports else None, body["family"],
+                                     f"{part.strip()!r} is {name}: {body['source']}"))
+                break
+    if not found:
+        return None
+    return Network(min(n.low for n in found), max(n.high for n in found),
+                   found[0].ports if len(found) == 1 else None,
+                   "ethernet" if any(n.family == "ethernet" for n in found) else "rdma", "; ".join(n.why for n in found))
+
+
+def device_classes(text: str) -> tuple[str, ...]:
+    """The device classes of hardware.toml a storage type names ("NVMe SSD" -> nvme; "3DXP/NVMe SSD" ->
+    optane-ssd, nvme; "SSD-HDD" -> ssd, hdd); empty when it names none."""
+    table = _hardware()["devices"]
+    classes: list[str] = []
+    for part in filter(None, _PARTS.split(text.strip().lower())):
+        words = _words(part)
+        spans = {name: [m.span() for w in body["words"] if (m := _matches(w, words))] for name, body in table.items()}
+        spans = {name: found for name, found in spans.items() if found}
+        inside = {name for name, found in spans.items()
+                  if all(any(o[0] <= s[0] and s[1] <= o[1] and o != s for other, of in spans.items() if other != name
+                             for o in of) for s in found)}
+        chosen = [name for name in spans if name not in inside]
+        if any(table[name].get("flash") for name in chosen):
+            chosen = [name for name in chosen if not table[name].get("generic")]
+        classes += [name for name in chosen if name not in classes]
+    return tuple(classes)
+
+
+def _count(text: str) -> int | None:
+    """A count as descriptions write it: "12", "16 + 8", "12 All Flash, 56 Hybrid" (their sum); None otherwise."""
+    parts = [p for p in _PARTS.split(text.strip()) if p]
+    numbers = [_COUNT.match(p) for p in parts]
+    if not parts or not all(numbers):
+        return None
+    total = sum(int(n[0]) for n in numbers)
+    return total or None
+
+
+def _memory(text: str) -> str | None:
+    """A node's memory as descriptions write it ("128GB", "96g", "192GiB", "768.0 GiB"; a bare number is GB), as
+    the loader reads it; None where it is not one figure."""
+    match = _MEMORY.match(text.strip())
+    if not match or float(match[1]) <= 0:
+        return None
+    prefix = (match[2] or "g").upper()
+    return f"{float(match[1]):g} {prefix}{'i' if match[3] else ''}B"
+
+
+def _figure(q: Quantity, unit: str) -> str:
+    return f"{q.m_as(unit):.6g} {unit}"
+
+
+def _capacity(low: Quantity, high: Quantity, unit: str, source: str, note: str) -> dict:
+    if low == high:
+        return {"value": _figure(low, unit), "source": source, "note": note}
+    return {"range": [_figure(low, unit), _figure(high, unit)], "source": "assumption", "note": note}
+
+
+def _service(filesystem: str) -> str | None:
+    """The metadata service of metadata_rates.toml a file-system type names, or None."""
+    words = re.findall(r"[a-z]+(?:-[a-z]+)?", filesystem.lower())
+    services = known()
+    for word in words + [a + "-" + b for a, b in zip(words, words[1:])]:
+        name = ALIASES.get(word, word)
+        if name in services:
+            return name
+    return None
+
+
+class _Builder:
+    """Collects the document, its assumptions and what is missing, field by field."""
+
+    def __init__(self, description: Description):
+        self.d = description
+        self.doc: dict = {}
+        self.assumptions: list[str] = []
+        self.missing: list[str] = []
+        self.ports: dict[str, Quantity] = {}
+
+    def field(self, name: str, why: str) -> str:
+        text = self.d.get(name)
+        if not text:
+            self.missing.append(f"{name}: {why}")
+        return text
+
+    def nic(self, group: str, network: Network, side: str, cite: str) -> dict:
+        table = _hardware()["ports"]
+        low_ports, high_ports = (network.ports,) * 2 if network.ports else table[side]
+        if network.low == network.high:
+            self.ports[group] = network.high
+        if network.ports is None:
+            self.assumptions.append(f"{group}.nic: {low_ports} to {high_ports} port(s) per node ({table['note']})")
+        if network.low != network.high:
+            self.assumptions.append(f"{group}.nic: the port's rate {_figure(network.low, 'Gbit/s')} to "
+                                    f"{_figure(network.high, 'Gbit/s')}: {network.why}")
+        return _capacity(network.low * low_ports, network.high * high_ports, "Gbit/s", "datasheet",
+                         f"{cite}: {network.why}; {low_ports}-{high_ports} port(s) per node")
+
+
+def describe(description: Description) -> Described:
+    """The topology of a submission's description, every unstated figure a range, and what it lacks."""
+    b = _Builder(description)
+    d = description
+    clients, servers = _count(b.field("client_nodes", "no client nodes, so no ceiling")), \
+        _count(b.field("ds_nodes", "no data servers, so no ceiling"))
+    network_text = d.get("ds_network") or d.get("md_network")
+    if not network_text:
+        b.missing.append("ds_network: no network named, so no ceiling")
+    network = network_ports(network_text) if network_text else None
+    if network_text and network is None:
+        b.missing.append(f"ds_network: {network_text!r} names no network hardware.toml knows")
+    if d.get("client_nodes") and clients is None:
+        b.missing.append(f"client_nodes: {d.get('client_nodes')!r} is not a count")
+    if d.get("ds_nodes") and servers is None:
+        b.missing.append(f"ds_nodes: {d.get('ds_nodes')!r} is not a count")
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", d.title).strip("-")[:60] or "io500-system"
+    b.doc = {"name": name, "description": f"{d.title}: {d.get('filesystem_type') or 'file system not stated'}, "
+                                          f"from its io500 description ({d.source})"}
+    if clients is None or servers is None or network is None:
+        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports)
+    client_cite = d.cite("ds_network") if d.get("ds_network") else d.cite("md_network")
+    b.assumptions.append("clients.nic: the clients' network is not stated: taken as the data servers' "
+                         f"({network_text!r})")
+    b.doc["clients"] = {"clients": {"count": clients, "description": f"client nodes ({d.cite('client_nodes')})",
+                                    "nic": b.nic("clients", network, "clients", client_cite)}}
+    rtt = _hardware()["rtt"][network.family]
+    b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
+    b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
+    data = {"count": servers, "description": f"data servers ({d.cite('ds_nodes')})",
+            "nic": b.nic("data", network, "servers", d.cite("ds_network"))}
+    memory = _memory(d.get("ds_volatile_memory_capacity"))
+    if memory is not None:
+        data["memory"] = {"value": memory, "source": "datasheet",
+                          "note": d.cite("ds_volatile_memory_capacity")}
+    b.doc["servers"] = {"data": data}
+    links = [["clients", "fabric"], ["fabric", "data"]]
+    devices = _devices(b, servers, data)
+    if devices:
+        b.doc["devices"] = {"storage": devices}
+        links.append(["data", "storage"])
+    metadata = _metadata(b, network)
+    if metadata:
+        b.doc["servers"]["metadata"] = metadata
+        links.append(["fabric", "metadata"])
+    b.doc["links"] = [{"between": pair} for pair in links]
+    try:
+        topology = topology_from_dict(b.doc, source=d.source, name=name)
+    except InputError as exc:  # a figure out of physical bounds: the description, not iobound, is wrong
+        b.missing.append(f"the description's figures do not make a topology: {exc}")
+        topology = None
+    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports)
+
+
+def _devices(b: _Builder, servers: int, data: dict) -> dict | None:
+    """The data servers' devices, one member per server; without type or count, the servers' own rate as a range."""
+    d = b.d
+    count = _count(d.get("ds_storage_devices"))
+    classes = device_classes(d.get("ds_storage_type"))
+    table = _hardware()["devices"]
+    if count is None or not classes:
+        unstated = [f for f, ok in (("ds_storage_devices", count is not None), ("ds_storage_type", bool(classes))) if not ok]
+        b.missing.append(f"{' and '.join(unstated)}: the devices' rate is a range from one disk to the servers' NICs")
+        hdd = Q_(table["hdd"]["bandwidth"][0])
+        data["bandwidth"] = {"range": [_figure(hdd, "MB/s"), data["nic"].get("value") or data["nic"]["range"][1]],
+                             "source": "assumption",
+                             "note": f"devices not stated ({', '.join(unstated)}): from one disk to the server's NICs"}
+        b.assumptions.append(f"data.bandwidth: {data['bandwidth']['range'][0]} to {data['bandwidth']['range'][1]}: "
+                             "devices not stated")
+        return None
+    low_share, high_share = (count / servers, count) if count >= 1 else (count, count)
+    per_device = {}
+    for key in ("bandwidth", "read_bandwidth", "write_bandwidth"):
+        ranges = [_rate(table[c], key) for c in classes]
+        per_device[key] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+    cite = f"{d.cite('ds_storage_type')}, {count} device(s) ({d.cite('ds_storage_devices')})"
+    sources = "; ".join(f"{c}: {table[c]['source']}" for c in classes)
+    how = (f"{count} device(s) per server, or {count} in all: the description does not say which"
+           if count != servers else f"{count} device(s): one per server, or {count} per server")
+    group = {"count": servers, "description": f"the devices of one data server together ({d.get('ds_storage_type')})"}
+    split = any("read_bandwidth" in table[c] for c in classes)
+    for key in ("read_bandwidth", "write_bandwidth") if split else ("bandwidth",):
+        low, high = per_device[key]
+        group[key] = {"range": [_figure(low * low_share, "GB/s"), _figure(high * high_share, "GB/s")],
+                      "source": "assumption", "note": f"{cite}: {how}; per device {sources}"}
+        b.assumptions.append(f"storage.{key}: {group[key]['range'][0]} to {group[key]['range'][1]} per server "
+                             f"({how}; per device {_figure(low, 'GB/s')} to {_figure(high, 'GB/s')})")
+    return group
+
+
+def _rate(device: dict, key: str) -> tuple[Quantity, Quantity]:
+    """A device class's range for ``key`` (read_bandwidth ...): its own, else its bandwidth, else the span of both."""
+    found = [device[k] for k in (key, "bandwidth") if k in device][:1] or [device["read_bandwidth"], device["write_bandwidth"]]
+    ends = [Q_(x) for pair in found for x in pair]
+    return min(ends), max(ends)
+
+
+def _metadata(b: _Builder, network: Network) -> dict | None:
+    """The metadata servers, their rate the published range for the file system and device class; on the data
+    servers for services that have none (DAOS, WekaIO); None when the description cannot say which."""
+    d = b.d
+    filesystem = b.field("filesystem_type", "no file system named, so metadata not judged")
+    service = _service(filesystem) if filesystem else None
+    if filesystem and service is None:
+        b.missing.append(f"filesystem_type: no published metadata rates for {filesystem!r}, so metadata not judged "
+                         f"(known: {', '.join(known())})")
+    if service is None:
+        return None
+    on_data = entry(service, ANY)["basis"] == _ON_DATA_SERVERS
+    # the metadata devices as the table classed them: md_storage_type, the data servers' where they hold metadata
+    stated = d.get("md_storage_type") or (d.get("ds_storage_type") if on_data else "")
+    kinds = {_METADATA_CLASSES.get(c, ANY) for c in device_classes(stated)}
+    kind = kinds.pop() if len(kinds) == 1 else ANY
+    kind = kind if kind in known()[service] else ANY
+    rates = {"typical": service, "devices": kind,
+             "note": f"{d.cite('filesystem_type')}; metadata devices {stated or 'not stated'}"}
+    b.assumptions.append(f"metadata: the published io500 rates per server of {service} on {kind} devices "
+                         "(metadata_rates.toml); a shared directory counts as spread over the servers, as those rates are")
+    if on_data:
+        b.doc["servers"]["data"].update(metadata=rates, directory=_SPREAD)
+        return None
+    servers = _count(b.field("md_nodes", "no metadata servers counted, so metadata not judged"))
+    if not servers:
+        if d.get("md_nodes"):
+            b.missing.append(f"md_nodes: {d.get('md_nodes')!r} counts no metadata server, so metadata not judged")
+        return None
+    md_network = network_ports(d.get("md_network")) if d.get("md_network") else None
+    group = {"count": servers, "description": f"metadata servers ({d.cite('md_nodes')})",
+             "nic": b.nic("metadata", md_network or network, "servers",
+                          d.cite("md_network" if md_network else "ds_network")),
+             "metadata": rates, "directory": _SPREAD}
+    memory = _memory(d.get("md_volatile_memory_capacity"))
+    if memory is not None:
+        group["memory"] = {"value": memory, "source": "datasheet", "note": d.cite("md_volatile_memory_capacity")}
+    return group
+
+
+# What a submission's folder holds, most telling first: the description, and the results io500 wrote
+# (result.txt has each phase's command; result_summary.txt and the driver log only their values).
+_DESCRIPTIONS = ("system-information.txt", "io500.sh")
+_RESULTS = ("result.txt", "result_summary.txt", "io-500-summary.*.txt")
+_DEPTH = 3  # submission-data keeps them under results/<timestamp>/
+
+
+def is_description(path: Path) -> bool:
+    """Whether ``path`` is a submission's folder or a file of io500_info_* variables (not a topology's TOML)."""
+    if path.is_dir():
+        return True
+    if path.suffix == ".toml":
+        return False
+    from probes.core.inputs import open_input
+    from probes.readers.io500_system import looks_like_info
+
+    with open_input(path) as file:
+        return looks_like_info(file.head(2**16)[0])
+
+
+def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
+    """A submission's description file and its results files: ``path`` itself when it is the description, else
+    the first description within a few folders of it and the results beside it (one file of each kind)."""
+    if not path.is_dir():
+        return path, ()
+    folders = [path] + [p for depth in range(1, _DEPTH) for p in sorted(path.glob("/".join(["*"] * depth))) if p.is_dir()]
+    found = next(((folder, folder / name) for folder in folders for name in _DESCRIPTIONS
+                  if (folder / name).is_file() and is_description(folder / name)), None)
+    if found is None:
+        raise InputError(str(path), "", f"no io500 description in this folder or below it (looked for "
+                         f"{' or '.join(_DESCRIPTIONS)} with io500_info_* variables)")
+    folder, description = found
+    results = next((sorted(folder.glob(pattern)) for pattern in _RESULTS if sorted(folder.glob(pattern))), [])
+    return description, tuple(results[:1])
+
+
+def described_topology(path: Path) -> Topology:
+    """The topology of a submission's description (a folder or its file), every unstated figure a range.
+
+    Raises
+    ------
+    TopologyError
+        If the description is too thin to build one; the message names the fields it lacks.
+    """
+    from probes.core.errors import TopologyError
+    from probes.core.inputs import open_input
+    from probes.readers.io500_system import read_info
+
+    description_path, _ = submission_files(path)
+    with open_input(description_path, error=TopologyError) as file:
+        described = describe(read_info(file.text(), source=str(description_path)))
+    if described.topology is None:
+        raise TopologyError(str(description_path), "", "too thin to build a topology from: "
+                            + "; ".join(m for m in described.missing if "no ceiling" in m or "not a count" in m
+                                        or "knows" in m))
+    return described.topology
