@@ -9,6 +9,7 @@ allows, the hardware it implies, said in ports where the network's name fixes a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
@@ -123,7 +124,7 @@ def _needs(implied: Iterable[dict], described: Described) -> str:
         needed = Q_(need["needed"]["value"], need["needed"]["unit"])
         port = described.ports.get(group)
         if key == "nic" and port is not None:
-            said.append(f"≥ {(needed / port).m_as(''):.1f} ports of {_rate(port)} per {group} node")
+            said.append(_ports(needed / port, port, group))
         else:
             said.append(f"{need['component']} ≥ {format_quantity(needed)}")
     return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
@@ -141,9 +142,8 @@ def _beyond(j: Judgement, described: Described) -> str:
         if capacity is None or capacity.value is None:
             continue
         if component.key == "nic" and port is not None:
-            ports = (capacity.value * share / port).m_as("")
-            said.append(f"≥ {ports:.1f} ports of {_rate(port)} per {component.group} node "
-                        f"(stated: {capacity.span() if capacity.range else capacity})")
+            said.append(_ports(capacity.value * share / port, port, component.group)
+                        + f" (stated: {capacity.span() if capacity.range else capacity})")
         else:
             key = f"{operation}_{component.key}" if component.key == "metadata" else component.key
             said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share)} (stated: "
@@ -151,9 +151,11 @@ def _beyond(j: Judgement, described: Described) -> str:
     return ("needs " + " and ".join(said) + ", or a cache") if said else "needs more than the stated hardware, or a cache"
 
 
-def _rate(port: Quantity) -> str:
-    """A port's rate as networks are named: in Gbit/s."""
-    return f"{port.m_as('Gbit/s'):g} Gbit/s"
+def _ports(share: Quantity, port: Quantity, group: str) -> str:
+    """``≥ 3 ports of 100 Gbit/s per clients node (2.35 at their full rate)``: whole ports, and the share behind them."""
+    needed = share.m_as("")
+    return (f"≥ {math.ceil(needed - 1e-9)} ports of {port.m_as('Gbit/s'):g} Gbit/s per {group} node "
+            f"({needed:.2f} at their full rate)")
 
 
 # review format history:

@@ -31,7 +31,7 @@ def _run(name: str, *args: str, timeout: float = 120) -> str:
 
 
 def test_the_benchmarks_are_where_the_tests_expect_them():
-    assert {p.stem for p in SCRIPTS} == {"ceilings", "probe_default", "readers", "sizing", "startup"}
+    assert {p.stem for p in SCRIPTS} == {"ceilings", "probe_default", "readers", "review", "sizing", "startup"}
 
 
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
@@ -49,6 +49,13 @@ def test_a_benchmark_says_what_it_does_and_how_to_run_it(path):
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     assert doc and doc.startswith("Benchmark: ")
     assert f"python benchmarks/{path.name}" in doc and "--quick" in doc and "goal" in doc.lower()
+
+
+def test_review_judges_the_whole_list_beside_its_peers(corpus):
+    out = _run("review")
+    assert re.search(r"^list: +io500-db-2017-2019_submissions.csv: 366 submissions, 281 with a topology", out, re.M)
+    assert re.search(r"^peers: +read \d+\.\d+ s CPU; read \+ describe \d+\.\d+ s CPU; check per submission", out, re.M)
+    assert re.search(r"^goal: +the whole list in < 10 s \(the command's wall time\): \d+\.\d+ s: (PASS|MISS)$", out, re.M)
 
 
 def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
