@@ -260,11 +260,11 @@ _STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 
           "td.num{text-align:right;white-space:nowrap}th{background:#eee}.sub{color:#666}"
           "figure{margin:1em 0}img{max-width:100%}figcaption{font-size:90%;color:#444}"
           "table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#999}")
-# Sorts a table.sortable by the clicked column: numbers (their leading figure, commas ignored) as numbers,
-# else as text; a second click reverses.
-_SORT = ("document.querySelectorAll('table.sortable th').forEach(function(th,col){th.addEventListener('click',"
-         "function(){var body=th.closest('table').tBodies[0],rows=Array.from(body.rows),down=th.dataset.down!=='1';"
-         "th.dataset.down=down?'1':'0';function key(r){var t=r.cells[col].textContent.trim(),"
-         "n=parseFloat(t.replace(/,/g,''));return isNaN(n)?t.toLowerCase():n;}"
-         "rows.sort(function(a,b){var x=key(a),y=key(b);if(typeof x!==typeof y){x=String(x);y=String(y);}"
-         "return (x<y?-1:x>y?1:0)*(down?1:-1);});rows.forEach(function(r){body.appendChild(r);});});});")
+# Sorts a table.sortable by the clicked column: numbers (their leading figure, commas ignored) before text, each in
+# order; a second click reverses.
+_SORT = ("document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventListener('click',function(){"
+         "var col=th.cellIndex,body=th.closest('table').tBodies[0],rows=Array.from(body.rows),"
+         "down=th.dataset.down!=='1';th.dataset.down=down?'1':'0';function key(r){var t=r.cells[col].textContent.trim(),"
+         "n=parseFloat(t.replace(/,/g,''));return isNaN(n)?[1,t.toLowerCase()]:[0,n];}"
+         "rows.sort(function(a,b){var x=key(a),y=key(b);if(x[0]!==y[0])return x[0]-y[0];"
+         "return (x[1]<y[1]?-1:x[1]>y[1]?1:0)*(down?1:-1);});rows.forEach(function(r){body.appendChild(r);});});});")
