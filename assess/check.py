@@ -16,61 +16,95 @@ from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
+from assess.findings.application import Part, is_job, job_findings, part_of
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 
 __all__ = ["check_runs", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-               tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,
-               limits: Limits = Limits()) -> list[Judgement]:
-    """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others."""
-    runs = [_placed(topology, run, clients) for run in runs]
+               nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
+               below: float = BELOW, limits: Limits = Limits()) -> list[Judgement]:
+    """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
+
+    A job's run (a Darshan log) is judged over the part of the system it could use (see
+    :func:`assess.findings.application.part_of`), and gets the findings about an application. ``nodes`` places a
+    run that states only its processes on that many nodes (``check --nodes``).
+    """
+    runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
-    ceilings: dict[Workload, Ceiling] = {}
-    model = Model(topology)
+    whole = Model(topology)
+    parts: dict[str, tuple[Part, Model]] = {}
+    ceilings: dict[tuple[int, Workload], Ceiling] = {}
     judgements = []
     for run in runs:
+        part, model = None, whole
+        if is_job(run):
+            key = dict(run.tags).get("lustre_osts", "")
+            if key not in parts:
+                found = part_of(topology, run)
+                parts[key] = found, (whole if found.topology is topology else Model(found.topology))
+            part, model = parts[key]
         reason = _no_ceiling(topology, run, clients)
         if reason:
-            judgement = Judgement(run, None, None, None, None, (), reason)
+            judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
-            if run.workload not in ceilings:
+            if (id(model), run.workload) not in ceilings:
                 try:
-                    ceilings[run.workload] = model.ceiling(run.workload, clients)
+                    ceilings[id(model), run.workload] = model.ceiling(run.workload, clients)
                 except TopologyError as exc:
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
-            judgement = judge(run, ceilings[run.workload], tolerance=tolerance, far_below=far_below, below=below,
-                              implied=functools.partial(model.implied, run.workload, clients))
+            judgement = judge(run, ceilings[id(model), run.workload], tolerance=tolerance, far_below=far_below,
+                              below=below, implied=functools.partial(model.implied, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
-            if mixup:
-                judgement = replace(judgement, findings=judgement.findings + (mixup,))
-        own = tuple(run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits))
-        judgements.append(replace(judgement, findings=judgement.findings + own))
+            judgement = replace(judgement, findings=judgement.findings + ((mixup,) if mixup else ()), part=part)
+        own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
+        if part is not None:
+            own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
+        judgements.append(replace(judgement, findings=judgement.findings + tuple(own)))
     for index, found in sibling_findings(runs).items():
         judgements[index] = replace(judgements[index], findings=judgements[index].findings + tuple(found))
     return judgements
 
 
-def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> Run:
-    """A run that states only its total processes (io500's procs), spread over all nodes of its one client group
-    when they divide evenly: its processes per node then count (round trips, requests in flight)."""
+def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes: int | None = None) -> Run:
+    """A run that states only its total processes (io500's procs, a Darshan log's), placed on nodes: on ``nodes``
+    of them where given (``--nodes``), else spread over all nodes of its one client group when they divide evenly,
+    or one per node where there are fewer processes than nodes; its processes per node then count (round trips,
+    requests in flight).
+
+    Raises
+    ------
+    InputError
+        If ``nodes`` does not divide the run's processes evenly.
+    """
     processes = dict(run.tags).get("processes")
     workload = run.workload
-    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
-    if workload is None or workload.nodes is not None or processes is None or len(groups) != 1 \
-            or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
+    if workload is None or workload.nodes is not None or processes is None:
         return run
-    nodes = topology.group(groups[0]).count
     total = int(processes) if processes.isdigit() else 0
     if total < 1:
         raise InputError(str(run.origin), "processes", f"must be a whole number of at least 1. Got {processes!r} instead.")
-    if total % nodes:
+    if nodes is not None:
+        if total % nodes:
+            raise InputError(str(run.origin), "processes", f"the {total} processes of {run.label!r} do not divide "
+                             f"evenly over --nodes {nodes}; give a node count that divides them")
+        placed = f"{total} processes on {nodes} nodes, {total // nodes} each (--nodes {nodes}; the result states no node count)"
+        return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes), tags=run.tags + (("placed", placed),))
+    groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
+    if len(groups) != 1 or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
         return run
-    placed = f"{total} processes on the {nodes} nodes of {groups[0]}, {total // nodes} each (the result states no node count)"
-    return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes), tags=run.tags + (("placed", placed),))
+    count = topology.group(groups[0]).count
+    if total < count:  # one per node: the most nodes it could have used
+        placed = (f"{total} processes on {total} of the {count} nodes of {groups[0]}, 1 each (the result states no node "
+                  "count: the most nodes it could use)")
+        return replace(run, workload=replace(workload, nodes=total, ppn=1), tags=run.tags + (("placed", placed),))
+    if total % count:
+        return run
+    placed = f"{total} processes on the {count} nodes of {groups[0]}, {total // count} each (the result states no node count)"
+    return replace(run, workload=replace(workload, nodes=count, ppn=total // count), tags=run.tags + (("placed", placed),))
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:
@@ -104,7 +138,10 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        sibling findings; runs carry durations and a reported summary
 #   1.2  a ceiling may be an interval (its low end, which capacities are assumed: prediction 1.3); findings
 #        POSSIBLE-IF (evidence: implied) and BELOW-CEILING; workloads gain read_share
-CHECK_VERSION = "1.2"
+#   1.3  a run gains part: the part of the system a job's ceiling is over (a Darshan log's Lustre OSTs, or the
+#        whole system, and why), null for a benchmark; a job's findings FEW-TARGETS, SMALL-ACCESSES,
+#        SHARED-FILE-CONTENTION, METADATA-BOUND, and none about a benchmark's method (repetitions, length, data set)
+CHECK_VERSION = "1.3"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

@@ -22,12 +22,13 @@ from models.predict import Model
 from models.scaling import knee
 from topologies.topology import Component, Kind, Topology
 from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summary_in
+from assess.findings.application import BIN_BOUNDS, histogram
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Node", "Edge", "Drawing", "families", "roofline", "scaling",
-           "ratios", "probe_charts", "drawing", "sweep_sizes"]
+__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Node", "Edge", "Drawing", "Sizes", "families", "roofline",
+           "scaling", "ratios", "probe_charts", "drawing", "sweep_sizes", "access_sizes"]
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class Line:
-    """A curve; ``y`` is NaN where it sets no limit. ``style``: "ceiling", "least" (its low end, with ranges), "layer" or "cache"."""
+    """A curve; ``y`` is NaN where it sets no limit. ``style``: "ceiling", "least" (its low end, with ranges), "layer",
+    "cache", "model" (a model's curve: MVA, a fit) or "bound" (a model's bound or interval)."""
 
     label: str
     x: tuple[float, ...]
@@ -121,6 +123,15 @@ class Drawing:
     caption: str
 
 
+@dataclass(frozen=True)
+class Sizes:
+    """A job's requests per access-size bin (``bins``: low and high end in the chart's x unit, requests), drawn as
+    bars under the roofline of its workload (``chart``)."""
+
+    chart: Chart
+    bins: tuple[tuple[float, float, int], ...]
+
+
 def families(judgements: Iterable[Judgement], over: str, *, least: int = 2) -> dict[Workload, list[Judgement]]:
     """Judged runs with a ceiling grouped by their workload with field ``over`` (transfer_size, nodes) left open.
 
@@ -185,6 +196,25 @@ def ratios(judgements: Iterable[Judgement], system: str, tolerance: float = TOLE
     rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j))
                  for j in judgements if j.ratio is not None)
     return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance, _scale(rows))
+
+
+def access_sizes(model: Model, judgement: Judgement, *, clients: tuple[str, ...] | None = None,
+                 low: str = "16 B", high: str = "4 GiB") -> Sizes | None:
+    """The access-size histogram Darshan recorded for a job's run under the roofline of its workload (every layer's
+    ceiling over the transfer size), from ``low`` to ``high``; None without a histogram or a ceiling.
+
+    Darshan's first bin (up to 100 B) is drawn from ``low`` and its last (over 1 GiB) to ``high``.
+    """
+    counts = histogram(judgement.run)
+    if counts is None or judgement.ceiling is None or judgement.run.workload.transfer_size is None:
+        return None
+    sizes = sweep_sizes([judgement.run.workload.transfer_size], low, high)
+    chart = roofline(model, replace(judgement.run.workload, transfer_size=None), [judgement], clients=clients, sizes=sizes)
+    unit = display_unit(min(sizes), Metric.SIZE)  # the roofline's x unit
+    ends = Q_(low).m_as(unit), Q_(high).m_as(unit)
+    bins = tuple((max(Q_(bottom, "B").m_as(unit), ends[0]), min(Q_(top, "B").m_as(unit), ends[1]), counts[name])
+                 for name, (bottom, top) in BIN_BOUNDS.items())
+    return Sizes(replace(chart, title=f"{judgement.run.label}: requests by size under the ceiling"), bins)
 
 
 def probe_charts(measurements: Iterable[Measurement], system: str) -> list[Dots]:
@@ -258,9 +288,9 @@ def _estimate(label: str, s: Summary, factor: float, severity: Severity | None =
 
 
 def _scale(rows: Sequence[Estimate]) -> str:
-    """"log" when the values span more than 20x (a linear axis would squash the small ones), else "linear"."""
+    """"log" when the values span more than 10x (a linear axis squashes 80,000 beside 850,000), else "linear"."""
     values = [r.value for r in rows if r.value > 0]
-    return "log" if values and len(values) == len(rows) and max(values) > 20 * min(values) else "linear"
+    return "log" if values and len(values) == len(rows) and max(values) > 10 * min(values) else "linear"
 
 
 def _worst(j: Judgement) -> tuple[Severity | None, tuple[str, ...]]:

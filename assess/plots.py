@@ -1,7 +1,9 @@
 """Matplotlib drawings of the data in :mod:`assess.plotdata`: each takes ``ax=None`` (a new figure) and returns the axes.
 
-Findings colour the measured points: red an error (a run above what the system allows),
-orange a warning, blue otherwise. :func:`save` writes a figure as PNG and SVG.
+One visual vocabulary in every plot and lab (:data:`STYLES`): the ceiling a wide grey band, each layer's
+limit a thin solid line in the layer's own colour, a cache a dashed one, a model's curve (MVA, a fit) thin
+black, its bounds and intervals dotted, and the runs as dots. Findings colour the runs: red an error
+(a run above what the system allows), orange a warning, blue otherwise. :func:`save` writes a figure as PNG and SVG.
 """
 
 from __future__ import annotations
@@ -17,18 +19,25 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from models import layers, metadata
-from assess.plotdata import Chart, Dots, Drawing, Estimate, Strips
+from assess.plotdata import Chart, Dots, Drawing, Estimate, Sizes, Strips
 from assess.findings import Severity
 
-__all__ = ["plot_chart", "plot_dots", "plot_strips", "plot_drawing", "figure_size", "layer_colour", "save", "COLOURS", "BINDING"]
+__all__ = ["plot_chart", "plot_dots", "plot_strips", "plot_drawing", "plot_sizes", "figure_size", "layer_colour", "save", "COLOURS", "BINDING",
+           "STYLES"]
 
 # The colour of a measured point by its worst finding (None: no finding).
 COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
 _RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning found)", Severity.INFO: "runs",
-         None: "runs (no finding)"}
+         None: "runs"}
 # Findings of one severity told apart where many are drawn together (a list's phases).
-_CODE_COLOURS = {"POSSIBLE-IF": "tab:orange", "FAR-BELOW": "tab:purple", "AT-CEILING": "tab:blue",
+_CODE_COLOURS = {"ABOVE-PUBLISHED": "tab:pink", "POSSIBLE-IF": "tab:orange", "FAR-BELOW": "tab:purple", "AT-CEILING": "tab:blue",
                  "BELOW-CEILING": "tab:cyan", "within": "tab:green"}
+# How each style of :class:`Line` is drawn; a layer's and a cache's colour is the layer's (:func:`layer_colour`).
+STYLES = {"ceiling": dict(color="black", linewidth=6, alpha=0.25, zorder=1),  # under the layers: the binding one shows
+          "layer": dict(linewidth=1.3, linestyle="-", zorder=2),
+          "cache": dict(linewidth=1.3, linestyle="--", zorder=2),
+          "model": dict(color="black", linewidth=1.6, linestyle="-", zorder=3),
+          "bound": dict(color="black", linewidth=1.0, linestyle=":", zorder=3)}
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
 # Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
@@ -67,17 +76,16 @@ def _numbers(axis, scale: str) -> None:
 
 
 def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
-    """The ceiling (thick), each layer's limit (thin), cache ceilings (dashed) and the runs with their intervals."""
+    """The ceiling (a wide band), each layer's limit (thin), caches (dashed), models and their bounds, and the runs."""
     ax = _axes(ax, chart)
     ceiling = next((line for line in chart.lines if line.style == "ceiling"), None)
     for line in chart.lines:
         if line.style == "least" and ceiling is not None:  # the interval the ranges leave: shaded down to its least
             ax.fill_between(line.x, line.y, ceiling.y, color="black", alpha=0.08, zorder=0, label=line.label)
             continue
-        # The ceiling is a wide grey band under the layers, so the one that binds shows through it.
-        style = (dict(color="black", linewidth=6, alpha=0.25, zorder=1) if line.style == "ceiling" else
-                 dict(color=layer_colour(line.label), linewidth=1.3, zorder=2,
-                      linestyle="--" if line.style == "cache" else "-"))
+        style = STYLES[line.style]
+        if line.style in ("layer", "cache"):
+            style = {"color": layer_colour(line.label), **style}
         ax.plot(line.x, line.y, label=line.label, **style)
     for x, estimate in chart.points:
         _point(ax, x, estimate.value, estimate, vertical=True)
@@ -97,6 +105,19 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
     _numbers(ax.yaxis, chart.yscale)
     if chart.lines or chart.points:
         ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+def plot_sizes(sizes: Sizes, ax: Axes | None = None) -> Axes:
+    """The roofline (as :func:`plot_chart`) with the job's requests per size bin as grey bars on a second axis."""
+    ax = plot_chart(sizes.chart, _axes(ax, sizes.chart))
+    bars = ax.twinx()
+    bars.bar([low for low, _, _ in sizes.bins], [n for _, _, n in sizes.bins],
+             width=[high - low for low, high, _ in sizes.bins], align="edge", color="grey", alpha=0.3, zorder=0)
+    bars.set_ylabel("requests (bars)")
+    _numbers(bars.yaxis, "linear")
+    ax.set_zorder(bars.get_zorder() + 1)  # the lines and points over the bars
+    ax.patch.set_visible(False)
     return ax
 
 

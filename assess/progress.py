@@ -1,4 +1,5 @@
-"""Progress of a probe session on stderr: a live line on a terminal, one line per finished probe otherwise."""
+"""Progress of a probe session on stderr: a live line per repetition on a terminal, one line per finished probe
+otherwise; and, for a figure short of its target, what caused it and what to do."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ import sys
 from typing import TextIO
 
 from probes.core.errors import ProbeError
+from probes.core.machine import BUSY, cpus
+from probes.core.stats import DRIFT_LEAST
 from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 from probes.core.units import format_quantity
 
-__all__ = ["ProbeProgress", "figure"]
+__all__ = ["ProbeProgress", "figure", "diagnosis"]
 
 
 def figure(m: Measurement) -> str:
@@ -18,6 +21,34 @@ def figure(m: Measurement) -> str:
     width = m.half_width
     spread = "" if width is None else f" ± {width:.1%}"
     return f"{format_quantity(m.value, m.metric)}{spread} (n={m.summary.n})"
+
+
+def diagnosis(m: Measurement) -> tuple[str, str]:
+    """Why a figure missed its target, and what to do: ("", "") for one that reached it.
+
+    The causes, first that applies: the machine changed or was busy during the session
+    (UNSTABLE-MACHINE: drift, or neighbours taking its CPUs), too few repetitions to test for
+    drift, or its own noise needs more repetitions than the budget gave.
+    """
+    from assess.findings.alone import repetitions_needed
+
+    if m.reached:
+        return "", ""
+    if not m.complete:
+        return "interrupted", "continue it with --resume"
+    if m.unstable:
+        return (f"UNSTABLE-MACHINE: {m.unstable}",
+                "probe at a quieter moment, or pin the probes to CPUs the neighbours leave free with --cpus")
+    if m.half_width is not None and m.half_width <= m.target:
+        return (f"too few repetitions to tell drift from noise: {m.summary.n} of the {DRIFT_LEAST} a drift test needs",
+                f"raise --budget (about {DRIFT_LEAST * m.provenance.duration / max(m.summary.n, 1):.0f} s for this figure)")
+    cv = m.summary.cv or 0.0
+    needed = repetitions_needed(cv, m.target) if cv else m.summary.n + 1
+    seconds = m.provenance.duration / max(m.summary.n, 1)
+    return (f"noise: its repetitions vary by {cv:.1%} (cv), and {m.summary.n} of them give ± {m.half_width or 0:.1%}",
+            f"about {needed} repetitions reach ± {m.target:.1%}: raise --budget by about "
+            f"{max(needed - m.summary.n, 1) * seconds:.0f} s for this figure, "
+            "or average each over longer with --runtime 2")
 
 
 class ProbeProgress:
@@ -45,13 +76,13 @@ class ProbeProgress:
         first = measurements[0]
         width = first.half_width
         aim = f"± {width:.1%}, aiming for {first.target:.1%}" if width is not None and first.target else "first repetitions"
-        bar = "#" * min(first.summary.n, 20)
-        self._line(f"{self.prefix} |{bar:<20}| {first.summary.n} ({aim})", False)
+        busy = f"; neighbours {first.others[-1]:.1f} CPUs" if first.others and first.others[-1] / cpus() >= BUSY else ""
+        self._line(f"{self.prefix}: repetition {first.summary.n}, {figure(first)} ({aim}{busy})", False)
 
     def finished(self, measurements: list[Measurement], reused: bool) -> None:
         first = measurements[0]
-        note = " (from the file, not run again)" if reused else "" if first.reached else \
-            f" (target ± {first.target:.1%} not reached within the time budget)"
+        cause, remedy = ("", "") if reused else diagnosis(first)
+        note = " (from the file, not run again)" if reused else f"; {cause}: {remedy}" if cause else ""
         self._line(f"{self.prefix}: {figure(first)}{note}", True)
 
     def failed(self, probe: Probe, error: ProbeError) -> None:

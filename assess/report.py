@@ -20,7 +20,6 @@ from matplotlib.figure import Figure as MplFigure
 import probes
 from probes.core.errors import InputError
 from probes.core.measurement import Measurement
-from probes.core.units import format_quantity
 from models.predict import Model
 from topologies.topology import Component, Topology
 from assess import plotdata, plots
@@ -84,6 +83,8 @@ def build_report(topology: Topology, judgements: Sequence[Judgement], directory:
     judged = [j for j in judgements if j.ceiling is not None]
     sections = [_system(topology, judged, draw), _ceilings(judged),
                 _runs(judgements, draw, topology.name, tolerance), _sweeps(model, judgements, draw, clients)]
+    if any(j.part is not None for j in judgements):
+        sections.append(_jobs(model, judgements, draw, clients, tolerance))
     if measurements:
         hosts = ", ".join(sorted({m.provenance.host.hostname for m in measurements}))
         sections.append(Section("Probes", tuple(
@@ -177,6 +178,37 @@ def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, client
         blocks.append(f"{left} more families of runs are not drawn here.")
     return Section("Over transfer size and node count", tuple(blocks) or (
         "No runs of one workload differ in transfer size or node count, and none has a ceiling to draw over them.",))
+
+
+def _jobs(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients, tolerance: float) -> Section:
+    """Per job (a Darshan log): the part of the system it was judged over, each module's bandwidth against its
+    ceiling, and its requests by size under the roofline of that part."""
+    jobs: dict[str, list[Judgement]] = {}
+    for j in judgements:
+        if j.part is not None:
+            jobs.setdefault(j.run.origin.path, []).append(j)
+    blocks: list = ["What each job did against what the part of the system it could use allows. The bandwidths are "
+                    "Darshan's totals (all a module's bytes over its slowest process's I/O time): the DXT traces some "
+                    "logs hold are not read, so there is no plot over time."]
+    models: dict[int, Model] = {id(model.topology): model}
+    for number, (path, found) in enumerate(list(jobs.items())[:MOST_PLOTS], 1):
+        tags = dict(found[0].run.tags)
+        blocks.append(f"{path}: job {tags.get('job_id', '?')}, {tags.get('processes', '?')} processes, judged over "
+                      f"{found[0].part.said}.")
+        dots = plotdata.ratios(found, path.rsplit("/", 1)[-1], tolerance)
+        if dots.rows:
+            blocks.append(draw(f"job-{number}", plots.plot_dots, dots, "Each module's bandwidth against its ceiling "
+                               f"(1 is the ceiling, the band ± {tolerance:.0%} its noise)."))
+        part = models.setdefault(id(found[0].part.topology), Model(found[0].part.topology))
+        for i, j in enumerate(found, 1):
+            sizes = plotdata.access_sizes(part, j, clients=clients)
+            if sizes is not None:
+                blocks.append(draw(f"job-{number}-sizes-{i}", plots.plot_sizes, sizes, f"{j.run.label}: the requests "
+                                   "Darshan counted per size bin (bars) under every layer's ceiling over the transfer "
+                                   "size, and the job's bandwidth at its dominant size."))
+    if len(jobs) > MOST_PLOTS:
+        blocks.append(f"{len(jobs) - MOST_PLOTS} more jobs are not drawn here; the runs table has them all.")
+    return Section("Applications (Darshan logs)", tuple(blocks))
 
 
 class _Drawer:

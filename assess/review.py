@@ -22,10 +22,15 @@ from assess.findings import Judgement, Severity
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED"]
+__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "VERDICT_SEVERITY", "UNJUDGED",
+           "severity"]
 
-# The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within".
-VERDICTS = ("ABOVE-CEILING", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
+# The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within". ABOVE-PUBLISHED
+# is ABOVE-CEILING where every figure that binds is a published metadata rate (metadata_rates.toml): faster than
+# every published figure of its kind, not shown to be beyond physics.
+VERDICTS = ("ABOVE-CEILING", "ABOVE-PUBLISHED", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
+VERDICT_SEVERITY = {"ABOVE-CEILING": Severity.ERROR, "ABOVE-PUBLISHED": Severity.WARNING, "POSSIBLE-IF": Severity.WARNING,
+             "FAR-BELOW": Severity.WARNING, "AT-CEILING": Severity.INFO, "BELOW-CEILING": Severity.INFO}
 WITHIN = "within"
 UNJUDGED = "unjudged"
 
@@ -107,6 +112,8 @@ def _phase(j: Judgement, described: Described) -> Phase:
         implies = _needs(codes[verdict].evidence.get("implied", ()), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
+        if _published(j, described):
+            verdict = "ABOVE-PUBLISHED"
     return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "")
 
 
@@ -130,6 +137,13 @@ def _needs(implied: Iterable[dict], described: Described) -> str:
     return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
 
 
+def _published(j: Judgement, described: Described) -> bool:
+    """Whether every figure that binds a phase's ceiling is a published metadata rate, not a stated part."""
+    operation = j.run.workload.operation.value
+    stated = [described.topology.capacity_at(c, operation) for c in j.ceiling.binding]
+    return bool(stated) and all(c is not None and c.source.note.startswith("typical ") for c in stated)
+
+
 def _beyond(j: Judgement, described: Described) -> str:
     """What an ABOVE-CEILING result would need of the component that binds at the high end, or a cache."""
     ceiling = j.ceiling
@@ -142,13 +156,19 @@ def _beyond(j: Judgement, described: Described) -> str:
         if capacity is None or capacity.value is None:
             continue
         if component.key == "nic" and port is not None:
-            said.append(_ports(capacity.value * share / port, port, component.group)
-                        + f" (stated: {capacity.span() if capacity.range else capacity})")
+            said.append(_ports(capacity.value * share / port, port, component.group) + f" ({_stated(capacity)})")
         else:
             key = f"{operation}_{component.key}" if component.key == "metadata" else component.key
-            said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share)} (stated: "
-                        f"{capacity.span() if capacity.range else capacity})")
+            unit = (capacity.range[1] if capacity.range else capacity.value).units
+            said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share, unit=unit)} "
+                        f"({_stated(capacity)})")
     return ("needs " + " and ".join(said) + ", or a cache") if said else "needs more than the stated hardware, or a cache"
+
+
+def _stated(capacity) -> str:
+    """``stated: assumption 100 to 800 Gbit/s``: as POSSIBLE-IF says what it implies, the source's kind first."""
+    kind = "" if capacity.source.kind == "unstated" else f"{capacity.source.kind} "
+    return f"stated: {kind}{capacity.span() if capacity.range else capacity}"
 
 
 def _ports(share: Quantity, port: Quantity, group: str) -> str:
@@ -169,5 +189,6 @@ def review_body(source: str, reviewed: list[Reviewed]) -> dict:
 
 
 def severity(reviewed: Reviewed) -> Severity | None:
-    """The most severe finding of any phase; None without findings."""
-    return max((f.severity for j in reviewed.judgements for f in j.findings), default=None)
+    """The severity of a submission's strongest verdict (ABOVE-CEILING an error, ABOVE-PUBLISHED a warning); None
+    without one."""
+    return max((VERDICT_SEVERITY[p.verdict] for p in reviewed.phases if p.verdict in VERDICT_SEVERITY), default=None)

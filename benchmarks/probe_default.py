@@ -40,7 +40,7 @@ from assess.cli import main  # noqa: E402
 from probes.measure.iperf3 import DEFAULT_PORT, serve  # noqa: E402
 from probes.measure.memory import scratch_directory  # noqa: E402
 from probes.measure.plan import Plan, plan_probes  # noqa: E402
-from probes.measure.probe import measure  # noqa: E402
+from probes.measure.session import measure  # noqa: E402
 from probes.measure.probeset import read_probe_set  # noqa: E402
 
 GOAL_SECONDS, GOAL_DEVIATION = 90.0, 0.05

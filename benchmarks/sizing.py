@@ -7,8 +7,9 @@ CPU time (time.process_time: other load on the machine does not count; wall time
 beside it), the median of the repeats. The question is "20 GiB/s write, 40 GiB/s read, 200,000 creates/s and 2 PB usable (8+2 parity)
 for 512 clients with 25 Gbit/s", over every part of the catalogue. Each repeat starts from
 empty caches (each layer's compiled linear form, each integer programme's answer), as a
-new process would; imports are not timed. ``--no-usable`` drops the capacity target, so no design can be skipped by its
-least price: the worst case of the search.
+new process would; imports are not timed. The question is asked as ``iobound size`` asks it by default:
+20 % margin, a hot spare per enclosure, whole enclosures, 5 % file-system overhead, an 80 % fill target. ``--no-usable`` drops the capacity target, so no design can be skipped by its
+least price: the worst case of the search, whose goal is 2 s.
 
     python benchmarks/sizing.py [--repeat 5] [--no-usable] [--json]
     python benchmarks/sizing.py --quick    # one solve
@@ -35,6 +36,7 @@ from topologies.topology import Capacity, Group, Kind, Source, WriteCost
 
 CLIENTS = 512
 GOAL_SECONDS = 1.0
+WORST_GOAL_SECONDS = 2.0  # --no-usable: no design is skipped by its least price
 
 
 def question(usable: bool) -> Question:
@@ -45,7 +47,8 @@ def question(usable: bool) -> Question:
                Target(Workload(Operation.CREATE, None, nodes=CLIENTS), Q_(200_000, "op/s")))
     servers = catalogue.of_kind(Kind.SERVER)
     return Question(targets, clients, catalogue.of_kind(Kind.NETWORK), servers, catalogue.of_kind(Kind.DEVICE), servers,
-                    Q_(2, "PB") if usable else None, WriteCost(parity=(8, 2)), catalogue.currency)
+                    Q_(2, "PB") if usable else None, WriteCost(parity=(8, 2)), catalogue.currency, margin=0.2, spares=1,
+                    whole_enclosures=True, fs_overhead=0.05, fill=0.8, client_family="ethernet", catalogue=catalogue)
 
 
 def main() -> None:
@@ -57,6 +60,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.repeat = 1
+    goal = WORST_GOAL_SECONDS if args.no_usable else GOAL_SECONDS
     asked = question(not args.no_usable)
     times, walls = [], []
     for _ in range(args.repeat):  # each repeat as a fresh process would do it: nothing cached
@@ -76,7 +80,7 @@ def main() -> None:
     figures = {
         "designs": first.designs, "solved": first.feasible, "median_cpu_s": statistics.median(times),
         "min_cpu_s": min(times), "max_cpu_s": max(times), "median_wall_s": statistics.median(walls),
-        "goal_met": statistics.median(times) < GOAL_SECONDS, "peak_mb": peak / 1e6, "cheapest_price": best.price,
+        "goal_met": statistics.median(times) < goal, "peak_mb": peak / 1e6, "cheapest_price": best.total,
         "cheapest": {"server": best.design.server.name, "ports": best.design.ports, "network": best.design.network.name,
                      "device": best.design.device.name, "counts": best.counts},
     }
@@ -90,9 +94,10 @@ def main() -> None:
     median = statistics.median(times)
     print(f"CPU time:  median {median:.3f} s, min {min(times):.3f} s, max {max(times):.3f} s over {len(times)} "
           f"solve{'s' if len(times) > 1 else ''} from cold caches (wall: median {statistics.median(walls):.3f} s)")
-    print(f"goal:      < {GOAL_SECONDS:g} s CPU: {'PASS' if median < GOAL_SECONDS else 'MISS'}")
+    print(f"goal:      < {goal:g} s CPU: {'PASS' if median < goal else 'MISS'}")
     print(f"memory:    peak traced {peak / 1e6:.1f} MB")
-    print(f"cheapest:  {asked.currency} {best.price:,.0f}: {best.counts} of {best.design}")
+    print(f"cheapest:  {asked.currency} {best.total:,.0f}: {best.counts} of {best.design} ({best.design.family}; "
+          f"survives {best.survives} enclosure failure{'s' if best.survives != 1 else ''})")
 
 
 if __name__ == "__main__":

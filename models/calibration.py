@@ -107,6 +107,7 @@ class Fit:
         """The model's value at ``x`` and its 95 % interval from the delta method (gradient . covariance . gradient).
 
         With ``observation`` the interval is for one new measurement: the fit's relative scatter is added.
+        Both laws give a throughput, so the interval is cut at 0: a negative rate is no rate.
         """
         x = np.atleast_1d(np.asarray(x, dtype=float))
         value, g = self.model(x, *self.values), self.model.gradient(x, *self.values)
@@ -114,7 +115,7 @@ class Fit:
         if observation:
             variance = variance + (self.scatter * value) ** 2
         half = t_quantile(self.dof) * np.sqrt(variance)
-        return value, value - half, value + half
+        return value, np.maximum(value - half, 0.0), value + half
 
     def extrapolates(self, x) -> np.ndarray:
         """Whether each ``x`` lies outside the measured range, where a prediction rests on the formula alone."""

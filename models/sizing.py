@@ -3,10 +3,13 @@
 A design is a choice of part types: a network, a server chassis with a number of ports of
 it, a device that fits the chassis, and the candidate metadata servers. The model predicts
 each target on the design with one of every part; each layer's limit is linear in the part
-counts (sympy checks this), so "every layer at least its target", "usable capacity at least
-the target" and "no more drives than bays" are linear constraints, and scipy's ``milp``
-finds the cheapest counts. The counts it finds are predicted again with the full model, and
-that prediction is what is reported, with every layer's headroom.
+counts (sympy checks this), so "every layer at least its target and margin", "usable
+capacity at least the target" and "no more drives than bays" are linear constraints, and
+scipy's ``milp`` finds the cheapest counts: servers in whole HA pairs when asked, across at
+least the failure domains the redundancy needs, drives in whole parity groups (and whole
+enclosures when asked). The counts it finds are predicted again with the full model, with
+the switches a leaf/spine network of them needs, and that prediction is what is reported,
+with every layer's headroom, what the design survives and its bill of materials.
 """
 
 from __future__ import annotations
@@ -29,13 +32,19 @@ from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.formulas import count_symbol, numbers
 from models.predict import Model
-from topologies.catalogue import NAMES, Part, assemble
-from topologies.topology import Component, Group, Topology, WriteCost
+from topologies.catalogue import NAMES, Catalogue, Part, assemble
+from topologies.topology import Capacity, Component, Group, Kind, Source, Topology, WriteCost
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Target", "Question", "Design", "Bound", "Configuration", "Shortfall", "Sizing", "size", "designs"]
+__all__ = ["Target", "Question", "Design", "Bound", "Fabric", "BillLine", "Configuration", "Shortfall", "Sizing",
+           "size", "designs", "DAY"]
+
+DAY = Q_(24, "hour")
+# The programme prices a switch per port, the bill whole switches: so many configurations more than asked (and of each
+# family) are priced whole and ranked again by their bill's total.
+_TRIED = 5  # a rebuild longer than this is warned of: a second failure meanwhile is likely enough to matter
 
 
 @dataclass(frozen=True)
@@ -44,6 +53,7 @@ class Target:
 
     workload: Workload
     value: Quantity
+    label: str = ""  # what the buyer asked, where the bandwidth stands for something else ("512 h100 x unet3d ...")
 
     @property
     def metric(self) -> Metric:
@@ -64,12 +74,22 @@ class Target:
         return format_quantity(value)
 
     def __str__(self) -> str:
-        return f"{self.workload.operation.value} {format_quantity(self.value, unit=self.value.units)}"
+        shown = f"{self.workload.operation.value} {format_quantity(self.value, unit=self.value.units)}"
+        return f"{self.label}: {shown}" if self.label else shown
 
 
 @dataclass(frozen=True)
 class Question:
-    """A sizing question: targets, usable capacity and its redundancy, the clients that exist, and the parts allowed."""
+    """A sizing question: targets, usable capacity and its redundancy, the clients that exist, the parts allowed, and
+    what a design must hold besides: headroom, failure domains, spares, the capacity it may fill.
+
+    ``margin`` is the headroom every target needs (0.2: 20 % above it). ``ha`` builds servers in
+    pairs (a dual-controller part is a pair by itself). ``spares`` hot spares sit in each
+    enclosure; ``whole_enclosures`` fills every bay (data drives in whole parity groups, the rest
+    spares). Usable capacity is raw × parity efficiency × (1 − ``fs_overhead``) × ``fill``.
+    ``client_family`` is the clients' fabric: a network of another family is refused (no
+    gateway). ``oversubscription`` is the leaves' downlinks over uplinks (1: non-blocking).
+    """
 
     targets: tuple[Target, ...]
     clients: Group
@@ -80,10 +100,52 @@ class Question:
     usable: Quantity | None = None
     write_cost: WriteCost = WriteCost()
     currency: str = ""
+    margin: float = 0.0
+    ha: bool = False
+    spares: int = 0
+    whole_enclosures: bool = False
+    fs_overhead: float = 0.0
+    fill: float = 1.0
+    client_family: str = ""
+    oversubscription: float = 1.0
+    rebuild_rate: Quantity | None = None
+    growth: float = 0.0
+    years: int = 0
+    catalogue: Catalogue | None = field(default=None, repr=False, compare=False)
 
     @property
     def needs_metadata(self) -> bool:
         return any(t.workload.operation.is_metadata for t in self.targets)
+
+    def need(self, target: Target) -> float:
+        """What a target's ceiling must reach, margin included (canonical units)."""
+        return canonical(target.required) * (1 + self.margin)
+
+    @property
+    def group(self) -> int:
+        """Drives per whole redundancy group: each replica's data and parity strips."""
+        data, parity = self.write_cost.parity or (1, 0)
+        return self.write_cost.replicas * (data + parity)
+
+    @property
+    def efficiency(self) -> float:
+        """Usable bytes per raw byte: parity efficiency × (1 − file-system overhead) × fill target."""
+        return (1 - self.fs_overhead) * self.fill / self.write_cost.space
+
+    @property
+    def domains(self) -> int:
+        """The fewest failure domains (enclosures) the redundancy needs to survive one: a replica on each, and a
+        parity group over enough that one holds at most its parity strips."""
+        data, parity = self.write_cost.parity or (1, 0)
+        return self.write_cost.replicas * (math.ceil((data + parity) / parity) if parity else 1)
+
+    @property
+    def redundant(self) -> bool:
+        return self.write_cost.replicas > 1 or bool(self.write_cost.parity and self.write_cost.parity[1])
+
+    def step(self, server: Part) -> int:
+        """Servers come in steps of this: 2 with --ha, unless the part has two controllers itself."""
+        return 2 if self.ha and server.controllers < 2 else 1
 
     def at_least(self) -> Question:
         """The question with every part's figure known only as a range at its least favourable end: a design
@@ -104,16 +166,42 @@ class Design:
     server: Part
     device: Part
     metadata: Part | None = None  # one type of metadata server, like one type of storage server
+    switch: Part | None = None  # the switch the network's ports plug into, when the catalogue names one
+    metadata_drive: Part | None = None  # the drive a metadata server holds its metadata on
 
     @property
     def groups(self) -> tuple[str, ...]:
         """The groups whose counts vary, in the order of the programme's variables."""
         return (NAMES["servers"], NAMES["devices"]) + ((f"{NAMES['metadata']}1",) if self.metadata else ())
 
-    def topology(self, question: Question, counts: tuple[int, ...]) -> Topology:
+    def topology(self, question: Question, counts: tuple[int, ...], fabric: Fabric | None = None,
+                 prices: dict[str, float] | None = None) -> Topology:
+        """The system of ``counts``; with its network's ``fabric`` (a limit where leaves are oversubscribed, the
+        switches' price) and every group's full price per member (spares, ports, metadata drives)."""
         servers, devices, *mds = counts
-        return assemble(question.clients, self.network, self.ports, self.server, servers, self.device, devices,
-                        tuple(zip((self.metadata,), mds)), question.write_cost, question.currency)
+        topology = assemble(question.clients, self.network, self.ports, self.server, servers, self.device, devices,
+                            tuple(zip((self.metadata,), mds)), question.write_cost, question.currency)
+        if fabric is None and prices is None:
+            return topology
+        prices = prices or {}
+
+        def priced(group: Group) -> Group:
+            if group.name == NAMES["network"] and fabric is not None:
+                limit = {} if fabric.limit is None else {"bandwidth": Capacity(fabric.limit, Metric.BANDWIDTH, Source(
+                    "assumption", f"uplinks of {fabric.limited_leaves} storage switches to the clients' fabric at "
+                    f"{fabric.oversubscription:g}:1"))}
+                return replace(group, capacities=group.capacities | limit, price=fabric.price,
+                               description=f"{group.description}; {fabric}".lstrip("; "))
+            return replace(group, price=prices.get(group.name, group.price))
+        return replace(topology, groups=tuple(priced(g) for g in topology.groups))
+
+    @property
+    def family(self) -> str:
+        """The design's family as buyers compare them: all-flash, hybrid (HDD data, flash metadata) or HDD, and its
+        network's fabric."""
+        medium = "all-flash" if self.device.medium == "flash" else \
+            "hybrid" if self.metadata_drive is not None and self.metadata_drive.medium == "flash" else "HDD"
+        return f"{medium}, {self.network.family or 'network'}"
 
     def __str__(self) -> str:
         return f"{self.server.name} ({self.ports} x {self.network.name}), {self.device.name}"
@@ -131,8 +219,70 @@ class Bound:
 
 
 @dataclass(frozen=True)
+class Fabric:
+    """The switches that join clients, servers and metadata servers: one switch, or leaves and spines.
+
+    ``limit`` is what the uplinks to the clients' fabric carry (the leaves' uplinks), None
+    when no switch part is known.
+    """
+
+    switch: Part | None
+    ports: int  # switch ports the endpoints take (a breakout cable puts up to four slower links on one)
+    leaves: int
+    spines: int
+    oversubscription: float
+    limit: Quantity | None
+    limited_leaves: int = 0
+
+    @property
+    def switches(self) -> int:
+        """Every switch bought: leaves and spines."""
+        return self.leaves + self.spines
+
+    @property
+    def price(self) -> float | None:
+        """What the switches cost; None when no switch part (or its price) is known."""
+        if self.switch is None:
+            return None
+        return None if self.switch.price is None else self.switches * self.switch.price
+
+    def __str__(self) -> str:
+        if self.switch is None:
+            return "no switch part stated"
+        if not self.spines:
+            return (f"1 x {self.switch.name}: {self.ports} server ports and {self.switch_uplinks} uplinks to the clients' "
+                    f"fabric ({self.oversubscription:g}:1) of its {self.switch.ports} ports")
+        return (f"{self.leaves} leaves + {self.spines} spines of {self.switch.name} ({self.ports} server ports, "
+                f"{self.oversubscription:g}:1 oversubscribed, the spines joined to the clients' fabric)")
+
+    @property
+    def switch_uplinks(self) -> int:
+        """Ports of a single switch that join the clients' fabric: the server ports over the oversubscription."""
+        return math.ceil(self.ports / self.oversubscription)
+
+
+@dataclass(frozen=True)
+class BillLine:
+    """One line of the bill of materials: a part, how many, its price each, and its rack units and power each."""
+
+    part: str
+    what: str
+    count: float
+    unit_price: float | None
+    source: str
+    rack_units: float = 0.0
+    power: tuple[Quantity, Quantity] | None = None
+    hardware: bool = True  # False for software and support lines
+
+    @property
+    def total(self) -> float | None:
+        return None if self.unit_price is None else self.count * self.unit_price
+
+
+@dataclass(frozen=True)
 class Configuration:
-    """A design with its counts and price, predicted by the full model: one ceiling per target, in order."""
+    """A design with its counts and price, predicted by the full model: one ceiling per target, in order, the
+    spare drives, the network's switches and the bill of materials."""
 
     design: Design
     counts: dict[str, int]
@@ -141,9 +291,53 @@ class Configuration:
     ceilings: tuple[Ceiling, ...]
     usable: Quantity
     question: Question = field(repr=False, compare=False)
+    spares: int = 0
+    fabric: Fabric | None = None
+    bill: tuple[BillLine, ...] = ()
 
     def met(self, targets: tuple[Target, ...]) -> bool:
-        return all(canonical(c.value) >= canonical(t.required) * (1 - TIE) for c, t in zip(self.ceilings, targets))
+        """Every target reached with its margin."""
+        return all(canonical(c.value) >= self.question.need(t) * (1 - TIE) for c, t in zip(self.ceilings, targets))
+
+    @property
+    def raw(self) -> Quantity:
+        """The data drives' raw capacity (spares hold none)."""
+        return self.design.device.capacity("size").value * self.counts[NAMES["devices"]]
+
+    @property
+    def survives(self) -> int:
+        """Enclosures (each server with its drives) that may fail at once without losing data: each replica on its
+        own share of them, a parity group spread evenly over a share, losing at most its parity strips."""
+        cost = self.question.write_cost
+        data, parity = cost.parity or (1, 0)
+        share = self.counts[NAMES["servers"]] // cost.replicas
+        per_domain = math.ceil((data + parity) / share) if share else data + parity + 1
+        return cost.replicas * (parity // per_domain + 1) - 1
+
+    @property
+    def rebuild(self) -> Quantity:
+        """The time to rebuild one drive at the stated rate, or at the drive's sustained write (its least)."""
+        rate = self.question.rebuild_rate or self.design.device.capacity("bandwidth", "write").ends[0]
+        return (self.design.device.capacity("size").value / rate).to("hour")
+
+    @property
+    def total(self) -> float:
+        """The hardware's price: the sum of the bill's hardware lines (the topology's groups add up to it too)."""
+        return math.fsum(line.total or 0.0 for line in self.bill if line.hardware)
+
+    def expansion(self) -> tuple[int, int, Quantity, float]:
+        """The next step of growth: servers (a pair with --ha, enough for one more parity group) with their data
+        drives, the usable capacity they add and their price (spares and NIC ports included; the switch is taken
+        to have ports free)."""
+        q, design = self.question, self.design
+        step = q.step(design.server)
+        servers = step
+        while servers * (design.server.slots - q.spares) < q.group:
+            servers += step
+        drives = servers * (design.server.slots - q.spares) // q.group * q.group
+        bought = servers * design.server.slots if q.whole_enclosures else drives + servers * q.spares
+        price = servers * (design.server.price + design.ports * (design.network.price or 0.0)) + bought * design.device.price
+        return servers, drives, design.device.capacity("size").value * drives * q.efficiency, price
 
     @cached_property
     def bounds(self) -> tuple[Bound, ...]:
@@ -164,55 +358,74 @@ class Shortfall:
 @dataclass(frozen=True)
 class Sizing:
     """The answer: the cheapest configurations that meet every target, how many designs were tried and met them,
-    and, when none does, what stops each target."""
+    the cheapest of each family, the networks refused for their fabric, and, when none does, what stops each target."""
 
     question: Question
     configurations: tuple[Configuration, ...]
     designs: int
     feasible: int
     shortfalls: tuple[Shortfall, ...]
+    alternatives: tuple[Configuration, ...] = ()
+    refused: tuple[str, ...] = ()
 
 
 def designs(question: Question) -> list[Design]:
-    """Every combination of the allowed data parts that fits together (devices in bays of their slot); the
-    metadata servers are chosen for each by :func:`size`.
+    """Every combination of the allowed data parts that fits together (devices in bays of their slot, networks of
+    the clients' fabric); the metadata servers are chosen for each by :func:`size`.
 
     Raises
     ------
     InputError
         If the choices leave nothing to combine, e.g. only HDDs with only NVMe chassis.
     """
-    pairs = [(s, d) for s in question.servers for d in question.devices if d.fits(s)]
     for kind, parts in (("network", question.networks), ("server", question.servers), ("device", question.devices)):
         if not parts:
             raise InputError("choices", kind, f"no {kind} type is allowed; allow at least one")
+    pairs = [(s, d) for s in question.servers for d in question.devices if d.fits(s)]
     if not pairs:
         raise InputError("choices", "devices", "no allowed device fits an allowed server: the servers take "
                          f"{', '.join(sorted({s.slot for s in question.servers}))} devices, the devices are "
                          f"{', '.join(sorted({d.slot for d in question.devices}))}")
+    pairs = [(s, d) for s, d in pairs if s.slots > question.spares]
+    if not pairs:
+        raise InputError("--spares", "", f"{question.spares} hot spares per enclosure leave no bay for data in any "
+                         "allowed server")
+    networks = _joined(question)
     if question.needs_metadata and not any(p.capacity("metadata", op) for p in question.metadata
                                            for op in (None, *[t.workload.operation.value for t in question.targets])):
         raise InputError("choices", "metadata", "a metadata target needs metadata servers, but no allowed server "
                          "states a metadata rate")
     metadata = question.metadata if question.needs_metadata else ()
-    unpriced = sorted({p.name for p in (*question.networks, *question.servers, *question.devices, *metadata)
-                       if p.price is None})
+    unpriced = sorted({p.name for p in (*networks, *question.servers, *question.devices, *metadata) if p.price is None})
     if unpriced:
         raise InputError("choices", "prices", f"no price for {', '.join(unpriced)}; give one with --prices, "
                          "or leave them out of the choices")
-    return [Design(n, ports, s, d) for n, (s, d) in itertools.product(question.networks, pairs)
-            for ports in range(1, s.nic_slots + 1)]
+    catalogue = question.catalogue
+    return [Design(n, ports, s, d, switch=catalogue.switch(n.switch) if catalogue and n.switch else None)
+            for n, (s, d) in itertools.product(networks, pairs) for ports in range(1, s.nic_slots + 1)]
+
+
+def _joined(question: Question) -> tuple[Part, ...]:
+    """The allowed networks the clients can reach: of their fabric (no gateway joins two); an InputError if none."""
+    networks = tuple(n for n in question.networks if not question.client_family or not n.family
+                     or n.family == question.client_family)
+    if not networks:
+        raise InputError("--client-fabric", "", f"the clients are on {question.client_family} and every allowed network "
+                         f"is of another fabric ({', '.join(sorted({n.family for n in question.networks}))}); the "
+                         "catalogue has no gateway between them: allow a network of the clients' fabric")
+    return networks
 
 
 def size(question: Question, top: int = 5) -> Sizing:
-    """The ``top`` cheapest configurations that meet every target (see the module's description).
+    """The ``top`` cheapest configurations that meet every target, and the cheapest of each family (see the
+    module's description).
 
     The data targets and the metadata targets share no part, so each design's storage counts
     and its metadata servers (the cheapest type for its network) are two small programmes. Parts
     whose figures are ranges count at their least favourable ends.
     """
     question = question.at_least()
-    solved, shortfalls, memo = [], {}, {}
+    solved, shortfalls, memo, best = [], {}, {}, {}
 
     def record(found):
         for short in found:
@@ -221,43 +434,91 @@ def size(question: Question, top: int = 5) -> Sizing:
                 shortfalls[key] = short
 
     candidates = sorted(designs(question), key=lambda d: (_least_price(question, d), str(d)))
+    families = {_data_family(d) for d in candidates}
     for design in candidates:
         prices = sorted(p for p, _, _ in solved)
-        if len(prices) >= top and _least_price(question, design) > prices[top - 1]:
-            break  # this design and every later one cost more than the top already found
+        least = _least_price(question, design)
+        enough = len(prices) >= top and least > prices[top - 1]
+        if enough and all(least > best.get(f, math.inf) for f in families):
+            break  # this design and every later one cost more than the top and each family's cheapest
+        if enough and least > best.get(_data_family(design), math.inf):
+            continue
         data = _solve(question, design, memo)
         if isinstance(data, tuple) and question.needs_metadata:
-            options = [(_solve(question, replace(design, metadata=m), memo), m) for m in question.metadata]
+            options = [(_solve(question, _with_metadata(question, design, m), memo), m) for m in question.metadata]
             solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
             if not solutions:
                 record(short for found, _ in options for short in found)
                 continue
             price, metadata, counts = min(solutions, key=lambda s: (s[0], s[1].name))
-            design, data = replace(design, metadata=metadata), (data[0] + price, data[1] + counts)
+            design, data = _with_metadata(question, design, metadata), (data[0] + price, data[1] + counts)
         if isinstance(data, tuple):
             solved.append((data[0], design, data[1]))
+            family = _data_family(design)
+            best[family] = min(best.get(family, math.inf), data[0])
         else:
             record(data)
     solved.sort(key=lambda s: (s[0], str(s[1])))
-    configurations = []
+    configurations, alternatives, tried = [], {}, {}
     for price, design, counts in solved:
-        configuration = _configuration(question, design, counts, price)
-        if configuration.met(question.targets):
+        if len(configurations) >= top + _TRIED and tried.get(design.family, 0) >= _TRIED:
+            continue
+        configuration = _configuration(question, design, counts)
+        if not configuration.met(question.targets):
+            continue
+        tried[design.family] = tried.get(design.family, 0) + 1
+        if len(configurations) < top + _TRIED:
             configurations.append(configuration)
-        if len(configurations) == top:
-            break
+        if design.family not in alternatives or configuration.total < alternatives[design.family].total:
+            alternatives[design.family] = configuration
+    configurations = sorted(configurations, key=lambda c: (c.total, str(c.design)))[:top]
     return Sizing(question, tuple(configurations), len(candidates), len(solved),
-                  () if solved else tuple(shortfalls.values()))
+                  () if solved else tuple(shortfalls.values()),
+                  tuple(sorted(alternatives.values(), key=lambda c: c.total)),
+                  tuple(n.name for n in question.networks if n not in _joined(question)))
+
+
+def _data_family(design: Design) -> tuple[str, str]:
+    """The family a design's data parts decide: its medium and its network's fabric (metadata parts make it hybrid)."""
+    return design.device.medium, design.network.family
+
+
+def _with_metadata(question: Question, design: Design, metadata: Part) -> Design:
+    catalogue = question.catalogue
+    drive = catalogue.part(Kind.DEVICE, metadata.metadata_drive) if catalogue and metadata.metadata_drive else None
+    return replace(design, metadata=metadata, metadata_drive=drive)
+
+
+def _server_price(question: Question, design: Design) -> float:
+    """One storage server as bought: the chassis, its ports (and its share of a switch), its spare drives, or every
+    bay's drive with whole enclosures."""
+    drives = design.server.slots if question.whole_enclosures else question.spares
+    return design.server.price + design.ports * _port_price(design) + drives * design.device.price
+
+
+def _port_price(design: Design) -> float:
+    """A network port: the NIC port and cable, and a share of a switch (its price over its ports)."""
+    share = design.switch.price / design.switch.ports if design.switch and design.switch.price else 0.0
+    return (design.network.price or 0.0) + share
+
+
+def _metadata_price(design: Design) -> float:
+    drives = design.metadata.metadata_drives * design.metadata_drive.price if design.metadata_drive else 0.0
+    return design.metadata.price + _port_price(design) + drives
 
 
 def _least_price(question: Question, design: Design) -> float:
-    """A price no configuration of ``design`` can go below: the drives the capacity needs and the chassis for them."""
-    servers, drives = _redundancy(question.write_cost)
+    """A price no configuration of ``design`` can go below: the servers the failure domains and the capacity need
+    (and their drives)."""
+    group, bays = question.group, design.server.slots - question.spares
+    drives = group
     if question.usable is not None:
-        per_device = canonical(design.device.capacity("size").value) / question.write_cost.space
-        drives = max(drives, math.ceil(canonical(question.usable) / per_device - 1e-9))
-    servers = max(servers, math.ceil(drives / design.server.slots))
-    return drives * design.device.price + servers * (design.server.price + design.ports * design.network.price)
+        per_device = canonical(design.device.capacity("size").value) * question.efficiency
+        drives = max(drives, math.ceil(canonical(question.usable) / per_device / group - 1e-9) * group)
+    step = question.step(design.server)
+    servers = max(question.domains, math.ceil(drives / bays))
+    servers = math.ceil(servers / step) * step
+    return servers * _server_price(question, design) + (0 if question.whole_enclosures else drives * design.device.price)
 
 
 @dataclass(frozen=True)
@@ -276,24 +537,33 @@ def _solve(question: Question, design: Design, memo: dict) -> tuple[float, tuple
         (id(design.network), design.ports, id(design.server), id(design.device))
     if key not in memo:
         memo[key] = _programme(question, design)
-    rows, shortfalls, prices, lower = memo[key]
+    rows, shortfalls, prices, lower, steps = memo[key]
     if shortfalls:
         return list(shortfalls)
-    counts = _milp(prices, rows, lower)
-    return math.fsum(p * n for p, n in zip(prices, counts)), counts
+    units = _milp(prices, rows, lower)
+    counts = tuple(n * s for n, s in zip(units, steps))
+    if not metadata and question.whole_enclosures:  # every bay filled: as many whole groups as the bays hold
+        bays = counts[0] * (design.server.slots - question.spares)
+        counts = (counts[0], bays // question.group * question.group)
+    return math.fsum(p * n for p, n in zip(prices, units)), counts
 
 
 def _programme(question: Question, design: Design):
-    """The rows, shortfalls, prices and least counts of :func:`_solve`'s programme, from the model's layers."""
+    """The rows, shortfalls, prices, least counts and steps of :func:`_solve`'s programme, from the model's layers.
+
+    Its variables count steps: servers in pairs with --ha, drives in whole redundancy groups,
+    so each column is the layer's per-member coefficient times its step.
+    """
     metadata = design.metadata is not None
     groups = design.groups[2:] if metadata else design.groups
+    steps = (question.step(design.metadata),) if metadata else (question.step(design.server), question.group)
     unit = design.topology(question, (1,) * len(design.groups))
     model = Model(unit)
     rows, shortfalls = [], []
     for target in question.targets:
         if target.workload.operation.is_metadata != metadata:
             continue
-        need = canonical(target.required)
+        need = question.need(target)
         for layer in model.ceiling(target.workload, caches=False).layers:
             if layer.value is None:
                 continue
@@ -304,21 +574,17 @@ def _programme(question: Question, design: Design):
             if not any(coefficients) and constant < need * (1 - TIE):
                 shortfalls.append(Shortfall(target, layer.layer, layer.value, layer.components))
             elif any(coefficients):
-                rows.append(_Row(coefficients, need - constant))
-    lower = (1,)
-    if not metadata:
-        if question.usable is not None:
-            per_device = canonical(design.device.capacity("size").value) / question.write_cost.space
-            rows.append(_Row((0.0, per_device), canonical(question.usable)))
-        rows.append(_Row((float(design.server.slots), -1.0), 0.0))  # drives fit the bays
-        lower = _redundancy(question.write_cost)
-    return tuple(rows), tuple(shortfalls), tuple(unit.group(g).price for g in groups), lower
-
-
-def _redundancy(cost: WriteCost) -> tuple[int, int]:
-    """The fewest servers and drives the redundancy needs: a server per replica, a drive per strip of each."""
-    data, parity = cost.parity or (1, 0)
-    return cost.replicas, cost.replicas * (data + parity)
+                rows.append(_Row(tuple(c * s for c, s in zip(coefficients, steps)), need - constant))
+    if metadata:
+        return tuple(rows), tuple(shortfalls), (steps[0] * _metadata_price(design),), (1,), steps
+    if question.usable is not None:
+        per_device = canonical(design.device.capacity("size").value) * question.efficiency
+        rows.append(_Row((0.0, per_device * steps[1]), canonical(question.usable)))
+    rows.append(_Row((float(design.server.slots - question.spares) * steps[0], -1.0 * steps[1]), 0.0))  # drives fit the bays
+    lower = (math.ceil(question.domains / steps[0]), 1)
+    prices = (steps[0] * _server_price(question, design),
+              0.0 if question.whole_enclosures else steps[1] * design.device.price)
+    return tuple(rows), tuple(shortfalls), prices, lower, steps
 
 
 @functools.lru_cache(maxsize=4096)
@@ -335,12 +601,74 @@ def _milp(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, .
     return tuple(int(round(x)) for x in result.x)
 
 
-def _configuration(question: Question, design: Design, counts: tuple[int, ...], price: float) -> Configuration:
-    topology = design.topology(question, counts)
+def _fabric(question: Question, design: Design, servers: int, metadata: int) -> Fabric:
+    """The storage network of a design: every server and metadata server port on a switch of the network's part
+    (breakout for slower links), joined to the clients' fabric (which exists, as their NICs do) by uplinks as fast
+    as those ports over the oversubscription; one switch if all fit, else leaves and spines (half of each spine's
+    ports to the leaves, half to the clients' fabric)."""
+    switch = design.switch
+    if switch is None:
+        return Fabric(None, 0, 0, 0, question.oversubscription, None)
+    rate = canonical(switch.capacity("bandwidth").value)
+    each = canonical(design.network.capacity("bandwidth").value)
+    per = min(4, int(rate // each)) if each <= rate else 1 / math.ceil(each / rate)  # links per switch port
+    ports = math.ceil((servers * design.ports + metadata) / per)
+    o = question.oversubscription
+    if ports + math.ceil(ports / o) <= switch.ports:
+        return Fabric(switch, ports, 1, 0, o, Q_(math.ceil(ports / o) * rate, "B/s"), 1)
+    down = max(1, math.floor(switch.ports * o / (o + 1)))
+    up = switch.ports - down
+    leaves = math.ceil(ports / down)
+    return Fabric(switch, ports, leaves, math.ceil(2 * leaves * up / switch.ports), o, Q_(leaves * up * rate, "B/s"), leaves)
+
+
+def _configuration(question: Question, design: Design, counts: tuple[int, ...]) -> Configuration:
+    """The design with ``counts``: its switches, spares and bill, predicted by the full model."""
+    servers, drives, *mds = counts
+    fabric = _fabric(question, design, servers, sum(mds))
+    spares = servers * design.server.slots - drives if question.whole_enclosures else servers * question.spares
+    bill = _bill(question, design, counts, spares, fabric)
+    per_server = design.server.price + design.ports * (design.network.price or 0.0) + \
+        spares * design.device.price / servers
+    prices = {NAMES["servers"]: per_server}
+    if design.metadata is not None:
+        prices[f"{NAMES['metadata']}1"] = _metadata_price(design) - _port_price(design) + (design.network.price or 0.0)
+    topology = design.topology(question, counts, fabric, prices)
     model = Model(topology)
     ceilings = tuple(model.ceiling(t.workload) for t in question.targets)
-    usable = design.device.capacity("size").value * counts[1] / question.write_cost.space
-    return Configuration(design, dict(zip(design.groups, counts)), price, topology, ceilings, usable, question)
+    usable = design.device.capacity("size").value * drives * question.efficiency
+    configuration = Configuration(design, dict(zip(design.groups, counts)), 0.0, topology, ceilings, usable, question,
+                                  spares, fabric, bill)
+    return replace(configuration, price=configuration.total)
+
+
+def _bill(question: Question, design: Design, counts: tuple[int, ...], spares: int, fabric: Fabric) -> tuple[BillLine, ...]:
+    """The bill of materials: every part with its count, price, rack units and power; then the priced lines
+    (software, support) of a prices file, per TB usable, per server or per client node."""
+    servers, drives, *mds = counts
+    metadata = sum(mds)
+
+    def line(part: Part, count: float, what: str) -> BillLine:
+        return BillLine(part.name, what, count, part.price, part.price_source or "not stated", part.rack_units, part.power)
+
+    lines = [line(design.server, servers, "storage server" + (" (HA pairs)" if question.step(design.server) == 2 else "")),
+             line(design.device, drives, "data drive"),
+             line(design.network, servers * design.ports + metadata, "network port (NIC and cable)")]
+    if spares:
+        lines.insert(2, line(design.device, spares, "hot spare drive"))
+    if design.metadata is not None and metadata:
+        lines.append(line(design.metadata, metadata, "metadata server" + (" (HA pairs)" if question.step(design.metadata) == 2 else "")))
+        if design.metadata_drive is not None:
+            lines.append(line(design.metadata_drive, metadata * design.metadata.metadata_drives, "metadata drive"))
+    if fabric.switch is not None:
+        lines.append(line(fabric.switch, fabric.switches, "switch" if not fabric.spines else
+                          f"switch ({fabric.leaves} leaves, {fabric.spines} spines)"))
+    if question.catalogue is not None:
+        usable = canonical(design.device.capacity("size").value) * drives * question.efficiency / 1e12
+        per = {"TB": usable, "server": servers + metadata, "node": question.clients.count}
+        lines += [BillLine(extra.name, extra.description or f"per {extra.per}", per[extra.per], extra.price, extra.source,
+                           hardware=False) for extra in question.catalogue.lines]
+    return tuple(lines)
 
 
 def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tuple[Bound, ...]:
@@ -349,6 +677,7 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
     groups = design.groups
     variables = tuple(count_symbol(g) for g in groups)
     found = []
+    margin = f" + {question.margin:.0%} margin" if question.margin else ""
     for target, ceiling in zip(question.targets, _unit_ceilings(question, design)):
         symbol = sp.Symbol(f"T_{target.workload.operation.value}", positive=True)
         for layer in ceiling.layers:
@@ -358,24 +687,26 @@ def _bounds(question: Question, design: Design, counts: tuple[int, ...]) -> tupl
                 continue
             (i,) = lifting
             form = sp.ceiling((symbol - linear.constant) / linear.coefficients[i])
-            values = {**layer.values, symbol: target.required}
+            values = {**layer.values, symbol: target.required * (1 + question.margin)}
             needed = math.ceil(float(form.args[0].subs({s: canonical(v) for s, v in values.items()})) - 1e-9)
             found.append(Bound(groups[i], max(needed, 0), f"{variables[i]} ≥ {sp.sstr(form)}",
-                               numbers(form.args[0], values), f"{target}: {layer.layer}"))
+                               numbers(form.args[0], values), f"{target}{margin}: {layer.layer}"))
     if question.usable is not None:
         device = design.device.capacity("size").value
-        needed = math.ceil(canonical(question.usable) * question.write_cost.space / canonical(device) - 1e-9)
-        found.append(Bound(groups[1], needed, f"{count_symbol(groups[1])} ≥ ceiling(U*space/size)",
-                           f"{format_quantity(question.usable, unit=question.usable.units)} × {question.write_cost.space:g} / "
-                           f"{format_quantity(device, unit=device.units)}",
-                           f"usable {format_quantity(question.usable, unit=question.usable.units)} ({question.write_cost})"))
-    servers, drives = _redundancy(question.write_cost)
+        needed = math.ceil(canonical(question.usable) / (canonical(device) * question.efficiency) - 1e-9)
+        found.append(Bound(groups[1], needed, f"{count_symbol(groups[1])} ≥ ceiling(U/(size*e))",
+                           f"{format_quantity(question.usable, unit=question.usable.units)} / "
+                           f"({format_quantity(device, unit=device.units)} × {question.efficiency:.3g})",
+                           f"usable {format_quantity(question.usable, unit=question.usable.units)} ({question.write_cost}; "
+                           "e = parity efficiency × (1 − file-system overhead) × fill)"))
     found += [Bound(group, n, f"{count_symbol(group)} ≥ {formula}", f"{n}", f"{why} ({question.write_cost})")
-              for group, n, formula, why in ((groups[0], servers, "replicas", "a server per replica"),
-                                             (groups[1], drives, "replicas*(data + parity)", "a drive per strip"))
+              for group, n, formula, why in ((groups[0], question.domains, "replicas*ceiling((data + parity)/parity)",
+                                              "failure domains: one holds at most a group's parity strips"),
+                                             (groups[1], question.group, "replicas*(data + parity)", "a drive per strip"))
               if n > 1]
-    found.append(Bound(groups[0], math.ceil(counts[1] / design.server.slots), f"{count_symbol(groups[0])} ≥ "
-                       f"ceiling({count_symbol(groups[1])}/bays)", f"{counts[1]} / {design.server.slots}", "drive bays"))
+    bays = design.server.slots - question.spares
+    found.append(Bound(groups[0], math.ceil(counts[1] / bays), f"{count_symbol(groups[0])} ≥ "
+                       f"ceiling({count_symbol(groups[1])}/(bays - spares))", f"{counts[1]} / {bays}", "drive bays"))
     return tuple(found)
 
 

@@ -23,9 +23,14 @@ from topologies.topology import Group, Kind, Topology
 
 if TYPE_CHECKING:
     from pint import Quantity
+
+    from models.accelerators import Demand, Feeding
     from topologies.edit import Change
 
-__all__ = ["Upgrade", "Ranking", "upgrades", "WHATIF_VERSION", "whatif_body"]
+__all__ = ["Upgrade", "Ranking", "upgrades", "WHATIF_VERSION", "whatif_body", "MoreAccelerators", "accelerator_upgrades",
+           "WHATIF_ACCELERATORS_VERSION", "accelerators_body", "Restoration", "restorations", "MOST_ADDED"]
+
+MOST_ADDED = 100_000  # members a restoration may add to one group: beyond it, another layer is taken to bind
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,104 @@ def upgrades(topology: Topology, workloads: list[Workload], clients: tuple[str, 
     return tuple(rankings)
 
 
-def _one_more(topology: Topology, group: Group) -> Topology:
-    return replace(topology, groups=tuple(replace(g, count=g.count + 1) if g is group else g for g in topology.groups))
+@dataclass(frozen=True)
+class MoreAccelerators:
+    """One more member of ``group``: how many accelerators the system feeds after it (``after``), at either end."""
+
+    group: str
+    kind: Kind
+    price: float | None
+    after: Feeding
+
+    def gain(self, before: Feeding) -> tuple[int, int]:
+        """Accelerators more than ``before`` feeds: (with every range at its least favourable end, at its most)."""
+        return self.after.least - before.least, self.after.most - before.most
+
+    def to_dict(self, before: Feeding) -> dict:
+        least, most = self.gain(before)
+        return {"group": self.group, "kind": self.kind.singular, "price": self.price, "most": self.after.most,
+                "least": self.after.least, "gain": most, "gain_least": least, "binds": self.after.binds()}
+
+
+def accelerator_upgrades(topology: Topology, demand: Demand, *, au: float | None = None, read_threads: int | None = None,
+                         clients: tuple[str, ...] | None = None) -> tuple[Feeding, tuple[MoreAccelerators, ...]]:
+    """How many accelerators the topology feeds, and how many one more member of each non-client group adds.
+
+    The answer to "how many more GPUs if I add a server?": :func:`models.accelerators.feed` on the
+    topology as it is and with each group one member larger; most accelerators gained first.
+    """
+    from models.accelerators import feed
+
+    before = feed(Model(topology), demand, au=au, read_threads=read_threads, clients=clients)
+    options = [MoreAccelerators(group.name, group.kind, group.price,
+                                feed(Model(_one_more(topology, group)), demand, au=au, read_threads=read_threads,
+                                     clients=clients))
+               for group in topology.groups if group.kind is not Kind.CLIENT]
+    return before, tuple(sorted(options, key=lambda o: (-o.gain(before)[1], -o.gain(before)[0])))
+
+
+def _one_more(topology: Topology, group: Group, added: int = 1) -> Topology:
+    return replace(topology, groups=tuple(replace(g, count=g.count + added) if g is group else g for g in topology.groups))
+
+
+@dataclass(frozen=True)
+class Restoration:
+    """How many more members of ``group`` bring a workload's ceiling back to a target (None: no count does, another
+    layer binds), the ceiling then, and the system's price and raw capacity before and after."""
+
+    group: str
+    kind: Kind
+    added: int | None
+    ceiling: Ceiling | None
+    price: tuple[float | None, float | None]
+    capacity: tuple[Quantity | None, Quantity | None]
+
+
+def restorations(topology: Topology, workload: Workload, target: Quantity,
+                 clients: tuple[str, ...] | None = None) -> tuple[Ceiling, tuple[Restoration, ...]]:
+    """For each non-client group, the fewest members added that lift ``workload``'s ceiling to ``target``: the answer
+    to "how many drives (or servers) restore my target?". Counts are found by doubling, then bisection (a ceiling
+    never falls as a group grows); the cheapest restoration first, those no count restores last."""
+    before = Model(topology).ceiling(workload, clients)
+    need = canonical(target) * (1 - TIE)
+
+    def ceiling(group: Group, added: int) -> Ceiling:
+        return Model(_one_more(topology, group, added)).ceiling(workload, clients)
+
+    found = []
+    for group in topology.groups:
+        if group.kind is Kind.CLIENT:
+            continue
+        if canonical(before.value) >= need:
+            added = 0
+        elif canonical(ceiling(group, MOST_ADDED).value) < need:
+            added = None
+        else:
+            low, high = 0, 1
+            while canonical(ceiling(group, high).value) < need:
+                low, high = high, high * 2
+            while high - low > 1:
+                middle = (low + high) // 2
+                low, high = (middle, high) if canonical(ceiling(group, middle).value) < need else (low, middle)
+            added = high
+        after = None if added is None else _one_more(topology, group, added)
+        found.append(Restoration(group.name, group.kind, added, None if after is None else ceiling(group, added),
+                                 (_price(topology), None if after is None else _price(after)),
+                                 (_raw(topology), None if after is None else _raw(after))))
+    return before, tuple(sorted(found, key=lambda r: (r.added is None, r.price[1] if r.price[1] is not None else math.inf)))
+
+
+def _price(topology: Topology) -> float | None:
+    """The system's price: every priced group's members; None when no group states one."""
+    priced = [g.price * g.count for g in topology.groups if g.price is not None]
+    return math.fsum(priced) if priced else None
+
+
+def _raw(topology: Topology) -> Quantity | None:
+    """The devices' raw capacity, where they state their size."""
+    sizes = [g.capacity("size").value * g.count for g in topology.of_kind(Kind.DEVICE)
+             if g.capacity("size") is not None and g.capacity("size").value is not None]
+    return sum(sizes[1:], sizes[0]) if sizes else None
 
 
 def _gain(before: Ceiling, after: Ceiling) -> Quantity:
@@ -113,6 +214,18 @@ def _rank(upgrade: Upgrade) -> tuple[int, float]:
 #   1.0  first version
 #   1.1  the ceilings before and after gain low and assumed, workloads read_share (as prediction 1.3)
 WHATIF_VERSION = "1.1"
+# whatif-accelerators format history (the body is accelerators_body's):
+#   1.0  first version: the accelerators fed as the system is, and after one more member of each group
+WHATIF_ACCELERATORS_VERSION = "1.0"
+
+
+def accelerators_body(topology: Topology, before: Feeding, options: tuple[MoreAccelerators, ...]) -> dict:
+    """The body of an iobound/whatif-accelerators document."""
+    d = before.demand
+    return {"topology": {"name": topology.name, "path": topology.path},
+            "workload": {"model": d.model, "accelerator": d.accelerator, "au": before.au, "read_threads": before.read_threads},
+            "most": before.most, "least": before.least, "binds": before.binds(),
+            "upgrades": [o.to_dict(before) for o in options]}
 
 
 def whatif_body(topology: Topology, changed: Topology, edited: list[tuple[Change, tuple[str, ...]]],

@@ -19,3 +19,4 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus of real tool outputs not found at {CORPUS}")
     return CORPUS
+

@@ -32,14 +32,21 @@ def probed(tmp_path_factory):
 def test_probe_writes_a_probe_set_with_every_figure(probed):
     status, path = probed
     doc = json.loads(path.read_text())
-    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.0")
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.1")
     names = {m["name"] for m in doc["measurements"]}
-    assert {"tmpfs.read.bs1.jobs1.iops", "tmpfs.read.bs1.jobs1.ctx", "tmpfs.write.bs1m.jobs2.bandwidth"} <= names
+    assert {"tmpfs.read.bs1.jobs1.iops", "tmpfs.read.bs1.jobs1.ctx", "tmpfs.read.bs1.jobs1.machine_ctx",
+            "tmpfs.write.bs1m.jobs2.bandwidth"} <= names
     for m in doc["measurements"]:
         assert m["summary"]["n"] >= 3 and len(m["samples"]) == m["summary"]["n"]
         assert m["summary"]["ci95"][0] <= m["summary"]["mean"] <= m["summary"]["ci95"][1]
         assert m["provenance"]["commands"][0][0] == "fio" and m["provenance"]["host"]["cpus"] >= 1
-        assert m["complete"] and m["target"] == (None if m["name"].endswith(".ctx") else 0.05)
+        assert m["complete"] and m["target"] == (None if m["name"].endswith("ctx") else 0.05)
+        # each repetition's start in the session, and what other processes took of the CPUs meanwhile
+        assert len(m["times_s"]) == len(m["others_cpus"]) == m["summary"]["n"] and m["times_s"] == sorted(m["times_s"])
+    # the repetitions are interleaved: every figure's first and last span the session, not a slice of it
+    firsts = sorted(m["times_s"][0] for m in doc["measurements"] if m["target"])
+    lasts = sorted(m["times_s"][-1] for m in doc["measurements"] if m["target"])
+    assert firsts[-1] < lasts[0]
 
 
 def test_probe_show_prints_the_summary_table(probed, capsys):
@@ -111,6 +118,6 @@ def test_an_interrupted_probe_keeps_what_it_measured_and_resume_finishes_it(tmp_
     assert not Path(f"/dev/shm/iobound-probe-{digest}").exists()  # this run's scratch directory is gone
     status = main(["probe", "-o", str(path), "--jobs", "2", "--runtime", "0.2", "--budget", "5", "--resume", "--quiet"])
     final = {m["name"]: m for m in json.loads(path.read_text())["measurements"]}
-    assert status == 0 and all(m["complete"] for m in final.values()) and len(final) == 12
+    assert status == 0 and all(m["complete"] for m in final.values()) and len(final) == 16
     for name, samples in kept.items():  # what was measured before the interruption is still there, continued
         assert final[name]["samples"][: len(samples)] == samples

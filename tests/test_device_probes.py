@@ -15,7 +15,7 @@ import pytest
 
 from probes.measure.device import Target, check_writable, device_probes, inspect_target
 from probes.core.errors import ProbeError
-from probes.measure.probe import measure
+from probes.measure.session import measure
 from probes.core.units import Metric
 
 RUNTIME = 0.3

@@ -66,13 +66,28 @@ COMMANDS = {
     "examples": [(["examples", "--json"], 0)],
     "comparison": [(["compare", "lecture-results.csv", "--json"], 0)],
     "fit": [(["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--at", "8MiB", "--json"], 0)],
+    "review": [(["review", "{list}", "--fail-on", "never", "--json"], 0)],
+    "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
+                       "--json"], 0)],
+    "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
+    "whatif-accelerators": [(["whatif", "{system}", "--model", "unet3d", "--accelerator", "h100", "--json"], 0)],
     "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1",
                  "--json"], 0),
                # and when no design meets the targets: its shortfalls instead of configurations
                (["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1)],
 }
+# An io500 list of three rows: one judged with its metadata, one whose result needs more than its description states
+# (its implied hardware), one too thin to judge (its missing fields).
+LIST = """id,information_system,information_institution,information_filesystem_type,information_client_nodes,\
+information_client_procs_per_node,information_ds_nodes,information_ds_storage_devices,information_ds_storage_type,\
+information_ds_network,information_md_nodes,information_md_storage_type,information_list_name,status,ior_easy_write,\
+ior_easy_read,mdtest_easy_write,mdtest_easy_stat
+1,A,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,2.5,3.1,25.0,90.0
+2,B,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,900.0,950.0,25.0,90.0
+3,C,Site,,1,16,,,,,,,sc19,VALID,1.0,2.0,,
+"""
 # Lists a sample may leave empty: numbers and names (no keys inside), and ceilings' caches, whose keys iobound/prediction pins.
-MAY_BE_EMPTY = {"durations_s", "caches", "assumed"}
+MAY_BE_EMPTY = {"durations_s", "caches", "assumed", "prices_not_from_file"}
 
 
 def key_paths(value, prefix: str = "") -> set[str]:
@@ -99,11 +114,12 @@ def written(name: str, folder: Path) -> list[dict]:
     from assess.cli import main
 
     (folder / "pins.toml").write_text(SYSTEM, encoding="utf-8")
+    (folder / "list.csv").write_text(LIST, encoding="utf-8")
     docs = []
     for argv, status in COMMANDS[name]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            assert main([word.format(system=folder / "pins.toml") for word in argv]) == status
+            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv") for word in argv]) == status
         docs.append(json.loads(out.getvalue()))
         assert docs[-1]["format"] == f"iobound/{name}"
     return docs
@@ -119,7 +135,9 @@ def _probe_set() -> dict:
     host = Host("node01", "6.8.0", "a CPU", 4, 2**34)
     provenance = Provenance("fio", "3.36", (("fio", "--name=x"),), host, "2026-11-24T20:00:00Z", 3.0)
     return document([Measurement("fio.read", "a read", Metric.BANDWIDTH, "B/s", (1.0, 2.0, 3.0), provenance,
-                                 target=0.05, parameters={"bs": "1MiB"})])
+                                 target=0.05, parameters={"bs": "1MiB"}, times=(0.0, 1.1, 2.2), others=(0.0, 0.1, 0.0))],
+                    {"load_average": [0.1, 0.2, 0.3], "governor": "performance", "cpus": 4, "others_cpus": 0.1,
+                     "steal_cpus": 0.0})
 
 
 FORMATS = sorted([*COMMANDS, "probe-set"])

@@ -20,8 +20,8 @@ SYSTEMS = {"narval": "narval_io500-sc21_result.txt", "oci-beegfs": "oci-beegfs_i
            "lrz-daos": "lrz-daos_io500-isc25_result.txt"}
 # What each easy IOR phase implies of the figure that decides it: (component, least value in GB/s).
 IMPLIED = {
-    ("narval", "ior-easy-write"): ("ost.bandwidth", 6.198),  # 127.0 GiB/s over 22 OSS
-    ("narval", "ior-easy-read"): ("ost.bandwidth", 8.941),  # 183.2 GiB/s over 22 OSS
+    ("narval", "ior-easy-write"): ("pools.bandwidth", 6.198),  # 127.0 GiB/s over 22 OSS
+    ("narval", "ior-easy-read"): ("pools.bandwidth", 8.941),  # 183.2 GiB/s over 22 OSS
     ("oci-beegfs", "ior-easy-write"): ("nvme.write_bandwidth", 2.109),  # 333.9 GiB/s over 170 drives
     ("oci-beegfs", "ior-easy-read"): ("nvme.read_bandwidth", 2.666),  # 422.1 GiB/s over 170 drives
     ("lrz-daos", "ior-easy-write"): ("p5500.write_bandwidth", 3.611),  # 1,130 GiB/s over 336 drives

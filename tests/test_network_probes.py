@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from probes.measure import iperf3, ping
 from probes.readers import iperf3 as iperf3_output, ping as ping_output
 from probes.core.errors import ProbeError, ToolOutputError
-from probes.measure.probe import MIN_REPETITIONS, measure
+from probes.measure.probe import MIN_REPETITIONS
+from probes.measure.session import measure
 from tests.netns import free_ports, shaped_link, unavailable
 
 # ---- ping: what the probe takes from the reader, on real outputs --------------------------------

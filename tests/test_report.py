@@ -10,9 +10,9 @@ import subprocess
 import pytest
 
 from assess.cli import main
+from tests.browser import CHROMIUM, seen_in_chromium
 from assess.report import MOST_PLOTS
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def run(capsys, *argv):
@@ -70,25 +70,11 @@ def test_the_markdown_has_the_runs_and_links_its_plots(lecture, capsys):
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_the_page_renders_in_chromium_with_its_images_and_runs(lecture, capsys, tmp_path):
     _, directory, _ = lecture
-    # A page beside it opens the report in a frame and writes what it found into its own DOM.
-    probe = tmp_path / "probe.html"
-    probe.write_text(f"""<!DOCTYPE html><html><body><pre id="out">not loaded</pre>
-<iframe id="f" src="{(directory / 'report.html').as_uri()}" width="1200" height="900"></iframe>
-<script>
-document.getElementById("f").addEventListener("load", () => {{
-  const d = document.getElementById("f").contentDocument, images = [...d.images];
-  document.getElementById("out").textContent = JSON.stringify({{
-    title: d.title, headings: [...d.querySelectorAll("h2")].map(h => h.textContent), images: images.length,
-    loaded: images.filter(i => i.complete && i.naturalWidth > 0).length,
-    runs: [...d.querySelectorAll("#runs tbody tr td:first-child")].map(c => c.textContent)}});
-}});
-</script></body></html>""")
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--allow-file-access-from-files",
-                           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000", "--dump-dom",
-                           probe.as_uri()], capture_output=True, text=True, timeout=120)
-    found = re.search(r'<pre id="out">([^<]*)</pre>', done.stdout)
-    assert found, done.stderr[-2000:]
-    page = json.loads(found.group(1).replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    page = seen_in_chromium(directory / "report.html", """
+  const images = [...d.images];
+  return {title: d.title, headings: [...d.querySelectorAll("h2")].map(h => h.textContent), images: images.length,
+          loaded: images.filter(i => i.complete && i.naturalWidth > 0).length,
+          runs: [...d.querySelectorAll("#runs tbody tr td:first-child")].map(c => c.textContent)};""", tmp_path)
     assert page["title"] == "iobound report: lecture"
     assert page["headings"][:3] == ["System", "Ceilings", "Runs"] and "Probes" in page["headings"]
     assert page["images"] == len(list((directory / "figures").glob("*.png"))) == page["loaded"]

@@ -126,12 +126,18 @@ def test_a_fast_metadata_server_cannot_lend_its_latency_to_another_type():
     assert [(s.layer, round(s.limit.m_as("op/s"))) for s in only_slow.shortfalls] == [("round trips", 98039)]
 
 
-def test_redundancy_needs_a_server_per_replica_and_a_drive_per_strip():
+def test_redundancy_needs_its_failure_domains_and_a_drive_per_strip():
+    """3 replicas of 8+2: each replica over ceil(10/2) = 5 enclosures so that one holds at most 2 strips of a group:
+    15 servers; 3 x 10 = 30 drives (2 per server fits the 4 bays). One enclosure lost takes 2 strips of one replica's
+    groups: each replica survives 1, so 3 x (1 + 1) - 1 = 5 enclosures may fail before all three replicas are lost."""
     question = Question((_target("read", "100 MB/s"),), _clients(), (NET,), (BOX,), (SSD,),
                         write_cost=WriteCost(3, (8, 2)))
     best = size(question).configurations[0]
-    assert best.counts == {"storage": 8, "drives": 30}  # 30 drives need 8 chassis of 4 bays
-    assert {b.why: b.needed for b in best.bounds}["a drive per strip (3 replicas, 8+2 parity)"] == 30
+    assert best.counts == {"storage": 15, "drives": 30}
+    needed = {b.why: b.needed for b in best.bounds}
+    assert needed["a drive per strip (3 replicas, 8+2 parity)"] == 30
+    assert needed["failure domains: one holds at most a group's parity strips (3 replicas, 8+2 parity)"] == 15
+    assert best.survives == 5
 
 
 def test_an_iops_target_counts_the_devices_iops_at_the_transfer_size():
@@ -171,10 +177,10 @@ def _cheapest_by_brute_force(question):
     """The least price over every design and every count up to 6 servers, each judged by the full model."""
     best = math.inf
     cost = question.write_cost
-    least = cost.replicas * sum(cost.parity or (1, 0))  # a server per replica, a drive per strip
+    group = cost.replicas * sum(cost.parity or (1, 0))  # a server per replica, drives in whole groups of a drive per strip
     for design in designs(question):
         for servers in range(cost.replicas, 7):
-            for drives in range(least, servers * design.server.slots + 1):
+            for drives in range(group, servers * design.server.slots + 1, group):
                 topology = design.topology(question, (servers, drives))
                 model = Model(topology)
                 if all(model.ceiling(t.workload, caches=False).value.m_as("B/s") >= t.required.m_as("B/s") * (1 - 1e-9)
@@ -222,11 +228,15 @@ def test_size_end_to_end_writes_a_topology_that_predicts_the_same(tmp_path, caps
             "--target", "read=20GB/s", "--usable", "60TB", "--replicas", "2", "-o", str(out)]
     assert main(argv) == 0
     text = capsys.readouterr().out
-    assert "#1  EUR 5,700: 3 x box with 1 x net each, 12 x ssd" in text
-    assert "n_drives ≥ ceiling(T_read/B_drives) = ⌈18.6 GiB/s / 1,907 MiB/s⌉ = 10" in text
+    # read 20 GB/s + 20 % margin = 24 GB/s: 12 drives of 2 GB/s. 60 TB usable at 2 replicas, 5 % file-system overhead
+    # and an 80 % fill: 60 / (10 x 0.5 x 0.95 x 0.8) = 15.8, so 16 drives; a spare in each box leaves 3 bays: 6 boxes,
+    # filled: 18 data drives and 6 spares. 6 x (1,000 + 100 + 4 x 200) = 11,400.
+    assert "#1  EUR 11,400: 6 x box with 1 x net each, 18 x ssd + 6 spares" in text
+    assert "n_drives ≥ ceiling(T_read/B_drives) = ⌈22.4 GiB/s / 1,907 MiB/s⌉ = 12" in text
     topology = load_topology(out)
-    assert topology.currency == "EUR" and topology.group("drives").count == 12
-    assert Model(topology).ceiling(Workload(Operation.READ, Q_(1, "MiB"))).value.m_as("GB/s") == pytest.approx(24)  # 12 x 2 GB/s
+    assert topology.currency == "EUR" and topology.group("drives").count == 18
+    assert sum(g.price * g.count for g in topology.groups if g.price) == pytest.approx(11400)  # spares in the boxes' price
+    assert Model(topology).ceiling(Workload(Operation.READ, Q_(1, "MiB"))).value.m_as("GB/s") == pytest.approx(36)  # 18 x 2
     assert main(argv) == 2  # the file exists: never overwritten
     assert "exists already" in capsys.readouterr().err
 
@@ -235,7 +245,8 @@ def test_size_end_to_end_writes_a_topology_that_predicts_the_same(tmp_path, caps
     doc = json.loads(capsys.readouterr().out)
     assert doc["format"] == "iobound/sizing" and doc["currency"] == "EUR"
     best = doc["configurations"][0]
-    assert best["counts"]["drives"] == 10 and best["ceilings"][1]["ceiling"]["value"] >= 100000
+    # no redundancy, so no spares: 12 drives fill 3 boxes; 120,000 creates/s: 4 boxes (4 x 1,100) beat 3 mdboxes (3 x 2,100)
+    assert best["counts"] == {"storage": 3, "drives": 12, "mds1": 4} and best["ceilings"][1]["ceiling"]["value"] >= 120000
 
 
 def test_size_exits_1_and_says_why_when_nothing_meets_the_targets(tmp_path, capsys):

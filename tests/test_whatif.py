@@ -247,3 +247,34 @@ def test_bad_settings_exit_2_with_one_line_naming_the_argument(capsys, setting, 
     status, out, err = run(capsys, "whatif", "lecture", "--set", setting, "--op", "read", "--transfer-size", "1MiB")
     assert status == 2 and out == ""
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_restorations_count_the_members_that_bring_a_target_back():
+    """Read limits in MB/s as priced() says: clients 3,300, servers 2 x 2,500, devices 10 x 200 + 2 x 500 + 100 = 3,100.
+    To 3,300: one more HDD (+200) or SSD (+500, the clients stop it at 3,300), two more NVMe (+100 each); no count of
+    servers or the network lifts the devices. Price before: 2 x 5,000 + 10 x 400 + 2 x 1,500 = 17,000."""
+    from models.upgrades import restorations
+
+    before, found = restorations(parse_topology(priced()), READ, Q_(3300, "MB/s"))
+    assert before.value.to("MB/s").magnitude == pytest.approx(3100)
+    added = {r.group: r.added for r in found}
+    assert added == {"hdd": 1, "ssd": 1, "nvme": 2, "s": None, "net": None}
+    hdd = next(r for r in found if r.group == "hdd")
+    assert hdd.price == (17000, 17400) and hdd.ceiling.value.to("MB/s").magnitude == pytest.approx(3300)
+    assert [r.group for r in found][:3] == ["nvme", "hdd", "ssd"]  # cheapest after first (nvme's price is not stated)
+    _, beyond = restorations(parse_topology(priced()), READ, Q_(3400, "MB/s"))  # above the clients' NICs: none can
+    assert all(r.added is None for r in beyond)
+
+
+def test_whatif_target_prints_how_many_of_each_group_restore_it(capsys, tmp_path):
+    topology = tmp_path / "priced.toml"
+    topology.write_text(priced())
+    status, out, _ = run(capsys, "whatif", str(topology), "--set", "hdd.bandwidth=150MB/s", "--target", "read=3300MB/s",
+                         "--transfer-size", "1MiB")
+    assert status == 0
+    # 10 x 150 + 1,000 + 100 = 2,600 MB/s: 5 more HDDs (+750, 3,350 -> the clients' 3,300), 2 more SSDs or 7 NVMe.
+    rows = {line.split()[0]: line for line in out.splitlines() if "(" in line and line.split()[0] in ("hdd", "ssd", "nvme", "s")}
+    assert rows["hdd"].split()[2] == "+5" and rows["ssd"].split()[2] == "+2" and rows["nvme"].split()[2] == "+7"
+    assert "no count does" in rows["s"] and "17,000 EUR -> 19,000 EUR" in rows["hdd"]
+    status, _, err = run(capsys, "whatif", str(topology), "--target", "read=5ms", "--transfer-size", "1MiB")
+    assert status == 2 and "--target read=5ms" in err and err.count("\n") == 1

@@ -50,11 +50,16 @@ def resolve(word: str) -> Path:
 
 
 def open_topology(word: str) -> Topology:
-    """The topology in a file or bundled example (``lecture``), or the one an io500 submission's description
-    gives (its folder, its system-information.txt or io500.sh); its ``path`` says which."""
+    """The topology in a file or bundled example (``lecture``), or the one a submission's description gives (an io500
+    folder, its system-information.txt or io500.sh; an MLPerf Storage system description); its ``path`` says which."""
     path = resolve(word)
-    from topologies.described import described_topology, is_description  # only a description pays for its tables
+    if path.suffix == ".toml":  # a topology: no description's readers and tables to load
+        return load_topology(path)
+    from topologies.described import described_topology, is_description
+    from topologies.mlperf_system import is_system_description, system_topology
 
+    if is_system_description(path):
+        return system_topology(path)
     return described_topology(path) if is_description(path) else load_topology(path)
 
 

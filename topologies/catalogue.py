@@ -1,5 +1,8 @@
-"""The catalogue of parts systems are sized from: devices, network ports and server chassis, each with its source.
+"""The catalogue of parts systems are sized from: devices, network ports, switches and server chassis, each with its source.
 
+Every part states its data-sheet figures and, in a ``sustained`` table with its own source,
+what it sustains (an HDD over the whole platter, an SSD after its write cache, a link's
+payload after protocol overhead): sizing uses the sustained figures, the peaks are shown.
 The bundled ``catalogue.toml`` is indicative (its prices are assumptions); a user's own
 catalogue file adds or replaces parts, and a prices file replaces prices. A design's
 parts and counts become an ordinary :class:`~topologies.topology.Topology` (:func:`assemble`),
@@ -10,36 +13,50 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from probes.core.errors import InputError
-from probes.core.units import Metric
+from probes.core.errors import InputError, UnitError
+from probes.core.units import Metric, parse_quantity
 from topologies.load import parse_capacity, parse_price, read_toml
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
 
-__all__ = ["BUNDLED", "SLOTS", "Part", "Catalogue", "load_catalogue", "assemble", "NAMES"]
+if TYPE_CHECKING:
+    from pint import Quantity
+
+__all__ = ["BUNDLED", "SLOTS", "FAMILIES", "TABLES", "LINE_UNITS", "Part", "Line", "Catalogue", "load_catalogue",
+           "assemble", "NAMES"]
 
 BUNDLED = Path(__file__).with_name("catalogue.toml")
 SLOTS = ("3.5in", "2.5in", "nvme")
 # The groups of a sized system: fixed names, so the model's symbols read the same in every design.
 NAMES = {"clients": "compute", "network": "fabric", "servers": "storage", "devices": "drives", "metadata": "mds"}
-_TEXT_KEYS = ("description", "source", "price_source", "date")
-_SERVER_KEYS = ("slot", "slots", "nic_slots")
+FAMILIES = ("ethernet", "infiniband")  # the fabrics a network or switch is of; two of them meet only through a gateway
+# The tables of a catalogue, the kind of part each holds, and the keys that give each its shape (besides capacities).
+TABLES = {"devices": Kind.DEVICE, "networks": Kind.NETWORK, "servers": Kind.SERVER, "switches": Kind.NETWORK}
+_SHAPE_KEYS = {"servers": ("slot", "slots", "nic_slots", "controllers", "metadata_drive", "metadata_drives"),
+               "devices": ("slot",), "networks": ("family", "switch"), "switches": ("family", "ports")}
+# What a part's dates mean: when its data sheet or standard was published, when its price was seen.
+_TEXT_KEYS = ("description", "source", "price_source", "published", "price_observed")
+_PHYSICAL_KEYS = ("rack_units", "power_typical", "power_max")
 
 
-def _keys(kind: Kind) -> dict[str, Metric]:
-    """The capacities a part of ``kind`` may state (per-operation variants included), with their metric."""
-    if kind is Kind.NETWORK:  # one port's rate and the round trip: no per-operation variants
+def _keys(table: str) -> dict[str, Metric]:
+    """The capacities a part of ``table`` may state (per-operation variants included), with their metric."""
+    if table in ("networks", "switches"):  # one port's rate and the round trip: no per-operation variants
         return {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY}
-    return {k: m for k, m in capacity_keys(kind).items() if k != "nic" and not k.endswith("_nic")}  # the network's
+    return {k: m for k, m in capacity_keys(TABLES[table]).items() if k != "nic" and not k.endswith("_nic")}
 
 
 @dataclass(frozen=True)
 class Part:
     """One kind of part as sold: per-member capacities (a network part: one port), price, and where it comes from.
 
-    ``slot`` says which bays a device fits (and a server offers ``slots`` of); ``nic_slots``
-    how many network ports a server takes.
+    ``capacities`` are what the part sustains (sizing uses them); ``peaks`` the data sheet's
+    figures they replace. ``slot`` says which bays a device fits (and a server offers ``slots``
+    of); ``nic_slots`` how many network ports a server takes; ``controllers`` 2 for a
+    dual-controller building block (highly available by itself). A network part is one port of
+    ``family`` on ``switch``; a switch has ``ports`` of its ``bandwidth``. ``power`` is
+    (typical, maximum) per member.
     """
 
     kind: Kind
@@ -52,36 +69,93 @@ class Part:
     nic_slots: int = 0
     source: str = ""
     price_source: str = ""
-    date: str = ""
+    published: str = ""
+    price_observed: str = ""
+    peaks: dict[str, Capacity] = field(default_factory=dict)
+    sustained_source: str = ""
+    family: str = ""
+    switch: str = ""
+    ports: int = 0
+    controllers: int = 1
+    metadata_drive: str = ""
+    metadata_drives: int = 0
+    rack_units: float = 0.0
+    power: tuple[Quantity, Quantity] | None = None
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key``, per operation first (``read_bandwidth`` before ``bandwidth``); None if not stated."""
         return lookup(self.capacities, key, operation)
 
+    def peak(self, key: str, operation: str | None = None) -> Capacity | None:
+        """The data sheet's figure where the sustained one replaces it, else the figure itself."""
+        return lookup(self.peaks, key, operation) or self.capacity(key, operation)
+
     def fits(self, server: Part) -> bool:
         """Whether this device goes into the bays of ``server``."""
         return self.slot == server.slot and server.slots > 0
 
+    @property
+    def medium(self) -> str:
+        """A device's medium as buyers name design families: hdd for 3.5in bays, flash otherwise."""
+        return "hdd" if self.slot == "3.5in" else "flash"
+
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Parts by kind and name, their prices' currency, and the files they were read from."""
+    """Parts by kind and name, the switches, their prices' currency, the files they were read from, and which parts
+    a prices file priced."""
 
     parts: tuple[Part, ...]
     currency: str
     files: tuple[str, ...]
+    switches: tuple[Part, ...] = ()
+    priced: frozenset[str] = frozenset()  # "table.name" of the parts a prices file priced; empty without one
+    prices_file: str = ""
+    lines: tuple[Line, ...] = ()
 
     def of_kind(self, kind: Kind) -> tuple[Part, ...]:
         return tuple(p for p in self.parts if p.kind is kind)
 
     def part(self, kind: Kind, name: str) -> Part:
         """The part called ``name``; an InputError lists the parts of that kind when there is none."""
-        for p in self.of_kind(kind):
-            if p.name == name:
-                return p
-        names = ", ".join(p.name for p in self.of_kind(kind))
-        raise InputError(" + ".join(self.files), kind.value, f"no {kind.singular} {name!r} in the catalogue; "
-                         f"its {kind.value} are: {names or 'none'}")
+        return _named(self.of_kind(kind), kind.value, kind.singular, name, self.files)
+
+    def switch(self, name: str) -> Part:
+        """The switch called ``name``; an InputError lists the switches when there is none."""
+        return _named(self.switches, "switches", "switch", name, self.files)
+
+    def unpriced_by_file(self, parts: tuple[Part, ...]) -> tuple[str, ...]:
+        """Of ``parts``, those a prices file did not price (they keep the catalogue's figures); none without one."""
+        if not self.prices_file:
+            return ()
+        return tuple(dict.fromkeys(p.name for p in parts if f"{_table(p)}.{p.name}" not in self.priced))
+
+
+@dataclass(frozen=True)
+class Line:
+    """A priced line that is no part: software or support, per TB usable, per server or per node, from a prices file."""
+
+    name: str
+    price: float
+    per: str
+    description: str = ""
+    source: str = ""
+
+
+LINE_UNITS = ("TB", "server", "node")  # per TB usable, per storage or metadata server, per client node
+
+
+def _table(part: Part) -> str:
+    """The catalogue table a part is listed in (a switch is a network part with ports)."""
+    return "switches" if part.ports else part.kind.value
+
+
+def _named(parts: tuple[Part, ...], table: str, singular: str, name: str, files: tuple[str, ...]) -> Part:
+    for p in parts:
+        if p.name == name:
+            return p
+    names = ", ".join(p.name for p in parts)
+    raise InputError(" + ".join(files), table, f"no {singular} {name!r} in the catalogue; its {table} are: {names or 'none'}")
 
 
 def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None = None) -> Catalogue:
@@ -90,9 +164,10 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
     A file in another currency leaves the parts before it without a price (they cannot be
     compared); give them prices in that currency with a prices file.
 
-    A prices file holds ``[kind.name]`` tables with ``price`` (and ``price_source``) of known
-    parts only. In another currency than the catalogue's, it replaces every price: parts it
-    does not price have none.
+    A prices file holds ``[kind.name]`` tables with ``price`` (and ``price_source``,
+    ``price_observed``) of known parts only, and ``[lines.NAME]`` tables of software or support
+    priced ``per`` TB usable, server or node. In another currency than the catalogue's, it
+    replaces every price: parts it does not price have none.
 
     Raises
     ------
@@ -101,15 +176,39 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
         (the message names the file and the key).
     """
     doc = read_toml(BUNDLED, "the catalogue")
-    catalogue = Catalogue(_parts(doc, str(BUNDLED)), _currency(doc, str(BUNDLED)), (str(BUNDLED),))
+    catalogue = _catalogue(doc, str(BUNDLED), _currency(doc, str(BUNDLED)))
     for file in files:
         extra = read_toml(Path(file), "the catalogue")
         currency = _currency(extra, str(file)) or catalogue.currency
-        added = {(p.kind, p.name): p for p in _parts(extra, str(file))}
-        kept = tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
-                     for p in catalogue.parts if (p.kind, p.name) not in added)
-        catalogue = Catalogue(kept + tuple(added.values()), currency, catalogue.files + (str(file),))
+        added = _catalogue(extra, str(file), currency)
+        names = {(_table(p), p.name) for p in added.parts + added.switches}
+
+        def kept(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+            return tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
+                         for p in parts if (_table(p), p.name) not in names)
+        catalogue = Catalogue(kept(catalogue.parts) + added.parts, currency, catalogue.files + (str(file),),
+                              kept(catalogue.switches) + added.switches)
+    _check_references(catalogue)
     return catalogue if prices is None else _priced(catalogue, Path(prices))
+
+
+def _catalogue(doc: dict, source: str, currency: str) -> Catalogue:
+    parts = [_part(table, name, body, source, where) for table, name, body, where in _tables(doc, source)]
+    return Catalogue(tuple(p for p in parts if not p.ports), currency, (source,), tuple(p for p in parts if p.ports))
+
+
+def _check_references(catalogue: Catalogue) -> None:
+    """Every network's switch and every metadata server's drive is a part of the catalogue, of a matching family."""
+    files = " + ".join(catalogue.files)
+    for part in catalogue.of_kind(Kind.NETWORK):
+        if part.switch:
+            switch = catalogue.switch(part.switch)
+            if switch.family != part.family:
+                raise InputError(files, f"networks.{part.name}.switch", f"{switch.name} is an {switch.family} switch, "
+                                 f"the network is {part.family}")
+    for part in catalogue.of_kind(Kind.SERVER):
+        if part.metadata_drive:
+            catalogue.part(Kind.DEVICE, part.metadata_drive)
 
 
 def _currency(doc: dict, source: str) -> str:
@@ -119,36 +218,81 @@ def _currency(doc: dict, source: str) -> str:
     return currency
 
 
-def _tables(doc: dict, source: str):
-    """Each ``[kind.name]`` table of a catalogue document as (kind, name, body, where)."""
-    kinds = {k.value: k for k in (Kind.DEVICE, Kind.NETWORK, Kind.SERVER)}
+def _tables(doc: dict, source: str, allowed: tuple[str, ...] = tuple(TABLES)):
+    """Each ``[table.name]`` table of a catalogue document as (table, name, body, where)."""
     for key, table in doc.items():
-        if key in ("currency", "date"):
+        if key in ("currency", "compiled"):
             continue
-        if key not in kinds or not isinstance(table, dict):
-            raise InputError(source, key, "unknown table; a catalogue has [devices.NAME], [networks.NAME] and "
-                             "[servers.NAME] tables, and currency and date")
+        if key not in allowed or not isinstance(table, dict):
+            raise InputError(source, key, f"unknown table; a catalogue has {', '.join(f'[{t}.NAME]' for t in allowed)} "
+                             "tables, and currency and compiled (when the file was put together)")
         for name, body in table.items():
             where = f"{key}.{name}"
             if not isinstance(body, dict):
                 raise InputError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
-            yield kinds[key], name, body, where
+            yield key, name, body, where
 
 
-def _parts(doc: dict, source: str) -> tuple[Part, ...]:
-    return tuple(_part(kind, name, body, source, where) for kind, name, body, where in _tables(doc, source))
-
-
-def _part(kind: Kind, name: str, body: dict, source: str, where: str) -> Part:
-    keys = _keys(kind)
-    shape = _SERVER_KEYS if kind is Kind.SERVER else ("slot",) if kind is Kind.DEVICE else ()
-    allowed = ("price",) + _TEXT_KEYS + shape + tuple(keys)
+def _part(table: str, name: str, body: dict, source: str, where: str) -> Part:
+    kind, keys = TABLES[table], _keys(table)
+    allowed = ("price", "sustained") + _TEXT_KEYS + _PHYSICAL_KEYS + _SHAPE_KEYS[table] + tuple(keys)
     for key in body:
         if key not in allowed:
-            raise InputError(source, f"{where}.{key}", f"unknown key {key!r}; a {kind.singular} may state: {', '.join(allowed)}")
+            raise InputError(source, f"{where}.{key}", f"unknown key {key!r}; a {table[:-1]} may state: {', '.join(allowed)}")
     text = {key: _string(body.get(key, ""), source, f"{where}.{key}") for key in _TEXT_KEYS}
-    origin = Source("assumption" if text["source"].lower().startswith("assumption") else "datasheet",
-                    f"catalogue part {name}" + (f" ({text['date']})" if text["date"] else ""))
+    note = f"catalogue part {name}" + (f" ({text['published']})" if text["published"] else "")
+    peaks = _capacities(body, keys, _origin(text["source"], note), source, where)
+    sustained, sustained_source = {}, ""
+    if "sustained" in body:
+        extra = body["sustained"]
+        if not isinstance(extra, dict):
+            raise InputError(source, f"{where}.sustained", f"must be a table of figures with their source. Got {extra!r} instead.")
+        sustained_source = _string(extra.get("source", ""), source, f"{where}.sustained.source")
+        if not sustained_source:
+            raise InputError(source, f"{where}.sustained", "states no source: say where the sustained figures come from")
+        unknown = [k for k in extra if k != "source" and k not in keys]
+        if unknown:
+            raise InputError(source, f"{where}.sustained.{unknown[0]}", f"unknown key {unknown[0]!r}; sustained figures "
+                             f"are of: {', '.join(keys)}")
+        sustained = _capacities(extra, keys, _origin(sustained_source, f"{note}, sustained"), source, f"{where}.sustained")
+    # a sustained figure replaces the peak of its key and of the key's per-operation variants (bandwidth: read_bandwidth)
+    replaced = {k for k in peaks if k in sustained or k.split("_", 1)[-1] in sustained}
+    part = Part(kind, name, {k: c for k, c in peaks.items() if k not in replaced} | sustained, text["description"],
+                parse_price(body.get("price"), source, f"{where}.price"), source=text["source"],
+                price_source=text["price_source"], published=text["published"],
+                price_observed=text["price_observed"], peaks={k: peaks[k] for k in replaced},
+                sustained_source=sustained_source, rack_units=_number(body, "rack_units", source, where),
+                power=_power(body, source, where))
+    if table in ("networks", "switches"):
+        _require(part, ("bandwidth",), source, where)
+        family = body.get("family", "ethernet")
+        if family not in FAMILIES:
+            raise InputError(source, f"{where}.family", f"must be one of {', '.join(FAMILIES)}. Got {family!r} instead.")
+        part = replace(part, family=family, switch=_string(body.get("switch", ""), source, f"{where}.switch"),
+                       ports=_whole(body, "ports", source, where) if table == "switches" else 0)
+    if kind is Kind.DEVICE:
+        _require(part, ("size", "bandwidth"), source, where)
+        part = replace(part, slot=_slot(body, source, where))
+    if kind is Kind.SERVER:
+        part = replace(part, slot=_slot(body, source, where), slots=_whole(body, "slots", source, where),
+                       nic_slots=_whole(body, "nic_slots", source, where),
+                       controllers=_whole(body, "controllers", source, where, 1),
+                       metadata_drive=_string(body.get("metadata_drive", ""), source, f"{where}.metadata_drive"),
+                       metadata_drives=_whole(body, "metadata_drives", source, where, 0))
+        if part.controllers > 2:
+            raise InputError(source, f"{where}.controllers", f"must be 1 or 2. Got {part.controllers!r} instead.")
+        if bool(part.metadata_drive) != bool(part.metadata_drives):
+            raise InputError(source, where, "give metadata_drive and metadata_drives together: the device a metadata "
+                             "server of this chassis holds, and how many")
+    return part
+
+
+def _origin(text: str, note: str) -> Source:
+    """The source kind of a figure, read from its source text: an assumption, or a data sheet's."""
+    return Source("assumption" if text.lower().startswith("assumption") else "datasheet", note)
+
+
+def _capacities(body: dict, keys: dict[str, Metric], origin: Source, source: str, where: str) -> dict[str, Capacity]:
     capacities = {}
     for key, metric in keys.items():
         if key in body:
@@ -156,17 +300,32 @@ def _part(kind: Kind, name: str, body: dict, source: str, where: str) -> Part:
             value = {**value, "note": f"{origin.note}: {value.get('note', '')}".rstrip(": ")} if isinstance(value, dict) \
                 else {"value": value, "source": origin.kind, "note": origin.note}
             capacities[key] = parse_capacity(value, metric, source, f"{where}.{key}")
-    part = Part(kind, name, capacities, text["description"], parse_price(body.get("price"), source, f"{where}.price"),
-                source=text["source"], price_source=text["price_source"], date=text["date"])
-    if kind is Kind.NETWORK:
-        _require(part, ("bandwidth",), source, where)
-    if kind is Kind.DEVICE:
-        _require(part, ("size", "bandwidth"), source, where)
-        part = replace(part, slot=_slot(body, source, where))
-    if kind is Kind.SERVER:
-        part = replace(part, slot=_slot(body, source, where), slots=_whole(body, "slots", source, where),
-                       nic_slots=_whole(body, "nic_slots", source, where))
-    return part
+    return capacities
+
+
+def _power(body: dict, source: str, where: str) -> tuple[Quantity, Quantity] | None:
+    """(typical, maximum) electrical power per member; both or neither, the typical no more than the maximum."""
+    if "power_typical" not in body and "power_max" not in body:
+        return None
+    ends = []
+    for key in ("power_typical", "power_max"):
+        try:
+            value = parse_quantity(body.get(key), what=key)
+            if not value.check("[power]") or value.magnitude <= 0:
+                raise UnitError(f"{key} must be a positive power such as \"450 W\". Got {body.get(key)!r} instead.")
+        except UnitError as exc:
+            raise InputError(source, f"{where}.{key}", str(exc)) from None
+        ends.append(value.to("W"))
+    if ends[0] > ends[1]:
+        raise InputError(source, f"{where}.power_typical", "is more than power_max")
+    return ends[0], ends[1]
+
+
+def _number(body: dict, key: str, source: str, where: str) -> float:
+    value = body.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 100:
+        raise InputError(source, f"{where}.{key}", f"must be a number of rack units from 0 to 100. Got {value!r} instead.")
+    return float(value)
 
 
 def _require(part: Part, keys: tuple[str, ...], source: str, where: str) -> None:
@@ -184,7 +343,10 @@ def _slot(body: dict, source: str, where: str) -> str:
     return slot
 
 
-def _whole(body: dict, key: str, source: str, where: str) -> int:
+def _whole(body: dict, key: str, source: str, where: str, default: int | None = None) -> int:
+    """A whole number of at least 1; ``default`` where the key is optional and not given."""
+    if default is not None and key not in body:
+        return default
     value = body.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise InputError(source, f"{where}.{key}", f"must be a whole number of at least 1. Got {value!r} instead.")
@@ -198,27 +360,51 @@ def _string(value: Any, source: str, where: str) -> str:
 
 
 def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
-    """``catalogue`` with the prices of ``path``; in another currency, parts it does not price have none."""
+    """``catalogue`` with the prices and lines of ``path``; in another currency, parts it does not price have none."""
     doc, source = read_toml(path, "the prices file"), str(path)
     currency = _currency(doc, source) or catalogue.currency
-    prices, known_parts = {}, {(p.kind, p.name) for p in catalogue.parts}
-    for kind, name, body, where in _tables(doc, source):
-        if (kind, name) not in known_parts:
-            known = ", ".join(p.name for p in catalogue.of_kind(kind))
-            raise InputError(source, where, f"a price for a part the catalogue does not have; its {kind.value} are: {known}")
+    prices, lines = {}, []
+    known_parts = {(_table(p), p.name) for p in catalogue.parts + catalogue.switches}
+    for table, name, body, where in _tables(doc, source, tuple(TABLES) + ("lines",)):
+        if table == "lines":
+            lines.append(_line(name, body, source, where))
+            continue
+        if (table, name) not in known_parts:
+            known = ", ".join(p.name for p in catalogue.parts + catalogue.switches if _table(p) == table)
+            raise InputError(source, where, f"a price for a part the catalogue does not have; its {table} are: {known}")
         for key in body:
-            if key not in ("price", "price_source"):
-                raise InputError(source, f"{where}.{key}", "a prices file gives only price (and price_source); "
-                                 "change other figures in a catalogue file (--catalogue)")
+            if key not in ("price", "price_source", "price_observed"):
+                raise InputError(source, f"{where}.{key}", "a prices file gives only price (and price_source, "
+                                 "price_observed); change other figures in a catalogue file (--catalogue)")
         if "price" not in body:
             raise InputError(source, where, "states no price")
-        prices[kind, name] = (parse_price(body["price"], source, f"{where}.price"),
-                              _string(body.get("price_source", f"prices file {source}"), source, f"{where}.price_source"))
+        prices[table, name] = {"price": parse_price(body["price"], source, f"{where}.price"),
+                               "price_source": _string(body.get("price_source", f"prices file {source}"), source,
+                                                       f"{where}.price_source"),
+                               "price_observed": _string(body.get("price_observed", ""), source, f"{where}.price_observed")}
     same = currency == catalogue.currency
-    parts = tuple(replace(p, price=prices[p.kind, p.name][0], price_source=prices[p.kind, p.name][1])
-                  if (p.kind, p.name) in prices else p if same else replace(p, price=None, price_source="")
-                  for p in catalogue.parts)
-    return Catalogue(parts, currency, catalogue.files + (source,))
+
+    def priced(parts: tuple[Part, ...]) -> tuple[Part, ...]:
+        return tuple(replace(p, **prices[_table(p), p.name]) if (_table(p), p.name) in prices
+                     else p if same else replace(p, price=None, price_source="") for p in parts)
+    return Catalogue(priced(catalogue.parts), currency, catalogue.files + (source,), priced(catalogue.switches),
+                     frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines))
+
+
+def _line(name: str, body: dict, source: str, where: str) -> Line:
+    for key in body:
+        if key not in ("price", "per", "description", "price_source"):
+            raise InputError(source, f"{where}.{key}", "a line gives price, per (TB, server or node), description and "
+                             "price_source")
+    per = body.get("per")
+    if per not in LINE_UNITS:
+        raise InputError(source, f"{where}.per", f"must be one of {', '.join(LINE_UNITS)} (per TB usable, per storage "
+                         f"or metadata server, per client node). Got {per!r} instead.")
+    price = parse_price(body.get("price"), source, f"{where}.price")
+    if price is None:
+        raise InputError(source, where, "states no price")
+    return Line(name, price, per, _string(body.get("description", ""), source, f"{where}.description"),
+                _string(body.get("price_source", f"prices file {source}"), source, f"{where}.price_source"))
 
 
 def assemble(clients: Group, network: Part, ports: int, server: Part, servers: int, device: Part, devices: int,

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_
+from probes.readers.io500_system import count
 from topologies.load import topology_from_dict
 from topologies.metadata_rates import ALIASES, ANY, entry, known
 
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from probes.readers.io500_system import Description
     from topologies.topology import Topology
 
-__all__ = ["Described", "describe", "HARDWARE", "network_ports", "device_classes", "is_description", "submission_files",
+__all__ = ["Described", "describe", "HARDWARE", "hardware", "network_ports", "device_classes", "is_description", "submission_files",
            "described_topology"]
 
 HARDWARE = Path(__file__).with_name("hardware.toml")
@@ -38,8 +39,10 @@ _PARTS = re.compile(r"\s*(?:[,;/+&]|\band\b)\s*")
 _SPEED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(g|gb|gbit|gbits|gbps|gbe|gige|gigabit|gigabits|m|mb|mbit|mbps)"
                     r"(?![a-z])|(?<![\w.])(\d+(?:\.\d+)?)\s+ethernet\b")
 _PORTS = re.compile(r"(?<![\w.])(\d{1,2})\s*x\s*(?=[a-z0-9])")
-_COUNT = re.compile(r"\d{1,7}")
-_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?", re.IGNORECASE)
+# What follows "4x" when it counts an InfiniBand port's lanes (4X EDR), not ports.
+_LANES = re.compile(r"(?:sdr|ddr|qdr|fdr|fdr10|edr|hdr|hdr100|ndr|ndr200|xdr)\b")
+_ADAPTERS = re.compile(r"\b(?:ports?|hcas?|hfis?|adapters?|nics?|cards?|rails?)\b")
+_MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?(?:\s*\(.*\))?", re.IGNORECASE)
 _METADATA_CLASSES = {"hdd": "hdd", "sata": ANY, "ssd": "ssd", "sas-ssd": "ssd", "cloud-ssd": "ssd", "cloud-hdd": "hdd",
                      "nvme": "nvme", "optane-ssd": "nvme", "pmem": "pmem"}
 _ON_DATA_SERVERS = "data server"
@@ -60,7 +63,8 @@ class Network:
 
 @dataclass(frozen=True)
 class Described:
-    """The topology a description gives (None when too thin to judge), with every assumption and what is missing.
+    """The topology a description gives (None when too thin to judge), with every assumption and what is missing;
+    ``blocking``, what of it stopped a topology being built.
 
     ``ports`` maps a server or client group to the rate of one of its ports, where the network's name
     fixes it, so that a figure implied for its NIC can be said in ports.
@@ -71,10 +75,12 @@ class Described:
     assumptions: tuple[str, ...]
     missing: tuple[str, ...]
     ports: dict[str, Quantity]
+    blocking: tuple[str, ...] = ()
 
 
 @functools.cache
-def _hardware() -> dict:
+def hardware() -> dict:
+    """The table of hardware.toml: networks, devices, ports per node and round trips, by the words that name them."""
     import tomllib
 
     return tomllib.loads(HARDWARE.read_text(encoding="utf-8"))
@@ -96,6 +102,8 @@ def network_ports(text: str) -> Network | None:
     for part in filter(None, _PARTS.split(text.strip().lower())):
         words = _words(part)
         ports = _PORTS.search(words)
+        if ports and ports[1] in ("1", "4", "8", "12") and _LANES.match(words, ports.end()) and not _ADAPTERS.search(words):
+            ports = None  # "4x EDR": InfiniBand's four lanes of one port, as its data sheets write it
         speed = _SPEED.search(words)
         if speed:
             number, unit = (speed[1], speed[2]) if speed[1] else (speed[3], "g")
@@ -103,7 +111,7 @@ def network_ports(text: str) -> Network | None:
             family = "rdma" if any(_matches(w, words) for w in ("infiniband", "ib", "opa", "omnipath")) else "ethernet"
             found.append(Network(rate, rate, int(ports[1]) if ports else None, family, f"{part.strip()!r} states the speed"))
             continue
-        for name, body in _hardware()["networks"].items():
+        for name, body in hardware()["networks"].items():
             if any(_matches(word, words) for word in body["words"]):
                 low, high = (Q_(body["port"]).to("Gbit/s"),) * 2 if isinstance(body["port"], str) else \
                     (Q_(body["port"][0]).to("Gbit/s"), Q_(body["port"][1]).to("Gbit/s"))
@@ -120,7 +128,7 @@ def network_ports(text: str) -> Network | None:
 def device_classes(text: str) -> tuple[str, ...]:
     """The device classes of hardware.toml a storage type names ("NVMe SSD" -> nvme; "3DXP/NVMe SSD" ->
     optane-ssd, nvme; "SSD-HDD" -> ssd, hdd); empty when it names none."""
-    table = _hardware()["devices"]
+    table = hardware()["devices"]
     classes: list[str] = []
     for part in filter(None, _PARTS.split(text.strip().lower())):
         words = _words(part)
@@ -136,23 +144,13 @@ def device_classes(text: str) -> tuple[str, ...]:
     return tuple(classes)
 
 
-def _count(text: str) -> int | None:
-    """A count as descriptions write it: "12", "16 + 8", "12 All Flash, 56 Hybrid" (their sum); None otherwise."""
-    parts = [p for p in _PARTS.split(text.strip()) if p]
-    numbers = [_COUNT.match(p) for p in parts]
-    if not parts or not all(numbers):
-        return None
-    total = sum(int(n[0]) for n in numbers)
-    return total or None
-
-
 def _memory(text: str) -> str | None:
     """A node's memory as descriptions write it ("128GB", "96g", "192GiB", "768.0 GiB"; a bare number is GB), as
     the loader reads it; None where it is not one figure."""
-    match = _MEMORY.match(text.strip())
+    match = _MEMORY.fullmatch(text.strip())
     if not match or float(match[1]) <= 0:
         return None
-    prefix = (match[2] or "g").upper()
+    prefix = (match[2] or "g").upper().replace("K", "k")
     return f"{float(match[1]):g} {prefix}{'i' if match[3] else ''}B"
 
 
@@ -185,6 +183,7 @@ class _Builder:
         self.doc: dict = {}
         self.assumptions: list[str] = []
         self.missing: list[str] = []
+        self.blocking: list[str] = []  # what stops a topology being built at all
         self.ports: dict[str, Quantity] = {}
 
     def field(self, name: str, why: str) -> str:
@@ -194,11 +193,13 @@ class _Builder:
         return text
 
     def nic(self, group: str, network: Network, side: str, cite: str) -> dict:
-        table = _hardware()["ports"]
-        low_ports, high_ports = (network.ports,) * 2 if network.ports else table[side]
+        table = hardware()["ports"]
+        # a count the description states is the servers' (the network it names is theirs); clients keep the range
+        stated = network.ports if side == "servers" else None
+        low_ports, high_ports = (stated,) * 2 if stated else table[side]
         if network.low == network.high:
             self.ports[group] = network.high
-        if network.ports is None:
+        if stated is None:
             self.assumptions.append(f"{group}.nic: {low_ports} to {high_ports} port(s) per node ({table['note']})")
         if network.low != network.high:
             self.assumptions.append(f"{group}.nic: the port's rate {_figure(network.low, 'Gbit/s')} to "
@@ -211,8 +212,8 @@ def describe(description: Description) -> Described:
     """The topology of a submission's description, every unstated figure a range, and what it lacks."""
     b = _Builder(description)
     d = description
-    clients, servers = _count(b.field("client_nodes", "no client nodes, so no ceiling")), \
-        _count(b.field("ds_nodes", "no data servers, so no ceiling"))
+    clients, servers = count(b.field("client_nodes", "no client nodes, so no ceiling")), \
+        count(b.field("ds_nodes", "no data servers, so no ceiling"))
     network_text = d.get("ds_network") or d.get("md_network")
     if not network_text:
         b.missing.append("ds_network: no network named, so no ceiling")
@@ -227,17 +228,18 @@ def describe(description: Description) -> Described:
     b.doc = {"name": name, "description": f"{d.title}: {d.get('filesystem_type') or 'file system not stated'}, "
                                           f"from its io500 description ({d.source})"}
     if clients is None or servers is None or network is None:
-        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports)
+        b.blocking = list(b.missing)
+        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking))
     client_cite = d.cite("ds_network") if d.get("ds_network") else d.cite("md_network")
     b.assumptions.append("clients.nic: the clients' network is not stated: taken as the data servers' "
                          f"({network_text!r})")
     b.doc["clients"] = {"clients": {"count": clients, "description": f"client nodes ({d.cite('client_nodes')})",
                                     "nic": b.nic("clients", network, "clients", client_cite)}}
-    rtt = _hardware()["rtt"][network.family]
+    rtt = hardware()["rtt"][network.family]
     b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
     b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
     data = {"count": servers, "description": f"data servers ({d.cite('ds_nodes')})",
-            "nic": b.nic("data", network, "servers", d.cite("ds_network"))}
+            "nic": b.nic("data", network, "servers", client_cite)}
     memory = _memory(d.get("ds_volatile_memory_capacity"))
     if memory is not None:
         data["memory"] = {"value": memory, "source": "datasheet",
@@ -256,19 +258,20 @@ def describe(description: Description) -> Described:
     try:
         topology = topology_from_dict(b.doc, source=d.source, name=name)
     except InputError as exc:  # a figure out of physical bounds: the description, not iobound, is wrong
-        b.missing.append(f"the description's figures do not make a topology: {exc}")
+        b.blocking.append(f"the description's figures do not make a topology: {exc}")
+        b.missing.append(b.blocking[-1])
         topology = None
-    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports)
+    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking))
 
 
 def _devices(b: _Builder, servers: int, data: dict) -> dict | None:
     """The data servers' devices, one member per server; without type or count, the servers' own rate as a range."""
     d = b.d
-    count = _count(d.get("ds_storage_devices"))
+    stated = count(d.get("ds_storage_devices"))
     classes = device_classes(d.get("ds_storage_type"))
-    table = _hardware()["devices"]
-    if count is None or not classes:
-        unstated = [f for f, ok in (("ds_storage_devices", count is not None), ("ds_storage_type", bool(classes))) if not ok]
+    table = hardware()["devices"]
+    if stated is None or not classes:
+        unstated = [f for f, ok in (("ds_storage_devices", stated is not None), ("ds_storage_type", bool(classes))) if not ok]
         b.missing.append(f"{' and '.join(unstated)}: the devices' rate is a range from one disk to the servers' NICs")
         hdd = Q_(table["hdd"]["bandwidth"][0])
         data["bandwidth"] = {"range": [_figure(hdd, "MB/s"), data["nic"].get("value") or data["nic"]["range"][1]],
@@ -277,15 +280,15 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict | None:
         b.assumptions.append(f"data.bandwidth: {data['bandwidth']['range'][0]} to {data['bandwidth']['range'][1]}: "
                              "devices not stated")
         return None
-    low_share, high_share = (count / servers, count) if count >= 1 else (count, count)
+    low_share, high_share = stated / servers, stated
     per_device = {}
     for key in ("bandwidth", "read_bandwidth", "write_bandwidth"):
         ranges = [_rate(table[c], key) for c in classes]
         per_device[key] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
-    cite = f"{d.cite('ds_storage_type')}, {count} device(s) ({d.cite('ds_storage_devices')})"
+    cite = f"{d.cite('ds_storage_type')}, {stated} device(s) ({d.cite('ds_storage_devices')})"
     sources = "; ".join(f"{c}: {table[c]['source']}" for c in classes)
-    how = (f"{count} device(s) per server, or {count} in all: the description does not say which"
-           if count != servers else f"{count} device(s): one per server, or {count} per server")
+    how = (f"{stated} device(s) per server, or {stated} in all: the description does not say which"
+           if stated != servers else f"{stated} device(s): one per server, or {stated} per server")
     group = {"count": servers, "description": f"the devices of one data server together ({d.get('ds_storage_type')})"}
     split = any("read_bandwidth" in table[c] for c in classes)
     for key in ("read_bandwidth", "write_bandwidth") if split else ("bandwidth",):
@@ -328,7 +331,7 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     if on_data:
         b.doc["servers"]["data"].update(metadata=rates, directory=_SPREAD)
         return None
-    servers = _count(b.field("md_nodes", "no metadata servers counted, so metadata not judged"))
+    servers = count(b.field("md_nodes", "no metadata servers counted, so metadata not judged"))
     if not servers:
         if d.get("md_nodes"):
             b.missing.append(f"md_nodes: {d.get('md_nodes')!r} counts no metadata server, so metadata not judged")
@@ -361,7 +364,11 @@ def is_description(path: Path) -> bool:
     from probes.readers.io500_system import looks_like_info
 
     with open_input(path) as file:
-        return looks_like_info(file.head(2**16)[0])
+        head = file.head(2**16)[0]
+    if '"type":"IO500"' in head:
+        raise InputError(str(path), "", "is the io500 web form's JSON description, which iobound does not read: give "
+                         "a system-information.txt or io500.sh with io500_info_* variables, or write the topology")
+    return looks_like_info(head)
 
 
 def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
@@ -396,7 +403,5 @@ def described_topology(path: Path) -> Topology:
     with open_input(description_path, error=TopologyError) as file:
         described = describe(read_info(file.text(), source=str(description_path)))
     if described.topology is None:
-        raise TopologyError(str(description_path), "", "too thin to build a topology from: "
-                            + "; ".join(m for m in described.missing if "no ceiling" in m or "not a count" in m
-                                        or "knows" in m))
+        raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
     return described.topology

@@ -30,7 +30,8 @@ Format (every capacity is per member of its group)::
 
 Write ``"unlimited"`` for a capacity that is known not to limit. A capacity measured by
 ``iobound probe`` names the probe set (relative to the topology file) and the measurement;
-the 95 % interval of its mean is the capacity's range (its mean, with one sample)::
+the 95 % interval of its mean is the capacity's range (its mean, with one sample; its least to greatest
+value where its repetitions drifted: UNSTABLE-MACHINE)::
 
     nic = { probe = "node01.json", measurement = "iperf3.send.p1" }
 """
@@ -385,9 +386,11 @@ def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
     extra = _text(value.get("note", ""), source, f"{where}.note")
     origin = Source("probe", f"{note}; {extra}" if extra else note)
     s = measurement.summary
+    scale = measurement.value / s.mean  # the summary is in the measurement's unit
+    if measurement.unstable:  # its interval is of no steady state: every value it took stands
+        return Capacity.ranged(s.min * scale, s.max * scale, metric, origin)
     if s.ci_low is None or not 0 < s.ci_low < s.ci_high:  # one sample, or an interval reaching zero: the mean alone
         return Capacity(measurement.value, metric, origin)
-    scale = measurement.value / s.mean  # the summary is in the measurement's unit
     return Capacity.ranged(s.ci_low * scale, s.ci_high * scale, metric, origin)
 
 
@@ -403,6 +406,8 @@ def _precision(measurement: Measurement) -> str:
     s = measurement.summary
     shown = format_quantity(measurement.value, measurement.metric)
     width = measurement.half_width
+    if measurement.unstable:
+        return f"mean {shown} of {s.n}, UNSTABLE-MACHINE ({measurement.unstable}): its least to greatest value"
     missed = "" if measurement.reached else ", short of its precision target"
     return f"mean {shown} of {s.n}" + ("" if width is None else f" (95 % CI ± {width:.1%}{missed})")
 

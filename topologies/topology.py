@@ -208,6 +208,8 @@ class Capacity:
     def span(self) -> str:
         """The range as stated, in its greatest end's unit: ``10 to 100 Gbit/s``."""
         low, high = self.range
+        if low == high:  # a range of one figure (a table's entry resting on one submission)
+            return format_quantity(high, unit=high.units)
         number = format_quantity(low, unit=high.units).split(" ")[0]
         return f"{number} to {format_quantity(high, unit=high.units)}"
 

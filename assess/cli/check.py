@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, edited_topology, fraction_arg
+from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, count_arg, edited_topology, fraction_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 
@@ -48,6 +48,9 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"note runs under this fraction of their ceiling as BELOW-CEILING (default {BELOW})")
     add_unit_alias(parser)
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
+    parser.add_argument("--nodes", type=count_arg, metavar="N",
+                        help="client nodes that ran a result stating only its processes (a Darshan log without DXT "
+                             "hosts, io500's procs): N nodes, processes / N on each")
 
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
@@ -59,7 +62,7 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     words = args.results or [str(path) for path in _submission_results(args.topology)]
     runs = [r for word in words for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
-                                tolerance=args.tolerance, far_below=args.far_below, below=args.below)
+                                nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below)
 
 
 def _submission_results(word: str) -> tuple:
@@ -97,6 +100,13 @@ def render(judgements: list[Judgement], system: str) -> str:
     from assess.render import JUDGEMENT_HEADERS, checked, judgement_rows, table
 
     lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements), right=(1, 2, 3))]
+    parts: dict[tuple[str, str], list[str]] = {}
+    for j in judgements:
+        if j.part is not None:
+            parts.setdefault((j.run.origin.path, j.part.said), []).append(j.run.label)
+    if parts:
+        lines += ["", "jobs judged over:", *(f"  {path} ({', '.join(labels)}): {said}"
+                                            for (path, said), labels in parts.items())]
     located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
     if located:
         lines.append("")

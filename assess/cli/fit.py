@@ -13,7 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
-from probes.core.units import Q_, Metric, format_quantity
+from probes.core.units import Q_, Metric, display_unit, format_quantity
 from probes.core.workload import Operation
 from assess.cli.inputs import add_input_limit, add_unit_alias, count_arg, list_arg, size_arg
 
@@ -110,8 +110,13 @@ def _x(value: float, over: str) -> str:
     return format_quantity(Q_(value, "B"), Metric.SIZE) if over == "transfer-size" else f"{value:g}"
 
 
-def _shown(value: float, unit: str) -> str:
-    return f"{value:.3g}" if not unit else format_quantity(Q_(value, unit))
+def _shown(value: float, unit: str, scale: float | None = None) -> str:
+    """A value in the unit that suits ``scale`` (its estimate's upper end): 3e-17 s beside 83 µs is "0 µs"."""
+    if not unit:
+        return f"{value:.3g}"
+    if scale is None or scale <= 0:
+        return format_quantity(Q_(value, unit))
+    return format_quantity(Q_(value if abs(value) >= 1e-6 * scale else 0.0, unit), unit=display_unit(Q_(scale, unit)))
 
 
 def render(result: Fit, points: _Points, at: list[float], over: str) -> str:
@@ -120,7 +125,8 @@ def render(result: Fit, points: _Points, at: list[float], over: str) -> str:
     from models.calibration import usl_peak
 
     law = result.model
-    rows = [(name, _shown(e.value, e.unit), _shown(e.stderr, e.unit), f"{_shown(e.low, e.unit)} - {_shown(e.high, e.unit)}")
+    rows = [(name, _shown(e.value, e.unit, e.high), _shown(e.stderr, e.unit, e.high),
+             f"{_shown(e.low, e.unit, e.high)} - {_shown(e.high, e.unit, e.high)}")
             for name, e in result.parameters.items()]
     lines = [f"law:       {law.name}: {law.formula}",
              f"fitted to: {result.n} points of {points.operation} ({result.dof} degrees of freedom); R² {result.r_squared:.4f}, "

@@ -8,7 +8,7 @@ from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation
 
-__all__ = ["add_input_limit", "input_size_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
+__all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
 
 
 def size_arg(text: str):
@@ -107,3 +107,14 @@ def edited_topology(args: argparse.Namespace):
     topology = open_topology(args.topology)
     changes = tuple(parse_change(text) for text in args.changes)
     return apply_changes(topology, changes) if changes else topology
+
+
+def seconds_arg(text: str) -> float:
+    """A positive number of seconds, "90" or "90s": a budget or a run time."""
+    try:
+        value = float(text.rstrip("s"))
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, such as 90. Got {text!r} instead.")
+    return value

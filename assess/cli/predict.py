@@ -5,6 +5,8 @@ Examples:
   iobound predict lecture --op read --transfer-size 1MiB --nodes 10 --ppn 4 --explain
   iobound predict lecture --op read,write --transfer-size 4KiB,64KiB,1MiB --nodes 1,2,4,8 --direct
   iobound predict lecture --op read --transfer-size 64KiB --direct --curve
+  iobound predict system.json --accelerators 64 --model unet3d --accelerator h100
+  iobound predict system.json --checkpoint 105GiB --accelerators 8
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
-from assess.cli.inputs import add_input_limit, add_set_argument, edited_topology
+from assess.cli.inputs import add_input_limit, add_set_argument, count_arg, edited_topology, fraction_arg, size_arg
 from assess.cli.workloads import add_workload_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from models.accelerators import Checkpoint, Feeding
     from models.ceiling import Ceiling
     from models.predict import Model
 
@@ -26,14 +30,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
     add_set_argument(parser)
     add_input_limit(parser)
-    add_workload_arguments(parser)
+    add_workload_arguments(parser, op_required=False)
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
     parser.add_argument("--curve", action="store_true",
                         help="throughput over the requests in flight: bounds and mean value analysis")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+    group = parser.add_argument_group("accelerators (MLPerf Storage training; --op is then not needed)")
+    group.add_argument("--accelerators", type=count_arg, metavar="N",
+                       help="emulated accelerators (one process each): the bandwidth they demand, and the most fed")
+    group.add_argument("--model", metavar="MODEL", help="the training workload: unet3d, resnet50, cosmoflow ...")
+    group.add_argument("--accelerator", metavar="TYPE", help="the accelerator it is timed for: a100, h100, b200 ...")
+    group.add_argument("--au", type=fraction_arg, metavar="AU",
+                       help="the accelerator utilisation to reach, e.g. 0.9 (default: the workload's minimum)")
+    group.add_argument("--read-threads", type=count_arg, metavar="N",
+                       help="DLIO's reader.read_threads per accelerator: requests in flight (default: not bounded)")
+    group.add_argument("--accelerators-table", metavar="FILE",
+                       help="your own [model.accelerator] entries (same form as models/accelerators.toml)")
+    group.add_argument("--checkpoint", type=size_arg, metavar="SIZE",
+                       help="time to write and read a checkpoint of SIZE in all (e.g. 105GiB) from --accelerators ranks")
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.checkpoint is not None or args.model or args.accelerator:
+        return _accelerators(args)
+    if args.op is None:
+        raise InputError("--op", "", "give the operation (--op read, write ...), or --model and --accelerator for "
+                         "accelerators, or --checkpoint SIZE --accelerators N")
+    return _workloads(args)
+
+
+def _workloads(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
     from models.ceiling import PREDICTION_VERSION, SWEEP_VERSION, prediction_body, sweep_body
     from models.predict import Model
@@ -167,3 +193,117 @@ def render_curve(curve: dict, metric: Metric) -> str:
         table(("requests", "serial: lower bound", "MVA", "upper bound"), rows, right=(0, 1, 2, 3)),
         f"knee: {curve['knee_requests']:.1f} requests in flight, where {', '.join(curve['bottleneck'])} saturate(s)",
     ])
+
+
+# accelerators format history (the body is _feeding_body's):
+#   1.0  first version: the demand, the ceiling for the accelerators asked about, the most fed at either end
+ACCELERATORS_VERSION = "1.0"
+# checkpoint format history (the body is _checkpoint_body's):
+#   1.0  first version: the write and read ceilings and times of one checkpoint
+CHECKPOINT_VERSION = "1.0"
+
+
+def _accelerators(args: argparse.Namespace) -> int:
+    """The accelerator question (how many are fed) or the checkpoint question (how long one takes)."""
+    from assess.render import dumps, envelope
+    from models.accelerators import checkpoint, entry, feed
+    from models.predict import Model
+
+    topology = edited_topology(args)
+    model = Model(topology)
+    clients = tuple(args.clients) if args.clients else None
+    system = {"name": topology.name, "path": topology.path}
+    if args.checkpoint is not None:
+        if args.accelerators is None:
+            raise InputError("--checkpoint", "", "give the ranks that write it: --accelerators N")
+        found = checkpoint(model, args.checkpoint, args.accelerators, clients=clients)
+        if args.json:
+            print(dumps(envelope("checkpoint", CHECKPOINT_VERSION, _checkpoint_body(system, found))))
+        else:
+            print(render_checkpoint(found, f"{topology.name} ({topology.path})"))
+        return 0
+    if not (args.model and args.accelerator):
+        raise InputError("--model", "", "give both the training workload and its accelerator: --model unet3d "
+                         "--accelerator h100")
+    demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
+    try:
+        found = feed(model, demand, args.accelerators, au=args.au, read_threads=args.read_threads, clients=clients)
+    except ValueError as exc:
+        raise InputError("--au", "", str(exc)) from None
+    if args.json:
+        print(dumps(envelope("accelerators", ACCELERATORS_VERSION, _feeding_body(system, found))))
+    else:
+        print(render_feeding(found, f"{topology.name} ({topology.path})"))
+    return 0
+
+
+def _rate(q) -> str:
+    """A bandwidth both ways: in the decimal units buyers quote and the binary ones DLIO reports (its "MB/s" is MiB/s)."""
+    return f"{format_quantity(q.to('GB/s'), unit='GB/s')} ({format_quantity(q.to('GiB/s'), unit='GiB/s')})"
+
+
+def render_feeding(found: Feeding, system: str) -> str:
+    """How many accelerators the system feeds, as people read it."""
+    d = found.demand
+    at = f"{found.au:.0%} AU"
+    lines = [f"system:      {system}",
+             f"workload:    {d.model} on {d.accelerator}: {d.batch_size} x {format_quantity(d.record_length)} every "
+             f"{format_quantity(d.computation_time)} per accelerator; minimum AU {d.min_au:.0%} ({d.source})",
+             f"one accelerator reads {_rate(d.per_accelerator)} at 100 % AU, {_rate(found.per_accelerator)} at {at}"]
+    if found.read_threads:
+        lines.append(f"read threads: {found.read_threads} per accelerator (requests in flight, Little's law)")
+    if found.count is not None:
+        ceiling = found.ceiling
+        fed = found.needed <= ceiling.least
+        maybe = not fed and found.needed <= ceiling.value
+        verdict = "yes" if fed else "only if the ranges are high enough" if maybe else "no"
+        lines += ["", f"{found.count} accelerators demand {_rate(found.needed)} at {at}",
+                  f"the storage's ceiling for them: {ceiling.shown}, bound by {', '.join(ceiling.binding_layers)} "
+                  f"({ceiling.marked(ceiling.binding)})",
+                  f"fed at {at}: {verdict} (ceiling over demand: {(ceiling.least / found.needed).m_as(''):.2f}"
+                  + (f" to {(ceiling.value / found.needed).m_as(''):.2f}" if ceiling.low else "") + ")"]
+    most = f"{found.most}" if found.most == found.least else f"{found.least} to {found.most}"
+    lines += ["", f"most accelerators fed at {at}: {most}"
+              + (" (every range at its least favourable end to its most)" if found.most != found.least else ""),
+              f"what stops one more: {found.binds()}"
+              + (f" (at the least favourable end: {found.binds(low=True)})"
+                 if found.binds(low=True) != found.binds() else "")]
+    if found.limit.assumptions:
+        lines += ["", "assumptions:", *(f"  - {a}" for a in dict.fromkeys(found.limit.assumptions))]
+    return "\n".join(lines)
+
+
+def _feeding_body(system: dict, found: Feeding) -> dict:
+    from probes.core.units import quantity_json
+
+    d = found.demand
+    return {"system": system,
+            "demand": {"model": d.model, "accelerator": d.accelerator, "record_length": quantity_json(d.record_length),
+                       "batch_size": d.batch_size, "computation_time": quantity_json(d.computation_time),
+                       "min_au": d.min_au, "source": d.source, "per_accelerator": quantity_json(d.per_accelerator)},
+            "au": found.au, "read_threads": found.read_threads, "accelerators": found.count,
+            "needed": quantity_json(found.needed), "ceiling": found.ceiling.to_dict() if found.ceiling else None,
+            "most": found.most, "least": found.least, "binds": found.binds(), "binds_low": found.binds(low=True),
+            "limit": found.limit.to_dict()}
+
+
+def render_checkpoint(found: Checkpoint, system: str) -> str:
+    """The time to write and read one checkpoint, as people read it."""
+    lines = [f"system:      {system}",
+             f"checkpoint:  {format_quantity(found.size)} in all, from {found.count} ranks (one per accelerator)", ""]
+    for name, ceiling, (short, long) in (("write", found.write, found.write_time), ("read", found.read, found.read_time)):
+        took = format_quantity(short) if short == long else f"{format_quantity(short)} to {format_quantity(long)}"
+        lines.append(f"{name + ':':<7} at least {took} at {ceiling.shown}, bound by {', '.join(ceiling.binding_layers)} "
+                     f"({ceiling.marked(ceiling.binding)})")
+    assumptions = dict.fromkeys(found.write.assumptions + found.read.assumptions)
+    if assumptions:
+        lines += ["", "assumptions:", *(f"  - {a}" for a in assumptions)]
+    return "\n".join(lines)
+
+
+def _checkpoint_body(system: dict, found: Checkpoint) -> dict:
+    from probes.core.units import quantity_json
+
+    return {"system": system, "size": quantity_json(found.size), "ranks": found.count,
+            "write": {"ceiling": found.write.to_dict(), "seconds": [t.m_as("s") for t in found.write_time]},
+            "read": {"ceiling": found.read.to_dict(), "seconds": [t.m_as("s") for t in found.read_time]}}

@@ -4,23 +4,25 @@ Examples:
   iobound probe serve                                       (on the peer: start the iperf3 servers)
   iobound probe --peer node02 --device /dev/nvme0n1 -o node01.json
   iobound probe show node01.json
-Each figure is repeated until its 95 % confidence interval is within --target of the mean,
-or its share of --budget is spent. The file is saved after every repetition: --resume
-continues an interrupted session, --force replaces an existing file.
+The figures' repetitions are interleaved over the whole --budget, each repeated until its 95 %
+confidence interval is within --target of the mean on a steady machine; a figure whose
+repetitions drift, change or follow the neighbours is marked UNSTABLE-MACHINE. The file is saved
+after every repetition: --resume continues an interrupted session, --force replaces an existing file.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+import os
 import socket
 import sys
+from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import add_input_limit, count_arg, fraction_arg
+from assess.cli.inputs import add_input_limit, count_arg, fraction_arg, list_arg, seconds_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
-from assess.progress import ProbeProgress, figure
+from assess.progress import ProbeProgress, diagnosis, figure
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from probes.measure.plan import Plan
@@ -47,9 +49,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="confirm that write probes may destroy data on devices that hold some")
     parser.add_argument("--target", type=fraction_arg, default=TARGET,
                         help=f"repeat until the 95 %% interval's half-width is under this fraction of the mean (default {TARGET})")
-    parser.add_argument("--budget", type=_seconds, default=BUDGET,
+    parser.add_argument("--budget", type=seconds_arg, default=BUDGET,
                         help=f"seconds for all repetitions (default {BUDGET:g}: with start-up, a default run ends within 90 s)")
-    parser.add_argument("--runtime", type=_seconds, default=1.0, help="seconds per repetition of fio and iperf3 (default 1)")
+    parser.add_argument("--runtime", type=seconds_arg, default=1.0, help="seconds per repetition of fio and iperf3 (default 1)")
+    parser.add_argument("--cpus", type=list_arg(_cpu), metavar="LIST",
+                        help="run the probes on these CPUs only, e.g. 2,3 (those the neighbours leave free)")
     replace = parser.add_mutually_exclusive_group()
     replace.add_argument("--force", action="store_true", help="replace an existing probe set")
     replace.add_argument("--resume", action="store_true", help="continue an existing probe set, keeping what it measured")
@@ -101,13 +105,17 @@ def execute(args: argparse.Namespace) -> int:
 def _probe(args: argparse.Namespace) -> int:
     from probes.measure.memory import scratch_directory
     from probes.measure.plan import plan_probes
-    from probes.measure.probeset import ProbeSetFile
+    from probes.measure.probeset import ProbeSetFile, machine_state
     from probes.measure.session import run_probes
 
     plan = _plan(args)
     if not (plan.peer or plan.devices or plan.tmpfs):
         raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
     store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
+    _pin(args.cpus)
+    store.machine = machine_state()
+    if not args.quiet:
+        _warn_if_busy(store.machine)
     progress = ProbeProgress(quiet=args.quiet)
     try:
         with scratch_directory(plan.tmpfs, str(store.path)) as scratch:
@@ -118,6 +126,31 @@ def _probe(args: argparse.Namespace) -> int:
         sys.stderr.write(f"\niobound: interrupted: {kept}\n")
         return EXIT_INTERRUPTED
     return _report(args, outcome, store.path)
+
+
+def _pin(cpus: list[int] | None) -> None:
+    """Run this process, and so every tool it starts, on ``cpus`` only."""
+    if not cpus:
+        return
+    try:
+        os.sched_setaffinity(0, set(cpus))
+    except (OSError, ValueError) as exc:
+        raise InputError("--cpus", "", f"cannot run on CPUs {','.join(map(str, cpus))}: {getattr(exc, 'strerror', None) or exc} "
+                         f"(this machine's CPUs: {','.join(map(str, sorted(os.sched_getaffinity(0))))})") from None
+
+
+def _warn_if_busy(state: dict) -> None:
+    """Say before the first probe, with figures, when other processes already take a share of the CPUs."""
+    from probes.core.machine import BUSY
+
+    cpus, others, steal = state["cpus"], state["others_cpus"], state["steal_cpus"]
+    if others / cpus >= BUSY or steal / cpus >= BUSY:
+        stolen = f", the hypervisor steals {steal:.2f}" if steal / cpus >= BUSY else ""
+        sys.stderr.write(f"iobound: warning: the machine is busy: other processes take {others:.2f} of its "
+                         f"{cpus} CPUs{stolen} (load average {state['load_average'][0]:.2f}); its figures will vary "
+                         "with them: probe at a "
+                         "quieter moment, or pin the probes to free CPUs with --cpus (its figures are marked "
+                         "UNSTABLE-MACHINE while the neighbours take that much)\n")
 
 
 def _plan(args: argparse.Namespace) -> Plan:
@@ -163,16 +196,15 @@ def render(measurements) -> str:
         s = m.summary
         spread = "" if s.cv is None else f"{s.cv:.1%}"
         span = f"{format_quantity(Q_(s.min, m.unit), m.metric)} – {format_quantity(Q_(s.max, m.unit), m.metric)}"
-        flag = "" if m.reached else "target not reached" if m.complete else "interrupted"
-        rows.append((m.name, figure(m), spread, span, flag))
-    return table(("measurement", "mean ± 95 % CI", "cv", "min – max", ""), rows, right=(1, 2))
+        neighbours = f"{sum(m.others) / len(m.others):.2f}" if m.others else "-"
+        rows.append((m.name, figure(m), spread, span, neighbours, diagnosis(m)[0].split(":")[0]))
+    lines = [table(("measurement", "mean ± 95 % CI", "cv", "min – max", "neighbours (CPUs)", ""), rows, right=(1, 2, 4))]
+    advice = {diagnosis(m) for m in measurements if not m.reached}
+    lines += [f"{cause}: {remedy}" for cause, remedy in sorted(advice)]
+    return "\n".join(lines)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text.rstrip("s"))
-    except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, such as 90. Got {text!r} instead.")
-    return value
+def _cpu(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be CPU numbers, such as 2,3. Got {text!r} instead.")
+    return int(text)

@@ -95,8 +95,8 @@ def _import(args: argparse.Namespace) -> int:
     if described.missing:
         header += ["Not stated, so not judged or left open:", *(f"- {line}" for line in described.missing)]
     if described.topology is None:
-        raise InputError(str(path), "", "too thin to build a topology from: " + "; ".join(described.missing))
-    text = "".join(f"# {line}".rstrip() + "\n" for line in header) + "\n" + tomli_w.dumps(described.document)
+        raise InputError(str(path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
+    text = "".join(f"# {' '.join(line.split())}\n" for line in header) + "\n" + tomli_w.dumps(described.document)
     if args.output:
         with open(args.output, "x", encoding="utf-8") as file:
             file.write(text)

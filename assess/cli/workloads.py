@@ -15,9 +15,10 @@ if TYPE_CHECKING:
 __all__ = ["add_workload_arguments", "workloads_of"]
 
 
-def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options that describe a workload: --op, --transfer-size, --nodes ... --clients."""
-    parser.add_argument("--op", required=True, type=list_arg(operation_arg), metavar="OP[,OP]",
+def add_workload_arguments(parser: argparse.ArgumentParser, *, op_required: bool = True) -> None:
+    """The options that describe a workload: --op, --transfer-size, --nodes ... --clients (``op_required=False`` where
+    the command has questions of its own that imply the operation: accelerators, a checkpoint)."""
+    parser.add_argument("--op", required=op_required, type=list_arg(operation_arg), metavar="OP[,OP]",
                         help="write, read, read+write (both at once: --read-share), or a metadata operation "
                              "(create, stat, open, rename, remove, find)")
     parser.add_argument("--read-share", type=fraction_arg, default=0.5, metavar="R",

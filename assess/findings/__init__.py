@@ -22,11 +22,19 @@ the run beside others (assess.findings.siblings)
 UNIT-MIXUP        warning  a ratio to the ceiling or to a sibling run is a unit factor
 RANDOM-NOT-SLOWER warning  small random reads as fast as sequential ones
 READ-FAR-FASTER   warning  reads far faster than the writes of the same files
+an application's job, from its Darshan log (assess.findings.application; JOB_CODES)
+FEW-TARGETS       warning  its files used a small share of the OSTs: the ceiling on all of them is far higher
+SMALL-ACCESSES    warning  most of its bytes moved in requests under the file system's block size
+SHARED-FILE-CONTENTION warning  many processes wrote shared files in small pieces not aligned to the blocks
+METADATA-BOUND    warning  opens and stats take most of its I/O time
+an MLPerf Storage training run, from DLIO's summary (assess.findings.training; TRAINING_CODES)
+AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's minimum
+POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
 """
 
 # A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
 # more than this above it is "above": the figures behind a ceiling are measurements
-# too (iperf's ~110 MiB/s), and seeds/000 saw 5-7 % write noise (under 2 % for reads)
+# too (iperf's ~110 MiB/s), and an IOR study on a quiet Lustre system saw 5-7 % write noise (under 2 % for reads)
 # between IOR repetitions on a quiet system, so 5 % is the smallest honest band.
 TOLERANCE = 0.05
 # Below this fraction of the ceiling a run is worth a look: half of what the
@@ -40,6 +48,8 @@ from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come f
 
 _NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Severity")} | \
     {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
-                                                  "metric_factor", "summary_in")}
+                                                  "metric_factor", "summary_in")} | \
+    {name: "assess.findings.application" for name in ("JOB_CODES", "Part", "is_job", "part_of", "job_findings")} | \
+    {name: "assess.findings.training" for name in ("TRAINING_CODES", "training_findings")}
 __all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW", "BELOW"])
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -13,6 +13,8 @@ from probes.core.workload import Operation
 from models.caches import Memory
 from probes.measure.probe import TARGET  # the relative half-width a repetition count should reach
 from assess.findings import Finding, Severity
+from assess.findings.application import is_job
+from assess.findings.training import training_findings
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -54,11 +56,17 @@ def repetitions_needed(cv: float, target: float = TARGET, confidence: float = CO
 
 def run_findings(run: Run, *, memory: Memory | None = None, block_size: Quantity | None = None,
                  limits: Limits = Limits()) -> list[Finding]:
-    """Every finding that needs nothing but the run and, for the data set and block size, the system's memory and FS."""
-    checks = (_repetitions(run, limits), _variation(run, limits), _max_headline(run), _short(run, limits),
-              _data_set(run, memory, limits), _own_writes(run), _invalid(run), _inconsistent(run),
-              _misfit(run, block_size))
-    return [f for f in checks if f is not None]
+    """Every finding that needs nothing but the run and, for the data set and block size, the system's memory and FS;
+    an MLPerf Storage run's own (its AU, its cache) too.
+
+    A job's log (an application that ran once, as its work needed) gets none of those about a benchmark's method:
+    its repetitions, the length of its run, its data set against the memory.
+    """
+    benchmark = not is_job(run)
+    checks = (benchmark and _repetitions(run, limits), _variation(run, limits), _max_headline(run),
+              benchmark and _short(run, limits), benchmark and _data_set(run, memory, limits), _own_writes(run),
+              _invalid(run), _inconsistent(run), _misfit(run, block_size))
+    return [f for f in checks if f] + training_findings(run)
 
 
 def _repetitions(run: Run, limits: Limits) -> Finding | None:

@@ -13,6 +13,8 @@ from models.ceiling import Ceiling
 if TYPE_CHECKING:
     from pint import Quantity
 
+    from assess.findings.application import Part
+
 __all__ = ["Severity", "Finding", "Judgement", "CODES"]
 
 
@@ -53,7 +55,8 @@ CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BEL
 class Judgement:
     """A run against its ceiling (the ratio and its confidence interval) and every finding about it.
 
-    ``ceiling`` is None when the model has none for the run; ``no_ceiling`` then says why.
+    ``ceiling`` is None when the model has none for the run; ``no_ceiling`` then says why. ``part`` is the part of
+    the system a job's ceiling is over (a Darshan log's: its Lustre OSTs, or the whole system), None for a benchmark.
     """
 
     run: Run
@@ -63,9 +66,11 @@ class Judgement:
     ratio_interval: tuple[float, float] | None
     findings: tuple[Finding, ...]
     no_ceiling: str = ""
+    part: Part | None = None
 
     def to_dict(self) -> dict:
         return {"run": self.run.to_dict(), "measured": quantity_json(self.measured),
                 "ceiling": None if self.ceiling is None else self.ceiling.to_dict(), "no_ceiling": self.no_ceiling or None,
                 "ratio": self.ratio, "ratio_ci95": list(self.ratio_interval) if self.ratio_interval else None,
-                "findings": [f.to_dict() for f in self.findings]}
+                "findings": [f.to_dict() for f in self.findings],
+                "part": None if self.part is None else self.part.to_dict()}

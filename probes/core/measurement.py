@@ -39,6 +39,8 @@ class Measurement(Repeated):
     ``target`` is the relative half-width of the 95 % interval the repetitions aimed for (None for
     a figure that rode along with another's repetitions);
     ``complete`` is False while a probe run that was interrupted has yet to finish it.
+    ``times`` are the seconds from the session's start at which each repetition began, and
+    ``others`` what other processes took of the CPUs during it (in CPUs), where the session knew.
     """
 
     name: str
@@ -50,9 +52,35 @@ class Measurement(Repeated):
     target: float | None = None
     complete: bool = True
     parameters: dict = field(default_factory=dict)
+    times: tuple[float, ...] = ()
+    others: tuple[float, ...] = ()
 
     def __post_init__(self):
         self._check(f"Measurement {self.name!r}")
+        for name in ("times", "others"):
+            if getattr(self, name) and len(getattr(self, name)) != len(self.samples):
+                raise ValueError(f"Measurement {self.name!r} has {len(self.samples)} samples but "
+                                 f"{len(getattr(self, name))} {name}.")
+
+    @property
+    def unstable(self) -> str:
+        """UNSTABLE-MACHINE: why its repetitions do not measure the machine in one steady state, or "": a trend, a
+        change or values that follow the neighbours (:func:`probes.core.stats.drift`), or neighbours that took a busy
+        machine's share of the CPUs (:data:`probes.core.machine.BUSY`) during them, whose work its figure then holds."""
+        from probes.core.machine import BUSY
+        from probes.core.stats import drift
+
+        if not self.times:
+            return ""
+        drifted = drift(self.samples, self.times, self.others, rises=self.metric is Metric.LATENCY)
+        if drifted or not self.others:
+            return drifted
+        taken = sum(self.others) / len(self.others)
+        cpus = max(int(self.parameters.get("cpus", self.provenance.host.cpus)), 1)  # those it ran on (--cpus)
+        if taken / cpus < BUSY:
+            return ""
+        return (f"other processes took {taken:.2f} of its {cpus} CPUs during its repetitions ({taken / cpus:.0%}): "
+                "its figure holds their work as much as the machine's")
 
     @property
     def half_width(self) -> float | None:
@@ -61,8 +89,12 @@ class Measurement(Repeated):
 
     @property
     def reached(self) -> bool:
-        """Whether the repetitions met the target precision."""
-        return self.target is None or (self.half_width is not None and self.half_width <= self.target)
+        """Whether the repetitions met the target precision on a steady machine: never with UNSTABLE-MACHINE, nor
+        (where their times are known) with fewer repetitions than a drift test needs to see that machine."""
+        from probes.core.stats import DRIFT_LEAST
+
+        return self.target is None or (self.half_width is not None and self.half_width <= self.target
+                                       and (not self.times or self.summary.n >= DRIFT_LEAST) and not self.unstable)
 
     def to_dict(self) -> dict:
         s = self.summary
@@ -72,8 +104,9 @@ class Measurement(Repeated):
             "summary": {"n": s.n, "mean": s.mean, "std": s.std, "min": s.min, "max": s.max, "cv": s.cv,
                         "ci95": None if s.ci_low is None else [s.ci_low, s.ci_high],
                         "relative_half_width": self.half_width},
-            "target": self.target, "reached": self.reached, "complete": self.complete,
+            "target": self.target, "reached": self.reached, "complete": self.complete, "unstable": self.unstable or None,
             "parameters": self.parameters, "provenance": self.provenance.to_dict(),
+            "times_s": list(self.times), "others_cpus": list(self.others),
         }
 
     @classmethod
@@ -81,5 +114,6 @@ class Measurement(Repeated):
         """Read back what :meth:`to_dict` wrote; KeyError, ValueError or TypeError for anything else."""
         return cls(doc["name"], doc["description"], Metric[doc["metric"].upper()], doc["unit"],
                    tuple(float(x) for x in doc["samples"]), Provenance.from_dict(doc["provenance"]),
-                   doc.get("target"), bool(doc.get("complete", True)), dict(doc.get("parameters", {})))
+                   doc.get("target"), bool(doc.get("complete", True)), dict(doc.get("parameters", {})),
+                   tuple(float(x) for x in doc.get("times_s", ())), tuple(float(x) for x in doc.get("others_cpus", ())))
 

@@ -8,7 +8,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["Summary", "summarize", "from_reported", "t_quantile", "load", "CONFIDENCE"]
+__all__ = ["Summary", "summarize", "from_reported", "t_quantile", "load", "CONFIDENCE", "drift", "DRIFT_LEVEL",
+           "DRIFT_LEAST"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
 CONFIDENCE = 0.95
@@ -124,3 +125,61 @@ def from_reported(n: int, mean: float, std: float | None, low: float, high: floa
         return Summary(n, mean, None, low, high, None, None)
     half = t_quantile(n - 1, confidence) * std / math.sqrt(n)
     return Summary(n, mean, std, low, high, *_interval(mean, half, nonnegative))
+
+
+# A drift test's level: 1 % each, so that a dozen stable figures of a quiet machine seldom raise a false alarm.
+DRIFT_LEVEL = 0.01
+# Repetitions a drift test needs: fewer cannot tell a trend from noise.
+DRIFT_LEAST = 6
+
+
+def drift(samples: Sequence[float], times: Sequence[float], others: Sequence[float] = (), *, rises: bool = False) -> str:
+    """Why repetitions taken over a session do not measure one steady state, or "" when nothing says so.
+
+    Three tests at :data:`DRIFT_LEVEL`: a trend of value against time (Spearman's rank
+    correlation), a change between the first and the second half (Welch's t test), and values that
+    follow what other processes took of the CPUs during each repetition (Spearman against
+    ``others``, one-sided: more of theirs, less of the figure; more of a latency where ``rises``). Each looks at the
+    order the repetitions were taken in, which an interval of their
+    mean ignores: a steady neighbour shifts every value alike, a changing one shows here.
+
+    >>> drift([10, 11, 12, 13, 14, 15, 16, 17], range(8)).startswith("a trend")
+    True
+    >>> drift([10, 11, 10, 11, 10, 11, 10, 11], range(8))
+    ''
+    """
+    values = [float(x) for x in samples]
+    if len(values) < DRIFT_LEAST or statistics.pstdev(values) <= 1e-9 * abs(statistics.fmean(values)):
+        return ""  # too few to tell, or all alike: nothing changed
+    import warnings
+
+    from scipy.stats import spearmanr, ttest_ind
+
+    with warnings.catch_warnings():  # values alike in one half: scipy warns of lost precision, the test says "no change"
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _drift(values, list(times)[:len(values)], [float(x) for x in others][:len(values)], rises, spearmanr,
+                      ttest_ind)
+
+
+def _drift(values: list[float], times: list[float], load: list[float], rises: bool, spearmanr, ttest_ind) -> str:
+    rho, p = spearmanr(times, values)
+    if p < DRIFT_LEVEL:
+        span = (values[-1] - values[0]) / statistics.fmean(values)
+        return f"a trend over the session (Spearman rho {rho:+.2f}, p {p:.3f}; first to last {span:+.0%})"
+    half = len(values) // 2
+    first, second = values[:half], values[-half:]
+    change = statistics.fmean(second) / statistics.fmean(first) - 1
+    if len(set(first)) == len(set(second)) == 1:  # each half alike: a step, if they differ, and no test needed
+        if change:
+            return f"a change between the session's halves ({change:+.0%}: each half took one value)"
+    else:
+        t, p = ttest_ind(first, second, equal_var=False)
+        if p < DRIFT_LEVEL:
+            return f"a change between the session's halves ({change:+.0%}, Welch p {p:.3f})"
+    if len(load) == len(values) and len(set(load)) > 1:
+        # one-sided: neighbours taking CPU lower a figure; a peer's server working harder for more throughput does not
+        rho, p = spearmanr(load, values, alternative="greater" if rises else "less")
+        if p < DRIFT_LEVEL:
+            return (f"values that follow the neighbours' CPU use (Spearman rho {rho:+.2f}, p {p:.3f}; "
+                    f"they took {min(load):.2f} to {max(load):.2f} CPUs)")
+    return ""

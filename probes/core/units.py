@@ -82,7 +82,7 @@ class Metric(enum.Enum):
 
 # Unit spellings whose meaning differs between tools and people: refuse to guess.
 # "Mb/s" is megabit in networking but is written for megabyte in many results tables
-# (seeds/004), and pint reads "Mb" as megabarn. "KB" is 1000 B (SI) or 1024 B (JEDEC, old fio).
+# (the lecture's units note), and pint reads "Mb" as megabarn. "KB" is 1000 B (SI) or 1024 B (JEDEC, old fio).
 _AMBIGUOUS = {
     "kb": ("kbit", "kB"), "Kb": ("kbit", "kB"), "Mb": ("Mbit", "MB"), "mb": ("Mbit", "MB"),
     "Gb": ("Gbit", "GB"), "gb": ("Gbit", "GB"), "Tb": ("Tbit", "TB"), "tb": ("Tbit", "TB"),

@@ -1,13 +1,15 @@
 """A storage lab on this machine from real parts: hosts in network namespaces on shaped links, sshfs between them.
 
 Every host is a namespace ``iobl-<host>`` joined to a bridge in ``iobl-sw`` by a veth pair
-shaped with tc tbf on both ends (and delayed with netem where the kernel has it). Each server
-runs sshd (root login by a key the lab makes, internal-sftp only) in its namespace, exporting a
-tmpfs (or a file-backed ext4 image); each client mounts every server with sshfs, run in the
-client's namespace, so I/O through ``STATE/mnt/<client>/<server>`` crosses the client's and the
-server's shaped links. Each namespace is written to the state document before it is made, and
-every mount lies in a folder ``up`` makes in the state directory, so :func:`down` removes all of
-a lab ``up`` made, also after a crash or a killed ``up``. One lab command runs at a time (a lock).
+shaped with tc tbf on both ends to its rate (and delayed with netem where the kernel has it). Each
+server runs sshd (root login by a key the lab makes, internal-sftp only) in its namespace,
+exporting a tmpfs (or a file-backed ext4 image); each client mounts every server with sshfs, run
+in the client's namespace, so I/O through ``STATE/mnt/<client>/<server>`` crosses the client's
+and the server's shaped links. Before the links are shaped, ``up`` measures what the file service
+itself serves (:func:`probes.lab.service.measure`); :func:`probe` measures the shaped links. Each
+namespace is written to the state document before it is made, and every mount lies in a folder
+``up`` makes in the state directory, so :func:`down` removes all of a lab ``up`` made, also after a
+crash or a killed ``up``. One lab command runs at a time (a lock).
 """
 
 from __future__ import annotations
@@ -19,14 +21,18 @@ from pathlib import Path
 
 from probes.core.errors import ProbeError
 from probes.measure.tool import install_hint
-from probes.lab import network, service, sweep
-from probes.lab.layout import STATE_DIR, Lab, down_command
-from probes.lab.spec import PREFIX, SUBNET, SWITCH, Backing, Host, Role, Spec, parse_spec
+from probes.lab import network, probing, service, sweep
+from probes.lab.layout import STATE_DIR, Lab, Service, down_command, links_phrase, per_host
+from probes.lab.spec import PREFIX, SUBNET, SWITCH, Backing, Host, HostGroup, Role, Settings, Spec, hosts, parse_spec
 from probes.lab.state import LOCK, Journal, claim, load, locked, make, resolve
 from probes.measure.mountinfo import mounts
+from probes.measure.probe import TARGET
+from probes.measure.probeset import ProbeSetFile
+from probes.measure.session import BUDGET, Outcome, Reporter, run_probes
 
-__all__ = ["Spec", "Host", "Lab", "Backing", "Role", "Removal", "parse_spec", "up", "status", "down", "leftovers",
-           "down_command", "STATE_DIR", "LOCK", "PREFIX", "SWITCH", "SUBNET", "STOPPED"]
+__all__ = ["Spec", "Settings", "Host", "HostGroup", "Lab", "Service", "Backing", "Role", "Removal", "Probed",
+           "parse_spec", "up", "status", "running", "probe", "down", "leftovers", "down_command", "links_phrase",
+           "per_host", "STATE_DIR", "LOCK", "PREFIX", "SWITCH", "SUBNET", "STOPPED"]
 
 STOPPED = ("every process in the lab's namespaces was stopped (SIGTERM, then SIGKILL), also any started there by "
            "hand (ip netns exec)")
@@ -40,15 +46,25 @@ class Removal:
     removed: tuple[str, ...]
 
 
-def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR) -> Lab:
-    """Build the lab of ``spec`` in a new state directory, recording each part before making it.
+@dataclass(frozen=True)
+class Probed:
+    """What :func:`probe` did: the lab it probed, the probe session's outcome, and why a group was not probed."""
+
+    lab: Lab
+    outcome: Outcome
+    notes: tuple[str, ...]
+
+
+def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR, *, cipher: str | None = None) -> Lab:
+    """Build the lab of ``spec`` in a new state directory, recording each part before making it; sshfs asks ssh for
+    ``cipher`` (ssh's default when None).
 
     If a step fails, or the lab is not whole at the end, what this call made (and only that) is removed.
 
     Raises
     ------
     InputError
-        If the state directory exists, its folder does not, or it is a system directory.
+        If the state directory exists, its folder does not, or it is a system directory; if ssh has no ``cipher``.
     ProbeError
         If this is not root, a tool is missing (with how to install it), a lab is up or left behind, another
         lab command runs, a step fails, or a part of the lab is missing at the end (it says which).
@@ -56,14 +72,16 @@ def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR) -> Lab:
     root = resolve(state_dir)
     with locked():
         _check_tools(spec)
+        if cipher is not None:
+            service.check_cipher(cipher)
         found = _leftovers(root)
         if found:
             raise ProbeError(f"a lab is up or was left behind ({'; '.join(found[:4])}): "
                              f"'{down_command(_holder(root))}' removes it")
         make(root)
-        journal = Journal(root, spec)
+        journal = Journal(root, spec, cipher)
         try:
-            _build(Lab(spec, root, None, False, ()), journal)
+            _build(Lab(spec, root, None, False, (), cipher), journal)
             made = _status(root)
             if made.missing:
                 raise ProbeError(f"the lab came up without {'; '.join(made.missing)}; what up made was removed")
@@ -92,6 +110,44 @@ def status(state_dir: str | os.PathLike = STATE_DIR) -> Lab | None:
     root = resolve(state_dir)
     with locked():
         return _status(root)
+
+
+def probe(store: ProbeSetFile, reporter: Reporter, state_dir: str | os.PathLike = STATE_DIR, *,
+          runtime: float = 1.0, budget: float = BUDGET, target: float = TARGET) -> Probed:
+    """Probe the links of the lab of ``state_dir`` from inside its namespaces, saving to ``store`` as it goes.
+
+    Each group's send and receive are probed with iperf3 against peers at least as fast (see
+    :mod:`probes.lab.probing`), in one session (:func:`probes.measure.session.run_probes`) of
+    ``budget`` seconds; the lab's lock is held throughout, so no other lab command changes it meanwhile.
+
+    Raises
+    ------
+    ProbeError
+        If this is not root, another lab command runs, no lab is up there, it is not whole, or it has no two
+        hosts to probe between.
+    """
+    root = resolve(state_dir)
+    with locked():
+        lab = _running(root)
+        made = probing.plan(lab, runtime=runtime)
+        if not made.probes:
+            raise ProbeError(f"nothing to probe in the lab in {root}: " + ("; ".join(made.notes) or "one host alone"))
+        with probing.serving(made.peers):
+            outcome = run_probes(made.probes, store, reporter, target=target, budget=budget)
+    return Probed(lab, outcome, made.notes)
+
+
+def running(state_dir: str | os.PathLike = STATE_DIR) -> Lab:
+    """The lab of ``state_dir``, up and whole.
+
+    Raises
+    ------
+    ProbeError
+        If this is not root, another lab command runs, no lab is up there, or it is not whole (saying what is missing).
+    """
+    root = resolve(state_dir)
+    with locked():
+        return _running(root)
 
 
 def down(state_dir: str | os.PathLike = STATE_DIR) -> Removal:
@@ -138,15 +194,19 @@ def leftovers(state_dir: str | os.PathLike = STATE_DIR) -> list[str]:
 
 
 def _build(lab: Lab, journal: Journal) -> None:
-    """Make every part of ``lab``: keys, network, stores and sshd, then the clients' mounts."""
+    """Make every part of ``lab``: keys, network, stores and sshd, the clients' mounts; measure the file service over
+    the links while they are not shaped yet, then shape them."""
     service.make_keys(lab)
-    network.build(lab, journal)
+    lab = replace(lab, netem=network.build(lab, journal))
     for server in lab.servers:
         service.serve(lab, server)
     service.trust(lab)
     for client in lab.clients:
         for server in lab.servers:
             service.mount(lab, client, server)
+    if lab.servers:
+        journal.note(service=service.measure(lab).to_dict())
+    network.shape(lab)
     journal.note(complete=True)
 
 
@@ -155,8 +215,19 @@ def _status(root: Path) -> Lab | None:
     saved = load(root)
     if saved is None:
         return None
-    lab = Lab(saved.spec, root, saved.netem, saved.complete, ())
+    lab = Lab(saved.spec, root, saved.netem, saved.complete, (), saved.cipher, saved.service)
     return replace(lab, missing=tuple(network.missing(lab) + service.missing(lab)))
+
+
+def _running(root: Path) -> Lab:
+    """The lab of ``root``, up and whole, or ProbeError saying what is not."""
+    lab = _status(root)
+    if lab is None:
+        raise ProbeError(f"no lab is up in {root}: 'iobound lab up SPEC' builds one")
+    if not lab.healthy:
+        why = "; ".join(lab.missing) or "its up did not finish"
+        raise ProbeError(f"the lab in {root} is not whole ({why}): '{down_command(root)}' removes it")
+    return lab
 
 
 def _leftovers(root: Path) -> list[str]:
@@ -221,7 +292,7 @@ def _remove_state(root: Path) -> str:
 def _check_tools(spec: Spec) -> None:
     """FUSE and every tool the lab runs, or ProbeError saying what is missing and how to install it."""
     tools = ["ip", "tc", "ssh", "ssh-keygen", "sshd", "sshfs", "mount", "umount", "nsenter"]
-    tools += ["mkfs.ext4"] if spec.backing is Backing.FILE else []
+    tools += ["mkfs.ext4"] if any(h.backing is Backing.FILE for h in hosts(spec)) else []
     missing = [t for t in tools if not (service.sshd_path(required=False) if t == "sshd" else shutil.which(t))]
     if missing:
         raise ProbeError(f"the lab needs {', '.join(missing)}, not found here; {install_hint(missing)}")

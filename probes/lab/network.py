@@ -20,7 +20,7 @@ from probes.lab.state import Journal
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["namespaces", "owner", "identity", "delete", "build", "missing"]
+__all__ = ["namespaces", "owner", "identity", "delete", "build", "shape", "missing"]
 
 
 def namespaces() -> list[str]:
@@ -53,15 +53,17 @@ def delete(namespace: str) -> bool:
     return execute("ip", "netns", "delete", namespace, check=False).returncode == 0
 
 
-def build(lab: Lab, journal: Journal) -> None:
-    """The switch namespace with its bridge, and each host's namespace on a veth pair to it, shaped both ways."""
+def build(lab: Lab, journal: Journal) -> bool:
+    """The switch namespace with its bridge, and each host's namespace on a veth pair to it, not yet shaped.
+
+    Returns whether this kernel delays packets with netem (also recorded in the journal).
+    """
     _add(SWITCH, lab, journal)
     execute("ip", "-n", SWITCH, "link", "add", "br0", "type", "bridge")
     for device in ("lo", "br0"):
         execute("ip", "-n", SWITCH, "link", "set", device, "up")
     netem = _netem_works()
     journal.note(netem=netem)
-    delay = lab.spec.delay if netem else None
     for host in lab.hosts:
         _add(host.namespace, lab, journal)
         execute("ip", "-n", SWITCH, "link", "add", host.name, "type", "veth", "peer", "name", "eth0",
@@ -70,8 +72,14 @@ def build(lab: Lab, journal: Journal) -> None:
         execute("ip", "-n", host.namespace, "address", "add", f"{host.address}/{SUBNET.prefixlen}", "dev", "eth0")
         for device in ("lo", "eth0"):
             execute("ip", "-n", host.namespace, "link", "set", device, "up")
-        _shape(SWITCH, host.name, lab.spec.rate, None)
-        _shape(host.namespace, "eth0", lab.spec.rate, delay)
+    return netem
+
+
+def shape(lab: Lab) -> None:
+    """Shape each host's link both ways to its rate (tc tbf), and delay what it sends where netem is there."""
+    for host in lab.hosts:
+        _shape(SWITCH, host.name, host.rate, None)
+        _shape(host.namespace, "eth0", host.rate, lab.delay(host))
 
 
 def missing(lab: Lab) -> list[str]:

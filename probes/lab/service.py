@@ -11,21 +11,28 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from probes.core.errors import ProbeError, ToolFailedError
+from probes.core.errors import InputError, ProbeError, ToolFailedError
 from probes.measure.tool import install_hint
 from probes.lab.command import execute
-from probes.lab.layout import Lab
+from probes.lab.layout import Lab, Service
 from probes.lab.network import identity
 from probes.lab.spec import PREFIX, Backing, Host
 from probes.measure.mountinfo import mounts
 
-__all__ = ["make_keys", "serve", "trust", "mount", "missing", "sshd_path"]
+__all__ = ["make_keys", "serve", "trust", "mount", "measure", "missing", "sshd_path", "check_cipher"]
 
 # Seconds to make a file system, to mount over ssh, for sshd to start listening.
 _MKFS, _MOUNT, _START = 60.0, 20.0, 10.0
+# The file service's measurement: repetitions of a second each, three as for any probe (fewer give no interval);
+# each reads a sparse file (holes: no memory on the server, nothing from a disk) larger than any second's reads,
+# in requests of 1 MiB.
+_REPETITIONS, _SECONDS, _SPARSE, _CHUNK = 3, 1.0, 256 * 2**30, 2**20
+_SERVICE_FILE = ".iobound-service"
 _HELPER = Path(__file__).with_name("sshd_namespace.py")
 # The mounts an sshd keeps in its mount namespace, besides those holding the lab's state and what sshd runs from.
 _ESSENTIAL = tuple(map(Path, ("/", "/proc", "/sys", "/dev", "/dev/pts")))
@@ -49,8 +56,8 @@ def serve(lab: Lab, server: Host) -> None:
     """The server's store (tmpfs or ext4 image) and its sshd: root login with the lab's key only, internal-sftp only."""
     store = lab.store(server.name)
     store.mkdir()
-    size = round(lab.spec.size.m_as("B"))
-    if lab.spec.backing is Backing.TMPFS:
+    size = round(server.size.m_as("B"))
+    if server.backing is Backing.TMPFS:
         execute("mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", f"{PREFIX}{server.name}", store)
     else:
         image = lab.image(server.name)
@@ -86,7 +93,8 @@ def mount(lab: Lab, client: Host, server: Host) -> None:
     options = ",".join([
         "auto_cache", f"fsname={PREFIX}{client.name}-{server.name}", f"IdentityFile={lab.key}", "IdentitiesOnly=yes",
         f"UserKnownHostsFile={lab.known_hosts}", "GlobalKnownHostsFile=/dev/null", "StrictHostKeyChecking=yes",
-        "BatchMode=yes", "ConnectTimeout=5", "ServerAliveInterval=5", "ServerAliveCountMax=3", "LogLevel=ERROR"])
+        "BatchMode=yes", "ConnectTimeout=5", "ServerAliveInterval=5", "ServerAliveCountMax=3", "LogLevel=ERROR",
+        *([f"Ciphers={lab.cipher}"] if lab.cipher else [])])
     argv = ["nsenter", f"--net=/run/netns/{client.namespace}", "sshfs",
             f"root@{server.address}:{lab.store(server.name)}", str(point), "-F", "/dev/null", "-o", options]
     log = lab.home(client.name) / f"sshfs-{server.name}.log"
@@ -103,6 +111,69 @@ def mount(lab: Lab, client: Host, server: Host) -> None:
             raise ToolFailedError(tuple(argv), None, log.read_text(errors="replace"), _MOUNT) from None
     if code != 0:
         raise ToolFailedError(tuple(argv), code, log.read_text(errors="replace"))
+
+
+def check_cipher(cipher: str) -> None:
+    """InputError unless this machine's ssh offers ``cipher`` (``ssh -Q cipher`` lists them)."""
+    offered = execute("ssh", "-Q", "cipher").stdout.split()
+    if cipher not in offered:
+        raise InputError("--cipher", "", f"this machine's ssh has no cipher {cipher!r}; it has {', '.join(offered)}")
+
+
+def measure(lab: Lab) -> Service:
+    """What the first server's sshd serves to every client at once, while the links are not yet shaped.
+
+    Each client reads one sparse file of the server's store through its sshfs mount, one stream per
+    client, as a benchmark would: ssh's encryption and sshfs's work on both sides are all on this
+    machine's CPUs, which is what the measurement finds. The file is removed afterwards.
+
+    Raises
+    ------
+    ProbeError
+        If a read fails (saying which mount).
+    """
+    server = lab.servers[0]
+    made = lab.store(server.name) / _SERVICE_FILE
+    with open(made, "wb") as file:
+        file.truncate(_SPARSE)
+    paths = [lab.mount(client.name, server.name) / _SERVICE_FILE for client in lab.clients]
+    opened: list[int] = []
+    try:
+        for path in paths:
+            opened.append(os.open(path, os.O_RDONLY))
+        samples = tuple(_read_together(opened, paths) for _ in range(_REPETITIONS))
+    except OSError as exc:
+        raise ProbeError(f"measuring the file service failed: reading {exc.filename or 'a mount'}: "
+                         f"{exc.strerror or exc}") from None
+    finally:
+        for fd in opened:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # the clients' page cache lets go of what was read
+            os.close(fd)
+        made.unlink()
+    return Service(server.name, len(paths), _SECONDS, samples)
+
+
+def _read_together(fds: list[int], paths: list[Path]) -> float:
+    """B/s of reading every file at once for a repetition, each in a stream (a thread) of its own, on from where it
+    was."""
+    start = threading.Barrier(len(fds))
+
+    def stream(fd: int, path: Path) -> float:
+        buffer = bytearray(_CHUNK)
+        start.wait()
+        began, got = time.monotonic(), 0
+        while (now := time.monotonic()) - began < _SECONDS:
+            try:
+                chunk = os.readv(fd, [buffer])
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
+            if chunk == 0:
+                raise OSError(0, "the end of the file came before the measurement's end", str(path))
+            got += chunk
+        return got / (now - began)
+
+    with ThreadPoolExecutor(len(fds)) as pool:
+        return sum(pool.map(stream, fds, paths))
 
 
 def missing(lab: Lab) -> list[str]:

@@ -9,7 +9,8 @@ imported before it lets go of any mount. Usage::
 It joins the network namespace, unshares its mount namespace (a slave of the caller's, so
 unmounts there reach it), detaches every POINT (deepest first, as given), bind-mounts STATE at
 INSIDE and VIEW over /run, and execs SSHD. A failing step is reported on stderr with its errno,
-and the process exits with status 1.
+and the process exits with status 1. :func:`join` moves the calling thread alone into a network
+namespace, for ``iobound lab probe``, whose tools then start there.
 """
 
 from __future__ import annotations
@@ -56,13 +57,8 @@ def main(argv: list[str]) -> None:
 
 def enter(netns: str, view: str, bind: list[str] | None, detach: list[str]) -> None:
     """Join ``netns``, take a mount namespace of its own, let go of ``detach`` and see ``view`` as /run."""
+    join(netns)
     libc = _libc()
-    try:
-        fd = os.open(netns, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError as exc:
-        raise StepFailed(f"open {netns}", exc.errno) from None
-    _call(libc.setns(fd, CLONE_NEWNET), f"join the network namespace {netns}")
-    os.close(fd)
     _call(libc.unshare(CLONE_NEWNS), "unshare the mount namespace")
     _call(libc.mount(b"none", b"/", None, MS_REC | MS_SLAVE, None), "make every mount a slave")
     for point in detach:
@@ -73,6 +69,22 @@ def enter(netns: str, view: str, bind: list[str] | None, detach: list[str]) -> N
         _call(libc.mount(os.fsencode(state), os.fsencode(inside), None, MS_BIND | MS_REC, None),
               f"bind {state} at {inside}")
     _call(libc.mount(os.fsencode(view), b"/run", None, MS_BIND | MS_REC, None), f"bind {view} over /run")
+
+
+def join(netns: str | int) -> None:
+    """Move the calling thread into the network namespace at path ``netns`` (or open as descriptor ``netns``): the
+    sockets it opens and the processes it starts from then on are there; the process's other threads stay."""
+    if isinstance(netns, int):
+        _call(_libc().setns(netns, CLONE_NEWNET), f"join the network namespace of descriptor {netns}")
+        return
+    try:
+        fd = os.open(netns, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError as exc:
+        raise StepFailed(f"open {netns}", exc.errno) from None
+    try:
+        _call(_libc().setns(fd, CLONE_NEWNET), f"join the network namespace {netns}")
+    finally:
+        os.close(fd)
 
 
 def _libc() -> ctypes.CDLL:

@@ -19,14 +19,18 @@ from pathlib import Path
 
 from probes.core.document import dumps, envelope, read_document, write_atomic
 from probes.core.errors import InputError, ProbeError
-from probes.lab.layout import MOUNTED, OWN, down_command
+from probes.lab.layout import MOUNTED, OWN, Service, down_command
 from probes.lab.spec import PREFIX, Spec, spec_from
 
 __all__ = ["Saved", "Claim", "Journal", "resolve", "locked", "make", "load", "claim", "inside", "LOCK", "NEEDS_ROOT"]
 
 LOCK = Path("/run/iobound-lab.lock")
 NEEDS_ROOT = "iobound lab needs root: it makes network namespaces and mounts (run it with sudo)"
-KIND, VERSION = "lab-state", "1.0"
+# lab-state format history:
+#   1.1  cipher (the sshfs mounts', null for ssh's default) and service (what one server's sshd served, null
+#        without servers); the spec may state settings per role and per host, and no servers. 1.0 is read.
+#   1.0  first version
+KIND, VERSION, READABLE = "lab-state", "1.1", ("1.0", "1.1")
 STATE = "state.json"
 # Seconds a lab command waits for another one to finish.
 LOCK_WAIT = 30.0
@@ -42,13 +46,16 @@ _BODY = ("spec", "netem", "complete", "objects")
 
 @dataclass(frozen=True)
 class Saved:
-    """A lab's state document as read: its spec, netem's verdict, whether up finished, its namespaces."""
+    """A lab's state document as read: its spec, netem's verdict, whether up finished, its namespaces, the mounts'
+    cipher and what the file service served."""
 
     spec: Spec
     netem: bool | None
     complete: bool
     namespaces: tuple[str, ...]
     ignored: tuple[str, ...] = ()  # recorded entries that are not the lab's to remove
+    cipher: str | None = None
+    service: Service | None = None
 
 
 @dataclass(frozen=True)
@@ -73,9 +80,10 @@ class Claim:
 class Journal:
     """The state document of a lab being built: each part is written to it before it is made."""
 
-    def __init__(self, root: Path, spec: Spec):
+    def __init__(self, root: Path, spec: Spec, cipher: str | None):
         self.root = root
-        self.body = {"spec": spec.to_dict(), "netem": None, "complete": False, "objects": []}
+        self.body = {"spec": spec.to_dict(), "netem": None, "complete": False, "objects": [], "cipher": cipher,
+                     "service": None}
         self._save()
 
     def record(self, namespace: str) -> None:
@@ -88,8 +96,8 @@ class Journal:
         self.body["objects"].remove({"kind": "namespace", "name": namespace})
         self._save()
 
-    def note(self, **values: bool) -> None:
-        """Record netem's verdict or that up finished."""
+    def note(self, **values: bool | dict) -> None:
+        """Record netem's verdict, what the file service served, or that up finished."""
         self.body |= values
         self._save()
 
@@ -207,7 +215,7 @@ def claim(root: Path) -> Claim:
         shown = ", ".join(entries[:5]) + (f" and {len(entries) - 5} more" if len(entries) > 5 else "")
         raise _refused(root, f"it holds {shown} and no {STATE}")
     try:
-        doc = read_document(path, KIND, (VERSION,))
+        doc = read_document(path, KIND, READABLE)
     except InputError as exc:
         if exc.where != "format_version":
             raise _refused(root, f"its {STATE} is no lab state ({exc.detail})") from None
@@ -250,5 +258,12 @@ def _saved(doc: dict, source: str) -> Saved:
             namespaces.append(name)
         else:
             ignored.append(f"recorded {str(obj)[:80]} (not a namespace named {PREFIX}...)")
+    cipher, service = doc.get("cipher"), doc.get("service")
+    if cipher is not None and not isinstance(cipher, str):
+        raise InputError(source, "cipher", "not a cipher's name")
+    try:
+        service = None if service is None else Service.from_dict(service)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(source, "service", f"malformed ({exc})") from None
     return Saved(spec_from(doc["spec"], f"{source}: spec"), doc["netem"], doc["complete"], tuple(namespaces),
-                 tuple(ignored))
+                 tuple(ignored), cipher, service)

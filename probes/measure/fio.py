@@ -17,11 +17,13 @@ __all__ = ["FioResult", "fio_argv", "run_fio", "ContextSwitches", "lay_out"]
 
 @dataclass(frozen=True, slots=True)
 class FioResult:
-    """What one fio run gave, summed over its jobs: operations and bytes per second, and the kernel's context switches per second."""
+    """What one fio run gave, summed over its jobs: operations and bytes per second, and context switches per second:
+    fio's own (its jobs' ``ctx``) and the whole machine's (/proc/stat: the neighbours' too)."""
 
     iops: float
     bandwidth: float
     context_switches: float
+    machine_context_switches: float
 
 
 def fio_argv(name: str, *, rw: str, bs: str, runtime: float, numjobs: int = 1, directory: str | None = None,
@@ -60,10 +62,10 @@ def run_fio(argv: tuple[str, ...], *, runtime: float) -> FioResult:
     with ContextSwitches() as ctx:
         output = run_tool(argv, timeout=runtime * 2 + 30)
     try:
-        iops, bandwidth = reader.totals(output.stdout, source=shlex.join(argv))
+        iops, bandwidth, switches = reader.totals(output.stdout, source=shlex.join(argv))
     except ToolOutputError as exc:
         raise ProbeError(f"fio printed no result iobound can read: {exc}; its output begins: {output.stdout[:200]!r}") from None
-    return FioResult(iops, bandwidth, ctx.rate)
+    return FioResult(iops, bandwidth, switches, ctx.rate)
 
 
 class ContextSwitches:

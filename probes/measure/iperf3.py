@@ -5,11 +5,13 @@ The lecture's figure between compute and storage nodes: about 110 MiB/s, 1 Gbit/
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import math
 import os
 import re
 import shlex
+import socket
 import subprocess
 import tempfile
 import time as clock
@@ -76,7 +78,7 @@ def iperf3_probes(peer: str, *, port: int = DEFAULT_PORT, streams: Sequence[int]
             output = Output(f"iperf3.{direction}.p{n}", f"{where}: throughput received", Metric.BANDWIDTH, "bit/s")
             probes.append(Probe(where, "iperf3", commands, (output,), _once(commands, ports, peer, time, output.name),
                                 {"peer": peer, "ports": list(ports), "streams": n, "direction": direction,
-                                 "time": time}))
+                                 "time": time}, check=functools.partial(answers, peer, ports[0])))
     return probes
 
 
@@ -100,6 +102,24 @@ def _once(commands, ports, peer, time, name):
             waited += pause
             pause = min(2 * pause, 0.4)
     return once
+
+
+def answers(peer: str, port: int) -> None:
+    """ProbeError at once, saying what to start, when no iperf3 server takes connections at ``peer``:``port``.
+
+    On this host /proc says whether something listens; elsewhere one TCP connection, opened and closed at
+    once, before the session's first test (a server that sees it closed goes back to listening)."""
+    if _loopback(peer):
+        if _listens(port):
+            return
+        reason = "nothing listens on it"
+    else:
+        try:
+            with socket.create_connection((peer, port), timeout=CONNECT_TIMEOUT):
+                return
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+    raise ProbeError(f"no iperf3 server answers at {peer} port {port} ({reason}): start `iobound probe serve` on {peer}")
 
 
 def _loopback(peer: str) -> bool:

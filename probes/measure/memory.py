@@ -41,8 +41,10 @@ def tmpfs_probes(directory: str, *, jobs: tuple[int, ...] = (1,), runtime: float
                 where = f"fio {rw} on tmpfs, {label} per call, {numjobs} job{'s' if numjobs > 1 else ''}"
                 if bs == "1":
                     outputs = (Output(f"{stem}.iops", f"{where}: operations", Metric.OPERATION_RATE, "op/s"),
-                               Output(f"{stem}.ctx", f"{where}: context switches (kernel counter)",
-                                      Metric.EVENT_RATE, "ev/s"))
+                               Output(f"{stem}.ctx", f"{where}: context switches of fio's jobs (fio's ctx)",
+                                      Metric.EVENT_RATE, "ev/s"),
+                               Output(f"{stem}.machine_ctx", f"{where}: context switches of the whole machine "
+                                      "(/proc/stat: other processes' too)", Metric.EVENT_RATE, "ev/s"))
                 else:
                     outputs = (Output(f"{stem}.bandwidth", f"{where}: bandwidth", Metric.BANDWIDTH, "B/s"),)
                 probes.append(Probe(where, "fio", (argv,), outputs, _once(argv, runtime, outputs, directory, numjobs, size),
@@ -54,9 +56,9 @@ def _once(argv, runtime, outputs, directory, numjobs, size):
     def once():
         lay_out(directory, numjobs, size)
         result = run_fio(argv, runtime=runtime)
-        figures = {Metric.OPERATION_RATE: result.iops, Metric.BANDWIDTH: result.bandwidth,
-                   Metric.EVENT_RATE: result.context_switches}
-        return {o.name: figures[o.metric] for o in outputs}
+        figures = {"iops": result.iops, "bandwidth": result.bandwidth, "ctx": result.context_switches,
+                   "machine_ctx": result.machine_context_switches}
+        return {o.name: figures[o.name.rsplit(".", 1)[1]] for o in outputs}
     return once
 
 

@@ -13,21 +13,34 @@ from probes.core.inputs import not_a_file
 from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 
-__all__ = ["read_probe_set", "document", "ProbeSetFile", "PROBE_SET_VERSION"]
+__all__ = ["read_probe_set", "document", "machine_state", "ProbeSetFile", "PROBE_SET_VERSION"]
 
 # 1.0: measurements with samples, summary, target, parameters and provenance (tool, version, commands, host).
-PROBE_SET_VERSION = "1.0"
+# 1.1: per repetition its start in the session (times_s) and the CPUs other processes took (others_cpus); unstable
+#      (UNSTABLE-MACHINE: why the repetitions drift, or null); the machine's state as the session began (machine:
+#      load average, governor, CPUs, what others and the hypervisor took); 1.0 files are read (no times: no drift test).
+PROBE_SET_VERSION = "1.1"
 KIND = "probe-set"
 
 
-def document(measurements: Iterable[Measurement]) -> dict:
-    """The versioned JSON document of a probe set."""
-    return envelope(KIND, PROBE_SET_VERSION, {"measurements": [m.to_dict() for m in measurements]})
+def document(measurements: Iterable[Measurement], machine: dict | None = None) -> dict:
+    """The versioned JSON document of a probe set; ``machine``, the state of the machine when its session began."""
+    body = {"measurements": [m.to_dict() for m in measurements]}
+    return envelope(KIND, PROBE_SET_VERSION, body | ({"machine": machine} if machine else {}))
+
+
+def machine_state() -> dict:
+    """What a session records of the machine before it starts: load average, governor, its CPUs and what others take."""
+    from probes.core import machine
+
+    taken = machine.busy_now()
+    return {"load_average": list(os.getloadavg()), "governor": machine.governor() or None, "cpus": machine.cpus(),
+            "others_cpus": taken.others, "steal_cpus": taken.steal}
 
 
 def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
     """The measurements of a probe set file by name; InputError naming the file and entry if it is malformed."""
-    doc = read_document(path, KIND, (PROBE_SET_VERSION,))
+    doc = read_document(path, KIND, ("1.0", PROBE_SET_VERSION))
     entries = doc.get("measurements")
     if not isinstance(entries, list):
         raise InputError(str(path), "measurements", "must be a list of measurements")
@@ -47,6 +60,7 @@ class ProbeSetFile:
     def __init__(self, path: str | os.PathLike, *, force: bool = False, resume: bool = False):
         self.path = Path(path)
         self.measurements: dict[str, Measurement] = {}
+        self.machine: dict | None = None  # the machine's state as the session began (machine_state)
         if self.path.is_dir():
             raise InputError(str(path), "", "is a directory; give a file name for the probe set, e.g. node01.json")
         if kind := not_a_file(self.path):  # replacing /dev/null or a FIFO with the probe set would break what uses it
@@ -87,7 +101,7 @@ class ProbeSetFile:
         for measurement in measurements:
             self.measurements[measurement.name] = measurement
         try:
-            write_atomic(self.path, dumps(document(self.measurements.values())) + "\n")
+            write_atomic(self.path, dumps(document(self.measurements.values(), self.machine)) + "\n")
         except OSError as exc:
             raise InputError(str(self.path), "", f"cannot be written: {exc.strerror or exc}") from None
 

@@ -62,6 +62,8 @@ Every run of a module (sizes in bytes ``"N B"``, times in seconds ``"T s"``; cou
   the histogram's bin with the most requests, or else the mean request size (bytes / requests).
 - ``files``, ``shared_files`` (files shared across processes, wholly or partly), ``unique_files`` (files
   one process used), ``shared_bytes``, ``unique_bytes``: Darshan's file categories.
+- ``file_alignment`` (bytes: the file system's block size as Darshan found it, ``st_blksize`` or Lustre's stripe
+  size) and ``unaligned_requests`` (the requests that did not start on it) (POSIX).
 - ``access``: how random or sequential was judged (POSIX's sequential requests), or that the module does
   not record it (sequential assumed).
 """
@@ -118,6 +120,9 @@ _ALL, _UNIQUE, _SHARED, _PARTLY_SHARED = 0, 4, 5, 6
 # log, 449 KiB of 2,048 processes' records, reads in under a second).
 _START, _PER_MIB = 60, 10
 _CHILD = "from probes.readers.darshan import _child; _child()"
+# The address space the child may take: PyDarshan and its libraries map about 1 GiB; a log that inflates beyond
+# what a job's records hold stops there with MemoryError, not with the machine's memory.
+_CHILD_MEMORY = 4 * 2**30
 
 
 def looks_like(head: str | bytes) -> bool:
@@ -200,6 +205,9 @@ def _read_in_child(path: Path, size: int, source: str) -> dict:
 
 
 def _child() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (_CHILD_MEMORY, _CHILD_MEMORY))
     """In the child: read the log named by argv[1] with PyDarshan and write what :func:`_extract` finds as JSON."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever PyDarshan or darshan-util print goes to stderr; stdout carries only the JSON
@@ -330,6 +338,9 @@ def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: i
     tags += [("files", str(categories[_ALL]["count"])), ("shared_files", str(sum(c["count"] for c in shared))),
              ("unique_files", str(unique["count"])), ("shared_bytes", f"{shared_bytes} B"),
              ("unique_bytes", f"{unique_bytes} B"), ("access", access_tag)]
+    if counters.get("POSIX_FILE_ALIGNMENT", -1) > 0 and counters.get("POSIX_FILE_NOT_ALIGNED", -1) >= 0:
+        tags += [("file_alignment", f"{counters['POSIX_FILE_ALIGNMENT']} B"),
+                 ("unaligned_requests", str(counters["POSIX_FILE_NOT_ALIGNED"]))]
     # Darshan calls a one-process job's files shared (opened by every process): they are that process's own.
     workload = Workload(operation=operation, transfer_size=size, nodes=nodes, ppn=ppn, access=access,
                         data_set=Q_(read + written, "B"), read_share=share,

@@ -321,8 +321,10 @@ def _plain(value: Any) -> bool:
     return type(value) in (int, float) and 0 <= value < 2.0**64
 
 
-def totals(text: str, *, source: str) -> tuple[float, float]:
-    """Operations and bytes per second of the first job, reads and writes summed: what a probe repetition keeps.
+def totals(text: str, *, source: str) -> tuple[float, float, float]:
+    """Operations and bytes per second of the first job, reads and writes summed, and fio's own context switches per
+    second of the run (``ctx`` over the longer direction's runtime; 0 where fio did not count them): what a probe
+    repetition keeps.
 
     :mod:`probes.measure.fio` hands its output here, as a user's file goes through :func:`parse`.
 
@@ -333,13 +335,15 @@ def totals(text: str, *, source: str) -> tuple[float, float]:
     """
     document = _decode(text, source)
     job = check(next(iter(field(document, "jobs", list, "", source)), None), dict, "jobs[0]", source)
-    iops = bandwidth = 0.0
+    iops = bandwidth = runtime = 0.0
     for direction in ("read", "write"):
         path = f"jobs[0].{direction}"
         stats = field(job, direction, dict, "jobs[0]", source)
         iops += _number(stats, "iops", path, source)
         bandwidth += _moved(stats, path, source)[2]
-    return iops, bandwidth
+        runtime = max(runtime, _number(stats, "runtime", path, source) / 1000)
+    switches = _number(job, "ctx", "jobs[0]", source) if "ctx" in job else 0.0
+    return iops, bandwidth, switches / runtime if runtime > 0 else 0.0
 
 
 def _options(document: dict, entry: dict, where: str, source: str) -> dict[str, tuple[Any, str]]:

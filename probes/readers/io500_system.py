@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -25,7 +26,7 @@ from probes.core.run import Run
 from probes.readers.io500 import phase_run
 
 __all__ = ["Description", "Submission", "looks_like_info", "looks_like_list", "read_info", "read_list",
-           "LIST_PHASES"]
+           "LIST_PHASES", "count"]
 
 # The list database's phase columns, in the order io500 runs them, with the unit the list keeps.
 LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_hard_write": "GiB/s",
@@ -35,6 +36,9 @@ LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_har
 _INFO = re.compile(r"\s*(?:export\s+)?io500_info_([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|(\S*))\s*(?:#.*)?")
 _INFO_SNIFF = re.compile(r"^\s*(?:export\s+)?io500_info_[\w-]+=", re.MULTILINE)
 _LIST_COLUMNS = ("information_system", "information_client_nodes", "ior_easy_write")
+# A count's parts: "16 + 8", "12 All Flash, 56 Hybrid": a number, and words that say what it counts.
+_PARTS = re.compile(r"\s*(?:[,;+&]|\band\b)\s*")
+_COUNTED = re.compile(r"(\d{1,7})(?:\s+[A-Za-z][A-Za-z -]*)?")
 _PREFIX = "information_"
 
 
@@ -116,7 +120,10 @@ def read_list(text: str, *, source: str) -> list[Submission]:
         raise ToolOutputError(source, "line 1", "expected the io500 list database's submissions table as CSV, with "
                               f"columns {', '.join(_LIST_COLUMNS)}; found {next(iter_lines(text), '')[:80]!r}")
     rows = csv.DictReader(io.StringIO(text))
-    return [_submission(row, source, rows.line_num) for row in rows]
+    try:
+        return [_submission(row, source, rows.line_num) for row in rows]
+    except csv.Error as exc:
+        raise ToolOutputError(source, f"line {rows.line_num}", f"is not CSV the list database writes: {exc}") from None
 
 
 def _submission(row: dict[str, str | None], source: str, line: int) -> Submission:
@@ -124,7 +131,7 @@ def _submission(row: dict[str, str | None], source: str, line: int) -> Submissio
     where = f"line {line}"
     fields = {key.removeprefix(_PREFIX): value for key, value in row.items() if key.startswith(_PREFIX)}
     description = Description(fields, source, {name: str(line) for name in fields})
-    nodes, ppn = _count(fields.get("client_nodes", "")), _count(fields.get("client_procs_per_node", ""))
+    nodes, ppn = count(fields.get("client_nodes", "")), count(fields.get("client_procs_per_node", ""))
     list_name = row.get("information_list_name", "") or "unlisted"
     runs = []
     for column, unit in LIST_PHASES.items():
@@ -134,7 +141,9 @@ def _submission(row: dict[str, str | None], source: str, line: int) -> Submissio
         try:
             value = float(text)
         except ValueError:
-            raise ToolOutputError(source, where, f"expected a number for {column}; found {text[:40]!r}") from None
+            value = math.nan
+        if not math.isfinite(value):
+            raise ToolOutputError(source, where, f"expected a number for {column}; found {text[:40]!r}")
         if value <= 0:  # a phase that did not run
             continue
         run = phase_run(column.replace("_", "-"), value, unit, nodes=nodes, ppn=ppn, source=source, line=line,
@@ -144,7 +153,12 @@ def _submission(row: dict[str, str | None], source: str, line: int) -> Submissio
     return Submission(row.get("id", ""), list_name, row.get("status", ""), description, tuple(runs))
 
 
-def _count(text: str) -> int | None:
-    """A whole number of at least 1, or None."""
-    text = text.strip()
-    return int(text) if text.isdigit() and int(text) > 0 else None
+def count(text: str) -> int | None:
+    """A count as descriptions write it: "12", "1,024", "16 + 8", "12 All Flash, 56 Hybrid" (their sum); None for
+    anything else ("4 x 8", "15/1", "N/A") or a total of 0."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.strip())  # thousands: 1,024
+    parts = [p for p in _PARTS.split(text) if p]
+    numbers = [_COUNTED.fullmatch(p) for p in parts]
+    if not parts or not all(numbers):
+        return None
+    return sum(int(n[1]) for n in numbers) or None

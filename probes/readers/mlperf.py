@@ -37,7 +37,7 @@ FORMAT = "DLIO / MLPerf Storage summary.json (with the run's config.yaml and ove
 #   checkpoint over all ranks, the duration rank 0's (Llama3-8B: 104.70 GiB in 22.61 s, 4.64 GiB/s).
 # - host_memory_GB and data_size_per_host_GB are psutil's bytes / 1024^3: GiB.
 TRAIN_UNIT = "MiB/s"
-SAMPLE_UNIT = "op/s"
+SAMPLE_UNIT = "ev/s"
 CHECKPOINT_UNIT = "GiB/s"
 _UNITS_NOTE = ("DLIO's 'MB/s' is MiB/s: samples/s x the nominal record length / 2^20, not bytes read; "
                "its 'GB' (host memory, data per host) is GiB")
@@ -90,7 +90,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     list of Run
         For training, ``"<model>[ <accelerator>] train read"`` (bandwidth in MiB/s, one sample per
         epoch: that epoch's samples/s x the record length DLIO used) and ``"... train samples"``
-        (samples/s as op/s, one sample of ``record_length`` bytes per op); for checkpointing,
+        (samples/s as events per second: a count of samples, not I/O operations a ceiling bounds); for checkpointing,
         ``"<model> checkpoint write"`` and ``"... checkpoint read"`` in GiB/s. Durations are the
         epochs' (``per_epoch_stats.json``) or the checkpoints' mean duration.
 
@@ -473,7 +473,7 @@ class _Context:
         bandwidth = tuple(rate * record / 2**20 for rate in rates)
         read = Run(label=f"{label} read", workload=workload, metric=Metric.BANDWIDTH, samples=bandwidth,
                    unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations)
-        samples = Run(label=f"{label} samples", workload=workload, metric=Metric.OPERATION_RATE, samples=rates,
+        samples = Run(label=f"{label} samples", workload=workload, metric=Metric.EVENT_RATE, samples=rates,
                       unit=SAMPLE_UNIT, origin=self.origin(),
                       tags=tuple(tags + [("operation", "one sample of record_length bytes: DLIO's samples/s")]),
                       durations=durations)
