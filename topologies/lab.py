@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from statistics import mean
 
-import tomli_w
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.lab import PREFIX, SWITCH, Backing, Lab, Role, links_phrase
 from probes.lab.probing import nic_measurements
-from topologies.save import topology_document
+from topologies.save import save_document, topology_document
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology
 
 __all__ = ["lab_topology", "save_probed", "hosts_phrase", "PAYLOAD"]
@@ -88,15 +87,7 @@ def save_probed(lab: Lab, path: Path, probe_set: str, measured: set[str], *, hea
         table |= links
         if len(links) == 2:  # both directions probed: the spec's figure no longer stands for either
             del table["nic"]
-    comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
-    try:
-        with open(path, "x", encoding="utf-8") as file:
-            file.write(comments + "\n" + tomli_w.dumps(doc))
-    except FileExistsError:
-        raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)") from None
-    except OSError as exc:
-        raise InputError(str(path), "", f"cannot write the topology ({exc.strerror or exc})") from None
-    return path
+    return save_document(doc, path, header=header)
 
 
 def hosts_phrase(lab: Lab) -> str:

@@ -13,7 +13,7 @@ from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, Wri
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["topology_document", "save_topology", "check_new"]
+__all__ = ["topology_document", "document_text", "save_topology", "save_document", "check_new"]
 
 
 def topology_document(topology: Topology) -> dict:
@@ -49,11 +49,28 @@ def save_topology(topology: Topology, path: str | Path, *, header: str = "") -> 
     InputError
         If ``path`` exists (nothing is overwritten) or cannot be written.
     """
+    return save_document(topology_document(topology), path, header=header)
+
+
+def document_text(doc: dict, *, header: str = "") -> str:
+    """The TOML of the loader's document ``doc``, each line of ``header`` a comment line above it."""
+    comments = "".join(f"# {' '.join(line.split())}".rstrip() + "\n" for line in header.splitlines())
+    return comments + ("\n" if comments else "") + tomli_w.dumps(doc)
+
+
+def save_document(doc: dict, path: str | Path, *, header: str = "") -> Path:
+    """Write the loader's document ``doc`` (a topology as TOML tables, probe links too) to a new file ``path``; each
+    line of ``header`` becomes a comment line at its top.
+
+    Raises
+    ------
+    InputError
+        If ``path`` exists (nothing is overwritten) or cannot be written.
+    """
     path = Path(path)
-    comments = "".join(f"# {line}".rstrip() + "\n" for line in header.splitlines())
     try:
         with open(path, "x", encoding="utf-8") as file:
-            file.write(comments + ("\n" if comments else "") + tomli_w.dumps(topology_document(topology)))
+            file.write(document_text(doc, header=header))
     except FileExistsError:
         raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)") from None
     except OSError as exc:

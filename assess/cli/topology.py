@@ -63,12 +63,10 @@ def _import(args: argparse.Namespace) -> int:
     """Print (or save, never overwriting) the topology of an io500 description, with its assumptions as comments."""
     from pathlib import Path
 
-    import tomli_w
-
     from probes.core.inputs import open_input
     from probes.readers.io500_system import looks_like_list, read_info, read_list
     from topologies.described import describe, submission_files
-    from topologies.save import check_new
+    from topologies.save import check_new, document_text, save_document
 
     if not args.file:
         raise InputError(_IMPORT, "", "names no FILE: iobound topology from-io500 system-information.txt (or a "
@@ -96,11 +94,9 @@ def _import(args: argparse.Namespace) -> int:
         header += ["Not stated, so not judged or left open:", *(f"- {line}" for line in described.missing)]
     if described.topology is None:
         raise InputError(str(path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
-    text = "".join(f"# {' '.join(line.split())}\n" for line in header) + "\n" + tomli_w.dumps(described.document)
     if args.output:
-        with open(args.output, "x", encoding="utf-8") as file:
-            file.write(text)
+        save_document(described.document, args.output, header="\n".join(header))
         print(f"wrote {args.output}: {len(described.assumptions)} assumption(s), listed at its top")
     else:
-        print(text, end="")
+        print(document_text(described.document, header="\n".join(header)), end="")
     return 0

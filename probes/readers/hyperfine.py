@@ -6,12 +6,11 @@ is not a storage workload, so ``workload`` is None.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from probes.core.errors import ToolOutputError
-from probes.readers.jsonfields import check, describe, number
+from probes.readers.jsonfields import check, describe, json_object, number
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import from_reported
 from probes.core.units import Metric
@@ -78,26 +77,11 @@ def parse(text: str, *, source: str) -> list[Run]:
     over as many runs as it has exit codes; with neither times nor exit codes the number of runs
     is unknown and the command is refused rather than given an invented count.
     """
-    document = _decode(text, source)
+    document = json_object(text, source, "hyperfine's JSON (--export-json)")
     results = check(document.get("results"), list, "results", source)
     if not results:
         raise ToolOutputError(source, "results", "expected at least one benchmarked command; found an empty list")
     return distinct_labels([_run(result, f"results[{index}]", source) for index, result in enumerate(results)])
-
-
-def _decode(text: str, source: str) -> dict:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ToolOutputError(source, f"line {exc.lineno}, column {exc.colno}",
-                              f"expected hyperfine's JSON (--export-json); found invalid JSON ({exc.msg})") from exc
-    except ValueError as exc:  # a whole number of more than 4300 digits
-        raise ToolOutputError(source, "line 1", f"expected hyperfine's JSON; found a number it cannot hold ({exc})") from exc
-    except RecursionError as exc:
-        raise ToolOutputError(source, "line 1", "expected hyperfine's JSON; found JSON nested too deeply") from exc
-    if not isinstance(document, dict):
-        raise ToolOutputError(source, "line 1", f"expected hyperfine's JSON object with 'results'; found {describe(document)}")
-    return document
 
 
 def _run(result: Any, where: str, source: str) -> Run:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 from probes.core.errors import ToolOutputError
 
-__all__ = ["check", "field", "number", "describe"]
+__all__ = ["check", "field", "number", "describe", "json_object"]
 
 _KINDS = {str: "a string", int: "a whole number", dict: "an object", list: "a list", (int, float): "a number"}
 
@@ -54,3 +55,25 @@ def describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {value[:40]!r}"
     return f"the number {repr(value)[:40]}"
+
+
+def json_object(text: str, source: str, what: str) -> dict:
+    """The JSON object that ``text`` is (``what`` names it in errors: "hyperfine's JSON (--export-json)").
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not JSON, is JSON Python cannot hold (a number of thousands of digits, nesting beyond
+        recursion), or is not an object; one line saying where.
+    """
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolOutputError(source, f"line {exc.lineno}, column {exc.colno}",
+                              f"expected {what}; found invalid JSON ({exc.msg})") from None
+    except (ValueError, RecursionError) as exc:
+        raise ToolOutputError(source, "line 1", f"expected {what}; found JSON Python cannot hold "
+                              f"({type(exc).__name__})") from None
+    if not isinstance(document, dict):
+        raise ToolOutputError(source, "line 1", f"expected {what}, an object; found {describe(document)}")
+    return document

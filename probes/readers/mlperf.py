@@ -21,7 +21,7 @@ from probes.core.inputs import read_input
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
-from probes.readers.jsonfields import check, describe, field, number
+from probes.readers.jsonfields import check, describe, field, json_object, number
 
 __all__ = ["looks_like", "parse", "FORMAT", "DEFAULT_AU"]
 
@@ -119,7 +119,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     - Per-host arrays (``host_memory_GB``, ``potential_caching``) list 0 for hosts DLIO did not collect
       from; the tags count the hosts that reported.
     """
-    summary = _decode(text, source)
+    summary = json_object(text, source, "DLIO's summary.json")
     metric = field(summary, "metric", dict, "", source)
     run = _Context(summary, source)
     runs: list[Run] = []
@@ -134,20 +134,6 @@ def parse(text: str, *, source: str) -> list[Run]:
                               f"metrics (save_checkpoint_io_mean_GB_per_second ...); found {present} "
                               "(a data-generation run measures nothing)")
     return distinct_labels(runs)
-
-
-def _decode(text: str, source: str) -> dict:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ToolOutputError(source, f"line {exc.lineno}, column {exc.colno}",
-                              f"expected DLIO's summary.json; found invalid JSON ({exc.msg})") from None
-    except (ValueError, RecursionError) as exc:
-        raise ToolOutputError(source, "line 1", f"expected DLIO's summary.json; found JSON Python cannot hold "
-                              f"({type(exc).__name__})") from None
-    if not isinstance(document, dict):
-        raise ToolOutputError(source, "line 1", f"expected DLIO's summary.json, an object; found {describe(document)}")
-    return document
 
 
 def _whole(value: Any, where: str, source: str, *, least: int = 1) -> int:
