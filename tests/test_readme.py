@@ -75,3 +75,26 @@ def test_every_package_the_second_command_installs_is_one_apt_knows():
     assert done.returncode == 0, done.stderr
     found = set(re.findall(r"^Package: (\S+)$", done.stdout, re.M))
     assert found == set(packages)
+
+
+def test_every_data_file_of_the_packages_is_installed_by_the_first_command():
+    """`pip install .` (not editable) ships the catalogues and examples: the first command reads them.
+
+    A line break in a package_data value makes setuptools split it by lines only, so one line of
+    comma-separated patterns became a single pattern that matched nothing, and the installed
+    iobound had no examples (stop 28). setuptools' own reader says what it will ship.
+    """
+    from setuptools.config.setupcfg import read_configuration
+
+    shipped = read_configuration(ROOT / "setup.cfg")["options"].get("package_data", {})
+    unshipped = []
+    for package in ("assess", "models", "probes", "topologies"):
+        root = ROOT / package
+        for path in root.rglob("*"):
+            if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
+                continue
+            relative = path.relative_to(root)
+            if not any(relative.match(pattern) and len(relative.parts) == len(Path(pattern).parts)
+                       for pattern in shipped.get(package, [])):
+                unshipped.append(str(path.relative_to(ROOT)))
+    assert not unshipped, f"setup.cfg's package_data misses {unshipped}"
