@@ -87,8 +87,9 @@ class Question:
     pairs (a dual-controller part is a pair by itself). ``spares`` hot spares sit in each
     enclosure; ``whole_enclosures`` fills every bay (data drives in whole parity groups, the rest
     spares). Usable capacity is raw × parity efficiency × (1 − ``fs_overhead``) × ``fill``.
-    ``client_family`` is the clients' fabric: a network of another family is refused (no
-    gateway). ``oversubscription`` is the leaves' downlinks over uplinks (1: non-blocking).
+    ``client_family`` is the clients' fabric: a network of another family is reached through the
+    catalogue's gateways, or refused when none joins the two. ``oversubscription`` is the
+    leaves' downlinks over uplinks (1: non-blocking).
     """
 
     targets: tuple[Target, ...]
@@ -168,6 +169,7 @@ class Design:
     metadata: Part | None = None  # one type of metadata server, like one type of storage server
     switch: Part | None = None  # the switch the network's ports plug into, when the catalogue names one
     metadata_drive: Part | None = None  # the drive a metadata server holds its metadata on
+    gateway: Part | None = None  # the gateway to the clients' fabric at the least price per bandwidth, when it differs
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -188,8 +190,7 @@ class Design:
         def priced(group: Group) -> Group:
             if group.name == NAMES["network"] and fabric is not None:
                 limit = {} if fabric.limit is None else {"bandwidth": Capacity(fabric.limit, Metric.BANDWIDTH, Source(
-                    "assumption", f"uplinks of {fabric.limited_leaves} storage switches to the clients' fabric at "
-                    f"{fabric.oversubscription:g}:1"))}
+                    "assumption", fabric.limited_by))}
                 return replace(group, capacities=group.capacities | limit, price=fabric.price,
                                description=f"{group.description}; {fabric}".lstrip("; "))
             return replace(group, price=prices.get(group.name, group.price))
@@ -220,10 +221,11 @@ class Bound:
 
 @dataclass(frozen=True)
 class Fabric:
-    """The switches that join clients, servers and metadata servers: one switch, or leaves and spines.
+    """The switches that join clients, servers and metadata servers: one switch, or leaves and spines, and the
+    gateways to the clients' fabric where it is another.
 
-    ``limit`` is what the uplinks to the clients' fabric carry (the leaves' uplinks), None
-    when no switch part is known.
+    ``limit`` is what the uplinks to the clients' fabric carry (the leaves' uplinks, or the
+    gateways' forwarding at its least), None when neither a switch nor a gateway is known.
     """
 
     switch: Part | None
@@ -233,6 +235,8 @@ class Fabric:
     oversubscription: float
     limit: Quantity | None
     limited_leaves: int = 0
+    gateway: Part | None = None
+    gateways: int = 0
 
     @property
     def switches(self) -> int:
@@ -241,19 +245,29 @@ class Fabric:
 
     @property
     def price(self) -> float | None:
-        """What the switches cost; None when no switch part (or its price) is known."""
-        if self.switch is None:
+        """What the switches and gateways cost; None when neither part (or its price) is known."""
+        parts = [(p, n) for p, n in ((self.switch, self.switches), (self.gateway, self.gateways)) if p is not None]
+        if not parts or any(p.price is None for p, _ in parts):
             return None
-        return None if self.switch.price is None else self.switches * self.switch.price
+        return math.fsum(p.price * n for p, n in parts)
+
+    @property
+    def limited_by(self) -> str:
+        """What sets :attr:`limit`, in words."""
+        if self.gateway is not None and not self.limited_leaves:
+            return f"{self.gateways} x {self.gateway.name} between {' and '.join(self.gateway.joins)}, at their least"
+        return f"uplinks of {self.limited_leaves} storage switches to the clients' fabric at {self.oversubscription:g}:1"
 
     def __str__(self) -> str:
+        through = "" if self.gateway is None else \
+            f"; {self.gateways} x {self.gateway.name} join it to the clients' fabric"
         if self.switch is None:
-            return "no switch part stated"
+            return "no switch part stated" + through
         if not self.spines:
             return (f"1 x {self.switch.name}: {self.ports} server ports and {self.switch_uplinks} uplinks to the clients' "
-                    f"fabric ({self.oversubscription:g}:1) of its {self.switch.ports} ports")
+                    f"fabric ({self.oversubscription:g}:1) of its {self.switch.ports} ports" + through)
         return (f"{self.leaves} leaves + {self.spines} spines of {self.switch.name} ({self.ports} server ports, "
-                f"{self.oversubscription:g}:1 oversubscribed, the spines joined to the clients' fabric)")
+                f"{self.oversubscription:g}:1 oversubscribed, the spines joined to the clients' fabric)" + through)
 
     @property
     def switch_uplinks(self) -> int:
@@ -401,14 +415,24 @@ def designs(question: Question) -> list[Design]:
         raise InputError("choices", "prices", f"no price for {', '.join(unpriced)}; give one with --prices, "
                          "or leave them out of the choices")
     catalogue = question.catalogue
-    return [Design(n, ports, s, d, switch=catalogue.switch(n.switch) if catalogue and n.switch else None)
+    return [Design(n, ports, s, d, switch=catalogue.switch(n.switch) if catalogue and n.switch else None,
+                   gateway=_gateway(question, n))
             for n, (s, d) in itertools.product(networks, pairs) for ports in range(1, s.nic_slots + 1)]
 
 
+def _gateway(question: Question, network: Part) -> Part | None:
+    """The gateway from ``network`` to the clients' fabric at the least price per bandwidth; None on the same fabric."""
+    if question.catalogue is None or not question.client_family or not network.family \
+            or network.family == question.client_family:
+        return None
+    return question.catalogue.gateway(question.client_family, network.family)
+
+
 def _joined(question: Question) -> tuple[Part, ...]:
-    """The allowed networks the clients can reach: of their fabric (no gateway joins two); an InputError if none."""
+    """The allowed networks the clients can reach: of their fabric, or of one a catalogue gateway joins to it; an
+    InputError if none."""
     networks = tuple(n for n in question.networks if not question.client_family or not n.family
-                     or n.family == question.client_family)
+                     or n.family == question.client_family or _gateway(question, n) is not None)
     if not networks:
         raise InputError("--client-fabric", "", f"the clients are on {question.client_family} and every allowed network "
                          f"is of another fabric ({', '.join(sorted({n.family for n in question.networks}))}); the "
@@ -497,9 +521,17 @@ def _server_price(question: Question, design: Design) -> float:
 
 
 def _port_price(design: Design) -> float:
-    """A network port: the NIC port and cable, and a share of a switch (its price over its ports)."""
+    """A network port: the NIC port and cable, a share of a switch (its price over its ports) and, across fabrics, of a
+    gateway (its price over the ports' worth of bandwidth it forwards)."""
     share = design.switch.price / design.switch.ports if design.switch and design.switch.price else 0.0
+    if design.gateway is not None:
+        share += design.gateway.price * _rate(design.network) / _rate(design.gateway)
     return (design.network.price or 0.0) + share
+
+
+def _rate(part: Part) -> float:
+    """A network part's bandwidth at its least, in bytes per second."""
+    return canonical(part.capacity("bandwidth").ends[0])
 
 
 def _metadata_price(design: Design) -> float:
@@ -606,20 +638,42 @@ def _fabric(question: Question, design: Design, servers: int, metadata: int) -> 
     (breakout for slower links), joined to the clients' fabric (which exists, as their NICs do) by uplinks as fast
     as those ports over the oversubscription; one switch if all fit, else leaves and spines (half of each spine's
     ports to the leaves, half to the clients' fabric)."""
-    switch = design.switch
+    switch, o = design.switch, question.oversubscription
     if switch is None:
-        return Fabric(None, 0, 0, 0, question.oversubscription, None)
-    rate = canonical(switch.capacity("bandwidth").value)
-    each = canonical(design.network.capacity("bandwidth").value)
-    per = min(4, int(rate // each)) if each <= rate else 1 / math.ceil(each / rate)  # links per switch port
-    ports = math.ceil((servers * design.ports + metadata) / per)
-    o = question.oversubscription
-    if ports + math.ceil(ports / o) <= switch.ports:
-        return Fabric(switch, ports, 1, 0, o, Q_(math.ceil(ports / o) * rate, "B/s"), 1)
-    down = max(1, math.floor(switch.ports * o / (o + 1)))
-    up = switch.ports - down
-    leaves = math.ceil(ports / down)
-    return Fabric(switch, ports, leaves, math.ceil(2 * leaves * up / switch.ports), o, Q_(leaves * up * rate, "B/s"), leaves)
+        fabric = Fabric(None, 0, 0, 0, o, None)
+    else:
+        rate = canonical(switch.capacity("bandwidth").value)
+        each = canonical(design.network.capacity("bandwidth").value)
+        per = min(4, int(rate // each)) if each <= rate else 1 / math.ceil(each / rate)  # links per switch port
+        ports = math.ceil((servers * design.ports + metadata) / per)
+        if ports + math.ceil(ports / o) <= switch.ports:
+            fabric = Fabric(switch, ports, 1, 0, o, Q_(math.ceil(ports / o) * rate, "B/s"), 1)
+        else:
+            down = max(1, math.floor(switch.ports * o / (o + 1)))
+            up = switch.ports - down
+            leaves = math.ceil(ports / down)
+            fabric = Fabric(switch, ports, leaves, math.ceil(2 * leaves * up / switch.ports), o,
+                            Q_(leaves * up * rate, "B/s"), leaves)
+    return fabric if design.gateway is None else _through_gateways(question, design, fabric, servers, metadata)
+
+
+def _through_gateways(question: Question, design: Design, fabric: Fabric, servers: int, metadata: int) -> Fabric:
+    """``fabric`` joined to the clients' fabric by the cheapest set of gateways that forwards the largest bandwidth
+    target with its margin, or, without one, what the uplinks carry (without a switch part, the servers' ports over the
+    oversubscription): two at least with --ha, so that one may fail. The full model then checks every target."""
+    needs = [question.need(t) for t in question.targets if t.metric is Metric.BANDWIDTH]
+    uplinks = canonical(fabric.limit) if fabric.limit is not None else \
+        (servers * design.ports + metadata) * _rate(design.network) / question.oversubscription
+    carry = min(max(needs), uplinks) if needs else uplinks
+    least = 2 if question.ha else 1
+    joining = [g for g in question.catalogue.gateways if set(g.joins) == {design.network.family, question.client_family}
+               and g.price is not None]
+    options = [(g, max(least, math.ceil(carry / _rate(g) - 1e-9))) for g in joining]
+    gateway, count = min(options, key=lambda o: (o[0].price * o[1], o[0].name))
+    forwards = count * _rate(gateway)
+    if fabric.limit is not None and canonical(fabric.limit) <= forwards:
+        return replace(fabric, gateway=gateway, gateways=count)
+    return replace(fabric, limit=Q_(forwards, "B/s"), gateway=gateway, gateways=count, limited_leaves=0)
 
 
 def _configuration(question: Question, design: Design, counts: tuple[int, ...]) -> Configuration:
@@ -663,6 +717,9 @@ def _bill(question: Question, design: Design, counts: tuple[int, ...], spares: i
     if fabric.switch is not None:
         lines.append(line(fabric.switch, fabric.switches, "switch" if not fabric.spines else
                           f"switch ({fabric.leaves} leaves, {fabric.spines} spines)"))
+    if fabric.gateway is not None:
+        lines.append(line(fabric.gateway, fabric.gateways, f"gateway ({design.network.family} servers to "
+                          f"{question.client_family} clients)"))
     if question.catalogue is not None:
         usable = canonical(design.device.capacity("size").value) * drives * question.efficiency / 1e12
         per = {"TB": usable, "server": servers + metadata, "node": question.clients.count}

@@ -74,7 +74,7 @@ def test_the_bundled_catalogue_loads_with_parts_of_every_kind_each_named_once():
     assert len(keys) == len(set(keys))
 
 
-@pytest.mark.parametrize("part", CATALOGUE.parts + CATALOGUE.switches, ids=lambda p: f"{p.kind.value}.{p.name}")
+@pytest.mark.parametrize("part", CATALOGUE.every, ids=lambda p: f"{p.kind.value}.{p.name}")
 def test_every_bundled_part_states_description_source_publication_price_and_power(part):
     assert part.description and part.source and part.price_source
     assert re.fullmatch(r"\d{4}(-\d{2})?", part.published)
@@ -127,9 +127,11 @@ def test_every_network_names_a_switch_of_its_family_and_metadata_servers_their_d
 
 def test_the_catalogue_has_what_a_2026_buyer_expects():
     names = {p.name for p in CATALOGUE.parts}
-    assert {"nvme-qlc-61.44tb", "nvme-qlc-122.88tb", "hdd-5u-84-dual"} <= names
+    assert {"nvme-qlc-61.44tb", "nvme-qlc-122.88tb", "hdd-5u-84-dual", "hdd-30tb"} <= names
     assert CATALOGUE.part(Kind.SERVER, "hdd-5u-84-dual").controllers == 2
     assert {s.family for s in CATALOGUE.switches} == {"ethernet", "infiniband"}
+    assert all(set(g.joins) == {"ethernet", "infiniband"} and g.ports and g.sustained_source for g in CATALOGUE.gateways)
+    assert CATALOGUE.gateway("ethernet", "infiniband").name == "gw-ib-eth-skyway"  # 60,000 for 170 GB/s at least
 
 
 @pytest.mark.parametrize("device", PARTS[Kind.DEVICE], ids=lambda p: p.name)
@@ -425,3 +427,14 @@ def test_a_worked_read_ceiling_is_bound_by_the_client_nics():
     ceiling = Model(_sized()).ceiling(READ)
     assert canonical(ceiling.value) == pytest.approx(49.5e9, rel=1e-12)
     assert ceiling.binding_layers == ("client NICs",)
+
+
+@pytest.mark.parametrize("body, message", [
+    ('joins = ["ethernet"]', "must name the two fabrics it joins"),
+    ('joins = ["ethernet", "fibre-channel"]', "must name the two fabrics it joins"),
+])
+def test_a_gateway_names_the_two_fabrics_it_joins(tmp_path, body, message):
+    path = tmp_path / "gw.toml"
+    path.write_text(f'[gateways.gw]\n{body}\nports = 2\nbandwidth = "100 Gbit/s"\nprice = 1\n', encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        load_catalogue((path,))

@@ -87,7 +87,7 @@ ior_easy_read,mdtest_easy_write,mdtest_easy_stat
 3,C,Site,,1,16,,,,,,,sc19,VALID,1.0,2.0,,
 """
 # Lists a sample may leave empty: numbers and names (no keys inside), and ceilings' caches, whose keys iobound/prediction pins.
-MAY_BE_EMPTY = {"durations_s", "caches", "assumed", "prices_not_from_file"}
+MAY_BE_EMPTY = {"durations_s", "caches", "assumed", "prices_not_from_file", "refused"}
 
 
 def key_paths(value, prefix: str = "") -> set[str]:

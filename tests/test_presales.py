@@ -74,15 +74,46 @@ def test_question_1_the_hpc_buyer(capsys):
     assert best["total"] == pytest.approx(441_800) and best["survives"] == 1
     assert best["rebuild"]["value"] / 3600 == pytest.approx(20e12 / 140e6 / 3600)
     assert best["capacity"]["usable"]["value"] == pytest.approx(410 * 20e12 * 0.8 * 0.95 * 0.8)
-    assert {"hybrid, ethernet", "all-flash, ethernet"} <= {a["family"] for a in doc["alternatives"]}
-    assert doc["refused"] == ["infiniband-edr", "infiniband-hdr", "infiniband-ndr"]  # the clients are on Ethernet
+    # InfiniBand servers are reached through gateways (their price in the bill), so they make families of their own
+    assert {"hybrid, ethernet", "all-flash, ethernet", "hybrid, infiniband"} <= {a["family"] for a in doc["alternatives"]}
+    assert doc["refused"] == []
 
     assert main(BIG) == 0
     text = capsys.readouterr().out
     assert "#1  USD 441,800: 7 x hdd-4u-60 with 1 x ethernet-100g each, 410 x hdd-20tb + 10 spares" in text
     assert "the data survives 1 enclosure failure" in text and "WARNING:   a rebuild takes over a day" in text
     assert "usable 4,986 TB (4,534 TiB)" in text  # TB and TiB differ by 10 %
-    assert "refused:   infiniband-edr, infiniband-hdr, infiniband-ndr" in text
+    assert "refused:" not in text
+
+
+def test_question_1_on_infiniband_servers_goes_through_gateways(capsys):
+    """--networks infiniband-hdr behind the 25 GbE clients: the storage side is as on Ethernet (the drives bind), and
+    gateways carry the largest target with its margin, 48 GiB/s = 51.5 GB/s.
+
+    - gw-router-node-200g forwards 120 Gbit/s = 15 GB/s at its least: 51.5 / 15 = 3.4 -> 4 nodes x 9,000 = 36,000;
+      gw-ib-eth-skyway forwards 1.36 Tbit/s = 170 GB/s: 1 x 60,000. The four router nodes are cheaper.
+    - the way to the clients then carries 4 x 15 GB/s = 60 GB/s (55.9 GiB/s), above the drives' 53.5 GiB/s of reads:
+      the gateways do not bind, and the bill holds them.
+    """
+    doc = _sized(capsys, [*BIG, "--networks", "infiniband-hdr"])
+    _check_signable(doc)
+    best = doc["configurations"][0]
+    assert best["fabric"]["gateway"] == "gw-router-node-200g" and best["fabric"]["gateways"] == 4
+    assert best["fabric"]["limit"]["value"] == pytest.approx(4 * 120e9 / 8)
+    gateway = next(line for line in best["bill"] if line["part"] == "gw-router-node-200g")
+    assert (gateway["count"], gateway["total"]) == (4, 36_000) and "infiniband servers to ethernet clients" in gateway["what"]
+    read = best["ceilings"][1]
+    assert read["binding_layers"] == ["devices"] and read["ceiling"]["value"] < 60e9
+    assert main([*BIG, "--networks", "infiniband-hdr"]) == 0
+    text = capsys.readouterr().out
+    assert "4 x gw-router-node-200g join it to the clients' fabric" in text
+
+
+def test_ha_buys_two_gateways_where_one_would_carry_the_target(capsys):
+    """The NAS's 2 GB/s + 20 % = 2.4 GB/s on InfiniBand servers: one router node (15 GB/s) carries it; --ha buys two."""
+    argv = [*NAS, "--networks", "infiniband-hdr"]
+    assert _sized(capsys, argv)["configurations"][0]["fabric"]["gateways"] == 1
+    assert _sized(capsys, [*argv, "--ha"])["configurations"][0]["fabric"]["gateways"] == 2
 
 
 def test_question_1_with_ha_builds_pairs_and_a_growth_plan(capsys):
@@ -204,7 +235,6 @@ def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_p
     (["--servers", "hdd-2u-12", "--spares", "12"], "leave no bay for data"),
     (["--spares", "17"], "from 0 to 16"),
     (["--fill", "0%"], "holds nothing"),
-    (["--networks", "infiniband-hdr"], "no gateway between them"),
 ])
 def test_bad_presales_input_is_one_line(capsys, extra, message):
     argv = [*NAS, *extra]  # a later --client-nic replaces the first

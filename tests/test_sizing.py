@@ -303,3 +303,18 @@ def test_a_part_known_only_as_a_range_is_sized_at_its_least():
         Q_(2, "GB/s"), Metric.BANDWIDTH, Source("assumption"), (Q_(1, "GB/s"), Q_(2, "GB/s")))})
     best = size(Question((_target("read", "20 GB/s"),), _clients(), (NET,), (BOX,), (ranged,))).configurations[0]
     assert best.counts == {"storage": 5, "drives": 20}
+
+
+def test_a_network_of_another_fabric_is_refused_only_where_no_gateway_joins_it():
+    """InfiniBand servers behind Ethernet clients: reached through the bundled catalogue's gateways; without any, the
+    design is refused in one line naming both fabrics."""
+    from topologies.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    infiniband = catalogue.part(Kind.NETWORK, "infiniband-hdr")
+    question = Question((_target("read", "2 GB/s", nodes=4),), _clients(4), (infiniband,), (BOX,), (SSD,),
+                        client_family="ethernet", catalogue=catalogue)
+    assert {d.gateway.name for d in designs(question)} == {"gw-ib-eth-skyway"}  # the least price per bandwidth
+    assert size(question).configurations[0].fabric.gateway.name == "gw-router-node-200g"  # the least price in all
+    with pytest.raises(InputError, match="the clients are on ethernet .* no gateway between them"):
+        designs(replace(question, catalogue=replace(catalogue, gateways=())))

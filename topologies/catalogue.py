@@ -1,4 +1,5 @@
-"""The catalogue of parts systems are sized from: devices, network ports, switches and server chassis, each with its source.
+"""The catalogue of parts systems are sized from: devices, network ports, switches, gateways and server chassis, each
+with its source.
 
 Every part states its data-sheet figures and, in a ``sustained`` table with its own source,
 what it sustains (an HDD over the whole platter, an SSD after its write cache, a link's
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, UnitError
-from probes.core.units import Metric, parse_quantity
+from probes.core.units import Metric, canonical, parse_quantity
 from topologies.load import parse_capacity, parse_price, read_toml
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
 
@@ -32,9 +33,11 @@ SLOTS = ("3.5in", "2.5in", "nvme")
 NAMES = {"clients": "compute", "network": "fabric", "servers": "storage", "devices": "drives", "metadata": "mds"}
 FAMILIES = ("ethernet", "infiniband")  # the fabrics a network or switch is of; two of them meet only through a gateway
 # The tables of a catalogue, the kind of part each holds, and the keys that give each its shape (besides capacities).
-TABLES = {"devices": Kind.DEVICE, "networks": Kind.NETWORK, "servers": Kind.SERVER, "switches": Kind.NETWORK}
+TABLES = {"devices": Kind.DEVICE, "networks": Kind.NETWORK, "servers": Kind.SERVER, "switches": Kind.NETWORK,
+          "gateways": Kind.NETWORK}
 _SHAPE_KEYS = {"servers": ("slot", "slots", "nic_slots", "controllers", "metadata_drive", "metadata_drives"),
-               "devices": ("slot",), "networks": ("family", "switch"), "switches": ("family", "ports")}
+               "devices": ("slot",), "networks": ("family", "switch"), "switches": ("family", "ports"),
+               "gateways": ("joins", "ports")}
 # What a part's dates mean: when its data sheet or standard was published, when its price was seen.
 _TEXT_KEYS = ("description", "source", "price_source", "published", "price_observed")
 _PHYSICAL_KEYS = ("rack_units", "power_typical", "power_max")
@@ -42,7 +45,7 @@ _PHYSICAL_KEYS = ("rack_units", "power_typical", "power_max")
 
 def _keys(table: str) -> dict[str, Metric]:
     """The capacities a part of ``table`` may state (per-operation variants included), with their metric."""
-    if table in ("networks", "switches"):  # one port's rate and the round trip: no per-operation variants
+    if table in ("networks", "switches", "gateways"):  # a port's (a gateway's: all its) rate and the round trip
         return {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY}
     return {k: m for k, m in capacity_keys(TABLES[table]).items() if k != "nic" and not k.endswith("_nic")}
 
@@ -55,8 +58,9 @@ class Part:
     figures they replace. ``slot`` says which bays a device fits (and a server offers ``slots``
     of); ``nic_slots`` how many network ports a server takes; ``controllers`` 2 for a
     dual-controller building block (highly available by itself). A network part is one port of
-    ``family`` on ``switch``; a switch has ``ports`` of its ``bandwidth``. ``power`` is
-    (typical, maximum) per member.
+    ``family`` on ``switch``; a switch has ``ports`` of its ``bandwidth``; a gateway ``joins`` two
+    families, forwarding ``bandwidth`` in all over ``ports`` a side. ``power`` is (typical,
+    maximum) per member.
     """
 
     kind: Kind
@@ -81,6 +85,7 @@ class Part:
     metadata_drives: int = 0
     rack_units: float = 0.0
     power: tuple[Quantity, Quantity] | None = None
+    joins: tuple[str, ...] = ()
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key``, per operation first (``read_bandwidth`` before ``bandwidth``); None if not stated."""
@@ -102,8 +107,8 @@ class Part:
 
 @dataclass(frozen=True)
 class Catalogue:
-    """Parts by kind and name, the switches, their prices' currency, the files they were read from, and which parts
-    a prices file priced."""
+    """Parts by kind and name, the switches and gateways, their prices' currency, the files they were read from, and
+    which parts a prices file priced."""
 
     parts: tuple[Part, ...]
     currency: str
@@ -112,6 +117,17 @@ class Catalogue:
     priced: frozenset[str] = frozenset()  # "table.name" of the parts a prices file priced; empty without one
     prices_file: str = ""
     lines: tuple[Line, ...] = ()
+    gateways: tuple[Part, ...] = ()
+
+    @property
+    def every(self) -> tuple[Part, ...]:
+        """Every part: devices, networks and servers, then the switches and the gateways."""
+        return self.parts + self.switches + self.gateways
+
+    def gateway(self, one: str, other: str) -> Part | None:
+        """The priced gateway that joins fabrics ``one`` and ``other`` at the least price per bandwidth; None if none."""
+        joining = [g for g in self.gateways if {one, other} <= set(g.joins) and g.price is not None]
+        return min(joining, key=lambda g: (g.price / _rate(g), g.name), default=None)
 
     def of_kind(self, kind: Kind) -> tuple[Part, ...]:
         return tuple(p for p in self.parts if p.kind is kind)
@@ -146,8 +162,13 @@ LINE_UNITS = ("TB", "server", "node")  # per TB usable, per storage or metadata 
 
 
 def _table(part: Part) -> str:
-    """The catalogue table a part is listed in (a switch is a network part with ports)."""
-    return "switches" if part.ports else part.kind.value
+    """The catalogue table a part is listed in (a switch is a network part with ports, a gateway one that joins two)."""
+    return "gateways" if part.joins else "switches" if part.ports else part.kind.value
+
+
+def _rate(part: Part) -> float:
+    """A network part's bandwidth in bytes per second, at its least."""
+    return canonical(part.capacity("bandwidth").ends[0])
 
 
 def _named(parts: tuple[Part, ...], table: str, singular: str, name: str, files: tuple[str, ...]) -> Part:
@@ -181,20 +202,21 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
         extra = read_toml(Path(file), "the catalogue")
         currency = _currency(extra, str(file)) or catalogue.currency
         added = _catalogue(extra, str(file), currency)
-        names = {(_table(p), p.name) for p in added.parts + added.switches}
+        names = {(_table(p), p.name) for p in added.every}
 
         def kept(parts: tuple[Part, ...]) -> tuple[Part, ...]:
             return tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
                          for p in parts if (_table(p), p.name) not in names)
         catalogue = Catalogue(kept(catalogue.parts) + added.parts, currency, catalogue.files + (str(file),),
-                              kept(catalogue.switches) + added.switches)
+                              kept(catalogue.switches) + added.switches, gateways=kept(catalogue.gateways) + added.gateways)
     _check_references(catalogue)
     return catalogue if prices is None else _priced(catalogue, Path(prices))
 
 
 def _catalogue(doc: dict, source: str, currency: str) -> Catalogue:
     parts = [_part(table, name, body, source, where) for table, name, body, where in _tables(doc, source)]
-    return Catalogue(tuple(p for p in parts if not p.ports), currency, (source,), tuple(p for p in parts if p.ports))
+    return Catalogue(tuple(p for p in parts if not p.ports), currency, (source,),
+                     tuple(p for p in parts if p.ports and not p.joins), gateways=tuple(p for p in parts if p.joins))
 
 
 def _check_references(catalogue: Catalogue) -> None:
@@ -270,6 +292,13 @@ def _part(table: str, name: str, body: dict, source: str, where: str) -> Part:
             raise InputError(source, f"{where}.family", f"must be one of {', '.join(FAMILIES)}. Got {family!r} instead.")
         part = replace(part, family=family, switch=_string(body.get("switch", ""), source, f"{where}.switch"),
                        ports=_whole(body, "ports", source, where) if table == "switches" else 0)
+    if table == "gateways":
+        _require(part, ("bandwidth",), source, where)
+        joins = body.get("joins")
+        if not isinstance(joins, list) or len(set(joins)) != 2 or not set(joins) <= set(FAMILIES):
+            raise InputError(source, f"{where}.joins", f"must name the two fabrics it joins, of {', '.join(FAMILIES)}. "
+                             f"Got {joins!r} instead.")
+        part = replace(part, joins=tuple(sorted(joins)), ports=_whole(body, "ports", source, where))
     if kind is Kind.DEVICE:
         _require(part, ("size", "bandwidth"), source, where)
         part = replace(part, slot=_slot(body, source, where))
@@ -364,13 +393,13 @@ def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
     doc, source = read_toml(path, "the prices file"), str(path)
     currency = _currency(doc, source) or catalogue.currency
     prices, lines = {}, []
-    known_parts = {(_table(p), p.name) for p in catalogue.parts + catalogue.switches}
+    known_parts = {(_table(p), p.name) for p in catalogue.every}
     for table, name, body, where in _tables(doc, source, tuple(TABLES) + ("lines",)):
         if table == "lines":
             lines.append(_line(name, body, source, where))
             continue
         if (table, name) not in known_parts:
-            known = ", ".join(p.name for p in catalogue.parts + catalogue.switches if _table(p) == table)
+            known = ", ".join(p.name for p in catalogue.every if _table(p) == table)
             raise InputError(source, where, f"a price for a part the catalogue does not have; its {table} are: {known}")
         for key in body:
             if key not in ("price", "price_source", "price_observed"):
@@ -388,7 +417,7 @@ def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
         return tuple(replace(p, **prices[_table(p), p.name]) if (_table(p), p.name) in prices
                      else p if same else replace(p, price=None, price_source="") for p in parts)
     return Catalogue(priced(catalogue.parts), currency, catalogue.files + (source,), priced(catalogue.switches),
-                     frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines))
+                     frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines), priced(catalogue.gateways))
 
 
 def _line(name: str, body: dict, source: str, where: str) -> Line:

@@ -48,7 +48,9 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 #   1.2  policy (margin, ha, spares, fs_overhead, fill, oversubscription, client_family), targets needed (with the
 #        margin), refused networks; configurations gain total, spares, survives, rebuild, capacity, fabric, bill and
 #        totals (rack units, power, cooling); alternatives (the cheapest of each family), prices_not_from_file
-SIZING_VERSION = "1.2"
+#   1.3  fabric gains gateway and gateways (a network of another fabric than the clients' is reached through
+#        gateways), and is given when either a switch or a gateway is known
+SIZING_VERSION = "1.3"
 BTU_PER_HOUR = "BTU/hour"  # cooling, as data centres quote it
 
 
@@ -57,7 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", type=count_arg, metavar="N", help="client nodes that exist")
     parser.add_argument("--client-nic", metavar="[Nx]RATE", help="each client's NIC ports, e.g. 25Gbit/s or 2x200Gbit/s")
     parser.add_argument("--client-fabric", choices=("ethernet", "infiniband"), default="ethernet",
-                        help="the clients' network (default ethernet); networks of another are refused: no gateway")
+                        help="the clients' network (default ethernet); networks of another are reached through the "
+                        "catalogue's gateways, or refused where none joins the two")
     parser.add_argument("--target", action="append", default=[], metavar="OP=VALUE",
                         help="e.g. write=20GiB/s, read=1000000op/s (IOPS), create=200000op/s, or "
                              "accelerators=N:MODEL:ACCELERATOR[:AU] (MLPerf Storage training, e.g. "
@@ -359,7 +362,7 @@ def _both(size: Quantity) -> str:
 def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
     question = sizing.question
     currency = catalogue.currency
-    unpriced = catalogue.unpriced_by_file(catalogue.parts + catalogue.switches)
+    unpriced = catalogue.unpriced_by_file(catalogue.every)
     lines = [f"asked:     {_asked(question)}",
              f"parts:     {', '.join(catalogue.files)} (prices in {currency or 'no stated currency'}; "
              + (f"{len(unpriced)} parts not in {catalogue.prices_file} keep the catalogue's indicative prices)"
@@ -371,7 +374,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
              "figures, ranges at their least"]
     if sizing.refused:
         lines.append(f"refused:   {', '.join(sizing.refused)}: not {question.client_family}, the clients' fabric "
-                     "(no gateway in the catalogue)")
+                     "(no gateway in the catalogue joins the two)")
     if not question.redundant:
         lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one drive or server failure loses data")
     if not sizing.configurations:
@@ -433,10 +436,10 @@ def _resilience(configuration: Configuration) -> list[str]:
 
 def _network(configuration: Configuration) -> list[str]:
     fabric = configuration.fabric
-    if fabric is None or fabric.switch is None:
+    if fabric is None or (fabric.switch is None and fabric.gateway is None):
         return []
-    return [f"network:   {fabric}" + (f"; its uplinks carry at most {format_quantity(fabric.limit)}"
-                                      if fabric.limit is not None else "")]
+    return [f"network:   {fabric}" + (f"; the way to the clients carries at most {format_quantity(fabric.limit)} "
+                                      f"({fabric.limited_by})" if fabric.limit is not None else "")]
 
 
 def _capacity(configuration: Configuration) -> list[str]:
@@ -575,10 +578,12 @@ def render_catalogue(catalogue: Catalogue) -> str:
 
     blocks = [f"catalogue: {', '.join(catalogue.files)} (prices in {catalogue.currency or 'no stated currency'})"]
     for title, parts in (("networks", catalogue.of_kind(Kind.NETWORK)), ("servers", catalogue.of_kind(Kind.SERVER)),
-                         ("devices", catalogue.of_kind(Kind.DEVICE)), ("switches", catalogue.switches)):
+                         ("devices", catalogue.of_kind(Kind.DEVICE)), ("switches", catalogue.switches),
+                         ("gateways", catalogue.gateways)):
         rows = [(p.name, "-" if p.price is None else f"{p.price:,.0f}", figures(p)
                  + (f"; {p.slots} x {p.slot} bays, {p.nic_slots} NIC ports" if p.slots else f"; {p.slot}" if p.slot else "")
-                 + (f"; {p.ports} ports" if p.ports else "") + (f"; {p.family}" if p.family else ""),
+                 + (f"; {p.ports} ports" + (" a side" if p.joins else "") if p.ports else "")
+                 + (f"; {p.family}" if p.family else "") + (f"; joins {' and '.join(p.joins)}" if p.joins else ""),
                  p.published or "-", p.price_observed or "not observed") for p in parts]
         blocks += ["", table((title, "price", "figures (sustained, data-sheet peak beside)", "published", "price seen"),
                              rows, right=(1,))]
@@ -607,10 +612,11 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
                          "fs_overhead": question.fs_overhead, "fill": question.fill, "usable": quantity_json(c.usable)},
             "survives": c.survives,
             "rebuild": {"value": c.rebuild.m_as("s"), "unit": "s"},
-            "fabric": None if c.fabric is None or c.fabric.switch is None else {
-                "switch": c.fabric.switch.name, "ports": c.fabric.ports, "leaves": c.fabric.leaves,
+            "fabric": None if c.fabric is None or (c.fabric.switch is None and c.fabric.gateway is None) else {
+                "switch": c.fabric.switch and c.fabric.switch.name, "ports": c.fabric.ports, "leaves": c.fabric.leaves,
                 "spines": c.fabric.spines, "oversubscription": c.fabric.oversubscription,
-                "limit": quantity_json(c.fabric.limit)},
+                "limit": quantity_json(c.fabric.limit),
+                "gateway": c.fabric.gateway and c.fabric.gateway.name, "gateways": c.fabric.gateways},
             "bill": [{"part": line.part, "what": line.what, "count": line.count, "unit_price": line.unit_price,
                       "total": line.total, "source": line.source, "hardware": line.hardware,
                       "rack_units": line.rack_units * line.count,
@@ -626,7 +632,7 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
     return {
         "catalogue": list(catalogue.files),
         "currency": catalogue.currency,
-        "prices_not_from_file": list(catalogue.unpriced_by_file(catalogue.parts + catalogue.switches)),
+        "prices_not_from_file": list(catalogue.unpriced_by_file(catalogue.every)),
         "targets": [{"workload": t.workload.to_dict(), "target": quantity_json(t.value),
                      "required": quantity_json(t.required),
                      "needed": quantity_json(t.required * (1 + question.margin))} for t in question.targets],
