@@ -354,9 +354,41 @@ class Configuration:
         return servers, drives, design.device.capacity("size").value * drives * q.efficiency, price
 
     @cached_property
+    def failover(self) -> tuple[tuple[Ceiling, Ceiling], ...]:
+        """Each target's ceiling while one server of every HA pair group (a controller of a dual-controller part) is
+        down and its partner serves both shares: (least, most). At least, the partner doing double duty sets the pace
+        of I/O spread evenly, so every server of the group counts at half; at most, the load rebalances over the
+        servers left. Empty without HA: then a failed server's share is offline instead."""
+        if not self.question.ha and self.design.server.controllers < 2:
+            return ()
+        servers = {g.name: g for g in self.topology.groups if g.kind is Kind.SERVER}
+
+        def degraded(most: bool) -> Topology:
+            def factor(group: Group) -> float:
+                lost = 0.5 if self.question.step(self._part(group.name)) == 1 else 1.0  # a controller, or a server
+                return (group.count - lost) / group.count if most else 0.5
+            return replace(self.topology, groups=tuple(_scaled(g, factor(g)) if g.name in servers else g
+                                                       for g in self.topology.groups))
+        least, most = Model(degraded(False)), Model(degraded(True))
+        return tuple((least.ceiling(t.workload), most.ceiling(t.workload)) for t in self.question.targets)
+
+    def _part(self, group: str) -> Part:
+        """The catalogue part a server group of this design is built of."""
+        return self.design.server if group == NAMES["servers"] else self.design.metadata
+
+    @cached_property
     def bounds(self) -> tuple[Bound, ...]:
         """The closed forms behind the counts (sympy; worked out when asked for)."""
         return _bounds(self.question, self.design, tuple(self.counts[g] for g in self.design.groups))
+
+
+def _scaled(group: Group, factor: float) -> Group:
+    """``group`` with every rate and bandwidth of a member times ``factor`` (latencies and sizes as they are)."""
+    def times(c: Capacity) -> Capacity:
+        if c.metric in (Metric.LATENCY, Metric.SIZE) or c.value is None:
+            return c
+        return replace(c, value=c.value * factor, range=c.range and (c.range[0] * factor, c.range[1] * factor))
+    return replace(group, capacities={k: times(c) for k, c in group.capacities.items()})
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ COMMANDS = {
                        "--json"], 0)],
     "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
     "whatif-accelerators": [(["whatif", "{system}", "--model", "unet3d", "--accelerator", "h100", "--json"], 0)],
-    "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1",
+    "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1", "--ha",
                  "--json"], 0),
                # and when no design meets the targets: its shortfalls instead of configurations
                (["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1)],

@@ -118,7 +118,12 @@ def test_ha_buys_two_gateways_where_one_would_carry_the_target(capsys):
 
 def test_question_1_with_ha_builds_pairs_and_a_growth_plan(capsys):
     """--ha: 7 enclosures become 8 (4 pairs); 8 x 59 = 472 bays take 47 groups: 470 data drives, 10 spares.
-    --growth 30%/year: 2 PB grows to 2.6, 3.38, 4.39 PB; the design's 5.72 PB lasts ln(5.72/2)/ln(1.3) = 4.0 years."""
+    --growth 30%/year: 2 PB grows to 2.6, 3.38, 4.39 PB; the design's 5.72 PB lasts ln(5.72/2)/ln(1.3) = 4.0 years.
+
+    Failover (one server of each pair down, its partner serving both shares):
+    - read, least: every server at half pace: 8 x 100 x 1448/1538 Gbit/s / 2 = 47.1 GB/s (the server NICs), under the
+      48 GiB/s = 51.5 GB/s the margin asks; most: 7 servers' NICs carry 82.4 GB/s, so the 470 drives' 65.8 GB/s bind.
+    - create: 6 metadata servers x 50,000 op/s: 150,000 at least (below the 200,000 target), 5 x 50,000 at most."""
     doc = _sized(capsys, [*BIG, "--ha", "--growth", "30%/year"])
     _check_signable(doc)
     for c in doc["configurations"]:  # a dual-controller enclosure is a pair by itself
@@ -126,9 +131,15 @@ def test_question_1_with_ha_builds_pairs_and_a_growth_plan(capsys):
         assert c["counts"].get("mds1", 0) % 2 == 0
     best = doc["configurations"][0]
     assert best["counts"]["storage"] == 8 and best["counts"]["drives"] == 470 and best["spares"] == 10
+    (_, _), (read_least, read_most), (create_least, create_most) = \
+        [(f["least"]["ceiling"]["value"], f["most"]["ceiling"]["value"]) for f in best["failover"]]
+    assert read_least == pytest.approx(8 * 100e9 * 1448 / 1538 / 8 / 2, rel=1e-4) and read_most == pytest.approx(470 * 140e6)
+    assert (create_least, create_most) == (pytest.approx(150_000), pytest.approx(250_000))
     assert main([*BIG, "--ha", "--growth", "30%/year"]) == 0
     text = capsys.readouterr().out
     assert "8 x hdd-4u-60 (HA pairs)" in text and "a failed server of any HA pair" in text
+    assert "read 43.8..61.3 GiB/s (at least: under its 20% margin); create 150,000..250,000 op/s (at least: below the target)" \
+        in text
     assert "year 1: 2,600 TB; year 2: 3,380 TB; year 3: 4,394 TB" in text
     assert "the design holds it for 4.0 years; next step: +2 x hdd-4u-60 with 110 x hdd-20tb" in text
 

@@ -49,7 +49,8 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 #        margin), refused networks; configurations gain total, spares, survives, rebuild, capacity, fabric, bill and
 #        totals (rack units, power, cooling); alternatives (the cheapest of each family), prices_not_from_file
 #   1.3  fabric gains gateway and gateways (a network of another fabric than the clients' is reached through
-#        gateways), and is given when either a switch or a gateway is known
+#        gateways), and is given when either a switch or a gateway is known; configurations gain failover (each
+#        target's ceiling, least and most, while one server of each HA pair is down)
 SIZING_VERSION = "1.3"
 BTU_PER_HOUR = "BTU/hour"  # cooling, as data centres quote it
 
@@ -431,7 +432,23 @@ def _resilience(configuration: Configuration) -> list[str]:
                      "(declustered parity rebuilds from every drive; smaller drives rebuild sooner)")
     if not ha:
         lines.append("note:      no HA: a server failure stops access to its enclosure (ask --ha for pairs)")
-    return lines + _network(configuration)
+    return lines + _failover(configuration) + _network(configuration)
+
+
+def _failover(configuration: Configuration) -> list[str]:
+    """Each target's ceiling while a partner serves a failed server's share, and whether the margin holds then."""
+    q = configuration.question
+    if not configuration.failover:
+        return []
+    shown = []
+    for target, (least, most) in zip(q.targets, configuration.failover):
+        span = target.shown(least.value) if canonical(least.value) >= canonical(most.value) * (1 - 1e-9) else \
+            f"{target.shown(least.value).split(' ')[0]}..{target.shown(most.value)}"
+        short = ("below the target" if canonical(least.value) < canonical(target.required) * (1 - 1e-9) else
+                 f"under its {q.margin:.0%} margin" if canonical(least.value) < q.need(target) * (1 - 1e-9) else "")
+        shown.append(f"{target.workload.operation.value} {span}" + (f" (at least: {short})" if short else ""))
+    return [f"failover:  one server of each HA pair down, its partner serving both shares: {'; '.join(shown)} "
+            "(least: the partner sets the pace of evenly spread I/O; most: the load rebalances)"]
 
 
 def _network(configuration: Configuration) -> list[str]:
@@ -625,6 +642,7 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
             "totals": {"rack_units": _rack_units(c), "power_typical": watts(typical), "power_max": watts(most),
                        "cooling": {"value": most.to(BTU_PER_HOUR).magnitude, "unit": BTU_PER_HOUR}},
             "ceilings": [ceiling.to_dict() for ceiling in c.ceilings],
+            "failover": [{"least": least.to_dict(), "most": most.to_dict()} for least, most in c.failover],
             "bounds": [{"group": b.group, "needed": b.needed, "formula": b.formula, "numbers": b.numbers, "why": b.why}
                        for b in c.bounds],
             "topology": c.topology.to_dict(),
