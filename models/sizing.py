@@ -277,7 +277,8 @@ class Fabric:
 
 @dataclass(frozen=True)
 class BillLine:
-    """One line of the bill of materials: a part, how many, its price each, and its rack units and power each."""
+    """One line of the bill of materials: a part, how many, its price each (and the street prices it may turn out to
+    be), and its rack units and power each."""
 
     part: str
     what: str
@@ -287,10 +288,17 @@ class BillLine:
     rack_units: float = 0.0
     power: tuple[Quantity, Quantity] | None = None
     hardware: bool = True  # False for software and support lines
+    unit_range: tuple[float, float] | None = None
 
     @property
     def total(self) -> float | None:
         return None if self.unit_price is None else self.count * self.unit_price
+
+    @property
+    def total_range(self) -> tuple[float, float]:
+        """The line's total at the low and the high end of its price range (its price at both without one)."""
+        low, high = self.unit_range or (self.unit_price or 0.0,) * 2
+        return self.count * low, self.count * high
 
 
 @dataclass(frozen=True)
@@ -338,6 +346,12 @@ class Configuration:
     def total(self) -> float:
         """The hardware's price: the sum of the bill's hardware lines (the topology's groups add up to it too)."""
         return math.fsum(line.total or 0.0 for line in self.bill if line.hardware)
+
+    @property
+    def total_range(self) -> tuple[float, float]:
+        """The hardware's price with every part at the low, then the high end of its price range."""
+        ends = [line.total_range for line in self.bill if line.hardware]
+        return math.fsum(e[0] for e in ends), math.fsum(e[1] for e in ends)
 
     def expansion(self) -> tuple[int, int, Quantity, float]:
         """The next step of growth: servers (a pair with --ha, enough for one more parity group) with their data
@@ -735,7 +749,8 @@ def _bill(question: Question, design: Design, counts: tuple[int, ...], spares: i
     metadata = sum(mds)
 
     def line(part: Part, count: float, what: str) -> BillLine:
-        return BillLine(part.name, what, count, part.price, part.price_source or "not stated", part.rack_units, part.power)
+        return BillLine(part.name, what, count, part.price, part.price_source or "not stated", part.rack_units, part.power,
+                        unit_range=part.price_range)
 
     lines = [line(design.server, servers, "storage server" + (" (HA pairs)" if question.step(design.server) == 2 else "")),
              line(design.device, drives, "data drive"),

@@ -79,8 +79,10 @@ def test_every_bundled_part_states_description_source_publication_price_and_powe
     assert part.description and part.source and part.price_source
     assert re.fullmatch(r"\d{4}(-\d{2})?", part.published)
     assert part.price is not None and part.price > 0
-    # no bundled price was observed: each says so, and none claims a date of observation
+    # no bundled price was observed: each says so, claims no date of observation, and gives the range it may turn out to be
     assert part.price_observed == "" and "not an observed quote" in part.price_source
+    low, high = part.price_range
+    assert low < part.price < high and "the range is" in part.price_source
     typical, most = part.power
     assert 0 < typical.m_as("W") <= most.m_as("W")
     assert (part.rack_units > 0) == (part.kind is Kind.SERVER or bool(part.ports))
@@ -430,10 +432,12 @@ def test_a_worked_read_ceiling_is_bound_by_the_client_nics():
 
 
 @pytest.mark.parametrize("body, message", [
+    ('joins = ["ethernet", "infiniband"]\nprice_range = [2, 3]', r"must hold the price \(1.0\) between its ends"),
+    ('joins = ["ethernet", "infiniband"]\nprice_range = [1]', r"must be \[low, high\]"),
     ('joins = ["ethernet"]', "must name the two fabrics it joins"),
     ('joins = ["ethernet", "fibre-channel"]', "must name the two fabrics it joins"),
 ])
-def test_a_gateway_names_the_two_fabrics_it_joins(tmp_path, body, message):
+def test_a_gateway_names_its_two_fabrics_and_a_price_range_holds_its_price(tmp_path, body, message):
     path = tmp_path / "gw.toml"
     path.write_text(f'[gateways.gw]\n{body}\nports = 2\nbandwidth = "100 Gbit/s"\nprice = 1\n', encoding="utf-8")
     with pytest.raises(InputError, match=message):

@@ -80,7 +80,9 @@ def test_question_1_the_hpc_buyer(capsys):
 
     assert main(BIG) == 0
     text = capsys.readouterr().out
-    assert "#1  USD 441,800: 7 x hdd-4u-60 with 1 x ethernet-100g each, 410 x hdd-20tb + 10 spares" in text
+    low, high = best["total_range"]  # every part at the low, then the high end of its street-price range
+    assert f"#1  USD 441,800 (street prices USD {low:,.0f}..{high:,.0f}): 7 x hdd-4u-60 with 1 x ethernet-100g each, " \
+        "410 x hdd-20tb + 10 spares" in text
     assert "the data survives 1 enclosure failure" in text and "WARNING:   a rebuild takes over a day" in text
     assert "usable 4,986 TB (4,534 TiB)" in text  # TB and TiB differ by 10 %
     assert "refused:" not in text
@@ -198,6 +200,10 @@ def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsy
     assert total["part"] == "total" and {r["currency"] for r in rows} == {"USD"}
     assert sum(float(r["total"]) for r in lines) == pytest.approx(float(total["total"]))
     assert all(float(r["count"]) * float(r["unit price"]) == pytest.approx(float(r["total"])) for r in lines)
+    # every bundled price is an indicative estimate with its street-price range: the lines' ranges add up too
+    assert all(float(r["total low"]) < float(r["total"]) < float(r["total high"]) for r in lines)
+    for end in ("total low", "total high"):
+        assert sum(float(r[end]) for r in lines) == pytest.approx(float(total[end]))
     assert f"#1  USD {float(total['total']):,.0f}" in printed
     assert {"storage server", "data drive", "hot spare drive", "switch"} <= {r["what"] for r in lines}
     assert main([*NAS, "--bom", str(out)]) == 2  # exists: nothing overwritten
@@ -229,6 +235,12 @@ def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_p
     best = doc["configurations"][0]
     bill = {line["part"]: line for line in best["bill"]}
     assert bill["hdd-20tb"]["unit_price"] == 350 and bill["hdd-20tb"]["source"] == "distributor quote"
+    assert bill["hdd-20tb"]["unit_price_range"] is None  # a quote is one figure; the catalogue's others keep ranges
+    assert bill["hdd-2u-12"]["unit_price_range"] == [5600, 10000]
+    low, high = best["total_range"]
+    assert low == pytest.approx(sum(line["count"] * (line["unit_price_range"] or [line["unit_price"]])[0]
+                                    for line in best["bill"] if line["hardware"]))
+    assert low < best["total"] < high
     usable_tb = best["capacity"]["usable"]["value"] / 1e12
     assert bill["support"]["total"] == pytest.approx(10 * usable_tb) and not bill["support"]["hardware"]
     assert bill["licence"]["count"] == best["counts"]["storage"]

@@ -86,6 +86,7 @@ class Part:
     rack_units: float = 0.0
     power: tuple[Quantity, Quantity] | None = None
     joins: tuple[str, ...] = ()
+    price_range: tuple[float, float] | None = None  # the street prices an indicative price may turn out to be
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key``, per operation first (``read_bandwidth`` before ``bandwidth``); None if not stated."""
@@ -205,7 +206,7 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
         names = {(_table(p), p.name) for p in added.every}
 
         def kept(parts: tuple[Part, ...]) -> tuple[Part, ...]:
-            return tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="")
+            return tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="", price_range=None)
                          for p in parts if (_table(p), p.name) not in names)
         catalogue = Catalogue(kept(catalogue.parts) + added.parts, currency, catalogue.files + (str(file),),
                               kept(catalogue.switches) + added.switches, gateways=kept(catalogue.gateways) + added.gateways)
@@ -257,7 +258,7 @@ def _tables(doc: dict, source: str, allowed: tuple[str, ...] = tuple(TABLES)):
 
 def _part(table: str, name: str, body: dict, source: str, where: str) -> Part:
     kind, keys = TABLES[table], _keys(table)
-    allowed = ("price", "sustained") + _TEXT_KEYS + _PHYSICAL_KEYS + _SHAPE_KEYS[table] + tuple(keys)
+    allowed = ("price", "price_range", "sustained") + _TEXT_KEYS + _PHYSICAL_KEYS + _SHAPE_KEYS[table] + tuple(keys)
     for key in body:
         if key not in allowed:
             raise InputError(source, f"{where}.{key}", f"unknown key {key!r}; a {table[:-1]} may state: {', '.join(allowed)}")
@@ -281,6 +282,7 @@ def _part(table: str, name: str, body: dict, source: str, where: str) -> Part:
     replaced = {k for k in peaks if k in sustained or k.split("_", 1)[-1] in sustained}
     part = Part(kind, name, {k: c for k, c in peaks.items() if k not in replaced} | sustained, text["description"],
                 parse_price(body.get("price"), source, f"{where}.price"), source=text["source"],
+                price_range=_price_range(body, source, where),
                 price_source=text["price_source"], published=text["published"],
                 price_observed=text["price_observed"], peaks={k: peaks[k] for k in replaced},
                 sustained_source=sustained_source, rack_units=_number(body, "rack_units", source, where),
@@ -314,6 +316,22 @@ def _part(table: str, name: str, body: dict, source: str, where: str) -> Part:
             raise InputError(source, where, "give metadata_drive and metadata_drives together: the device a metadata "
                              "server of this chassis holds, and how many")
     return part
+
+
+def _price_range(body: dict, source: str, where: str) -> tuple[float, float] | None:
+    """``price_range = [low, high]`` around the part's price, or None when not given."""
+    given = body.get("price_range")
+    if given is None:
+        return None
+    if not isinstance(given, list) or len(given) != 2:
+        raise InputError(source, f"{where}.price_range", f"must be [low, high], the street prices around price. Got "
+                         f"{given!r} instead.")
+    low, high = (parse_price(v, source, f"{where}.price_range") for v in given)
+    price = parse_price(body.get("price"), source, f"{where}.price")
+    if price is None or not low <= price <= high:
+        raise InputError(source, f"{where}.price_range", f"must hold the price ({price}) between its ends. Got "
+                         f"{given!r} instead.")
+    return low, high
 
 
 def _origin(text: str, note: str) -> Source:
@@ -402,20 +420,21 @@ def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
             known = ", ".join(p.name for p in catalogue.every if _table(p) == table)
             raise InputError(source, where, f"a price for a part the catalogue does not have; its {table} are: {known}")
         for key in body:
-            if key not in ("price", "price_source", "price_observed"):
+            if key not in ("price", "price_source", "price_observed", "price_range"):
                 raise InputError(source, f"{where}.{key}", "a prices file gives only price (and price_source, "
-                                 "price_observed); change other figures in a catalogue file (--catalogue)")
+                                 "price_observed, price_range); change other figures in a catalogue file (--catalogue)")
         if "price" not in body:
             raise InputError(source, where, "states no price")
         prices[table, name] = {"price": parse_price(body["price"], source, f"{where}.price"),
                                "price_source": _string(body.get("price_source", f"prices file {source}"), source,
                                                        f"{where}.price_source"),
-                               "price_observed": _string(body.get("price_observed", ""), source, f"{where}.price_observed")}
+                               "price_observed": _string(body.get("price_observed", ""), source, f"{where}.price_observed"),
+                               "price_range": _price_range(body, source, where)}  # a quote is one figure
     same = currency == catalogue.currency
 
     def priced(parts: tuple[Part, ...]) -> tuple[Part, ...]:
         return tuple(replace(p, **prices[_table(p), p.name]) if (_table(p), p.name) in prices
-                     else p if same else replace(p, price=None, price_source="") for p in parts)
+                     else p if same else replace(p, price=None, price_source="", price_range=None) for p in parts)
     return Catalogue(priced(catalogue.parts), currency, catalogue.files + (source,), priced(catalogue.switches),
                      frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines), priced(catalogue.gateways))
 

@@ -50,7 +50,8 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 #        totals (rack units, power, cooling); alternatives (the cheapest of each family), prices_not_from_file
 #   1.3  fabric gains gateway and gateways (a network of another fabric than the clients' is reached through
 #        gateways), and is given when either a switch or a gateway is known; configurations gain failover (each
-#        target's ceiling, least and most, while one server of each HA pair is down)
+#        target's ceiling, least and most, while one server of each HA pair is down), total_range (the hardware at
+#        the low and high ends of its parts' price ranges) and bill lines unit_price_range
 SIZING_VERSION = "1.3"
 BTU_PER_HOUR = "BTU/hour"  # cooling, as data centres quote it
 
@@ -334,6 +335,14 @@ def _money(amount: float | None, currency: str) -> str:
     return "not stated" if amount is None else f"{currency} {amount:,.0f}".strip()
 
 
+def _spread(configuration: Configuration, currency: str) -> str:
+    """`` (street prices USD low..high)`` where the parts' prices are ranges; nothing when every price is one figure."""
+    low, high = configuration.total_range
+    if low == high:
+        return ""
+    return f" (street prices {_money(low, currency)}..{high:,.0f})"
+
+
 def _summary(configuration: Configuration) -> str:
     design, counts = configuration.design, configuration.counts
     pairs = " (HA pairs)" if configuration.question.step(design.server) == 2 else ""
@@ -392,7 +401,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
         if question.targets else []
     lines += [f"workloads: {'; '.join(t.workload.describe() for t in question.targets) or 'none (capacity only)'}",
               "prices:    the bill below; the clients' NICs exist, their switch ports are bought", "",
-              f"#1  {_money(best.total, currency)}: {_summary(best)}", _targets(best, question), "",
+              f"#1  {_money(best.total, currency)}{_spread(best, currency)}: {_summary(best)}", _targets(best, question), "",
               *_resilience(best), "", *_capacity(best), "", "bill of materials:", _bill_table(best, currency), "",
               *headroom, "closed forms (the counts each limit asks for; <- where it sets the count):"]
     lines += [f"  {b.formula} = ⌈{b.numbers}⌉ = {b.needed}{'  <-' if b.needed == best.counts[b.group] else ''}"
@@ -494,6 +503,10 @@ def _bill_table(configuration: Configuration, currency: str) -> str:
     rows.append(("total", "hardware", "", "", _money(configuration.total, currency), f"{_rack_units(configuration):g}",
                  f"{typical.m_as('W'):,.0f} / {most.m_as('W'):,.0f}",
                  f"cooling {most.to(BTU_PER_HOUR).magnitude:,.0f} BTU/h at most"))
+    low, high = configuration.total_range
+    if low != high:
+        rows.append(("", "street prices", "", "", f"{_money(low, currency)}..{high:,.0f}", "", "",
+                     "every part at the low, then the high end of its price range"))
     if software:
         rows.append(("total", "with software and support", "", "", _money(configuration.total + software, currency), "", "", ""))
     return table(("part", "what", "count", "each", "total", "rack units", "power W (typ / max)", "price source"), rows,
@@ -520,17 +533,18 @@ def write_bom(configuration: Configuration, currency: str, path: str) -> None:
         with open(path, "x", newline="", encoding="utf-8") as out:
             writer = csv.writer(out)
             writer.writerow(["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
-                             "power max W", "source"])
+                             "power max W", "source", "total low", "total high"])
             for line in configuration.bill:
                 typical, most = line.power or (None, None)
                 writer.writerow([line.part, line.what, f"{line.count:g}", _cell(line.unit_price), _cell(line.total),
                                  currency, f"{line.rack_units * line.count:g}",
                                  "" if typical is None else f"{(typical * line.count).m_as('W'):g}",
-                                 "" if most is None else f"{(most * line.count).m_as('W'):g}", line.source])
+                                 "" if most is None else f"{(most * line.count).m_as('W'):g}", line.source,
+                                 *map(_cell, line.total_range)])
             typical, most = _power(configuration)
             writer.writerow(["total", "hardware", "", "", _cell(configuration.total), currency,
                              f"{_rack_units(configuration):g}", f"{typical.m_as('W'):g}", f"{most.m_as('W'):g}",
-                             "sum of the lines above that are hardware"])
+                             "sum of the lines above that are hardware", *map(_cell, configuration.total_range)])
     except FileExistsError:
         raise InputError(path, "", "exists already; give a new file name (nothing was overwritten)") from None
     except OSError as exc:
@@ -618,6 +632,7 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
         return {
             "price": c.total,
             "total": c.total,
+            "total_range": list(c.total_range),
             "family": c.design.family,
             "counts": c.counts,
             "spares": c.spares,
@@ -635,6 +650,7 @@ def _document(sizing: Sizing, catalogue: Catalogue) -> dict:
                 "limit": quantity_json(c.fabric.limit),
                 "gateway": c.fabric.gateway and c.fabric.gateway.name, "gateways": c.fabric.gateways},
             "bill": [{"part": line.part, "what": line.what, "count": line.count, "unit_price": line.unit_price,
+                      "unit_price_range": line.unit_range and list(line.unit_range),
                       "total": line.total, "source": line.source, "hardware": line.hardware,
                       "rack_units": line.rack_units * line.count,
                       "power_typical": None if line.power is None else watts(line.power[0] * line.count),
