@@ -29,6 +29,8 @@ _NAMES = {
     "Line": "assess.plotdata",
     "plot_chart": "assess.plots",
     "plot_dots": "assess.plots",
+    "plot_sizes": "assess.plots",
+    "access_sizes": "assess.plotdata",
     "plot_drawing": "assess.plots",
 }
 __all__ = sorted(_NAMES)

@@ -2,7 +2,8 @@
 
 :class:`Model` predicts ceilings (:mod:`models.predict`); :mod:`models.scaling`,
 :mod:`models.queueing` and :mod:`models.calibration` explain the knee, the requests in flight
-and fitted parameters. The names below load on first use.
+and fitted parameters; :mod:`models.accelerators` how many accelerators a system feeds. The names
+below load on first use.
 """
 
 __project__ = "iobound"
@@ -16,8 +17,14 @@ _NAMES = {
     "queueing_network": "models.scaling",
     "bounds": "models.queueing",
     "mva": "models.queueing",
+    "schweitzer": "models.queueing",
+    "Station": "models.queueing",
     "fit": "models.calibration",
     "TRANSFER_SIZE": "models.calibration",
+    "entry": "models.accelerators",
+    "demand": "models.accelerators",
+    "feed": "models.accelerators",
+    "checkpoint": "models.accelerators",
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -58,7 +58,9 @@ def test_probe_show_prints_the_summary_table(probed, capsys):
         assert column in header
     assert "tmpfs.read.bs1m.jobs1.bandwidth" in out and "(n=" in out
     status, out, _ = run(capsys, "probe", "show", str(path), "--json")
-    assert json.loads(out)["format"] == "iobound/probe-set"
+    shown, written = json.loads(out), json.loads(path.read_text())
+    assert shown["format"] == "iobound/probe-set"
+    assert shown["machine"] == written["machine"] and set(shown["machine"]) >= {"load_average", "cpus", "others_cpus"}
 
 
 def test_probe_never_overwrites_and_resumes_without_measuring_again(probed, capsys):

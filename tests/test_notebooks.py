@@ -17,6 +17,7 @@ make_copies = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(make_copies)
 
 NOTEBOOKS = make_copies.labs()
+CORPUS = HERE.parent.parent / "shared" / "corpus"  # real outputs beside the project, where present
 TOOLS = ("fio", "iperf3")  # what a student's laptop may lack
 MEASURING = [p for p in NOTEBOOKS if p.name.split("_", 1)[0] in ("1", "3")]  # the labs that run them
 
@@ -43,7 +44,8 @@ def test_a_lab_is_committed_without_outputs(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_a_lab_has_the_form_of_teaching_material(path):
-    """Objectives, prerequisites and time at the top; answer cells each followed by a solution; key points at the end."""
+    """Objectives, prerequisites and time at the top; predict, then compare; answer cells each followed by a solution;
+    key points at the end."""
     cells = _read(path).cells
     top = cells[1].source
     assert all(word in top for word in ("**Objectives.**", "**Prerequisites.**", "**Time.**"))
@@ -53,6 +55,10 @@ def test_a_lab_has_the_form_of_teaching_material(path):
     assert not [c for c in cells if c.cell_type == "code" and "check" not in _tags(c)
                 and re.search(r"^assert ", c.source, re.M)], "a lab's checks are tagged `check` (teacher copy only)"
     assert not [c for c in cells if "seeds/" in c.source], "cite the bibliography's short names, not project paths"
+    steps = [c.source.split(".**", 1)[0] for c in cells if c.source.startswith(("**Predict.**", "**Compare.**"))]
+    assert steps and steps[0] == "**Predict", "a lab asks for a prediction before it computes"
+    assert all(a != b for a, b in zip(steps, steps[1:])) and steps[-1] == "**Compare", \
+        "each prediction is followed by a comparison, before the next prediction"
 
 
 def test_the_copies_leave_out_what_the_other_reader_gets():
@@ -75,9 +81,15 @@ def _run(notebook, where):
 
 @pytest.mark.parametrize("which", ["student", "teacher"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_each_copy_runs_to_its_end_and_draws(path, which, tmp_path):
-    # Run where a student would: in a directory of their own, which the lab may write to.
-    _run(make_copies.copy(_read(path), which), tmp_path)
+def test_each_copy_runs_to_its_end_and_draws(path, which, tmp_path, monkeypatch):
+    # Run where a student would: in a directory of their own, which the lab may write to; the AI lab judges a
+    # published MLPerf Storage result where the shared corpus is (IOBOUND_CORPUS tells it where).
+    if CORPUS.is_dir():
+        monkeypatch.setenv("IOBOUND_CORPUS", str(CORPUS))
+    printed = _run(make_copies.copy(_read(path), which), tmp_path)
+    if path.name.startswith("8_") and (CORPUS / "mlperf-storage").is_dir():
+        # the Micron run's description states the drive's write figure for reads: the false alarm exercise 3 is about
+        assert "forgiven: nothing" in printed and "ABOVE-CEILING - read of 9.99 GiB/s" in printed
 
 
 @pytest.fixture
@@ -99,6 +111,13 @@ def test_a_student_copy_runs_on_recorded_data_without_the_tools(path, tmp_path, 
     work.mkdir()
     printed = _run(make_copies.copy(_read(path), "student"), work)
     assert "recorded" in printed
+
+
+def test_the_labs_import_from_the_package_faces_only():
+    """A lab uses what `assess`, `models`, `probes` and `topologies` export, not their inner modules, which may move."""
+    for path in NOTEBOOKS:
+        code = "\n".join(c.source for c in _read(path).cells if c.cell_type == "code")
+        assert not re.findall(r"^\s*(?:from|import) (?:assess|models|probes|topologies)\.\S+", code, re.M), path.name
 
 
 def test_every_chart_in_the_labs_speaks_one_visual_vocabulary():

@@ -19,8 +19,11 @@ _NAMES = {
     "read_runs": "topologies.bundled",
     "load_example": "topologies.bundled",
     "example_names": "topologies.bundled",
+    "EXAMPLES": "topologies.bundled",
     "apply_changes": "topologies.edit",
     "parse_change": "topologies.edit",
+    "read_description": "topologies.mlperf_system",
+    "describe_system": "topologies.mlperf_system",
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)
