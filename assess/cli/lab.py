@@ -42,8 +42,8 @@ from pathlib import Path
 from probes.core.errors import InputError
 from probes.lab import STATE_DIR, Lab, down, down_command, leftovers, links_phrase, parse_spec, per_host, status, up
 from probes.core.units import Q_, Metric, format_quantity
-from assess.cli.inputs import add_input_limit, fraction_arg
-from assess.cli.inputs import seconds_arg
+from assess.cli.busy import add_cpus, pin, warn_if_busy
+from assess.cli.inputs import add_input_limit, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK, EXIT_PROBE_FAILED
 
 # lab format history:
@@ -81,6 +81,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     probe.add_argument("--target", type=fraction_arg, default=0.05,
                        help="repeat until the 95 %% interval's half-width is under this fraction of the mean "
                             "(default 0.05)")
+    add_cpus(probe, "the probing tools (not the lab's sshd and sshfs, started by up)")
     probe.add_argument("--force", action="store_true", help="replace the topology and probe set if they exist")
     probe.add_argument("--quiet", action="store_true", help="no progress on stderr")
     actions.add_parser("status", parents=[common], help="show the lab, each part checked live")
@@ -147,9 +148,10 @@ def _probe(args: argparse.Namespace) -> int:
         check_new(probe_set)
     store = ProbeSetFile(probe_set, force=args.force)
     running(args.state_dir)  # a lab to probe, before the machine's state is taken
+    pin(args.cpus)
     store.machine = machine_state()
     if not args.quiet:
-        _warn_if_busy(store.machine)
+        warn_if_busy(store.machine, "the lab's links and file service share them, so ")
     done = probe(store, ProbeProgress(quiet=args.quiet), args.state_dir, runtime=args.runtime, budget=args.budget,
                  target=args.target)
     measurements = done.outcome.measurements
@@ -242,18 +244,6 @@ def _delay(lab: Lab) -> str:
     if len(asked) == len(lab.hosts) and " (" not in delays:
         return f"{delays} one way between two hosts (tc netem)"
     return f"added to what each host sends: {delays} (tc netem)"
-
-
-def _warn_if_busy(state: dict) -> None:
-    """Say before the first probe, with figures, when other processes already take a busy share of the CPUs."""
-    from probes.core.machine import BUSY
-
-    cpus, others = state["cpus"], state["others_cpus"]
-    if others / cpus >= BUSY:
-        sys.stderr.write(f"iobound: warning: the machine is busy: other processes take {others:.2f} of its {cpus} "
-                         f"CPUs (load average {state['load_average'][0]:.2f}); the lab's links and file service share "
-                         "them, so its figures will vary with them (marked UNSTABLE-MACHINE while the neighbours take "
-                         "that much): probe at a quieter moment\n")
 
 
 def _capacities(topology) -> str:

@@ -13,14 +13,14 @@ after every repetition: --resume continues an interrupted session, --force repla
 from __future__ import annotations
 
 import argparse
-import os
 import socket
 import sys
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import add_input_limit, count_arg, fraction_arg, list_arg, seconds_arg
+from assess.cli.busy import add_cpus, pin, warn_if_busy
+from assess.cli.inputs import add_input_limit, count_arg, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, diagnosis, figure
 
@@ -52,8 +52,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=seconds_arg, default=BUDGET,
                         help=f"seconds for all repetitions (default {BUDGET:g}: with start-up, a default run ends within 90 s)")
     parser.add_argument("--runtime", type=seconds_arg, default=1.0, help="seconds per repetition of fio and iperf3 (default 1)")
-    parser.add_argument("--cpus", type=list_arg(_cpu), metavar="LIST",
-                        help="run the probes on these CPUs only, e.g. 2,3 (those the neighbours leave free)")
+    add_cpus(parser)
     replace = parser.add_mutually_exclusive_group()
     replace.add_argument("--force", action="store_true", help="replace an existing probe set")
     replace.add_argument("--resume", action="store_true", help="continue an existing probe set, keeping what it measured")
@@ -84,7 +83,7 @@ def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps
     from probes.measure.iperf3 import serve_forever
     from probes.measure.plan import Plan
-    from probes.measure.probeset import document, read_probe_set
+    from probes.measure.probeset import document, read_machine, read_probe_set
 
     if args.action == "serve":
         streams, _ = Plan(streams=args.serve_streams).parallel
@@ -97,7 +96,8 @@ def execute(args: argparse.Namespace) -> int:
         return _cluster(args)
     if args.action == "show":
         measurements = read_probe_set(args.file)
-        print(dumps(document(measurements.values())) if args.show_json else render(measurements.values()))
+        print(dumps(document(measurements.values(), read_machine(args.file))) if args.show_json
+              else render(measurements.values()))
         return 0
     return _probe(args)
 
@@ -112,10 +112,10 @@ def _probe(args: argparse.Namespace) -> int:
     if not (plan.peer or plan.devices or plan.tmpfs):
         raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
     store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
-    _pin(args.cpus)
+    pin(args.cpus)
     store.machine = machine_state()
     if not args.quiet:
-        _warn_if_busy(store.machine)
+        warn_if_busy(store.machine)
     progress = ProbeProgress(quiet=args.quiet)
     try:
         with scratch_directory(plan.tmpfs, str(store.path)) as scratch:
@@ -126,31 +126,6 @@ def _probe(args: argparse.Namespace) -> int:
         sys.stderr.write(f"\niobound: interrupted: {kept}\n")
         return EXIT_INTERRUPTED
     return _report(args, outcome, store.path)
-
-
-def _pin(cpus: list[int] | None) -> None:
-    """Run this process, and so every tool it starts, on ``cpus`` only."""
-    if not cpus:
-        return
-    try:
-        os.sched_setaffinity(0, set(cpus))
-    except (OSError, ValueError) as exc:
-        raise InputError("--cpus", "", f"cannot run on CPUs {','.join(map(str, cpus))}: {getattr(exc, 'strerror', None) or exc} "
-                         f"(this machine's CPUs: {','.join(map(str, sorted(os.sched_getaffinity(0))))})") from None
-
-
-def _warn_if_busy(state: dict) -> None:
-    """Say before the first probe, with figures, when other processes already take a share of the CPUs."""
-    from probes.core.machine import BUSY
-
-    cpus, others, steal = state["cpus"], state["others_cpus"], state["steal_cpus"]
-    if others / cpus >= BUSY or steal / cpus >= BUSY:
-        stolen = f", the hypervisor steals {steal:.2f}" if steal / cpus >= BUSY else ""
-        sys.stderr.write(f"iobound: warning: the machine is busy: other processes take {others:.2f} of its "
-                         f"{cpus} CPUs{stolen} (load average {state['load_average'][0]:.2f}); its figures will vary "
-                         "with them: probe at a "
-                         "quieter moment, or pin the probes to free CPUs with --cpus (its figures are marked "
-                         "UNSTABLE-MACHINE while the neighbours take that much)\n")
 
 
 def _plan(args: argparse.Namespace) -> Plan:
@@ -202,9 +177,3 @@ def render(measurements) -> str:
     advice = {diagnosis(m) for m in measurements if not m.reached}
     lines += [f"{cause}: {remedy}" for cause, remedy in sorted(advice)]
     return "\n".join(lines)
-
-
-def _cpu(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be CPU numbers, such as 2,3. Got {text!r} instead.")
-    return int(text)
