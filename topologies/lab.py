@@ -10,6 +10,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.lab import PREFIX, SWITCH, Backing, Lab, Role, links_phrase
 from probes.lab.probing import nic_measurements
+from probes.lab.service import service_measurements
 from topologies.save import save_document, topology_document
 from topologies.topology import Capacity, Group, Kind, Link, Source, Topology
 
@@ -70,9 +71,10 @@ def lab_topology(lab: Lab) -> Topology:
 
 
 def save_probed(lab: Lab, path: Path, probe_set: str, measured: set[str], *, header: str) -> Path:
-    """Write the lab's topology to the new file ``path`` with each NIC that ``lab probe`` measured linked to its
-    measurement in the probe set ``probe_set`` (named relative to ``path``); the others stay as :func:`lab_topology`
-    states them. ``header`` becomes comment lines at the top.
+    """Write the lab's topology to the new file ``path`` with each NIC that ``lab probe`` measured, and the servers'
+    bandwidth (the file service through the shaped links), linked to its measurement in the probe set ``probe_set``
+    (named relative to ``path``); the others stay as :func:`lab_topology` states them. ``header`` becomes comment
+    lines at the top.
 
     Raises
     ------
@@ -87,6 +89,12 @@ def save_probed(lab: Lab, path: Path, probe_set: str, measured: set[str], *, hea
         table |= links
         if len(links) == 2:  # both directions probed: the spec's figure no longer stands for either
             del table["nic"]
+        if group.role is Role.SERVER:  # the file service as fio meets it, a figure a direction
+            served = {key: {"probe": probe_set, "measurement": name}
+                      for key, name in service_measurements(lab).items() if name in measured}
+            table |= served
+            if len(served) == 2:
+                table.pop("bandwidth", None)
     return save_document(doc, path, header=header)
 
 

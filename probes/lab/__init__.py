@@ -6,7 +6,8 @@ server runs sshd (root login by a key the lab makes, internal-sftp only) in its 
 exporting a tmpfs (or a file-backed ext4 image); each client mounts every server with sshfs, run
 in the client's namespace, so I/O through ``STATE/mnt/<client>/<server>`` crosses the client's
 and the server's shaped links. Before the links are shaped, ``up`` measures what the file service
-itself serves (:func:`probes.lab.service.measure`); :func:`probe` measures the shaped links. Each
+itself serves (:func:`probes.lab.service.measure`); :func:`probe` measures the shaped links, and the
+file service again through them, on the machine as it is then (:func:`probes.lab.service.service_probes`). Each
 namespace is written to the state document before it is made, and every mount lies in a folder
 ``up`` makes in the state directory, so :func:`down` removes all of a lab ``up`` made, also after a
 crash or a killed ``up``. One lab command runs at a time (a lock).
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -117,8 +119,10 @@ def probe(store: ProbeSetFile, reporter: Reporter, state_dir: str | os.PathLike 
     """Probe the links of the lab of ``state_dir`` from inside its namespaces, saving to ``store`` as it goes.
 
     Each group's send and receive are probed with iperf3 against peers at least as fast (see
-    :mod:`probes.lab.probing`), in one session (:func:`probes.measure.session.run_probes`) of
-    ``budget`` seconds; the lab's lock is held throughout, so no other lab command changes it meanwhile.
+    :mod:`probes.lab.probing`), and the file service as every client meets every server at once
+    through the shaped links, in one session (:func:`probes.measure.session.run_probes`) of ``budget``
+    seconds, their repetitions interleaved; the lab's lock is held throughout, so no other lab command
+    changes it meanwhile.
 
     Raises
     ------
@@ -132,8 +136,9 @@ def probe(store: ProbeSetFile, reporter: Reporter, state_dir: str | os.PathLike 
         made = probing.plan(lab, runtime=runtime)
         if not made.probes:
             raise ProbeError(f"nothing to probe in the lab in {root}: " + ("; ".join(made.notes) or "one host alone"))
-        with probing.serving(made.peers):
-            outcome = run_probes(made.probes, store, reporter, target=target, budget=budget)
+        with probing.serving(made.peers), ExitStack() as stack:
+            served = stack.enter_context(service.service_probes(lab, runtime)) if lab.servers and lab.clients else ()
+            outcome = run_probes(made.probes + served, store, reporter, target=target, budget=budget)
     return Probed(lab, outcome, made.notes)
 
 

@@ -14,17 +14,22 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from probes.core.errors import InputError, ProbeError, ToolFailedError
 from probes.measure.tool import install_hint
 from probes.lab.command import execute
 from probes.lab.layout import Lab, Service
 from probes.lab.network import identity
-from probes.lab.spec import PREFIX, Backing, Host
+from probes.lab.spec import PREFIX, Backing, Host, Role
+from probes.core.units import Metric
 from probes.measure.mountinfo import mounts
+from probes.measure.probe import Output, Probe
 
-__all__ = ["make_keys", "serve", "trust", "mount", "measure", "missing", "sshd_path", "check_cipher"]
+__all__ = ["make_keys", "serve", "trust", "mount", "measure", "service_probes", "service_measurements", "missing",
+           "sshd_path", "check_cipher"]
 
 # Seconds to make a file system, to mount over ssh, for sshd to start listening.
 _MKFS, _MOUNT, _START = 60.0, 20.0, 10.0
@@ -32,6 +37,9 @@ _MKFS, _MOUNT, _START = 60.0, 20.0, 10.0
 # each reads a sparse file (holes: no memory on the server, nothing from a disk) larger than any second's reads,
 # in requests of 1 MiB.
 _REPETITIONS, _SECONDS, _SPARSE, _CHUNK = 3, 1.0, 256 * 2**30, 2**20
+# A write stream wraps around within this many bytes of its file: the store holds every client's.
+_WINDOW = 32 * 2**20
+_DIRECTIONS = {"read": "from", "write": "to"}
 _SERVICE_FILE = ".iobound-service"
 _HELPER = Path(__file__).with_name("sshd_namespace.py")
 # The mounts an sshd keeps in its mount namespace, besides those holding the lab's state and what sshd runs from.
@@ -133,47 +141,117 @@ def measure(lab: Lab) -> Service:
         If a read fails (saying which mount).
     """
     server = lab.servers[0]
-    made = lab.store(server.name) / _SERVICE_FILE
-    with open(made, "wb") as file:
-        file.truncate(_SPARSE)
-    paths = [lab.mount(client.name, server.name) / _SERVICE_FILE for client in lab.clients]
+    with _opened(lab, (server,), "read") as streams:
+        try:
+            samples = tuple(_together(streams, _SECONDS) for _ in range(_REPETITIONS))
+        except OSError as exc:
+            raise _failed(exc) from None
+    return Service(server.name, len(streams), _SECONDS, samples)
+
+
+def service_measurements(lab: Lab) -> dict[str, str]:
+    """The file service's figures ``lab probe`` measures, by the servers' capacity each gives: what each server
+    serves while every client reads from (writes to) every server at once."""
+    group = next(g for g in lab.groups if g.role is Role.SERVER).name
+    return {f"{direction}_bandwidth": f"{group}.sshfs.{direction}" for direction in _DIRECTIONS}
+
+
+@contextmanager
+def service_probes(lab: Lab, runtime: float) -> Iterator[tuple[Probe, ...]]:
+    """Probes of the file service as the clients meet it, through the shaped links and on this machine as it is
+    (its neighbours too), one a direction: each repetition, every client reads (writes) a file of every server
+    through its sshfs mount, one stream each, for ``runtime`` s; the figure is each server's share of what they
+    moved together. The files are there while the block runs.
+
+    Raises
+    ------
+    ProbeError
+        If a file cannot be made or opened, or a read or write fails (saying which mount).
+    """
+    with ExitStack() as stack:
+        probes = []
+        for key, name in service_measurements(lab).items():
+            direction = key.split("_")[0]
+            streams = stack.enter_context(_opened(lab, lab.servers, direction))
+            probes.append(_probe(lab, name, direction, streams, runtime))
+        yield tuple(probes)
+
+
+def _probe(lab: Lab, name: str, direction: str, streams: list[tuple[int, Path, bool]], runtime: float) -> Probe:
+    verb = {"read": "reads by", "write": "writes of"}[direction]
+    output = Output(name, f"sshfs {verb} {len(lab.clients)} clients {_DIRECTIONS[direction]} {len(lab.servers)} "
+                          "servers at once, one stream each through the shaped links: what each server served",
+                    Metric.BANDWIDTH, "B/s")
+
+    def once() -> dict[str, float]:
+        try:
+            return {name: _together(streams, runtime) / len(lab.servers)}
+        except OSError as exc:
+            raise _failed(exc) from None
+    return Probe(f"file service, {direction} (sshfs, {len(streams)} streams)", "sshfs", (), (output,), once,
+                 {"clients": [c.name for c in lab.clients], "servers": [s.name for s in lab.servers],
+                  "direction": direction, "streams": len(streams), "time": runtime, "cipher": lab.cipher or None})
+
+
+@contextmanager
+def _opened(lab: Lab, servers: tuple[Host, ...], direction: str) -> Iterator[list[tuple[int, Path, bool]]]:
+    """Files in ``servers``' stores, opened through every client's mount of them: one sparse file a server to read,
+    or a file a client and server to write (over a window of :data:`_WINDOW` bytes, so a store holds it); closed
+    (the clients' page cache told to let go of them) and removed on leaving. (fd, path, writes) a stream."""
+    write = direction == "write"
+    names = {c.name: f"{_SERVICE_FILE}.{c.name}" if write else _SERVICE_FILE for c in lab.clients}
+    made = [lab.store(s.name) / name for s in servers for name in dict.fromkeys(names.values())]
+    paths = [lab.mount(c.name, s.name) / names[c.name] for s in servers for c in lab.clients]
     opened: list[int] = []
     try:
-        for path in paths:
-            opened.append(os.open(path, os.O_RDONLY))
-        samples = tuple(_read_together(opened, paths) for _ in range(_REPETITIONS))
-    except OSError as exc:
-        raise ProbeError(f"measuring the file service failed: reading {exc.filename or 'a mount'}: "
-                         f"{exc.strerror or exc}") from None
+        try:
+            for path in made:
+                with open(path, "wb") as file:
+                    file.truncate(0 if write else _SPARSE)
+            for path in paths:
+                opened.append(os.open(path, os.O_WRONLY if write else os.O_RDONLY))
+        except OSError as exc:
+            raise _failed(exc) from None
+        yield [(fd, path, write) for fd, path in zip(opened, paths)]
     finally:
         for fd in opened:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # the clients' page cache lets go of what was read
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # the clients' page cache lets go of it
             os.close(fd)
-        made.unlink()
-    return Service(server.name, len(paths), _SECONDS, samples)
+        for path in made:
+            path.unlink(missing_ok=True)
 
 
-def _read_together(fds: list[int], paths: list[Path]) -> float:
-    """B/s of reading every file at once for a repetition, each in a stream (a thread) of its own, on from where it
-    was."""
-    start = threading.Barrier(len(fds))
+def _failed(exc: OSError) -> ProbeError:
+    return ProbeError(f"measuring the file service failed: {exc.filename or 'a mount'}: {exc.strerror or exc}")
 
-    def stream(fd: int, path: Path) -> float:
+
+def _together(streams: list[tuple[int, Path, bool]], seconds: float) -> float:
+    """B/s of every stream at once for ``seconds``, each in a thread of its own: a read on from where it was, a
+    write from the start of its window, round it."""
+    start = threading.Barrier(len(streams))
+
+    def stream(fd: int, path: Path, write: bool) -> float:
         buffer = bytearray(_CHUNK)
         start.wait()
         began, got = time.monotonic(), 0
-        while (now := time.monotonic()) - began < _SECONDS:
+        while (now := time.monotonic()) - began < seconds:
             try:
-                chunk = os.readv(fd, [buffer])
+                done = os.pwrite(fd, buffer, got % _WINDOW) if write else os.readv(fd, [buffer])
             except OSError as exc:
                 raise OSError(exc.errno, exc.strerror, str(path)) from None
-            if chunk == 0:
+            if done == 0:
                 raise OSError(0, "the end of the file came before the measurement's end", str(path))
-            got += chunk
+            got += done
+        if write:  # sshfs sends writes behind the caller's back: what it still holds counts once it is there
+            try:
+                os.fsync(fd)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(path)) from None
+            now = time.monotonic()
         return got / (now - began)
 
-    with ThreadPoolExecutor(len(fds)) as pool:
-        return sum(pool.map(stream, fds, paths))
+    with ThreadPoolExecutor(len(streams)) as pool:
+        return sum(pool.map(lambda s: stream(*s), streams))
 
 
 def missing(lab: Lab) -> list[str]:
