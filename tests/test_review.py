@@ -13,7 +13,8 @@ import subprocess
 import pytest
 
 from probes.core.units import Q_
-from probes.readers.io500_system import Description, read_info, read_list
+from probes.core.errors import ToolOutputError
+from probes.readers.io500_system import Description, read_description, read_form, read_info, read_list
 from topologies.described import describe, device_classes, network_ports
 from assess.cli import main
 from assess.review import UNJUDGED, review
@@ -242,3 +243,43 @@ def test_the_io500_info_variables_are_read_as_io500_sh_sets_them():
                             'io500_info_client_nodes=192 # nodes\n', source="io500.sh")
     assert description.fields == {"ds_nodes": "42", "ds_network": "InfiniBand HDR", "client_nodes": "192"}
     assert description.cite("ds_network") == "io500 ds_network (io500.sh:3)"
+
+
+def test_the_web_forms_json_is_read_into_the_same_fields_with_where_each_stands(corpus):
+    """Narval's system-information.txt is the submission page's JSON, its long lines wrapped inside strings."""
+    path = corpus / "io500" / "narval_system-information.txt"
+    description = read_description(path.read_text(encoding="utf-8"), source=path.name)
+    fields = description.fields
+    assert (fields["system"], fields["institution"], fields["filesystem_type"]) == ("Narval", "Calcul Quebec", "Lustre")
+    assert (fields["ds_nodes"], fields["md_nodes"], fields["ds_volatile_memory_capacity"]) == ("22", "4", "196 GB")
+    assert fields["client_network"] == "Infiniband 100 GBit"  # the one node group on the fabric
+    assert fields["ds_network"] == "Infiniband"  # the servers' own speed is not stated: the fabric only
+    assert "client_nodes" not in fields and fields["node_groups"] == "nc: 1109 (Infiniband 100 GBit); nl: 33; ng: 158"
+    assert description.cite("ds_nodes") == ("io500 ds_nodes (narval_system-information.txt:Site/StorageSystem "
+                                            "lustre06/Lustre/OSS lustre06-oss)")
+
+
+def test_a_web_form_description_is_judged_once_told_the_client_nodes(corpus, capsys):
+    description = corpus / "io500" / "narval_system-information.txt"
+    result = corpus / "io500" / "narval_io500-sc21_result.txt"
+    assert main(["check", str(description), str(result)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "the machine's node groups, nc: 1109" in err and "give them with --nodes" in err
+    assert main(["check", str(description), str(result), "--nodes", "640", "--json", "--fail-on", "never"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    verdicts = {r["run"]["label"]: [f["code"] for f in r["findings"]][0] for r in doc["runs"]}
+    assert len(verdicts) == 12 and "ABOVE-CEILING" not in verdicts.values()  # its devices unstated: wide ranges
+    assert verdicts["ior-easy-read"] == "POSSIBLE-IF"
+    assert main(["topology", "from-io500", str(description), "--nodes", "640"]) == 0
+    text = capsys.readouterr().out
+    assert 'count = 640\ndescription = "client nodes (client_nodes (--nodes))"' in text
+    assert "'infiniband 100 gbit' states the speed" in text  # the clients' network, from their node group
+    assert main(["topology", "lecture", "--nodes", "3"]) == 2  # --nodes goes with from-io500 only
+    assert "go with from-io500 only" in capsys.readouterr().err
+
+
+def test_json_that_is_not_the_web_form_is_refused_in_one_line():
+    with pytest.raises(ToolOutputError, match="is not the io500 web form's JSON"):
+        read_form('{"DATA": [1, 2]}', source="form.json")
+    with pytest.raises(ToolOutputError, match="states no system, storage system or servers"):
+        read_form('{"DATA": {"type": "Site", "childs": []}}', source="form.json")

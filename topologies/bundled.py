@@ -49,9 +49,10 @@ def resolve(word: str) -> Path:
     raise InputError(word, "", f"no such file, and no bundled example of that name (examples: {', '.join(example_names())})")
 
 
-def open_topology(word: str) -> Topology:
+def open_topology(word: str, nodes: int | None = None) -> Topology:
     """The topology in a file or bundled example (``lecture``), or the one a submission's description gives (an io500
-    folder, its system-information.txt or io500.sh; an MLPerf Storage system description); its ``path`` says which."""
+    folder, its system-information.txt or io500.sh; an MLPerf Storage system description); its ``path`` says which.
+    ``nodes``: the client nodes, where an io500 description does not state them."""
     path = resolve(word)
     if path.suffix == ".toml":  # a topology: no description's readers and tables to load
         return load_topology(path)
@@ -60,7 +61,7 @@ def open_topology(word: str) -> Topology:
 
     if is_system_description(path):
         return system_topology(path)
-    return described_topology(path) if is_description(path) else load_topology(path)
+    return described_topology(path, nodes) if is_description(path) else load_topology(path)
 
 
 def read_runs(word: str, aliases: Mapping[str, str] | None = None) -> list[Run]:

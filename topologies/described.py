@@ -212,8 +212,11 @@ def describe(description: Description) -> Described:
     """The topology of a submission's description, every unstated figure a range, and what it lacks."""
     b = _Builder(description)
     d = description
-    clients, servers = count(b.field("client_nodes", "no client nodes, so no ceiling")), \
-        count(b.field("ds_nodes", "no data servers, so no ceiling"))
+    groups = d.get("node_groups")  # the web form's: the machine's node groups, not those that ran io500
+    clients = count(b.field("client_nodes", "no client nodes, so no ceiling" + (
+        f" (the description lists the machine's node groups, {groups}, not the nodes that ran io500: give them with "
+        "--nodes)" if groups else "")))
+    servers = count(b.field("ds_nodes", "no data servers, so no ceiling"))
     network_text = d.get("ds_network") or d.get("md_network")
     if not network_text:
         b.missing.append("ds_network: no network named, so no ceiling")
@@ -231,10 +234,13 @@ def describe(description: Description) -> Described:
         b.blocking = list(b.missing)
         return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking))
     client_cite = d.cite("ds_network") if d.get("ds_network") else d.cite("md_network")
-    b.assumptions.append("clients.nic: the clients' network is not stated: taken as the data servers' "
-                         f"({network_text!r})")
+    client_network = network_ports(d.get("client_network")) if d.get("client_network") else None
+    if client_network is None:
+        b.assumptions.append("clients.nic: the clients' network is not stated: taken as the data servers' "
+                             f"({network_text!r})")
     b.doc["clients"] = {"clients": {"count": clients, "description": f"client nodes ({d.cite('client_nodes')})",
-                                    "nic": b.nic("clients", network, "clients", client_cite)}}
+                                    "nic": b.nic("clients", client_network, "clients", d.cite("client_network"))
+                                    if client_network else b.nic("clients", network, "clients", client_cite)}}
     rtt = hardware()["rtt"][network.family]
     b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
     b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
@@ -355,20 +361,18 @@ _DEPTH = 3  # submission-data keeps them under results/<timestamp>/
 
 
 def is_description(path: Path) -> bool:
-    """Whether ``path`` is a submission's folder or a file of io500_info_* variables (not a topology's TOML)."""
+    """Whether ``path`` is a submission's folder, a file of io500_info_* variables or the web form's JSON (not a
+    topology's TOML)."""
     if path.is_dir():
         return True
     if path.suffix == ".toml":
         return False
     from probes.core.inputs import open_input
-    from probes.readers.io500_system import looks_like_info
+    from probes.readers.io500_system import looks_like_form, looks_like_info
 
     with open_input(path) as file:
         head = file.head(2**16)[0]
-    if '"type":"IO500"' in head:
-        raise InputError(str(path), "", "is the io500 web form's JSON description, which iobound does not read: give "
-                         "a system-information.txt or io500.sh with io500_info_* variables, or write the topology")
-    return looks_like_info(head)
+    return looks_like_form(head) or looks_like_info(head)
 
 
 def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
@@ -387,8 +391,9 @@ def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
     return description, tuple(results[:1])
 
 
-def described_topology(path: Path) -> Topology:
-    """The topology of a submission's description (a folder or its file), every unstated figure a range.
+def described_topology(path: Path, nodes: int | None = None) -> Topology:
+    """The topology of a submission's description (a folder or its file), every unstated figure a range; ``nodes``
+    gives the client nodes where the description does not (the web form's does not).
 
     Raises
     ------
@@ -397,11 +402,12 @@ def described_topology(path: Path) -> Topology:
     """
     from probes.core.errors import TopologyError
     from probes.core.inputs import open_input
-    from probes.readers.io500_system import read_info
+    from probes.readers.io500_system import read_description
 
     description_path, _ = submission_files(path)
     with open_input(description_path, error=TopologyError) as file:
-        described = describe(read_info(file.text(), source=str(description_path)))
+        description = read_description(file.text(), source=str(description_path))
+    described = describe(description if nodes is None else description.given("client_nodes", str(nodes), "--nodes"))
     if described.topology is None:
         raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
     return described.topology

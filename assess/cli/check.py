@@ -50,7 +50,8 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
     parser.add_argument("--nodes", type=count_arg, metavar="N",
                         help="client nodes that ran a result stating only its processes (a Darshan log without DXT "
-                             "hosts, io500's procs): N nodes, processes / N on each")
+                             "hosts, io500's procs): N nodes, processes / N on each; also an io500 description's "
+                             "client nodes where it states none (the web form's)")
 
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
@@ -58,7 +59,7 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from topologies.bundled import read_runs
     from assess.check import check_runs
 
-    topology = edited_topology(args)
+    topology = edited_topology(args, args.nodes)
     words = args.results or [str(path) for path in _submission_results(args.topology)]
     runs = [r for word in words for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,

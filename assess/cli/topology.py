@@ -12,7 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
-from assess.cli.inputs import add_input_limit, add_set_argument, edited_topology
+from assess.cli.inputs import add_input_limit, add_set_argument, count_arg, edited_topology
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from topologies.topology import Topology
@@ -28,6 +28,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"with {_IMPORT}: an io500 description (system-information.txt, io500.sh, a "
                              "submission's folder) or the list database's CSV (with --row)")
     parser.add_argument("--row", metavar="ID", help=f"with {_IMPORT} and a list CSV: the submission's id")
+    parser.add_argument("--nodes", type=count_arg, metavar="N",
+                        help=f"with {_IMPORT}: the client nodes that ran io500, where the description states none "
+                             "(the web form's lists the machine's node groups instead)")
     parser.add_argument("-o", "--output", metavar="FILE.toml", help=f"with {_IMPORT}: save the topology to a new file")
     add_set_argument(parser)
     add_input_limit(parser)
@@ -40,8 +43,9 @@ def execute(args: argparse.Namespace) -> int:
 
     if args.topology == _IMPORT:
         return _import(args)
-    if args.file or args.row or args.output:
-        raise InputError("topology", "", f"FILE, --row and -o go with {_IMPORT} only (iobound topology {_IMPORT} FILE)")
+    if args.file or args.row or args.output or args.nodes:
+        raise InputError("topology", "", f"FILE, --row, --nodes and -o go with {_IMPORT} only (iobound topology "
+                         f"{_IMPORT} FILE)")
     topology = edited_topology(args)
     if args.json:
         print(dumps(envelope("topology", TOPOLOGY_VERSION, topology.to_dict())))
@@ -64,7 +68,7 @@ def _import(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from probes.core.inputs import open_input
-    from probes.readers.io500_system import looks_like_list, read_info, read_list
+    from probes.readers.io500_system import looks_like_list, read_description, read_list
     from topologies.described import describe, submission_files
     from topologies.save import check_new, document_text, save_document
 
@@ -85,7 +89,9 @@ def _import(args: argparse.Namespace) -> int:
     elif args.row:
         raise InputError(str(path), "--row", "goes with the list database's CSV only; this is a single description")
     else:
-        description = read_info(text, source=str(path))
+        description = read_description(text, source=str(path))
+    if args.nodes:
+        description = description.given("client_nodes", str(args.nodes), "--nodes")
     described = describe(description)
     header = [f"Written by iobound topology {_IMPORT} from {path}" + (f", row {args.row}" if args.row else ""),
               f"{description.title}. Every figure the description does not state is a range (source assumption).",

@@ -5,6 +5,8 @@ their devices and networks):
 
 - ``io500_info_*="..."`` shell variables: the info creator's ``system-information.txt`` and newer
   ``io500.sh`` scripts (``io500_info_ds_nodes="42"``);
+- the submission web form's JSON (``{"DATA": {"type": "Site", ...}}``), a tree of the site, its
+  machine's node groups and its storage system's server groups, read into the same names;
 - a row of the list database's ``submissions`` table (``information_ds_nodes``), which also holds
   every phase's result as the list published it: ior phases in GiB/s, mdtest and find in kIOPS.
 
@@ -16,17 +18,18 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
 from probes.core.run import Run
 from probes.readers.io500 import phase_run
 
-__all__ = ["Description", "Submission", "looks_like_info", "looks_like_list", "read_info", "read_list",
-           "LIST_PHASES", "count"]
+__all__ = ["Description", "Submission", "looks_like_info", "looks_like_form", "looks_like_list", "read_info", "read_form",
+           "read_description", "read_list", "LIST_PHASES", "count"]
 
 # The list database's phase columns, in the order io500 runs them, with the unit the list keeps.
 LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_hard_write": "GiB/s",
@@ -40,6 +43,9 @@ _LIST_COLUMNS = ("information_system", "information_client_nodes", "ior_easy_wri
 _PARTS = re.compile(r"\s*(?:[,;+&]|\band\b)\s*")
 _COUNTED = re.compile(r"(\d{1,7})(?:\s+[A-Za-z][A-Za-z -]*)?")
 _PREFIX = "information_"
+_FORM_SNIFF = re.compile(r'\s*\{\s*"DATA"\s*:\s*\{')
+# What marks a storage system's server group of the web form as its metadata servers (Lustre's MDS).
+_FORM_METADATA = ("mds", "metadata")
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,18 @@ class Description:
         return self.fields.get(name, "").strip()
 
     def cite(self, name: str) -> str:
-        """Where ``name`` was read, for a capacity's note: ``io500 ds_network (system-information.txt:31)``."""
-        return f"io500 {name} ({self.source}{':' + self.where[name] if name in self.where else ''})"
+        """Where ``name`` was read, for a capacity's note: ``io500 ds_network (system-information.txt:31)``, or the
+        option that gave it (``client_nodes (--nodes)``)."""
+        place = self.where.get(name, "")
+        if place.startswith("--"):
+            return f"{name} ({place})"
+        return f"io500 {name} ({self.source}{':' + place if place else ''})"
+
+    def given(self, name: str, value: str, where: str) -> Description:
+        """This description with ``name`` stated as ``value`` (from ``where``, e.g. ``--nodes``) where it is not."""
+        if self.get(name):
+            return self
+        return replace(self, fields=self.fields | {name: value}, where=self.where | {name: where})
 
     @property
     def title(self) -> str:
@@ -79,6 +95,11 @@ class Submission:
 def looks_like_info(text: str) -> bool:
     """Whether ``text`` sets io500_info_* variables (system-information.txt, io500.sh)."""
     return _INFO_SNIFF.search(text) is not None
+
+
+def looks_like_form(text: str) -> bool:
+    """Whether ``text`` is the io500 web form's JSON description (``{"DATA": {"type": "Site", ...}}``)."""
+    return _FORM_SNIFF.match(text) is not None
 
 
 def looks_like_list(text: str) -> bool:
@@ -106,6 +127,97 @@ def read_info(text: str, *, source: str) -> Description:
         raise ToolOutputError(source, "", "expected io500_info_* variables (io500_info_ds_nodes=\"...\"), as the io500 "
                               "info creator writes them to system-information.txt; found none")
     return Description(fields, source, where)
+
+
+def read_description(text: str, *, source: str) -> Description:
+    """A single description: the web form's JSON (:func:`read_form`) or io500_info_* variables (:func:`read_info`)."""
+    return read_form(text, source=source) if looks_like_form(text) else read_info(text, source=source)
+
+
+def read_form(text: str, *, source: str) -> Description:
+    """The io500 web form's JSON description in the info variables' names: the system and its institution, the
+    storage system's software, its data and metadata servers (count, memory, network), and the fabric of the
+    machine's nodes, which stands for the servers' (its speed unstated) where the form states none.
+
+    The form lists the machine's node groups (``node_groups``), not the nodes that ran io500, so
+    ``client_nodes`` stays unstated (``check --nodes`` gives it); where one group states an
+    interconnect, it is the clients' network (``client_network``). Each field's place is its path
+    in the form's tree (``Site/StorageSystem lustre06/Lustre/OSS lustre06-oss``).
+
+    Raises
+    ------
+    ToolOutputError
+        If the text is not the form's JSON (it wraps long lines inside strings: a line break counts
+        as the space it replaced), or states no system, storage system or server.
+    """
+    try:
+        data = json.loads(" ".join(text.splitlines()))["DATA"]
+        if not isinstance(data, dict):
+            raise TypeError("DATA is not an object")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ToolOutputError(source, "", f"is not the io500 web form's JSON description ({exc})") from None
+    fields, where, groups, networks = {}, {}, [], []
+
+    def put(name: str, value, place: str) -> None:
+        if isinstance(value, list):  # ["196", "GB"]: a number and its unit
+            value = " ".join(str(v) for v in value)
+        if isinstance(value, (str, int, float)) and str(value).strip() and name not in fields:
+            fields[name], where[name] = str(value).strip(), place
+
+    put("institution", _attributes(data).get("institution"), "Site")
+    for node, place in _tree(data, "Site"):
+        kind, att = str(node.get("type", "")), _attributes(node)
+        link = _attributes(_child(node, "Interconnect"))
+        network = f"{link.get('type', '')} {link.get('speed', '')}".strip()
+        if kind == "Supercomputer":
+            put("system", att.get("name"), place)
+        elif kind == "Nodes":
+            groups.append(f"{att.get('name', '?')}: {att.get('count', '?')}" + (f" ({network})" if network else ""))
+            if network:
+                networks.append((network, f"{place}/Interconnect"))
+            if link.get("type"):
+                put("node_fabric", link["type"], f"{place}/Interconnect")
+        elif kind == "StorageSystem":
+            put("filesystem_type", att.get("software") or att.get("type"), place)
+            put("filesystem_name", att.get("name"), place)
+            put("filesystem_version", att.get("version"), place)
+        elif att.get("count") and "/StorageSystem" in place:
+            side = "md" if any(word in kind.lower() for word in _FORM_METADATA) else "ds"
+            put(f"{side}_nodes", att.get("count"), place)
+            put(f"{side}_volatile_memory_capacity", _attributes(_child(node, "Memory")).get("net capacity"),
+                f"{place}/Memory")
+            if network:
+                put(f"{side}_network", network, f"{place}/Interconnect")
+    if groups:
+        fields["node_groups"], where["node_groups"] = "; ".join(groups), "Site/Supercomputer"
+    if len(networks) == 1:  # one node group on the fabric: the clients' network, as io500's clients run there
+        put("client_network", *networks[0])
+    for side in ("ds", "md"):  # where the form states no servers' network: the nodes' fabric, its speed unstated
+        if f"{side}_nodes" in fields and "node_fabric" in fields:
+            put(f"{side}_network", fields["node_fabric"], where["node_fabric"] + " (the nodes' fabric; the servers' "
+                "ports and speed are not stated)")
+    if not any(name in fields for name in ("system", "filesystem_type", "ds_nodes", "md_nodes")):
+        raise ToolOutputError(source, "", "the io500 web form's JSON states no system, storage system or servers")
+    return Description(fields, source, where)
+
+
+def _attributes(node) -> dict:
+    att = node.get("att") if isinstance(node, dict) else None
+    return att if isinstance(att, dict) else {}
+
+
+def _child(node: dict, kind: str) -> dict:
+    return next((c for c in node.get("childs") or () if isinstance(c, dict) and c.get("type") == kind), {})
+
+
+def _tree(node: dict, path: str):
+    """Every node below ``node`` of the form's tree, with its path (``Site/StorageSystem lustre06/Lustre``)."""
+    for child in node.get("childs") or ():
+        if isinstance(child, dict):
+            name = _attributes(child).get("name")
+            place = f"{path}/{child.get('type', '?')}" + (f" {name}" if name else "")
+            yield child, place
+            yield from _tree(child, place)
 
 
 def read_list(text: str, *, source: str) -> list[Submission]:
