@@ -267,3 +267,19 @@ def test_au_below_the_minimum_is_named_as_the_benchmark_names_it():
     (found,) = training_findings(run)
     assert found.code == "AU-BELOW-MINIMUM" and "train_au_meet_expectation: fail" in found.message
     assert training_findings(replace(run, tags=(("au_mean", "95 %"), ("au_minimum", "90 %")))) == []
+
+
+@needs_corpus
+def test_a_run_a_little_above_a_stated_figure_names_the_figure_as_a_suspect_too():
+    """The Micron run is 7 % above its description's 10,000 MB/s for reads, which is the drive's write figure (its
+    data sheet reads 14,000 MB/s): the ABOVE-CEILING names that stated figure beside the page cache."""
+    from assess.check import check_runs
+    from probes.readers import read_results
+
+    folder = _run_folder("Micron_9550")
+    runs = [r for r in read_results(str(folder / "summary.json")) if r.label.endswith("train read")]
+    (judgement,) = check_runs(system_topology(_description(folder)), runs)
+    (above,) = [f for f in judgement.findings if f.code == "ABOVE-CEILING"]
+    assert "likely served from the client's page cache" in above.message
+    assert "or the figure stated for drives.bandwidth is below what the hardware does" in above.message
+    assert above.remedy.endswith("check the stated figures the run exceeds")

@@ -17,6 +17,10 @@ if TYPE_CHECKING:
 
 __all__ = ["judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric", "summary_in", "metric_factor"]
 
+# Above a stated figure by less than this, the figure may be what is wrong (a data sheet's write rate given for reads);
+# far above, only a cache or a miscount explains it.
+_UNDERSTATED = 1.5
+
 
 def bandwidth_factor(run: Run) -> float | None:
     """What turns the run's values into B/s (an op/s rate times the transfer size); None if they are no bandwidth."""
@@ -185,6 +189,11 @@ def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str
         cache = "the client's page cache" if client else "a server-side write-back cache"
         why = f"likely absorbed by {cache} before it reached the storage"
         remedy = "include the time to flush (fsync on close, IOR -e), or write a data set much larger than the memory"
+    stated = [c for layer in exceeded for c in layer.components if c not in ceiling.assumed]
+    if stated and ratio < _UNDERSTATED:  # a little above a stated figure: the figure may be what is wrong
+        why += (f"; or the figure stated for {', '.join(map(str, dict.fromkeys(stated)))} is below what the hardware "
+                "does (compare it with the part's data sheet or a probe)")
+        remedy += "; check the stated figures the run exceeds"
     return Finding(
         "ABOVE-CEILING", Severity.ERROR, label,
         f"{op} of {format_quantity(measured)} is {ratio:.2f}x the ceiling of {format_quantity(ceiling.value)} "
