@@ -483,3 +483,15 @@ def test_a_driver_log_holding_ior_and_mdtest_outputs_gives_the_runs_of_both(corp
         ("ior", "MPIIO file-per-process write"), ("mdtest", "File creation"), ("mdtest", "Tree creation")]
     assert runs[0].samples == (421.05,) and runs[1].summary.mean == 243.158
     assert [r.origin.line for r in runs] == sorted(r.origin.line for r in runs)
+
+
+def test_one_value_a_phase_is_said_as_io500s_rule_not_warned(corpus):
+    """io500 runs each phase once by its rules: FEW-REPETITIONS is information there, with how to see the spread."""
+    from assess.findings.alone import run_findings
+    from assess.findings.finding import Severity
+
+    runs = read_results(corpus / "io500" / "narval_io500-sc21_result.txt")
+    for run in runs:
+        (few,) = [f for f in run_findings(run) if f.code == "FEW-REPETITIONS"]
+        assert few.severity is Severity.INFO and "as io500's rules run each phase once" in few.message
+        assert few.remedy == "to see its spread, repeat the whole io500 run at least 3 times"

@@ -76,6 +76,12 @@ def _repetitions(run: Run, limits: Limits) -> Finding | None:
     spread = "one value: no spread and no confidence interval" if s.n == 1 else \
         f"{s.n} values: a confidence interval from {s.n - 1} degree(s) of freedom is too wide to judge by"
     needed = f"; this spread (cv {s.cv:.1%}) calls for {repetitions_needed(s.cv)}" if s.cv else ""
+    if run.origin.tool == "io500":  # its rules run each phase once: said, not warned
+        return Finding("FEW-REPETITIONS", Severity.INFO, run.label,
+                       f"{run.label} has {s.n} repetition{'s' if s.n != 1 else ''} ({spread}), as io500's rules "
+                       "run each phase once.",
+                       f"to see its spread, repeat the whole io500 run at least {limits.repetitions} times",
+                       {"repetitions": s.n, "minimum": limits.repetitions})
     return Finding("FEW-REPETITIONS", Severity.WARNING, run.label,
                    f"{run.label} has {s.n} repetition{'s' if s.n != 1 else ''} ({spread}).",
                    f"repeat it at least {limits.repetitions} times (IOR -i, mdtest -i, fio loops){needed}",
