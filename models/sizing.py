@@ -27,12 +27,12 @@ import sympy as sp
 from scipy.optimize import Bounds, LinearConstraint, milp
 
 from probes.core.errors import InputError
-from probes.core.units import Metric, Q_, canonical, format_quantity
+from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.formulas import count_symbol, numbers
 from models.predict import Model
-from topologies.catalogue import NAMES, Catalogue, Part, assemble
+from topologies.catalogue import NAMES, Catalogue, Part, assemble, least_rate
 from topologies.topology import Capacity, Component, Group, Kind, Source, Topology, WriteCost
 
 if TYPE_CHECKING:
@@ -67,11 +67,16 @@ class Target:
             return Q_(canonical(self.value) * canonical(self.workload.transfer_size), Metric.BANDWIDTH.unit)
         return self.value
 
-    def shown(self, value: Quantity) -> str:
-        """A ceiling (in the ceiling's metric) in the target's own terms: op/s for an IOPS target."""
-        if Metric.of(self.value) is not Metric.of(value):
-            return format_quantity(Q_(canonical(value) / canonical(self.workload.transfer_size), "op/s"))
-        return format_quantity(value)
+    def shown(self, value: Quantity, high: Quantity | None = None) -> str:
+        """A ceiling (in the ceiling's metric) in the target's own terms: op/s for an IOPS target; with ``high``, the
+        span from ``value`` to it, both in the unit that shows ``high`` (``8.8..11.0 GiB/s``)."""
+        def own(q: Quantity) -> Quantity:
+            return Q_(canonical(q) / canonical(self.workload.transfer_size), "op/s") \
+                if Metric.of(self.value) is not Metric.of(q) else q
+        if high is None:
+            return format_quantity(own(value))
+        unit = display_unit(own(high))
+        return f"{format_quantity(own(value), unit=unit).split(' ')[0]}..{format_quantity(own(high), unit=unit)}"
 
     def __str__(self) -> str:
         shown = f"{self.workload.operation.value} {format_quantity(self.value, unit=self.value.units)}"
@@ -169,7 +174,9 @@ class Design:
     metadata: Part | None = None  # one type of metadata server, like one type of storage server
     switch: Part | None = None  # the switch the network's ports plug into, when the catalogue names one
     metadata_drive: Part | None = None  # the drive a metadata server holds its metadata on
-    gateway: Part | None = None  # the gateway to the clients' fabric at the least price per bandwidth, when it differs
+    # the gateway at the least price per bandwidth, when the clients' fabric differs: it prices a port in the search;
+    # the bill's gateways are the cheapest set for the configuration (Fabric.gateway)
+    gateway: Part | None = None
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -262,7 +269,9 @@ class Fabric:
         through = "" if self.gateway is None else \
             f"; {self.gateways} x {self.gateway.name} join it to the clients' fabric"
         if self.switch is None:
-            return "no switch part stated" + through
+            return "no switch part stated" + ("" if self.gateway is None else
+                                              f"; {self.gateways} x {self.gateway.name} join the servers to the "
+                                              "clients' fabric")
         if not self.spines:
             return (f"1 x {self.switch.name}: {self.ports} server ports and {self.switch_uplinks} uplinks to the clients' "
                     f"fabric ({self.oversubscription:g}:1) of its {self.switch.ports} ports" + through)
@@ -295,9 +304,12 @@ class BillLine:
         return None if self.unit_price is None else self.count * self.unit_price
 
     @property
-    def total_range(self) -> tuple[float, float]:
-        """The line's total at the low and the high end of its price range (its price at both without one)."""
-        low, high = self.unit_range or (self.unit_price or 0.0,) * 2
+    def total_range(self) -> tuple[float, float] | tuple[None, None]:
+        """The line's total at the low and the high end of its price range (its price at both without one); none
+        without a price."""
+        if self.unit_price is None:
+            return None, None
+        low, high = self.unit_range or (self.unit_price,) * 2
         return self.count * low, self.count * high
 
 
@@ -350,7 +362,7 @@ class Configuration:
     @property
     def total_range(self) -> tuple[float, float]:
         """The hardware's price with every part at the low, then the high end of its price range."""
-        ends = [line.total_range for line in self.bill if line.hardware]
+        ends = [line.total_range for line in self.bill if line.hardware and line.unit_price is not None]
         return math.fsum(e[0] for e in ends), math.fsum(e[1] for e in ends)
 
     def expansion(self) -> tuple[int, int, Quantity, float]:
@@ -369,19 +381,20 @@ class Configuration:
 
     @cached_property
     def failover(self) -> tuple[tuple[Ceiling, Ceiling], ...]:
-        """Each target's ceiling while one server of every HA pair group (a controller of a dual-controller part) is
-        down and its partner serves both shares: (least, most). At least, the partner doing double duty sets the pace
-        of I/O spread evenly, so every server of the group counts at half; at most, the load rebalances over the
-        servers left. Empty without HA: then a failed server's share is offline instead."""
-        if not self.question.ha and self.design.server.controllers < 2:
+        """Each target's ceiling while one server (of an HA pair) or one controller (of a dual-controller part) of each
+        such group is down and its partner serves both shares: (least, most). At least, the partner doing double duty
+        sets the pace of I/O spread evenly, so the group counts at half; at most, the load rebalances over what is
+        left. Groups neither paired nor dual-controller are as they are (their failure takes a share offline
+        instead). Empty when no group is either."""
+        lost = {g.name: 1.0 if self.question.step(part) == 2 else 0.5 if part.controllers == 2 else 0.0
+                for g in self.topology.groups if g.kind is Kind.SERVER and (part := self._part(g.name)) is not None}
+        if not any(lost.values()):
             return ()
-        servers = {g.name: g for g in self.topology.groups if g.kind is Kind.SERVER}
 
         def degraded(most: bool) -> Topology:
             def factor(group: Group) -> float:
-                lost = 0.5 if self.question.step(self._part(group.name)) == 1 else 1.0  # a controller, or a server
-                return (group.count - lost) / group.count if most else 0.5
-            return replace(self.topology, groups=tuple(_scaled(g, factor(g)) if g.name in servers else g
+                return (group.count - lost[group.name]) / group.count if most else 0.5
+            return replace(self.topology, groups=tuple(_scaled(g, factor(g)) if lost.get(g.name) else g
                                                        for g in self.topology.groups))
         least, most = Model(degraded(False)), Model(degraded(True))
         return tuple((least.ceiling(t.workload), most.ceiling(t.workload)) for t in self.question.targets)
@@ -571,13 +584,10 @@ def _port_price(design: Design) -> float:
     gateway (its price over the ports' worth of bandwidth it forwards)."""
     share = design.switch.price / design.switch.ports if design.switch and design.switch.price else 0.0
     if design.gateway is not None:
-        share += design.gateway.price * _rate(design.network) / _rate(design.gateway)
+        share += design.gateway.price * least_rate(design.network) / least_rate(design.gateway)
     return (design.network.price or 0.0) + share
 
 
-def _rate(part: Part) -> float:
-    """A network part's bandwidth at its least, in bytes per second."""
-    return canonical(part.capacity("bandwidth").ends[0])
 
 
 def _metadata_price(design: Design) -> float:
@@ -709,14 +719,14 @@ def _through_gateways(question: Question, design: Design, fabric: Fabric, server
     oversubscription): two at least with --ha, so that one may fail. The full model then checks every target."""
     needs = [question.need(t) for t in question.targets if t.metric is Metric.BANDWIDTH]
     uplinks = canonical(fabric.limit) if fabric.limit is not None else \
-        (servers * design.ports + metadata) * _rate(design.network) / question.oversubscription
+        (servers * design.ports + metadata) * least_rate(design.network) / question.oversubscription
     carry = min(max(needs), uplinks) if needs else uplinks
     least = 2 if question.ha else 1
     joining = [g for g in question.catalogue.gateways if set(g.joins) == {design.network.family, question.client_family}
                and g.price is not None]
-    options = [(g, max(least, math.ceil(carry / _rate(g) - 1e-9))) for g in joining]
+    options = [(g, max(least, math.ceil(carry / least_rate(g) - 1e-9))) for g in joining]
     gateway, count = min(options, key=lambda o: (o[0].price * o[1], o[0].name))
-    forwards = count * _rate(gateway)
+    forwards = count * least_rate(gateway)
     if fabric.limit is not None and canonical(fabric.limit) <= forwards:
         return replace(fabric, gateway=gateway, gateways=count)
     return replace(fabric, limit=Q_(forwards, "B/s"), gateway=gateway, gateways=count, limited_leaves=0)

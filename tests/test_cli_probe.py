@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -53,7 +54,9 @@ def test_probe_show_prints_the_summary_table(probed, capsys):
     _, path = probed
     status, out, _ = run(capsys, "probe", "show", str(path))
     assert status == 0
-    header = out.splitlines()[0]
+    machine, _, header = out.splitlines()[:3]
+    assert re.fullmatch(r"machine at the start: \d+ CPUs, other processes took \d+\.\d\d of them, load average "
+                        r"\d+\.\d\d, governor \S+", machine), machine
     for column in ("measurement", "mean ± 95 % CI", "cv", "min – max"):
         assert column in header
     assert "tmpfs.read.bs1m.jobs1.bandwidth" in out and "(n=" in out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 import shutil
 import subprocess
 
@@ -264,3 +265,11 @@ def test_bad_presales_input_is_one_line(capsys, extra, message):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_failover_span_shows_both_ends_in_one_unit(capsys):
+    """The least end below 10 GiB/s would print in MiB/s on its own: the span gives it in the most end's unit."""
+    assert main(["size", "--clients", "20", "--client-nic", "25Gbit/s", "--target", "read=8GB/s", "--usable", "100TB",
+                 "--ha", "--parity", "4+2"]) == 0
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("failover:"))
+    assert re.search(r"read \d\.\d\d\.\.\d+\.\d GiB/s", line), line

@@ -264,7 +264,7 @@ def test_a_web_form_description_is_judged_once_told_the_client_nodes(corpus, cap
     result = corpus / "io500" / "narval_io500-sc21_result.txt"
     assert main(["check", str(description), str(result)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and "the machine's node groups, nc: 1109" in err and "give them with --nodes" in err
+    assert "\n" not in err and "the machine's node groups, nc: 1109" in err and "RESULTS --nodes N" in err
     assert main(["check", str(description), str(result), "--nodes", "640", "--json", "--fail-on", "never"]) == 0
     doc = json.loads(capsys.readouterr().out)
     verdicts = {r["run"]["label"]: [f["code"] for f in r["findings"]][0] for r in doc["runs"]}
@@ -272,7 +272,7 @@ def test_a_web_form_description_is_judged_once_told_the_client_nodes(corpus, cap
     assert verdicts["ior-easy-read"] == "POSSIBLE-IF"
     assert main(["topology", "from-io500", str(description), "--nodes", "640"]) == 0
     text = capsys.readouterr().out
-    assert 'count = 640\ndescription = "client nodes (client_nodes (--nodes))"' in text
+    assert 'count = 640\ndescription = "client nodes (client_nodes given with --nodes)"' in text
     assert "'infiniband 100 gbit' states the speed" in text  # the clients' network, from their node group
     assert main(["topology", "lecture", "--nodes", "3"]) == 2  # --nodes goes with from-io500 only
     assert "go with from-io500 only" in capsys.readouterr().err
@@ -283,3 +283,22 @@ def test_json_that_is_not_the_web_form_is_refused_in_one_line():
         read_form('{"DATA": [1, 2]}', source="form.json")
     with pytest.raises(ToolOutputError, match="states no system, storage system or servers"):
         read_form('{"DATA": {"type": "Site", "childs": []}}', source="form.json")
+
+
+def test_a_web_forms_server_group_counts_itself_not_its_parts():
+    """A metadata group listed first with counted disks inside: its disks are no data servers; a storage group named
+    Nodes is no client group."""
+    form = ('{"DATA": {"type": "Site", "att": {}, "childs": [{"type": "StorageSystem", "att": {"software": "Lustre"}, '
+            '"childs": [{"type": "Lustre", "att": {}, "childs": [{"type": "MDS", "att": {"name": "m", "count": "2"}, '
+            '"childs": [{"type": "Disk", "att": {"count": "10"}, "childs": []}]}, {"type": "Nodes", "att": '
+            '{"name": "oss", "count": "22"}, "childs": []}]}]}]}}')
+    fields = read_form(form, source="form.json").fields
+    assert (fields["md_nodes"], fields["ds_nodes"]) == ("2", "22") and "node_groups" not in fields
+
+
+def test_io500_form_json_in_another_wrapping_is_refused_in_one_line(tmp_path, capsys):
+    path = tmp_path / "system-information.txt"
+    path.write_text('[{"type":"IO500","att":{},"childs":[]}]', encoding="utf-8")
+    assert main(["topology", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "not as the form writes it" in err

@@ -22,7 +22,7 @@ _NAMES = {
     "EXAMPLES": "topologies.bundled",
     "apply_changes": "topologies.edit",
     "parse_change": "topologies.edit",
-    "read_description": "topologies.mlperf_system",
+    "read_mlperf_description": "topologies.mlperf_system",
     "describe_system": "topologies.mlperf_system",
 }
 __all__ = sorted(_NAMES)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pint import Quantity
 
 __all__ = ["BUNDLED", "SLOTS", "FAMILIES", "TABLES", "LINE_UNITS", "Part", "Line", "Catalogue", "load_catalogue",
-           "assemble", "NAMES"]
+           "assemble", "least_rate", "NAMES"]
 
 BUNDLED = Path(__file__).with_name("catalogue.toml")
 SLOTS = ("3.5in", "2.5in", "nvme")
@@ -128,7 +128,7 @@ class Catalogue:
     def gateway(self, one: str, other: str) -> Part | None:
         """The priced gateway that joins fabrics ``one`` and ``other`` at the least price per bandwidth; None if none."""
         joining = [g for g in self.gateways if {one, other} <= set(g.joins) and g.price is not None]
-        return min(joining, key=lambda g: (g.price / _rate(g), g.name), default=None)
+        return min(joining, key=lambda g: (g.price / least_rate(g), g.name), default=None)
 
     def of_kind(self, kind: Kind) -> tuple[Part, ...]:
         return tuple(p for p in self.parts if p.kind is kind)
@@ -167,7 +167,7 @@ def _table(part: Part) -> str:
     return "gateways" if part.joins else "switches" if part.ports else part.kind.value
 
 
-def _rate(part: Part) -> float:
+def least_rate(part: Part) -> float:
     """A network part's bandwidth in bytes per second, at its least."""
     return canonical(part.capacity("bandwidth").ends[0])
 
@@ -328,7 +328,9 @@ def _price_range(body: dict, source: str, where: str) -> tuple[float, float] | N
                          f"{given!r} instead.")
     low, high = (parse_price(v, source, f"{where}.price_range") for v in given)
     price = parse_price(body.get("price"), source, f"{where}.price")
-    if price is None or not low <= price <= high:
+    if price is None:
+        raise InputError(source, f"{where}.price_range", "goes with a price: give the price the range is around")
+    if not low <= price <= high:
         raise InputError(source, f"{where}.price_range", f"must hold the price ({price}) between its ends. Got "
                          f"{given!r} instead.")
     return low, high

@@ -215,7 +215,8 @@ def describe(description: Description) -> Described:
     groups = d.get("node_groups")  # the web form's: the machine's node groups, not those that ran io500
     clients = count(b.field("client_nodes", "no client nodes, so no ceiling" + (
         f" (the description lists the machine's node groups, {groups}, not the nodes that ran io500: give them with "
-        "--nodes)" if groups else "")))
+        "iobound check DESCRIPTION RESULTS --nodes N, or write a topology with iobound topology from-io500 "
+        "DESCRIPTION --nodes N -o FILE.toml)" if groups else "")))
     servers = count(b.field("ds_nodes", "no data servers, so no ceiling"))
     network_text = d.get("ds_network") or d.get("md_network")
     if not network_text:
@@ -372,6 +373,10 @@ def is_description(path: Path) -> bool:
 
     with open_input(path) as file:
         head = file.head(2**16)[0]
+    if '"type":"IO500"' in head.replace(" ", "") and not looks_like_form(head):
+        raise InputError(str(path), "", "looks like the io500 web form's JSON, but not as the form writes it (an "
+                         'object {"DATA": {"type": "Site", ...}} at its top): give the form\'s own file, a '
+                         "system-information.txt or io500.sh with io500_info_* variables, or write the topology")
     return looks_like_form(head) or looks_like_info(head)
 
 

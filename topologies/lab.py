@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from statistics import mean
 
@@ -26,6 +27,8 @@ _STORES = {Backing.TMPFS: ("tmpfs, in memory",
            Backing.FILE: ("ext4 image on a loop device",
                           "in this machine's page cache while it fits: far above the links; fio on the store measures it")}
 _KINDS = {Role.CLIENT: Kind.CLIENT, Role.SERVER: Kind.SERVER}
+# The file service's figure stands for the servers' bandwidth where it fell short of the links by more than this.
+_SHORT = 0.95
 # Seconds of a round trip between two hosts neither of which netem delays: the veths' own, a few microseconds.
 _UNDELAYED = 1e-6
 
@@ -70,11 +73,13 @@ def lab_topology(lab: Lab) -> Topology:
                     f"{hosts_phrase(lab)} on {links_phrase(lab)} links, sshfs to {backings}")
 
 
-def save_probed(lab: Lab, path: Path, probe_set: str, measured: set[str], *, header: str) -> Path:
-    """Write the lab's topology to the new file ``path`` with each NIC that ``lab probe`` measured, and the servers'
-    bandwidth (the file service through the shaped links), linked to its measurement in the probe set ``probe_set``
-    (named relative to ``path``); the others stay as :func:`lab_topology` states them. ``header`` becomes comment
-    lines at the top.
+def save_probed(lab: Lab, path: Path, probe_set: str, measured: Mapping[str, float], *,
+                header: str) -> tuple[Path, tuple[str, ...]]:
+    """Write the lab's topology to the new file ``path`` with each NIC that ``lab probe`` measured (``measured``: the
+    mean of each complete measurement by name, in B/s), and the servers' bandwidth where the file service fell short
+    of the links, linked to its measurement in the probe set ``probe_set`` (named relative to ``path``); the others
+    stay as :func:`lab_topology` states them. ``header`` becomes comment lines at the top. Returns the path and notes
+    on the file-service figures left out.
 
     Raises
     ------
@@ -89,13 +94,34 @@ def save_probed(lab: Lab, path: Path, probe_set: str, measured: set[str], *, hea
         table |= links
         if len(links) == 2:  # both directions probed: the spec's figure no longer stands for either
             del table["nic"]
-        if group.role is Role.SERVER:  # the file service as fio meets it, a figure a direction
-            served = {key: {"probe": probe_set, "measurement": name}
-                      for key, name in service_measurements(lab).items() if name in measured}
-            table |= served
-            if len(served) == 2:
-                table.pop("bandwidth", None)
-    return save_document(doc, path, header=header)
+    served, notes = _served(lab, measured)
+    if served:
+        table = doc[Kind.SERVER.value][next(g for g in lab.groups if g.role is Role.SERVER).name]
+        table |= {key: {"probe": probe_set, "measurement": name} for key, name in served.items()}
+        if len(served) == 2:
+            table.pop("bandwidth", None)
+    return save_document(doc, path, header=header), notes
+
+
+def _served(lab: Lab, measured: Mapping[str, float]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The servers' capacities the file service's figures give (key -> measurement): those that fell short of what
+    the links carried (by :data:`_SHORT`). One the links bound says only that the service kept up with them; as a
+    limit it would bind a faster link at the old link's rate, so up's figure stays, and a note says why."""
+    chosen, notes = {}, []
+    for key, name in service_measurements(lab).items():
+        if name not in measured:
+            continue
+        nic = key.replace("bandwidth", "nic")
+        sides = [measured[nic_measurements(g)[nic]] * len(g.hosts) for g in lab.groups
+                 if nic_measurements(g)[nic] in measured]
+        served = measured[name] * len(lab.servers)
+        if len(sides) < 2 or served < _SHORT * min(sides):
+            chosen[key] = name
+        else:
+            carried = format_quantity(Q_(min(sides), "B/s"), Metric.BANDWIDTH)
+            notes.append(f"{name}: the file service kept up with the links ({format_quantity(Q_(served, 'B/s'), Metric.BANDWIDTH)}"
+                         f" of the {carried} they carried), so the servers' {key} stays up's figure")
+    return chosen, tuple(notes)
 
 
 def hosts_phrase(lab: Lab) -> str:

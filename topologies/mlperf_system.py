@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from topologies.topology import Topology
 
-__all__ = ["System", "read_description", "describe_system", "is_system_description", "system_topology"]
+__all__ = ["System", "read_mlperf_description", "describe_system", "is_system_description", "system_topology"]
 
 # Drive purposes that carry no benchmark data.
 _NOT_DATA = re.compile(r"\b(os|boot|operating|metadata|journal|log)\b", re.IGNORECASE)
@@ -112,7 +112,7 @@ def _relaxed(text: str) -> tuple[str, list[str]]:
     return mended, [f"{k} ({v})" if v > 1 else k for k, v in found.items()]
 
 
-def read_description(text: str, *, source: str) -> tuple[dict, list[str]]:
+def read_mlperf_description(text: str, *, source: str) -> tuple[dict, list[str]]:
     """A description's fields (JSON or YAML), and the defects forgiven to read them.
 
     Raises
@@ -181,7 +181,7 @@ def system_topology(path: Path) -> Topology:
 
     text = read_input(path, error=TopologyError, what="the system description")
     try:
-        document, forgiven = read_description(text, source=str(path))
+        document, forgiven = read_mlperf_description(text, source=str(path))
     except InputError as exc:
         raise TopologyError(str(path), "", str(exc)) from None
     system = describe_system(document, source=str(path), forgiven=forgiven)
@@ -334,7 +334,7 @@ def _network(words: str, rate: Any, where: str) -> tuple[Quantity, Quantity, str
 
 
 def describe_system(document: dict, *, source: str, forgiven: list[str] | tuple[str, ...] = ()) -> System:
-    """The topology of a description's fields (``read_description``), every unstated figure a range."""
+    """The topology of a description's fields (``read_mlperf_description``), every unstated figure a range."""
     b = _Builder(source)
     if "system_under_test" in document:
         doc = _v3(b, document["system_under_test"])

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from probes.core.errors import InputError
@@ -159,8 +160,11 @@ def _probe(args: argparse.Namespace) -> int:
     if done.lab.servers:
         if args.force:
             output.unlink(missing_ok=True)
-        path = save_probed(done.lab, output, probe_set.name, {m.name for m in measurements if m.complete},
-                           header=f"The lab in {done.lab.state_dir}, probed by iobound lab probe ({probe_set.name}).")
+        path, served = save_probed(done.lab, output, probe_set.name,
+                                   {m.name: m.value.m_as("B/s") for m in measurements if m.complete},
+                                   header=f"The lab in {done.lab.state_dir}, probed by iobound lab probe "
+                                          f"({probe_set.name}).")
+        done = replace(done, notes=done.notes + served)
     failures = [f"{p.title}: {error}" for p, error in done.outcome.failures]
     if args.json:
         print(dumps(envelope("lab-probe", LAB_VERSION, {

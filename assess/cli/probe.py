@@ -83,7 +83,7 @@ def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps
     from probes.measure.iperf3 import serve_forever
     from probes.measure.plan import Plan
-    from probes.measure.probeset import document, read_machine, read_probe_set
+    from probes.measure.probeset import document, read_probe_document
 
     if args.action == "serve":
         streams, _ = Plan(streams=args.serve_streams).parallel
@@ -95,9 +95,9 @@ def execute(args: argparse.Namespace) -> int:
     if args.action == "cluster":
         return _cluster(args)
     if args.action == "show":
-        measurements = read_probe_set(args.file)
-        print(dumps(document(measurements.values(), read_machine(args.file))) if args.show_json
-              else render(measurements.values()))
+        measurements, machine = read_probe_document(args.file)
+        print(dumps(document(measurements.values(), machine)) if args.show_json
+              else render(measurements.values(), machine))
         return 0
     return _probe(args)
 
@@ -125,7 +125,7 @@ def _probe(args: argparse.Namespace) -> int:
             if store.measurements else "nothing was measured yet"
         sys.stderr.write(f"\niobound: interrupted: {kept}\n")
         return EXIT_INTERRUPTED
-    return _report(args, outcome, store.path)
+    return _report(args, outcome, store.path, store.machine)
 
 
 def _plan(args: argparse.Namespace) -> Plan:
@@ -137,12 +137,13 @@ def _plan(args: argparse.Namespace) -> Plan:
                 tuple(args.device), args.write, args.destroy_data, args.runtime)
 
 
-def _report(args: argparse.Namespace, outcome: Outcome, path) -> int:
-    """Print the summary table (or JSON) and the failures; exit 4 if any probe failed (the others are saved)."""
+def _report(args: argparse.Namespace, outcome: Outcome, path, machine: dict | None = None) -> int:
+    """Print the summary table (or JSON) and the failures, as the probe set has them; exit 4 if any probe failed (the
+    others are saved)."""
     from assess.render import dumps
     from probes.measure.probeset import document
 
-    print(dumps(document(outcome.measurements)) if args.json else render(outcome.measurements))
+    print(dumps(document(outcome.measurements, machine)) if args.json else render(outcome.measurements, machine))
     if not args.quiet:
         print(f"saved to {path}", file=sys.stderr)
     for probe, error in outcome.failures:
@@ -162,8 +163,9 @@ def _cluster(args: argparse.Namespace) -> int:
     return _report(args, outcome, args.output or "cluster.json")
 
 
-def render(measurements) -> str:
-    """The summary table: every figure with its interval, spread and whether the precision target was met."""
+def render(measurements, machine: dict | None = None) -> str:
+    """The summary table: every figure with its interval, spread and whether the precision target was met; the
+    machine's state as the session began above it, where the probe set has it."""
     from assess.render import table
 
     rows = []
@@ -174,6 +176,10 @@ def render(measurements) -> str:
         neighbours = f"{sum(m.others) / len(m.others):.2f}" if m.others else "-"
         rows.append((m.name, figure(m), spread, span, neighbours, diagnosis(m)[0].split(":")[0]))
     lines = [table(("measurement", "mean ± 95 % CI", "cv", "min – max", "neighbours (CPUs)", ""), rows, right=(1, 2, 4))]
+    if machine:
+        lines.insert(0, f"machine at the start: {machine.get('cpus')} CPUs, other processes took "
+                        f"{machine.get('others_cpus', 0):.2f} of them, load average "
+                        f"{(machine.get('load_average') or [0])[0]:.2f}, governor {machine.get('governor') or 'unknown'}\n")
     advice = {diagnosis(m) for m in measurements if not m.reached}
     lines += [f"{cause}: {remedy}" for cause, remedy in sorted(advice)]
     return "\n".join(lines)

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 #        totals (rack units, power, cooling); alternatives (the cheapest of each family), prices_not_from_file
 #   1.3  fabric gains gateway and gateways (a network of another fabric than the clients' is reached through
 #        gateways), and is given when either a switch or a gateway is known; configurations gain failover (each
-#        target's ceiling, least and most, while one server of each HA pair is down), total_range (the hardware at
+#        target's ceiling, least and most, while one server of a pair or a controller is down), total_range (the hardware at
 #        the low and high ends of its parts' price ranges) and bill lines unit_price_range
 SIZING_VERSION = "1.3"
 BTU_PER_HOUR = "BTU/hour"  # cooling, as data centres quote it
@@ -383,8 +383,10 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
              f"margin:    every target needs {question.margin:.0%} headroom (--margin); parts count at their sustained "
              "figures, ranges at their least"]
     if sizing.refused:
+        unpriced = [g.name for g in catalogue.gateways if g.price is None and question.client_family in g.joins]
         lines.append(f"refused:   {', '.join(sizing.refused)}: not {question.client_family}, the clients' fabric "
-                     "(no gateway in the catalogue joins the two)")
+                     + (f"(the gateways that would join the two have no price: {', '.join(unpriced)}; give them one "
+                        "with --prices)" if unpriced else "(no gateway in the catalogue joins the two)"))
     if not question.redundant:
         lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one drive or server failure loses data")
     if not sizing.configurations:
@@ -452,12 +454,12 @@ def _failover(configuration: Configuration) -> list[str]:
     shown = []
     for target, (least, most) in zip(q.targets, configuration.failover):
         span = target.shown(least.value) if canonical(least.value) >= canonical(most.value) * (1 - 1e-9) else \
-            f"{target.shown(least.value).split(' ')[0]}..{target.shown(most.value)}"
+            target.shown(least.value, most.value)
         short = ("below the target" if canonical(least.value) < canonical(target.required) * (1 - 1e-9) else
                  f"under its {q.margin:.0%} margin" if canonical(least.value) < q.need(target) * (1 - 1e-9) else "")
         shown.append(f"{target.workload.operation.value} {span}" + (f" (at least: {short})" if short else ""))
-    return [f"failover:  one server of each HA pair down, its partner serving both shares: {'; '.join(shown)} "
-            "(least: the partner sets the pace of evenly spread I/O; most: the load rebalances)"]
+    return [f"failover:  one server of a pair (or one controller) down, its partner serving both shares: "
+            f"{'; '.join(shown)} (least: the partner sets the pace of evenly spread I/O; most: the load rebalances)"]
 
 
 def _network(configuration: Configuration) -> list[str]:
@@ -613,7 +615,7 @@ def render_catalogue(catalogue: Catalogue) -> str:
                          ("gateways", catalogue.gateways)):
         rows = [(p.name, "-" if p.price is None else f"{p.price:,.0f}", figures(p)
                  + (f"; {p.slots} x {p.slot} bays, {p.nic_slots} NIC ports" if p.slots else f"; {p.slot}" if p.slot else "")
-                 + (f"; {p.ports} ports" + (" a side" if p.joins else "") if p.ports else "")
+                 + (f"; {p.ports} port{'s' if p.ports != 1 else ''}" + (" a side" if p.joins else "") if p.ports else "")
                  + (f"; {p.family}" if p.family else "") + (f"; joins {' and '.join(p.joins)}" if p.joins else ""),
                  p.published or "-", p.price_observed or "not observed") for p in parts]
         blocks += ["", table((title, "price", "figures (sustained, data-sheet peak beside)", "published", "price seen"),

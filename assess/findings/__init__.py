@@ -3,13 +3,15 @@
 Codes (stable; scripts may rely on them), by what they look at:
 
 against the run's ceiling (assess.findings.ceiling; what a finding is: assess.findings.finding)
-ABOVE-CEILING     error    the run is faster than any data path of the topology allows
+ABOVE-CEILING     error    the run is faster than any data path of the topology allows (a stated figure it exceeds
+                           by under 1.5x is named as a suspect beside the cache)
 POSSIBLE-IF       warning  the run is possible only if figures stated as ranges are high enough: it says which
 AT-CEILING        info     the run sits at the ceiling: the binding component limits it
 BELOW-CEILING     info     the run reaches 50-90 % of the ceiling: costs the model leaves out, commonly
 FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
 the run alone (assess.findings.alone)
-FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval
+FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval (info for an io500 phase, which
+                           its rules run once)
 HIGH-VARIATION    warning  the repetitions vary more than a quiet system's do
 MAX-HEADLINE      warning  the figure is the best repetition, not the mean
 SHORT-RUN         warning  repetitions too short to leave start-up and caches behind

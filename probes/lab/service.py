@@ -214,11 +214,27 @@ def _opened(lab: Lab, servers: tuple[Host, ...], direction: str) -> Iterator[lis
             raise _failed(exc) from None
         yield [(fd, path, write) for fd, path in zip(opened, paths)]
     finally:
-        for fd in opened:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)  # the clients' page cache lets go of it
+        late = _release(opened, made)
+    if late is not None:  # reached only when nothing else went wrong: that error stands first
+        raise _failed(late)
+
+
+def _release(fds: list[int], made: list[Path]) -> OSError | None:
+    """Close every one of ``fds`` (the clients' page cache told to let go of it first) and remove ``made``, whatever
+    one of them says; the first error a close gave (sshfs reports a late write error there), or None."""
+    late = None
+    for fd in fds:
+        try:
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        except OSError:
+            pass  # advice only
+        try:
             os.close(fd)
-        for path in made:
-            path.unlink(missing_ok=True)
+        except OSError as exc:
+            late = late or exc
+    for path in made:
+        path.unlink(missing_ok=True)
+    return late
 
 
 def _failed(exc: OSError) -> ProbeError:

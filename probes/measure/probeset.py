@@ -13,7 +13,7 @@ from probes.core.inputs import not_a_file
 from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 
-__all__ = ["read_probe_set", "read_machine", "document", "machine_state", "ProbeSetFile", "PROBE_SET_VERSION"]
+__all__ = ["read_probe_set", "read_probe_document", "document", "machine_state", "ProbeSetFile", "PROBE_SET_VERSION"]
 
 # 1.0: measurements with samples, summary, target, parameters and provenance (tool, version, commands, host).
 # 1.1: per repetition its start in the session (times_s) and the CPUs other processes took (others_cpus); unstable
@@ -40,7 +40,16 @@ def machine_state() -> dict:
 
 def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
     """The measurements of a probe set file by name; InputError naming the file and entry if it is malformed."""
+    return read_probe_document(path)[0]
+
+
+def read_probe_document(path: str | os.PathLike) -> tuple[dict[str, Measurement], dict | None]:
+    """The measurements of a probe set file by name, and the machine's state as its session began (None in a 1.0
+    file, which has none); InputError naming the file and entry if either is malformed."""
     doc = read_document(path, KIND, ("1.0", PROBE_SET_VERSION))
+    machine = doc.get("machine")
+    if machine is not None and not isinstance(machine, dict):
+        raise InputError(str(path), "machine", "must be the machine's state, an object")
     entries = doc.get("measurements")
     if not isinstance(entries, list):
         raise InputError(str(path), "measurements", "must be a list of measurements")
@@ -51,15 +60,7 @@ def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
         except (KeyError, ValueError, TypeError, AttributeError) as exc:
             raise InputError(str(path), f"measurements[{i}]", f"is not a measurement iobound wrote ({exc!r})") from None
         found[measurement.name] = measurement
-    return found
-
-
-def read_machine(path: str | os.PathLike) -> dict | None:
-    """The machine's state as a probe set's session began (format 1.1); None for a 1.0 file, which has none."""
-    machine = read_document(path, KIND, ("1.0", PROBE_SET_VERSION)).get("machine")
-    if machine is not None and not isinstance(machine, dict):
-        raise InputError(str(path), "machine", "must be the machine's state, an object")
-    return machine
+    return found, machine
 
 
 class ProbeSetFile:

@@ -65,7 +65,7 @@ class Description:
         option that gave it (``client_nodes (--nodes)``)."""
         place = self.where.get(name, "")
         if place.startswith("--"):
-            return f"{name} ({place})"
+            return f"{name} given with {place}"
         return f"io500 {name} ({self.source}{':' + place if place else ''})"
 
     def given(self, name: str, value: str, where: str) -> Description:
@@ -156,7 +156,7 @@ def read_form(text: str, *, source: str) -> Description:
             raise TypeError("DATA is not an object")
     except (ValueError, KeyError, TypeError) as exc:
         raise ToolOutputError(source, "", f"is not the io500 web form's JSON description ({exc})") from None
-    fields, where, groups, networks = {}, {}, [], []
+    fields, where, groups, networks, counted = {}, {}, [], [], []
 
     def put(name: str, value, place: str) -> None:
         if isinstance(value, list):  # ["196", "GB"]: a number and its unit
@@ -169,9 +169,12 @@ def read_form(text: str, *, source: str) -> Description:
         kind, att = str(node.get("type", "")), _attributes(node)
         link = _attributes(_child(node, "Interconnect"))
         network = f"{link.get('type', '')} {link.get('speed', '')}".strip()
+        storage = "/StorageSystem" in place
+        if any(place.startswith(f"{group}/") for group in counted):
+            continue  # a part of a server group already counted (its disks, its processors)
         if kind == "Supercomputer":
             put("system", att.get("name"), place)
-        elif kind == "Nodes":
+        elif kind == "Nodes" and not storage:
             groups.append(f"{att.get('name', '?')}: {att.get('count', '?')}" + (f" ({network})" if network else ""))
             if network:
                 networks.append((network, f"{place}/Interconnect"))
@@ -181,7 +184,8 @@ def read_form(text: str, *, source: str) -> Description:
             put("filesystem_type", att.get("software") or att.get("type"), place)
             put("filesystem_name", att.get("name"), place)
             put("filesystem_version", att.get("version"), place)
-        elif att.get("count") and "/StorageSystem" in place:
+        elif att.get("count") and storage:
+            counted.append(place)
             side = "md" if any(word in kind.lower() for word in _FORM_METADATA) else "ds"
             put(f"{side}_nodes", att.get("count"), place)
             put(f"{side}_volatile_memory_capacity", _attributes(_child(node, "Memory")).get("net capacity"),
