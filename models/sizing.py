@@ -267,11 +267,9 @@ class Fabric:
 
     def __str__(self) -> str:
         through = "" if self.gateway is None else \
-            f"; {self.gateways} x {self.gateway.name} join it to the clients' fabric"
+            f"; {self.gateways} x {self.gateway.name} join the servers to the clients' fabric"
         if self.switch is None:
-            return "no switch part stated" + ("" if self.gateway is None else
-                                              f"; {self.gateways} x {self.gateway.name} join the servers to the "
-                                              "clients' fabric")
+            return "no switch part stated" + through
         if not self.spines:
             return (f"1 x {self.switch.name}: {self.ports} server ports and {self.switch_uplinks} uplinks to the clients' "
                     f"fabric ({self.oversubscription:g}:1) of its {self.switch.ports} ports" + through)
@@ -586,8 +584,6 @@ def _port_price(design: Design) -> float:
     if design.gateway is not None:
         share += design.gateway.price * least_rate(design.network) / least_rate(design.gateway)
     return (design.network.price or 0.0) + share
-
-
 
 
 def _metadata_price(design: Design) -> float:

@@ -109,7 +109,7 @@ def test_question_1_on_infiniband_servers_goes_through_gateways(capsys):
     assert read["binding_layers"] == ["devices"] and read["ceiling"]["value"] < 60e9
     assert main([*BIG, "--networks", "infiniband-hdr"]) == 0
     text = capsys.readouterr().out
-    assert "4 x gw-router-node-200g join it to the clients' fabric" in text
+    assert "4 x gw-router-node-200g join the servers to the clients' fabric" in text
 
 
 def test_ha_buys_two_gateways_where_one_would_carry_the_target(capsys):

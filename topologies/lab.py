@@ -95,8 +95,8 @@ def save_probed(lab: Lab, path: Path, probe_set: str, measured: Mapping[str, flo
         if len(links) == 2:  # both directions probed: the spec's figure no longer stands for either
             del table["nic"]
     served, notes = _served(lab, measured)
-    if served:
-        table = doc[Kind.SERVER.value][next(g for g in lab.groups if g.role is Role.SERVER).name]
+    for group in (g for g in lab.groups if g.role is Role.SERVER and served):
+        table = doc[Kind.SERVER.value][group.name]
         table |= {key: {"probe": probe_set, "measurement": name} for key, name in served.items()}
         if len(served) == 2:
             table.pop("bandwidth", None)
@@ -105,17 +105,18 @@ def save_probed(lab: Lab, path: Path, probe_set: str, measured: Mapping[str, flo
 
 def _served(lab: Lab, measured: Mapping[str, float]) -> tuple[dict[str, str], tuple[str, ...]]:
     """The servers' capacities the file service's figures give (key -> measurement): those that fell short of what
-    the links carried (by :data:`_SHORT`). One the links bound says only that the service kept up with them; as a
-    limit it would bind a faster link at the old link's rate, so up's figure stays, and a note says why."""
+    the links carried, the clients' together or the servers' together (by :data:`_SHORT`). One the links bound says
+    only that the service kept up with them; as a limit it would bind a faster link at the old link's rate, so up's
+    figure stays, and a note says why."""
     chosen, notes = {}, []
     for key, name in service_measurements(lab).items():
         if name not in measured:
             continue
         nic = key.replace("bandwidth", "nic")
-        sides = [measured[nic_measurements(g)[nic]] * len(g.hosts) for g in lab.groups
-                 if nic_measurements(g)[nic] in measured]
+        sides = [sum(measured[nic_measurements(g)[nic]] * len(g.hosts) for g in lab.groups if g.role is role)
+                 for role in Role if all(nic_measurements(g)[nic] in measured for g in lab.groups if g.role is role)]
         served = measured[name] * len(lab.servers)
-        if len(sides) < 2 or served < _SHORT * min(sides):
+        if len(sides) < len(Role) or served < _SHORT * min(sides):  # a side unprobed: the links' share is unknown
             chosen[key] = name
         else:
             carried = format_quantity(Q_(min(sides), "B/s"), Metric.BANDWIDTH)

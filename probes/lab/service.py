@@ -23,7 +23,7 @@ from probes.measure.tool import install_hint
 from probes.lab.command import execute
 from probes.lab.layout import Lab, Service
 from probes.lab.network import identity
-from probes.lab.spec import PREFIX, Backing, Host, Role
+from probes.lab.spec import PREFIX, Backing, Host
 from probes.core.units import Metric
 from probes.measure.mountinfo import mounts
 from probes.measure.probe import Output, Probe
@@ -151,9 +151,8 @@ def measure(lab: Lab) -> Service:
 
 def service_measurements(lab: Lab) -> dict[str, str]:
     """The file service's figures ``lab probe`` measures, by the servers' capacity each gives: what each server
-    serves while every client reads from (writes to) every server at once."""
-    group = next(g for g in lab.groups if g.role is Role.SERVER).name
-    return {f"{direction}_bandwidth": f"{group}.sshfs.{direction}" for direction in _DIRECTIONS}
+    serves while every client reads from (writes to) every server at once; one figure for every server group."""
+    return {f"{direction}_bandwidth": f"lab-servers.sshfs.{direction}" for direction in _DIRECTIONS}
 
 
 @contextmanager
