@@ -1,7 +1,7 @@
 """Judge a whole benchmark list: each submission's phases against the topology its own description gives.
 
 A submission's description (the io500 list's hardware columns) becomes a topology with every unstated
-figure a range (:mod:`topologies.described`); its phases are judged by :func:`assess.check.check_runs`,
+figure a range (:mod:`topologies.described.io500`); its phases are judged by :func:`assess.check.check_runs`,
 as ``iobound check`` judges any run. Each phase gets its ceiling interval, its efficiency (result over
 the ceiling's high end), its verdict and, where the result needs more than the least the description
 allows, the hardware it implies, said in ports where the network's name fixes a port's rate.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from probes.core.units import Q_, format_quantity
 from probes.readers.io500_system import Submission
-from topologies.described import Described, describe
+from topologies.described.io500 import Described, describe
 from assess.check import check_runs
 from assess.findings import Judgement, Severity
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from models.sizing import Question, Target, _linear_form, _milp, size
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
-from topologies.catalogue import load_catalogue
+from topologies.catalogues.catalogue import load_catalogue
 from topologies.topology import Capacity, Group, Kind, Source, WriteCost
 
 CLIENTS = 512

@@ -32,7 +32,7 @@ from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling
 from models.formulas import count_symbol, numbers
 from models.predict import Model
-from topologies.catalogue import NAMES, Catalogue, Part, assemble, least_rate
+from topologies.catalogues.catalogue import NAMES, Catalogue, Part, assemble, least_rate
 from topologies.topology import Capacity, Component, Group, Kind, Source, Topology, WriteCost
 
 if TYPE_CHECKING:

@@ -233,7 +233,7 @@ def test_check_says_what_a_run_between_the_ends_implies():
 
 
 def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path):
-    from topologies.metadata_rates import typical_metadata
+    from topologies.catalogues.metadata_rates import typical_metadata
 
     topology = parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
                                             'metadata = { typical = "beegfs", devices = "nvme" }'))

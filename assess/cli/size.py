@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from pint import Quantity
 
     from models.sizing import Configuration, Question, Sizing, Target
-    from topologies.catalogue import Catalogue
+    from topologies.catalogues.catalogue import Catalogue
 
 
 # sizing format history:
@@ -111,7 +111,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
-    from topologies.catalogue import load_catalogue
+    from topologies.catalogues.catalogue import load_catalogue
     from topologies.save import check_new, save_topology
     from models.sizing import size
 
