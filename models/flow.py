@@ -332,7 +332,7 @@ class FlowNetwork:
                 symbol = group_symbol("B", f"links[{index}]")
                 return symbol, {symbol: value}
 
-            self._add(start, middle, Stage((Component.link(index),), "links", "", symbolic,
+            self._add(start, middle, Stage((Component.of_link(index),), "links", "", symbolic,
                                            constant=canonical(bandwidth.value)))
             self._add(middle, end, None)
 
