@@ -166,7 +166,7 @@ def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], 
         f"({', '.join(low.binding_layers)}: {ceiling.marked(low.binding)}) and within its most of "
         f"{format_quantity(ceiling.value)}: {condition}.",
         "state the figures that decide it (a datasheet or a probe: iobound probe), then check again",
-        {**evidence, "implied": [n.to_dict() for n in needs]})
+        evidence, needs)
 
 
 def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.run import Run
 from probes.core.units import quantity_json
-from models.ceiling import Ceiling
+from models.ceiling import Ceiling, Implied
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -32,7 +32,11 @@ class Severity(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Finding:
-    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do."""
+    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do.
+
+    ``implied`` is a POSSIBLE-IF's: what the run needs of each figure stated as a range (none
+    when no one figure decides it alone); its JSON is the evidence's ``implied`` list.
+    """
 
     code: str
     severity: Severity
@@ -40,10 +44,12 @@ class Finding:
     message: str
     remedy: str
     evidence: dict = field(default_factory=dict)
+    implied: tuple[Implied, ...] | None = None
 
     def to_dict(self) -> dict:
+        implied = {} if self.implied is None else {"implied": [n.to_dict() for n in self.implied]}
         return {"code": self.code, "severity": self.severity.label, "run": self.run, "message": self.message,
-                "remedy": self.remedy, "evidence": self.evidence}
+                "remedy": self.remedy, "evidence": self.evidence | implied}
 
 
 CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
