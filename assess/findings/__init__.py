@@ -48,10 +48,10 @@ BELOW = 0.9
 
 from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come first: ceiling imports them)
 
-_NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Severity")} | \
+_NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Part", "Severity")} | \
     {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
                                                   "metric_factor", "summary_in")} | \
-    {name: "assess.findings.application" for name in ("JOB_CODES", "Part", "is_job", "part_of", "job_findings")} | \
+    {name: "assess.findings.application" for name in ("JOB_CODES", "is_job", "part_of", "job_findings")} | \
     {name: "assess.findings.training" for name in ("TRAINING_CODES", "training_findings")}
 __all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW", "BELOW"])
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -1,4 +1,5 @@
-"""What a finding is (a stable code, a severity, a sentence with its numbers, a remedy), and a run's judgement."""
+"""What a finding is (a stable code, a severity, a sentence with its numbers, a remedy), and a run's judgement
+(over a job's part of the system, for a Darshan log)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from models.ceiling import Ceiling, Implied
 if TYPE_CHECKING:
     from pint import Quantity
 
-    from assess.findings.application import Part
+    from topologies.topology import Topology
 
-__all__ = ["Severity", "Finding", "Judgement", "CODES"]
+__all__ = ["Severity", "Finding", "Part", "Judgement", "CODES"]
 
 
 class Severity(enum.IntEnum):
@@ -55,6 +56,22 @@ class Finding:
 CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
          "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES", "TOOL-INVALID", "INCONSISTENT-OUTPUT", "TRANSFER-MISFIT", "UNIT-MIXUP",
          "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
+
+
+@dataclass(frozen=True)
+class Part:
+    """The part of a system a job could use: the topology its ceiling is computed on, and in words which part.
+
+    ``targets`` is (device group, OSTs the job used, OSTs it has) where the part is a Lustre job's OSTs.
+    """
+
+    topology: Topology
+    said: str
+    targets: tuple[str, int, int] | None = None
+
+    def to_dict(self) -> dict:
+        group, used, of = self.targets or (None, None, None)
+        return {"said": self.said, "target_group": group, "targets_used": used, "targets": of}
 
 
 @dataclass(frozen=True)
