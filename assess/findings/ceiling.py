@@ -9,7 +9,7 @@ from probes.core.stats import CONFIDENCE, Summary
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from models.ceiling import Ceiling, Implied
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
-from assess.findings import BELOW, FAR_BELOW, TOLERANCE
+from assess.findings.bands import BELOW, FAR_BELOW, TOLERANCE
 from assess.findings.finding import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
