@@ -38,7 +38,7 @@ POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data se
 from probes.core.faces import lazy_exports
 
 _NAMES = {name: "assess.findings.bands" for name in ("TOLERANCE", "FAR_BELOW", "BELOW")} | \
-    {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Part", "Severity")} | \
+    {name: "assess.findings.finding" for name in ("CODES", "CEILING_CODES", "Finding", "Judgement", "Part", "Severity")} | \
     {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
                                                   "metric_factor", "summary_in")} | \
     {name: "assess.findings.application" for name in ("JOB_CODES", "is_job", "part_of", "job_findings")} | \

@@ -1,4 +1,5 @@
-"""Findings about a run against its ceiling (ABOVE-CEILING, POSSIBLE-IF, AT-CEILING, BELOW-CEILING, FAR-BELOW), and its figures in the ceiling's metric."""
+"""Findings about a run against its ceiling (the CEILING_CODES of :mod:`assess.findings.finding`), and its figures in the
+ceiling's metric."""
 
 from __future__ import annotations
 
