@@ -333,18 +333,18 @@ class Topology:
         return list(self._directed)
 
     @cached_property
-    def _front(self) -> frozenset[str]:
-        """The groups clients reach without moving from a server into a network."""
+    def front_end(self) -> frozenset[str]:
+        """The groups clients reach without moving from a server into a network; a network outside it is a back end."""
         return frozenset(self._walk([g.name for g in self.of_kind(Kind.CLIENT)], frozenset(), fabric=False))
 
     @cached_property
     def distance(self) -> dict[str, int]:
         """How many links each group lies from the nearest client group, along the ways data moves."""
-        return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self._front, fabric=True)
+        return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self.front_end, fabric=True)
 
     @cached_property
     def _directed(self) -> tuple[tuple[str, str, int], ...]:
-        front, distance, far = self._front, self.distance, len(self.groups) + 1
+        front, distance, far = self.front_end, self.distance, len(self.groups) + 1
         directed = []
         for index, link in enumerate(self.links):
             for u, v in ((link.a, link.b), (link.b, link.a)):
