@@ -14,9 +14,9 @@ from models.caches import Memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
-from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
+from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
-from assess.findings.application import Part, is_job, job_findings, part_of
+from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 
 __all__ = ["check_runs", "CHECK_VERSION", "check_body"]

@@ -217,19 +217,19 @@ VERDICTS = {
     "aws_c7i48xlarge": "FAR-BELOW",
     "aws_r5n24xlarge": "FAR-BELOW",
 }
-_VERDICT_CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW")
 
 
 @needs_corpus
 @pytest.mark.parametrize("name", sorted(VERDICTS))
 def test_check_gives_each_corpus_run_its_verdict(name):
     from assess.check import check_runs
+    from assess.findings import CEILING_CODES
     from probes.readers import read_results
 
     folder = _run_folder(name)
     runs = [r for r in read_results(str(folder / "summary.json")) if not r.label.endswith("train samples")]
     (judgement,) = check_runs(system_topology(_description(folder)), runs)
-    assert [f.code for f in judgement.findings if f.code in _VERDICT_CODES] == [VERDICTS[name]]
+    assert [f.code for f in judgement.findings if f.code in CEILING_CODES] == [VERDICTS[name]]
 
 
 @needs_corpus

@@ -54,7 +54,7 @@ def test_an_easy_ior_phase_names_the_unstated_figure_that_decides_it(name, phase
     (judgement,) = [j for j in _judged(name, f"{name}-io500.csv") if j.run.label == phase]
     (possible,) = [f for f in judgement.findings if f.code == "POSSIBLE-IF"]
     component, least = IMPLIED[name, phase]
-    (implied,) = possible.evidence["implied"]
+    (implied,) = possible.to_dict()["evidence"]["implied"]
     assert implied["component"] == component and implied["source"] == "assumption"
     assert implied["needed"]["value"] / 1e9 == pytest.approx(least, rel=1e-3)
     assert f"possible only if {component} ≥ {least:.2f} GB/s (stated: assumption" in possible.message

@@ -8,7 +8,7 @@ length, data set against memory) are not said of it; these say what the applicat
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from probes.core.errors import TopologyError
@@ -19,12 +19,12 @@ from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.edit import Change, apply_changes
 from topologies.topology import Component, Kind, Topology
-from assess.findings.finding import Finding, Severity
+from assess.findings.finding import Finding, Part, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["JOB_CODES", "Part", "is_job", "part_of", "job_findings", "histogram", "BIN_BOUNDS", "TARGET_GROUPS", "FEW_TARGETS_GAIN",
+__all__ = ["JOB_CODES", "is_job", "part_of", "job_findings", "histogram", "BIN_BOUNDS", "TARGET_GROUPS", "FEW_TARGETS_GAIN",
            "MOST_BYTES", "UNALIGNED", "METADATA_SHARE", "LARGE"]
 
 JOB_CODES = ("FEW-TARGETS", "SMALL-ACCESSES", "SHARED-FILE-CONTENTION", "METADATA-BOUND")
@@ -51,22 +51,6 @@ BIN_BOUNDS = {"0_100": (0, 100), "100_1K": (100, 2**10), "1K_10K": (2**10, 10 * 
 def is_job(run: Run) -> bool:
     """Whether the run is what an application's job did (a Darshan log), not a benchmark's result."""
     return run.origin.tool == "darshan"
-
-
-@dataclass(frozen=True)
-class Part:
-    """The part of a system a job could use: the topology its ceiling is computed on, and in words which part.
-
-    ``targets`` is (device group, OSTs the job used, OSTs it has) where the part is a Lustre job's OSTs.
-    """
-
-    topology: Topology
-    said: str
-    targets: tuple[str, int, int] | None = None
-
-    def to_dict(self) -> dict:
-        group, used, of = self.targets or (None, None, None)
-        return {"said": self.said, "target_group": group, "targets_used": used, "targets": of}
 
 
 def part_of(topology: Topology, run: Run) -> Part:
