@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from probes.core.errors import ToolOutputError
-from probes.readers.textlines import COUNT, number
+from probes.readers.textlines import COUNT, checked_number
 
 __all__ = ["Phase", "read_app_results", "read_summary", "read_prototype", "PROTOTYPE_LINE"]
 
@@ -233,4 +233,4 @@ def read_prototype(lines: Iterable[str], source: str) -> tuple[list[Phase], str,
 
 
 def _value(text: str, where: str, what: str, source: str) -> float:
-    return number(text, where, source, f"a number for the {what} (a finite {what})")
+    return checked_number(text, where, source, f"a number for the {what} (a finite {what})")

@@ -17,7 +17,7 @@ from probes.core.stats import Summary, from_reported
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.ior_readback import direct_from_command, printed_readback, readback
-from probes.readers.textlines import COUNT, finite_number, number, split_words
+from probes.readers.textlines import COUNT, checked_number, finite_number, split_words
 
 __all__ = ["parse_text", "HEADER", "UNIT", "OPERATIONS", "SIZE", "SIZE_UNITS", "reported_summary", "run_label",
            "data_set_size", "shared_file"]
@@ -185,7 +185,7 @@ def _row(run: _Invocation, mode: str, columns: list[str], row: str, number: int,
 
 def _bandwidth(text: str, where: str, source: str) -> float:
     """A bandwidth cell in MiB/s; ToolOutputError at ``where`` if it is no finite number."""
-    return number(text, where, source, "a finite bandwidth in MiB/s")
+    return checked_number(text, where, source, "a finite bandwidth in MiB/s")
 
 
 def _invocation_runs(run: _Invocation, source: str) -> list[Run]:

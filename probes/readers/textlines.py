@@ -8,7 +8,7 @@ import shlex
 
 from probes.core.errors import ToolOutputError
 
-__all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number", "number", "COUNT"]
+__all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number", "checked_number", "COUNT"]
 
 # A count as tools print them: a whole number of at most 9 digits (tasks, nodes, repetitions, offsets).
 COUNT = re.compile(r"[0-9]{1,9}")
@@ -66,7 +66,7 @@ def finite_number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def number(text: str, where: str, source: str, expected: str) -> float:
+def checked_number(text: str, where: str, source: str, expected: str) -> float:
     """:func:`finite_number` of ``text``, else ToolOutputError at ``where`` saying what was ``expected`` and found."""
     value = finite_number(text)
     if value is None:
