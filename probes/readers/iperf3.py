@@ -40,7 +40,6 @@ def looks_like(text: str) -> bool:
     return text_marker(text) is not None
 
 
-
 def parse(text: str, *, source: str) -> list[Run]:
     """One bandwidth run per iperf3 test and direction; samples are the intervals the test measured.
 

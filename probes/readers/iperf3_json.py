@@ -50,6 +50,7 @@ def received(text: str, *, source: str) -> float:
 
 
 def parse_json(text: str, start: int, source: str) -> list[Run]:
+    """The runs of the iperf3 JSON objects from ``start`` on, one after another."""
     documents = _documents(text, start, source)
     runs = []
     for document, line in documents:

@@ -61,6 +61,7 @@ class _Test:
 
 
 def parse_text(text: str, source: str) -> list[Run]:
+    """The runs of iperf3's text output: a run per test (client or server side) and bidir role."""
     tests: list[_Test] = []
     version = None
     quoting_server = False  # after "Server output:" (--get-server-output) the server's own text follows
