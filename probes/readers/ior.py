@@ -16,6 +16,7 @@ from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
 from probes.readers.jsonfields import check, describe
 from probes.readers.jsonfields import field as json_field, number as json_number
+from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import Summary, from_reported
 from probes.core.units import Q_, Metric
@@ -123,7 +124,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       node")``). Processes per node are ``clients per node`` (IOR counts them on node 0:
       ``nodes x clients per node`` may differ from ``tasks``; every run is tagged with its tasks).
       Where the tasks are not a multiple of the clients per node (tasks spread unevenly), nodes
-      stay unknown (None), and the tags ``nodes`` (saying so) and ``processes`` (the tasks) are set.
+      stay unknown (None), the tag ``nodes`` says so, and the tasks are the run's placement.
     - IOR prints each figure twice: the per-iteration rows and the ``Summary of all tests``
       (max, min, mean over them). Where the summary's max, min or mean is not that of the rows
       within IOR's rounding (two decimals), the run is tagged ``inconsistent`` with both figures.
@@ -434,14 +435,14 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                 where = f"line {line}"
                 reported = _reported(values.get("reps", "?"), *(_bandwidth(values.get(key, "?"), where, source) for key in
                                      ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
-            workload, more = _text_workload(test, operation, direct, source)
+            workload, more, placement = _text_workload(test, operation, direct, source)
             tags = more + handed.tags(operation, workload.nodes, "write" in test.rows.keys() | test.summary.keys())
             if rows and summary is not None:
                 tags += _rows_against_summary(name, samples, *summary)
             origin = Origin(path=source, line=line, tool="ior", tool_version=run.version)
             runs.append(Run(label=_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
-                            tags=tuple(tags), reported=reported, durations=durations))
+                            tags=tuple(tags), reported=reported, durations=durations, placement=placement))
     return runs
 
 
@@ -487,9 +488,11 @@ def _label(options: dict, test_id: int, operation: str) -> str:
 
 
 def _text_workload(test: _Test, operation: Operation, direct: bool | None,
-                   source: str) -> tuple[Workload, list[tuple[str, str]]]:
+                   source: str) -> tuple[Workload, list[tuple[str, str]], Placement | None]:
+    """The test's workload, its tags, and its tasks as a placement where they do not give the nodes."""
     options = test.options
     tags: list[tuple[str, str]] = []
+    placement = None
     nodes = _int_option(options, "nodes", source) if "nodes" in options else None
     ppn = _int_option(options, "clients per node", source) if "clients per node" in options else None
     tasks = _int_option(options, "tasks", source) if "tasks" in options else None
@@ -507,9 +510,9 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
                               "found neither, so the processes are unknown")
     if nodes is None and (tasks % ppn or tasks < ppn):
         # IOR counts its clients per node on node 0 only: tasks spread unevenly over the nodes do not divide.
-        tags += [("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
-                           "counted on node 0, so the tasks are spread unevenly and the node count is unknown"),
-                 ("processes", str(tasks))]
+        tags.append(("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
+                              "counted on node 0, so the tasks are spread unevenly and the node count is unknown"))
+        placement = Placement(tasks)
     elif nodes is None:
         nodes = tasks // ppn
         tags.append(("nodes", "tasks / clients per node"))
@@ -529,7 +532,7 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
     else:
         data_set = _data_set(options.get("aggregate filesize", ("", 0))[0])
     return Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn, access=access,
-                    direct=direct, data_set=data_set, shared_file=_shared(options.get("access", ("", 0))[0])), tags
+                    direct=direct, data_set=data_set, shared_file=_shared(options.get("access", ("", 0))[0])), tags, placement
 
 
 def _text_transfer_size(test: _Test, source: str) -> int:
