@@ -142,6 +142,17 @@ def test_a_summary_alone_is_read_with_what_it_states(tmp_path):
     assert training.record_length.m_as("B") == pytest.approx(146600628, rel=1e-9)  # from DLIO's own MB/s and samples/s
 
 
+def test_check_places_the_accelerators_of_a_summary_that_states_no_hosts(tmp_path):
+    from assess.check import check_runs
+    from topologies.bundled import load_example
+
+    path = tmp_path / "summary.json"
+    shutil.copy(_summary("polaris"), path)
+    judged = check_runs(load_example("lecture"), _runs(path))
+    assert [(j.run.workload.nodes, j.run.workload.ppn) for j in judged] == [(8, 1), (8, 1)]
+    assert judged[0].run.placement.placed.startswith("8 processes on 8 of the 10 nodes of compute, 1 each")
+
+
 def test_a_v3_layout_keeps_its_config_in_dlio_config(tmp_path):
     source = _summary("MEMORY_AE")
     (tmp_path / "dlio_config").mkdir()
