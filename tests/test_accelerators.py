@@ -259,15 +259,19 @@ def test_au_below_the_minimum_is_named_as_the_benchmark_names_it():
     from dataclasses import replace
 
     from assess.findings.training import training_findings
+    from probes.core.records import Caching, Training
     from probes.core.run import Origin, Run
-    from probes.core.units import Metric
+    from probes.core.units import Q_, Metric
 
+    training = Training(accelerators=8, record_length=Q_(140, "MiB"), batch_size=7, computation_time=Q_(0.323, "s"),
+                        read_threads=4, files=3200, samples_per_file=1, au_per_epoch=(85.1,), au_mean=85.1,
+                        au_minimum=90, au_minimum_source="config workload.metric.au", au_expectation="fail",
+                        caching=Caching())
     run = Run(label="unet3d h100 train read", workload=None, metric=Metric.BANDWIDTH, samples=(1000.0,), unit="MiB/s",
-              origin=Origin(path="s.json", line=None, tool="dlio", tool_version=None),
-              tags=(("au_mean", "85.1 %"), ("au_minimum", "90 %"), ("au_expectation", "fail"), ("accelerators", "8")))
+              origin=Origin(path="s.json", line=None, tool="dlio", tool_version=None), training=training)
     (found,) = training_findings(run)
     assert found.code == "AU-BELOW-MINIMUM" and "train_au_meet_expectation: fail" in found.message
-    assert training_findings(replace(run, tags=(("au_mean", "95 %"), ("au_minimum", "90 %")))) == []
+    assert training_findings(replace(run, training=replace(training, au_per_epoch=(95.0,), au_mean=95.0))) == []
 
 
 @needs_corpus

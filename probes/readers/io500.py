@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -132,7 +133,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       driver log (``[Exec] mpiexec -n 2040 -npernode 12 ...``: 170 nodes x 12; mpirun, mpiexec,
       srun, aprun and jsrun are read). Where only the total is stated (``mpirun -np 2``,
       result.txt's ``procs`` under [run], else ``nproc`` under [find]) nodes stay unknown (None),
-      ppn is the Workload default of 1, and the total is tagged ``("processes", "21504")``.
+      ppn is the Workload default of 1, and the total is the run's placement (``Placement(21504)``).
     - A phase's own command gives the tags IOR and mdtest readers give (see
       :func:`probes.readers.ior.readback` and :func:`probes.readers.mdtest.stride_tags`):
       ``("fsync", "IOR -e")`` on writes, ``("read_by_other_node", "IOR -C -Q 1")`` on reads (nodes
@@ -188,8 +189,9 @@ def _run(phase: Phase, version: str, run_tags: list[tuple[str, str]], source: st
     if (metric is Metric.BANDWIDTH) != phase.unit.endswith("B/s"):
         raise ToolOutputError(source, f"line {phase.line}", f"expected {'a bandwidth' if ior else 'an operation rate'}"
                               f" for phase {phase.name}; found a value in {phase.unit}")
-    nodes, ppn, placed = _placement(phase, source)
-    tags = [("phase", phase.name)] + placed
+    nodes, ppn, launched = _placement(phase, source)
+    processes = launched or phase.processes
+    tags = [("phase", phase.name)]
     if ior:
         workload, more = _ior_workload(ior[1], ior[2], phase, nodes, ppn, source)
     else:
@@ -200,7 +202,8 @@ def _run(phase: Phase, version: str, run_tags: list[tuple[str, str]], source: st
     return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
                origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
                tags=_merged(tags + phase.tags + run_tags),
-               durations=() if phase.duration is None else (phase.duration,))
+               durations=() if phase.duration is None else (phase.duration,),
+               placement=Placement(processes) if processes else None)
 
 
 def phase_run(name: str, value: float, unit: str, *, nodes: int | None, ppn: int | None, source: str, line: int,
@@ -272,15 +275,15 @@ def _arguments(command: str, program: str) -> list[str] | None:
     return None
 
 
-def _placement(phase: Phase, source: str) -> tuple[int | None, int, list[tuple[str, str]]]:
-    """Nodes, processes per node and, where only their total is stated, a ``processes`` tag, from the MPI
-    launcher that starts the phase's program; (None, 1, []) where no launcher says."""
+def _placement(phase: Phase, source: str) -> tuple[int | None, int, int | None]:
+    """Nodes, processes per node and, where only their total is stated, that total, from the MPI launcher that
+    starts the phase's program; (None, 1, None) where no launcher says."""
     words = split_words(phase.command)
     names = [word.rsplit("/", 1)[-1] for word in words]
     options = _LAUNCHERS.get(names[0]) if names else None
     start = next((i for i, name in enumerate(names) if name in _PROGRAMS), None)
     if options is None or start is None:
-        return None, 1, []
+        return None, 1, None
     stated: dict[str, int] = {}
     for index, word in enumerate(words[1:start], start=1):
         option, equals, value = word.partition("=")
@@ -298,12 +301,12 @@ def _placement(phase: Phase, source: str) -> tuple[int | None, int, list[tuple[s
             stated["per_node"] = per_set * per_host
     total, per_node, nodes = stated.get("total"), stated.get("per_node"), stated.get("nodes")
     if nodes and per_node:
-        return nodes, per_node, []
+        return nodes, per_node, None
     if total and per_node and total % per_node == 0:
-        return total // per_node, per_node, []
+        return total // per_node, per_node, None
     if total and nodes and total % nodes == 0:
-        return nodes, total // nodes, []
-    return None, 1, [("processes", str(total))] if total else []
+        return nodes, total // nodes, None
+    return None, 1, total
 
 
 def _transfer_size(words: list[str] | None, line: int, source: str) -> int | None:

@@ -66,6 +66,7 @@ class Phase:
     command_line: int = 0
     tags: list[tuple[str, str]] = field(default_factory=list)
     hard_by_rules: bool = True
+    processes: int | None = None  # all of the run's, where result.txt states them (procs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,7 +90,7 @@ def read_app_results(lines: Iterable[str], source: str) -> tuple[list[Phase], st
         else:
             raise ToolOutputError(source, f"line {number}", "expected a '[section]', 'key = value' or "
                                   f"'; comment' line of io500's result.txt; found {stripped[:60]!r}")
-    version, tags = "C app", []
+    version, tags, processes = "C app", [], None
     phases = []
     named = {name: pairs for name, _, pairs, _ in sections}
     stated = [named[name][key] for name, key in (("", "procs"), ("run", "procs"), ("find", "nproc"))
@@ -98,7 +99,7 @@ def read_app_results(lines: Iterable[str], source: str) -> tuple[list[Phase], st
         processes, line = stated[0]
         if not COUNT.fullmatch(processes) or int(processes) < 1:
             raise ToolOutputError(source, f"line {line}", f"expected a whole number of processes; found {processes[:40]!r}")
-        tags.append(("processes", processes))
+        processes = int(processes)
     for name, number, pairs, comments in sections:
         if name in ("", "run"):
             version = pairs.get("version", (version, 0))[0]
@@ -108,6 +109,8 @@ def read_app_results(lines: Iterable[str], source: str) -> tuple[list[Phase], st
             tags.append(("score" if name == "SCORE" else "score_extended", score))
         elif "score" in pairs:
             phases.append(_app_phase(name, number, pairs, comments, source))
+    for phase in phases:
+        phase.processes = processes
     return phases, version, tags
 
 

@@ -76,7 +76,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       node")``). Processes per node are ``clients per node`` (IOR counts them on node 0:
       ``nodes x clients per node`` may differ from ``tasks``; every run is tagged with its tasks).
       Where the tasks are not a multiple of the clients per node (tasks spread unevenly), nodes
-      stay unknown (None), and the tags ``nodes`` (saying so) and ``processes`` (the tasks) are set.
+      stay unknown (None), the tag ``nodes`` says so, and the tasks are the run's placement.
     - IOR prints each figure twice: the per-iteration rows and the ``Summary of all tests``
       (max, min, mean over them). Where the summary's max, min or mean is not that of the rows
       within IOR's rounding (two decimals), the run is tagged ``inconsistent`` with both figures.

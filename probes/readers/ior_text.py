@@ -12,6 +12,7 @@ from typing import Any
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.records import Placement
 from probes.core.run import Origin, Run
 from probes.core.stats import Summary, from_reported
 from probes.core.units import Q_, Metric
@@ -225,14 +226,14 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
                 where = f"line {line}"
                 reported = reported_summary(values.get("reps", "?"), *(_bandwidth(values.get(key, "?"), where, source) for key in
                                      ("Mean(MiB)", "StdDev", "Min(MiB)", "Max(MiB)")), where=where, source=source)
-            workload, more = _text_workload(test, operation, direct, source)
+            workload, more, placement = _text_workload(test, operation, direct, source)
             tags = more + handed.tags(operation, workload.nodes, "write" in test.rows.keys() | test.summary.keys())
             if rows and summary is not None:
                 tags += _rows_against_summary(name, samples, *summary)
             origin = Origin(path=source, line=line, tool="ior", tool_version=run.version)
             runs.append(Run(label=run_label(options, test.id, name), workload=workload,
                             metric=Metric.BANDWIDTH, samples=samples, unit=UNIT, origin=origin,
-                            tags=tuple(tags), reported=reported, durations=durations))
+                            tags=tuple(tags), reported=reported, durations=durations, placement=placement))
     return runs
 
 
@@ -279,9 +280,11 @@ def run_label(options: dict, test_id: int, operation: str) -> str:
 
 
 def _text_workload(test: _Test, operation: Operation, direct: bool | None,
-                   source: str) -> tuple[Workload, list[tuple[str, str]]]:
+                   source: str) -> tuple[Workload, list[tuple[str, str]], Placement | None]:
+    """The test's workload, its tags, and its tasks as a placement where they do not give the nodes."""
     options = test.options
     tags: list[tuple[str, str]] = []
+    placement = None
     nodes = _int_option(options, "nodes", source) if "nodes" in options else None
     ppn = _int_option(options, "clients per node", source) if "clients per node" in options else None
     tasks = _int_option(options, "tasks", source) if "tasks" in options else None
@@ -299,9 +302,9 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
                               "found neither, so the processes are unknown")
     if nodes is None and (tasks % ppn or tasks < ppn):
         # IOR counts its clients per node on node 0 only: tasks spread unevenly over the nodes do not divide.
-        tags += [("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
-                           "counted on node 0, so the tasks are spread unevenly and the node count is unknown"),
-                 ("processes", str(tasks))]
+        tags.append(("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
+                              "counted on node 0, so the tasks are spread unevenly and the node count is unknown"))
+        placement = Placement(tasks)
     elif nodes is None:
         nodes = tasks // ppn
         tags.append(("nodes", "tasks / clients per node"))
@@ -321,7 +324,7 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
     else:
         data_set = data_set_size(options.get("aggregate filesize", ("", 0))[0])
     return Workload(operation=operation, transfer_size=Q_(size, "B"), nodes=nodes, ppn=ppn, access=access,
-                    direct=direct, data_set=data_set, shared_file=shared_file(options.get("access", ("", 0))[0])), tags
+                    direct=direct, data_set=data_set, shared_file=shared_file(options.get("access", ("", 0))[0])), tags, placement
 
 
 def _text_transfer_size(test: _Test, source: str) -> int:

@@ -2,8 +2,8 @@
 
 MLPerf Storage runs DLIO, which emulates accelerators: each MPI rank reads a batch, then sleeps
 ``computation_time`` in place of the accelerator's work. A training run gives its bandwidth and its
-samples per second, with the accelerator utilisation (AU) per epoch in its tags; a checkpoint run
-gives one run per direction (write, read). The run's ``config.yaml``, ``overrides.yaml`` and
+samples per second, with the accelerator utilisation (AU) per epoch in its training record; a checkpoint
+run gives one run per direction (write, read). The run's ``config.yaml``, ``overrides.yaml`` and
 ``per_epoch_stats.json`` are read from the summary's folder (or its ``dlio_config/``, ``.hydra/`` or
 ``configs/``) when they are there, and a tag says which were found.
 """
@@ -18,6 +18,7 @@ from typing import Any
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import read_input
+from probes.core.records import Caching, Checkpoint, Placement, Training
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
@@ -94,13 +95,15 @@ def parse(text: str, *, source: str) -> list[Run]:
         ``"<model> checkpoint write"`` and ``"... checkpoint read"`` in GiB/s. Durations are the
         epochs' (``per_epoch_stats.json``) or the checkpoints' mean duration.
 
-        Tags (values short, for tables): ``model``, ``accelerator`` (and ``accelerator_source``),
-        ``accelerators``, ``hosts``, ``record_length``, ``batch_size``, ``computation_time``,
-        ``read_threads``, ``files``, ``samples_per_file``, ``samples``, ``epochs``, ``au_per_epoch``,
-        ``au_mean``, ``au_minimum`` (and ``au_minimum_source``), ``au_expectation`` (DLIO's own word:
-        success or fail), ``potential_caching``, ``host_memory``, ``data_per_host``, ``units``,
-        ``found`` (the files read with the summary), and ``inconsistent`` where DLIO's figures disagree.
-        What a run does not state is tagged ``not stated``, never guessed.
+        A training run's figures are in its :class:`probes.core.records.Training` (the accelerators, what
+        each reads, the AU per epoch, its mean and the least required, DLIO's verdict, its cache
+        evidence), a checkpoint's in its :class:`probes.core.records.Checkpoint`; what a run does not
+        state is None there, never guessed. Where the hosts are not stated, the accelerators are the
+        run's placement. Tags (short, for tables) say the rest in words: ``model``, ``accelerator``
+        (``not stated`` where none is named) and where each was read (``accelerator_source``,
+        ``hosts_source``, ``record_length_source``, ``transfer_size_source``), ``spread`` where the
+        accelerators do not divide over the hosts, ``host_memory_reported``, ``units``, ``found`` (the
+        files read with the summary), and ``inconsistent`` where DLIO's figures disagree.
 
     Raises
     ------
@@ -117,7 +120,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       summary's figures (v0.5, which ran one DLIO job per host in some submissions: a summary the
       report's figures do not match states no hosts). Processes per node are the accelerators per host.
     - Per-host arrays (``host_memory_GB``, ``potential_caching``) list 0 for hosts DLIO did not collect
-      from; the tags count the hosts that reported.
+      from; the records hold what the hosts that reported state.
     """
     summary = json_object(text, source, "DLIO's summary.json")
     metric = field(summary, "metric", dict, "", source)
@@ -162,7 +165,7 @@ def _mean_agrees(values: tuple[float, ...], stated: float) -> bool:
 
 
 def _figure(value: float) -> str:
-    """A figure as the tags show it: up to 10 significant digits, no float noise (146600628, 114660.07)."""
+    """A figure as messages show it: up to 10 significant digits, no float noise (146600628, 114660.07)."""
     return f"{value:.10g}"
 
 
@@ -312,9 +315,9 @@ class _Context:
         self.hosts, hosts_source = self._hosts()
         self.tags: list[tuple[str, str]] = [
             ("model", self.model), ("accelerator", self.accelerator or "not stated"),
-            ("accelerator_source", accelerator_source), ("accelerators", str(self.accelerators)),
-            ("hosts", str(self.hosts) if self.hosts else "not stated"), ("hosts_source", hosts_source)]
+            ("accelerator_source", accelerator_source), ("hosts_source", hosts_source)]
         self.inconsistent: list[str] = []
+        self.caching, self.reported = self._caching()
 
     def _names(self) -> tuple[str, str | None, str]:
         """The model, the accelerator its timings stand for, and where the accelerator was read."""
@@ -343,16 +346,18 @@ class _Context:
         return None, "the summary states none (v0.5) and no report is beside it"
 
     def workload(self, operation: Operation, transfer_size, data_set) -> tuple[Workload, list[tuple[str, str]]]:
-        """The workload (one process per accelerator), and a ``processes`` tag where hosts do not say how they spread."""
+        """The workload (one process per accelerator), and a ``spread`` tag where they do not divide over the hosts."""
         hosts, count = self.hosts, self.accelerators
         tags = []
-        if hosts is None:
-            tags.append(("processes", f"{count}: how they spread over hosts is not stated"))
-        elif count % hosts:
-            tags.append(("processes", f"{count} over {hosts} hosts, unevenly: ppn is the most on one host"))
+        if hosts and count % hosts:
+            tags.append(("spread", f"{count} processes over {hosts} hosts, unevenly: ppn is the most on one host"))
         workload = Workload(operation=operation, transfer_size=transfer_size, nodes=hosts,
                             ppn=-(-count // hosts) if hosts else 1, direct=self._direct(), data_set=data_set)
         return workload, tags
+
+    def placement(self) -> Placement | None:
+        """The accelerators' processes, where the hosts they spread over are not stated."""
+        return Placement(self.accelerators) if self.hosts is None else None
 
     def _direct(self) -> bool | None:
         """O_DIRECT reads where the config asks for them (reader.odirect); DLIO's default reads through the page cache."""
@@ -368,37 +373,36 @@ class _Context:
 
     def common_tags(self) -> list[tuple[str, str]]:
         found = ", ".join(self.config.found) if self.config.found else "nothing beside the summary"
-        tags = self.tags + [("found", found)] + self._host_tags()
+        tags = self.tags + [("found", found)] + self.reported
         if self.inconsistent:
             tags.append(("inconsistent", "; ".join(self.inconsistent)))
         return tags
 
-    def _host_tags(self) -> list[tuple[str, str]]:
-        """DLIO's evidence of caching: hosts' memory against each host's share of the data set."""
+    def _caching(self) -> tuple[Caching, list[tuple[str, str]]]:
+        """DLIO's evidence of caching (hosts' memory against each host's share of the data set), and a tag where
+        some hosts reported no memory."""
         tags = []
         caching = self.summary.get("potential_caching")
         if isinstance(caching, list) and caching:
-            flags = [_whole(v, f"potential_caching[{i}]", self.source, least=0) for i, v in enumerate(caching)]
-            tags.append(("potential_caching", f"{sum(1 for f in flags if f)} of {len(flags)} hosts"))
-        elif isinstance(caching, bool):  # DLIO before per-host lists: one flag
-            tags.append(("potential_caching", "yes" if caching else "no"))
-        elif caching is not None:
+            flags = tuple(bool(_whole(v, f"potential_caching[{i}]", self.source, least=0)) for i, v in enumerate(caching))
+        elif isinstance(caching, bool) or caching is None:  # a bool: DLIO before per-host lists, one flag
+            flags = caching
+        else:
             raise ToolOutputError(self.source, "potential_caching", f"expected a list of 0 and 1 per host; found "
                                   f"{describe(caching)}")
-        memory = self.summary.get("host_memory_GB")
+        memory, most = self.summary.get("host_memory_GB"), None
         if memory is not None:
             values = [number(v, f"host_memory_GB[{i}]", self.source)
                       for i, v in enumerate(check(memory, list, "host_memory_GB", self.source))]
             reported = [v for v in values if v > 0]
-            if reported:
-                tags.append(("host_memory", f"{max(reported):.4g} GiB"))
+            most = Q_(max(reported), "GiB") if reported else None
             if len(reported) < len(values):
                 tags.append(("host_memory_reported", f"{len(reported)} of {len(values)} hosts (DLIO lists 0 for hosts "
                                                      "it did not collect from)"))
+        share = None
         if "data_size_per_host_GB" in self.summary:
-            share = number(self.summary["data_size_per_host_GB"], "data_size_per_host_GB", self.source)
-            tags.append(("data_per_host", f"{share:.4g} GiB"))
-        return tags
+            share = Q_(number(self.summary["data_size_per_host_GB"], "data_size_per_host_GB", self.source), "GiB")
+        return Caching(flags, most, share), tags
 
     # -- training ---------------------------------------------------------------------------------
 
@@ -442,27 +446,25 @@ class _Context:
         if config.durations and not durations:
             self.inconsistent.append(f"{config.durations_path} has {len(config.durations)} epochs, the summary "
                                      f"{epochs}: its durations are not used")
-        tags = shape + [("record_length", f"{_figure(record)} B"), ("record_length_source", record_source),
-                ("transfer_size_source", "reader.transfer_size" if stated_transfer else
-                 "the record length: DLIO reads a sample at a time; its requests are not in the summary"),
-                ("batch_size", str(batch) if batch else "not stated"),
-                ("computation_time", f"{_figure(compute)} s" if compute else "not stated"),
-                ("read_threads", str(threads) if threads is not None else "not stated"),
-                ("files", str(files)), ("samples_per_file", str(per_file)), ("samples", str(files * per_file)),
-                ("epochs", str(epochs)),
-                ("au_per_epoch", ", ".join(f"{value:.4f}" for value in au) + " %"),
-                ("au_mean", f"{au_mean:.4f} %"), ("au_minimum", f"{_figure(minimum * 100)} %"),
-                ("au_minimum_source", minimum_source), ("au_expectation", expectation or "not stated"),
-                ("units", _UNITS_NOTE)]
+        tags = shape + [("record_length_source", record_source),
+                        ("transfer_size_source", "reader.transfer_size" if stated_transfer else
+                         "the record length: DLIO reads a sample at a time; its requests are not in the summary"),
+                        ("units", _UNITS_NOTE)]
         tags = self.common_tags() + tags
+        training = Training(accelerators=self.accelerators, record_length=Q_(record, "B"), batch_size=batch,
+                            computation_time=None if compute is None else Q_(compute, "s"), read_threads=threads, files=files,
+                            samples_per_file=per_file, au_per_epoch=au, au_mean=au_mean,
+                            au_minimum=round(minimum * 100, 10),  # a percent without float noise: 90, not 90.00000000000001
+                            au_minimum_source=minimum_source, au_expectation=expectation, caching=self.caching)
         label = f"{self.model}{' ' + self.accelerator if self.accelerator else ''} train"
         bandwidth = tuple(rate * record / 2**20 for rate in rates)
         read = Run(label=f"{label} read", workload=workload, metric=Metric.BANDWIDTH, samples=bandwidth,
-                   unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations)
+                   unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations,
+                   placement=self.placement(), training=training)
         samples = Run(label=f"{label} samples", workload=workload, metric=Metric.EVENT_RATE, samples=rates,
                       unit=SAMPLE_UNIT, origin=self.origin(),
                       tags=tuple(tags + [("operation", "one sample of record_length bytes: DLIO's samples/s")]),
-                      durations=durations)
+                      durations=durations, placement=self.placement(), training=training)
         return [read, samples]
 
     def _record_length(self, io_mean: float, rate_mean: float) -> tuple[float, str]:
@@ -512,15 +514,15 @@ class _Context:
         about = f" (standard deviation {spread:.4g} GiB/s)" if spread is not None else ""
         workload, shape = self.workload(operation, None, Q_(size, "GiB"))
         tags = [t for t in self.common_tags() if t[0] != "inconsistent"]
-        tags += shape + [("checkpoint_size", f"{size:.4f} GiB"), ("duration_mean", f"{seconds:.4f} s"),
-                 ("checkpoints", str(count) if count else "not stated"),
-                 ("fsync", str(fsync).lower() if isinstance(fsync, bool) else "not stated"),
-                 ("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
-                 ("units", _CHECKPOINT_NOTE)]
+        tags += shape + [("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
+                         ("units", _CHECKPOINT_NOTE)]
         if inconsistent:
             tags.append(("inconsistent", "; ".join(inconsistent)))
+        checkpoint = Checkpoint(accelerators=self.accelerators, size=Q_(size, "GiB"), checkpoints=count or None,
+                                fsync=fsync if isinstance(fsync, bool) else None, caching=self.caching)
         return Run(label=f"{self.model} checkpoint {direction}", workload=workload, metric=Metric.BANDWIDTH,
-                   samples=(rate,), unit=CHECKPOINT_UNIT, origin=self.origin(), tags=tuple(tags), durations=(seconds,))
+                   samples=(rate,), unit=CHECKPOINT_UNIT, origin=self.origin(), tags=tuple(tags), durations=(seconds,),
+                   placement=self.placement(), checkpoint=checkpoint)
 
 
 def _report_hosts(path: Path, mean: Any) -> tuple[int | None, str]:
