@@ -22,6 +22,7 @@ from probes.core.records import Caching, Checkpoint, Placement, Training
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
+from probes.readers.dlio_config import Config, folder_of, positive, whole
 from probes.readers.jsonfields import check, describe, field, json_object, number
 
 __all__ = ["looks_like", "parse", "FORMAT", "DEFAULT_AU"]
@@ -47,9 +48,6 @@ _CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the who
 # The least AU a run must reach where its config states no metric.au: DLIO's default (ConfigArguments.au =
 # 0.90); DLIO of MLPerf Storage v0.5 compared the mean AU with a fixed 90 %.
 DEFAULT_AU = 0.90
-# Where a run keeps its DLIO configuration, relative to its summary: beside it (v1.0), in dlio_config/
-# (v3.0), .hydra/ or configs/ (v0.5).
-_CONFIG_FOLDERS = ("", "dlio_config", ".hydra", "configs")
 # The submission-level report of v0.5 and v1.0 (report.py), up to two folders above a run's summary
 # (v0.5: <workload>/run<N>/<host>/summary.json); v0.5 summaries state no hosts, but the report does.
 _REPORT = "mlperf_storage_report.json"
@@ -139,20 +137,6 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(runs)
 
 
-def _whole(value: Any, where: str, source: str, *, least: int = 1) -> int:
-    check(value, int, where, source)
-    if value < least:
-        raise ToolOutputError(source, where, f"expected a whole number of at least {least}; found {describe(value)}")
-    return value
-
-
-def _positive(value: Any, where: str, source: str, what: str) -> float:
-    result = number(value, where, source, expected=f"{what} above 0")
-    if result == 0:
-        raise ToolOutputError(source, where, f"expected {what} above 0; found {describe(value)}")
-    return result
-
-
 def _numbers(metric: dict, key: str, source: str) -> tuple[float, ...]:
     values = field(metric, key, list, "metric", source)
     if not values:
@@ -169,148 +153,14 @@ def _figure(value: float) -> str:
     return f"{value:.10g}"
 
 
-class _Config:
-    """The DLIO configuration of a run, from the files beside its summary; every value is None where absent."""
-
-    def __init__(self, folder: Path | None):
-        self.found: list[str] = []
-        self.body: dict = {}
-        self.path = ""
-        self.prefix = ""
-        self.workload: str | None = None
-        self.durations: tuple[float, ...] = ()
-        self.durations_path = ""
-        if folder is None:
-            return
-        config = self._first(folder, "config.yaml")
-        if config is not None:
-            document = _yaml(config)
-            if not isinstance(document, dict):
-                raise ToolOutputError(str(config), "line 1", f"expected DLIO's configuration, a mapping; found "
-                                      f"{describe(document)}")
-            self.prefix = "workload." if isinstance(document.get("workload"), dict) else ""
-            self.body = document["workload"] if self.prefix else document
-            self.path = str(config)
-            self.found.append(_shown(config, folder))
-        overrides = self._first(folder, "overrides.yaml")
-        if overrides is not None:
-            self.workload = _workload(overrides)
-            self.found.append(_shown(overrides, folder))
-        for name in ("per_epoch_stats.json", "0_per_epoch_stats.json"):
-            if (folder / name).is_file():
-                self.durations = _epoch_durations(folder / name)
-                self.durations_path = name
-                self.found.append(name)
-                break
-
-    @staticmethod
-    def _first(folder: Path, name: str) -> Path | None:
-        return next((folder / sub / name for sub in _CONFIG_FOLDERS if (folder / sub / name).is_file()), None)
-
-    def get(self, *paths: str) -> tuple[Any, str]:
-        """The first of ``paths`` (``"reader.batch_size"``) the config states, and its full name; (None, "") if none."""
-        for path in paths:
-            node: Any = self.body
-            for key in path.split("."):
-                if not isinstance(node, dict) or key not in node:
-                    break
-                node = node[key]
-            else:
-                return node, self.prefix + path
-        return None, ""
-
-    def whole(self, *paths: str, least: int = 1) -> int | None:
-        value, where = self.get(*paths)
-        return None if value is None else _whole(value, where, self.path, least=least)
-
-    def positive(self, what: str, *paths: str) -> float | None:
-        value, where = self.get(*paths)
-        if isinstance(value, dict) and "mean" in value:  # newer DLIO: computation_time: {mean: ..., stdev: ...}
-            value, where = value["mean"], where + ".mean"
-        return None if value is None else _positive(value, where, self.path, what)
-
-    def model(self) -> str | None:
-        value, where = self.get("model.name", "model")
-        return None if value is None else check(value, str, where, self.path)
-
-
-def _folder(source: str) -> Path | None:
-    """The folder of the summary ``source`` names, if it names a file; a name that is no path finds none."""
-    path = Path(source)
-    try:
-        return path.parent if path.is_file() else None
-    except OSError:  # a name too long to be a path
-        return None
-
-
-def _shown(path: Path, folder: Path) -> str:
-    return str(path.relative_to(folder))
-
-
-def _yaml(path: Path) -> Any:
-    """A YAML file beside the summary, parsed safely; an error names the file and the line."""
-    import yaml  # only reading a DLIO run needs it
-
-    text = read_input(path, error=ToolOutputError, what="the DLIO configuration beside the summary")
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or "not YAML"
-        raise ToolOutputError(str(path), f"line {mark.line + 1}" if mark else "", f"expected YAML; found {problem}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ToolOutputError(str(path), "", f"expected YAML; found what Python cannot hold ({type(exc).__name__})") from None
-
-
-def _workload(path: Path) -> str | None:
-    """The workload hydra was told (``- workload=unet3d_h100``); None where overrides.yaml names none."""
-    document = _yaml(path)
-    if document is None:
-        return None
-    items = check(document, list, "overrides", str(path))
-    for index, item in enumerate(items):
-        text = check(item, str, f"overrides[{index}]", str(path))
-        key, equals, value = text.partition("=")
-        if equals and key.strip().lstrip("+") == "workload":
-            if not value.strip():
-                raise ToolOutputError(str(path), f"overrides[{index}]", "expected workload=<model>_<accelerator>; "
-                                      "found no name")
-            return value.strip()
-    return None
-
-
-def _epoch_durations(path: Path) -> tuple[float, ...]:
-    """Each epoch's wall time in seconds, from rank 0's ``per_epoch_stats.json`` (epochs "1", "2" ...)."""
-    source = str(path)
-    try:
-        document = json.loads(read_input(path, error=ToolOutputError, what="the per-epoch statistics beside the summary"))
-    except (ValueError, RecursionError) as exc:
-        raise ToolOutputError(source, "", f"expected DLIO's per-epoch statistics (JSON); found invalid JSON "
-                              f"({type(exc).__name__})") from None
-    check(document, dict, "per_epoch_stats", source)
-    epochs = sorted((key for key in document if key.isdigit()), key=int)
-    durations = []
-    for epoch in epochs:
-        entry = check(document[epoch], dict, epoch, source)
-        value = field(entry, "duration", (str, int, float), epoch, source)
-        try:
-            seconds = float(value)
-        except ValueError:
-            seconds = math.nan
-        if not 0 <= seconds < math.inf:
-            raise ToolOutputError(source, f"{epoch}.duration", f"expected a duration in seconds; found {describe(value)}")
-        durations.append(seconds)
-    return tuple(durations)
-
-
 class _Context:
     """What every run of one summary shares: the workload's shape, the configuration and the common tags."""
 
     def __init__(self, summary: dict, source: str):
         self.summary, self.source = summary, source
-        self.folder = _folder(source)
-        self.config = _Config(self.folder)
-        self.accelerators = _whole(field(summary, "num_accelerators", int, "", source), "num_accelerators", source)
+        self.folder = folder_of(source)
+        self.config = Config(self.folder)
+        self.accelerators = whole(field(summary, "num_accelerators", int, "", source), "num_accelerators", source)
         self.model, self.accelerator, accelerator_source = self._names()
         self.hosts, hosts_source = self._hosts()
         self.tags: list[tuple[str, str]] = [
@@ -336,7 +186,7 @@ class _Context:
 
     def _hosts(self) -> tuple[int | None, str]:
         if "num_hosts" in self.summary:
-            return _whole(self.summary["num_hosts"], "num_hosts", self.source), "summary num_hosts"
+            return whole(self.summary["num_hosts"], "num_hosts", self.source), "summary num_hosts"
         if self.folder is None:
             return None, "the summary states none (v0.5)"
         mean = self.summary.get("metric", {}).get("train_throughput_mean_samples_per_second")
@@ -384,7 +234,7 @@ class _Context:
         tags = []
         caching = self.summary.get("potential_caching")
         if isinstance(caching, list) and caching:
-            flags = tuple(bool(_whole(v, f"potential_caching[{i}]", self.source, least=0)) for i, v in enumerate(caching))
+            flags = tuple(bool(whole(v, f"potential_caching[{i}]", self.source, least=0)) for i, v in enumerate(caching))
         elif isinstance(caching, bool) or caching is None:  # a bool: DLIO before per-host lists, one flag
             flags = caching
         else:
@@ -425,8 +275,8 @@ class _Context:
                 self.inconsistent.append(f"metric.{key} {stated:.6g} is not the mean of the epochs' "
                                          f"{sum(values) / len(values):.6g}")
         record, record_source = self._record_length(io_mean, rate_mean)
-        files = _whole(field(self.summary, "num_files_train", int, "", source), "num_files_train", source)
-        per_file = _whole(field(self.summary, "num_samples_per_file", int, "", source), "num_samples_per_file", source)
+        files = whole(field(self.summary, "num_files_train", int, "", source), "num_files_train", source)
+        per_file = whole(field(self.summary, "num_samples_per_file", int, "", source), "num_samples_per_file", source)
         batch = config.whole("reader.batch_size")
         threads = config.whole("reader.read_threads", least=0)
         compute = config.positive("a computation time in seconds", "train.computation_time")
@@ -497,9 +347,9 @@ class _Context:
         source = self.source
         key = f"{prefix}_checkpoint_io_mean_GB_per_second"
         rate = number(metric[key], f"metric.{key}", source)
-        seconds = _positive(field(metric, f"{prefix}_checkpoint_duration_mean_seconds", (int, float), "metric", source),
+        seconds = positive(field(metric, f"{prefix}_checkpoint_duration_mean_seconds", (int, float), "metric", source),
                             f"metric.{prefix}_checkpoint_duration_mean_seconds", source, "a duration in seconds")
-        size = _positive(field(metric, "checkpoint_size_GB", (int, float), "metric", source),
+        size = positive(field(metric, "checkpoint_size_GB", (int, float), "metric", source),
                          "metric.checkpoint_size_GB", source, "a size")
         spread = metric.get(f"{prefix}_checkpoint_io_stdev_GB_per_second")
         spread = None if spread is None else number(spread, f"metric.{prefix}_checkpoint_io_stdev_GB_per_second", source)
@@ -537,7 +387,7 @@ def _report_hosts(path: Path, mean: Any) -> tuple[int | None, str]:
     hosts = overall.get("num_client_hosts") if isinstance(overall, dict) else None
     if hosts is None or not isinstance(runs, dict):
         return None, f"the summary states none (v0.5), nor does {path.name}"
-    hosts = _whole(hosts, "overall.num_client_hosts", source)
+    hosts = whole(hosts, "overall.num_client_hosts", source)
     rates = [r.get("train_throughput_samples_per_second") for r in runs.values() if isinstance(r, dict)]
     if isinstance(mean, (int, float)) and any(isinstance(r, (int, float)) and math.isclose(r, mean, rel_tol=_SAME)
                                               for r in rates):
