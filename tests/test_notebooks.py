@@ -79,6 +79,7 @@ def _run(notebook, where):
     return "".join(o.get("text", "") for o in outputs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["student", "teacher"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_each_copy_runs_to_its_end_and_draws(path, which, tmp_path, monkeypatch):
@@ -105,6 +106,7 @@ def without_tools(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(hidden))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", MEASURING, ids=lambda p: p.name)
 def test_a_student_copy_runs_on_recorded_data_without_the_tools(path, tmp_path, without_tools):
     work = tmp_path / "work"

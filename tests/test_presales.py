@@ -211,6 +211,7 @@ def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsy
     assert "exists already" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("soffice") or shutil.which("libreoffice")),
                     reason="LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc-nogui to check "
                            "that a spreadsheet opens the bill of materials")

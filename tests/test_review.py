@@ -175,6 +175,7 @@ def test_the_html_report_has_an_index_a_figure_and_a_page_per_submission(pages, 
     assert "exists already" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_the_html_report_opens_in_chromium_and_sorts_by_a_heading(pages, tmp_path):
     page = seen_in_chromium(pages / "index.html", """
