@@ -151,6 +151,7 @@ def test_nodes_place_a_job_whose_log_does_not_record_them():
         check_runs(LUSTRE, runs_of(BADOST), nodes=100)
 
 
+@pytest.mark.slow
 def test_check_on_the_command_line_names_the_part_and_says_bad_nodes_in_one_line():
     system = str(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
     done = subprocess.run([sys.executable, "-m", "assess", "check", system, str(HDF5), "--json"], capture_output=True,
@@ -176,6 +177,7 @@ def test_check_judges_every_sample_log(path):
         "ABOVE-CEILING", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW", "TRANSFER-MISFIT", "UNIT-MIXUP"}
 
 
+@pytest.mark.slow
 def test_the_access_size_histogram_under_the_roofline(tmp_path):
     from models.predict import Model
 

@@ -211,6 +211,7 @@ def test_a_run_on_halting_cpus_is_not_steady_enough_to_judge():
     assert not {b for _, b in shaky} & {4096, 65536, 1048576}
 
 
+@pytest.mark.slow
 def test_a_fresh_chain_is_predicted_from_its_direct_runs():
     """Measured now (~10 s); a run that is not steady is made again if there is time, then the test skips."""
     started = time.monotonic()

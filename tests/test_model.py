@@ -221,6 +221,7 @@ def brute_force(system):
     return best
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(systems())
 def test_min_cut_equals_brute_force_and_the_formula(system):
