@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import probes.readers
 from probes.core.errors import ToolOutputError
-from tests.garbage import SOURCE, read_or_refuse
+from tests.garbage import REFUSALS, RUNS, SOURCE, read_or_refuse
 
 TEXT_READERS, BINARY_READERS = probes.readers.READERS, probes.readers.BINARY_READERS
 
@@ -78,6 +78,11 @@ PIECES = {
     "io500_system.read_form": ['{"DATA": {"type": "Site", ', '"children": [', "}", "]"],
     "io500_system.read_list": ["information_system,information_client_nodes,ior_easy_write\n", "a,1,2\n", '"'],
 }
+
+
+def test_every_reader_here_is_one_the_registry_holds_and_every_reader_has_its_pieces():
+    assert set(RUNS) | set(REFUSALS) <= set(TEXT_READERS) | set(BINARY_READERS)
+    assert set(PIECES) == set(TEXT_READERS) | set(DESCRIPTIONS)
 
 
 def garbage(pieces: list[str]) -> st.SearchStrategy[str]:
