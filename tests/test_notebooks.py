@@ -61,6 +61,7 @@ def test_a_lab_has_the_form_of_teaching_material(path):
         "each prediction is followed by a comparison, before the next prediction"
 
 
+@pytest.mark.slow
 def test_the_copies_leave_out_what_the_other_reader_gets():
     source = _read(NOTEBOOKS[0])
     student, teacher = make_copies.copy(source, "student"), make_copies.copy(source, "teacher")

@@ -128,6 +128,7 @@ def test_resumed_probe_set_skips_finished_probes(tmp_path):
         assert again.done(other) is None
 
 
+@pytest.mark.slow
 def test_tmpfs_probes_measure_operations_context_switches_and_bandwidth():
     with scratch_directory("/dev/shm", __file__) as scratch:
         one_byte, one_mib = tmpfs_probes(scratch, runtime=0.3, operations=("read",))

@@ -161,6 +161,7 @@ def _bound(model: Model, workload: Workload) -> float:
         assume(False)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(systems(), workloads(), st.data())
 def test_the_interval_holds_every_ceiling_sampled_inside_the_ranges(doc, workload, data):
@@ -200,6 +201,7 @@ def test_the_implied_value_makes_the_run_exactly_possible_and_no_less_does(doc, 
         assert at(worse) < target
 
 
+@pytest.mark.slow
 def test_the_implied_value_agrees_with_a_brute_force_scan():
     """The least client NIC on a grid of 10,001 values that allows a write at 20 GB/s, against the bisection."""
     model = Model(_small())

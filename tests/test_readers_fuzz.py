@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+from typing import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +23,7 @@ from tests.garbage import REFUSALS, RUNS, SOURCE, read_or_refuse
 TEXT_READERS, BINARY_READERS = probes.readers.READERS, probes.readers.BINARY_READERS
 
 
-def _descriptions() -> dict[str, object]:
+def _descriptions() -> dict[str, Callable[..., object]]:
     """The readers of what is not a run (an io500 system's description, the list's submissions), by module.name:
     each read_* of a module in probes.readers that the registry does not hold."""
     held = {module.__name__ for module in (*TEXT_READERS.values(), *BINARY_READERS.values())}

@@ -13,6 +13,7 @@ from assess.cli import main
 from tests.browser import CHROMIUM, seen_in_chromium
 from assess.report import MOST_PLOTS
 
+pytestmark = pytest.mark.slow  # each writes a whole report, its plots as PNG and SVG
 
 
 def run(capsys, *argv):
@@ -67,7 +68,6 @@ def test_the_markdown_has_the_runs_and_links_its_plots(lecture, capsys):
     assert r"NIC\_compute\*n\_compute" in text and "ABOVE-CEILING" in text
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_the_page_renders_in_chromium_with_its_images_and_runs(lecture, capsys, tmp_path):
     _, directory, _ = lecture
