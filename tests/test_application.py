@@ -31,6 +31,7 @@ MACSIO = next(EXAMPLES.glob("shane_macsio_*.darshan"))
 BADOST, GOODOST = (PACKAGE / "tests" / "input" / f"sample-{n}.darshan" for n in ("badost", "goodost"))
 # 248 OSTs of 3 GB/s behind 248 OSS of 5 GB/s, 2,048 clients of 8 GB/s, one MDS of 50,000 op/s (see the file).
 LUSTRE = load_topology(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
+pytestmark = pytest.mark.slow  # PyDarshan reads each log in a child process of its own
 
 
 @functools.cache
@@ -151,7 +152,6 @@ def test_nodes_place_a_job_whose_log_does_not_record_them():
         check_runs(LUSTRE, runs_of(BADOST), nodes=100)
 
 
-@pytest.mark.slow
 def test_check_on_the_command_line_names_the_part_and_says_bad_nodes_in_one_line():
     system = str(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
     done = subprocess.run([sys.executable, "-m", "assess", "check", system, str(HDF5), "--json"], capture_output=True,
@@ -177,7 +177,6 @@ def test_check_judges_every_sample_log(path):
         "ABOVE-CEILING", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW", "TRANSFER-MISFIT", "UNIT-MIXUP"}
 
 
-@pytest.mark.slow
 def test_the_access_size_histogram_under_the_roofline(tmp_path):
     from models.predict import Model
 

@@ -31,6 +31,7 @@ EXAMPLE = PACKAGE / "examples" / "example_logs" / "example.darshan"
 BADOST = PACKAGE / "tests" / "input" / "sample-badost.darshan"
 DXT = PACKAGE / "examples" / "example_logs" / "dxt.darshan"
 HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
+pytestmark = pytest.mark.slow  # PyDarshan reads each log in a child process of its own
 # iobound's command line in a child process, with PyDarshan hidden from it when argv[1] is "hide".
 COMMAND = """
 import sys
@@ -63,7 +64,6 @@ def test_the_wheel_ships_the_sample_logs():
 
 # Every sample log, against what PyDarshan itself reports
 
-@pytest.mark.slow
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_sample_log_gives_what_pydarshan_reports(path):
     runs = runs_of(path)
@@ -190,7 +190,6 @@ def test_without_pydarshan_a_log_gets_one_line_saying_what_to_install(monkeypatc
                                            "pip install 'iobound[darshan]'")
 
 
-@pytest.mark.slow
 def test_iobound_read_reads_a_log_end_to_end():
     done = iobound("read", str(BADOST), "--csv")
     assert done.returncode == 0, done.stderr
@@ -208,7 +207,6 @@ def test_a_binary_file_that_is_no_darshan_log_is_refused_in_one_line(tmp_path):
     assert line.startswith(f"iobound: error: {binary}: not a format iobound reads; expected ") and "Darshan log" in line
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("cut", [16, 200, 5000])
 def test_a_truncated_log_is_refused_in_one_line_never_a_crash(tmp_path, cut):
     log = tmp_path / "cut.darshan"
@@ -218,7 +216,6 @@ def test_a_truncated_log_is_refused_in_one_line_never_a_crash(tmp_path, cut):
     assert "the log is corrupt or truncated" in one_line_error(done.stderr)
 
 
-@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))
 def test_mutated_logs_give_runs_or_a_one_line_error(tmp_path, seed):
