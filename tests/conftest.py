@@ -1,4 +1,4 @@
-"""Shared fixtures: where the real tool outputs of ../shared/corpus live, and bundled examples."""
+"""Shared fixtures: where the real tool outputs of ../shared/corpus live, and the topologies the tests build."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+
+from tests import systems
 
 ROOT = Path(__file__).resolve().parents[1]
 # The corpus of real tool outputs sits beside the project (../shared/corpus); it is
@@ -20,3 +22,9 @@ def corpus() -> Path:
         pytest.skip(f"corpus of real tool outputs not found at {CORPUS}")
     return CORPUS
 
+
+@pytest.fixture(scope="session")
+def topology():
+    """Builds a topology from TOML text or a dict, its links as chains: ``topology(TOML, links="c net s d")``
+    (tests.systems.topology, which helpers outside a test import)."""
+    return systems.topology

@@ -171,6 +171,7 @@ def test_accelerator_mistakes_are_one_line(argv, capsys):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_size_feeds_accelerators_at_their_minimum_au(capsys):
     from assess.cli import main
 

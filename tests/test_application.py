@@ -31,6 +31,7 @@ MACSIO = next(EXAMPLES.glob("shane_macsio_*.darshan"))
 BADOST, GOODOST = (PACKAGE / "tests" / "input" / f"sample-{n}.darshan" for n in ("badost", "goodost"))
 # 248 OSTs of 3 GB/s behind 248 OSS of 5 GB/s, 2,048 clients of 8 GB/s, one MDS of 50,000 op/s (see the file).
 LUSTRE = load_topology(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
+pytestmark = pytest.mark.slow  # PyDarshan reads each log in a child process of its own
 
 
 @functools.cache

@@ -51,6 +51,7 @@ def test_a_benchmark_says_what_it_does_and_how_to_run_it(path):
     assert f"python benchmarks/{path.name}" in doc and "--quick" in doc and "goal" in doc.lower()
 
 
+@pytest.mark.slow
 def test_review_judges_the_whole_list_beside_its_peers(corpus):
     out = _run("review")
     assert re.search(r"^list: +io500-db-2017-2019_submissions.csv: 366 submissions, 281 with a topology", out, re.M)
@@ -58,6 +59,7 @@ def test_review_judges_the_whole_list_beside_its_peers(corpus):
     assert re.search(r"^goal: +the whole list in < 10 s \(the command's wall time\): \d+\.\d+ s: (PASS|MISS)$", out, re.M)
 
 
+@pytest.mark.slow
 def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
     out = _run("ceilings")
     assert re.search(r"^goal: 1000 ceilings in < 0.5 s CPU: \d+\.\d+ s, projected from 100: (PASS|MISS)", out, re.M)
@@ -74,6 +76,7 @@ def test_ceilings_headline_names_the_strongest_peers_with_a_ratio_to_each():
         assert "equal to the model's ceilings within" in line and ": yes" in line, line
 
 
+@pytest.mark.slow
 def test_sizing_judges_cpu_time():
     out = _run("sizing")
     assert re.search(r"^CPU time: +median \d+\.\d+ s.*over 1 solve from cold caches \(wall: median \d+\.\d+ s\)$", out, re.M)
@@ -81,6 +84,7 @@ def test_sizing_judges_cpu_time():
     assert re.search(r"^cheapest: +USD [\d,]+: ", out, re.M)
 
 
+@pytest.mark.slow
 def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
     out = _run("readers", "--corpus", str(corpus))
     assert re.search(r"^corpus: \d+ files read in \d+\.\d+ s CPU \(wall \d+\.\d+ s\): \d+ runs", out, re.M)
@@ -100,6 +104,7 @@ def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
             "5 s, 0 over the memory bound: PASS") in out
 
 
+@pytest.mark.slow
 def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
     out = _run("readers", "--corpus", str(corpus))
     for name, floor, goal in (("fio JSON", "json.load", "2x"), ("IOR log", "reading and splitting its lines", "20x")):
@@ -111,6 +116,7 @@ def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
     assert re.search(r"^large fio JSON: 2\.0 MB", out, re.M)  # --quick builds small files
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not all(shutil.which(tool) for tool in ("fio", "iperf3", "ping")), reason="needs fio, iperf3 and ping")
 def test_probe_default_runs_real_probes_quickly():
     out = _run("probe_default", timeout=90)
@@ -122,6 +128,7 @@ def test_probe_default_runs_real_probes_quickly():
     assert re.search(r"^largest deviation from the long runs .*: \d+\.\d%$", out, re.M)
 
 
+@pytest.mark.slow
 def test_startup_times_every_command_beside_pip():
     out = _run("startup")
     venv = re.search(r"^pip --help \(pip (\S+), this venv\) +0 +(\d+\.\d+) +\d+\.\d+ +1\.0+x", out, re.M)

@@ -133,6 +133,7 @@ def _loaded(cpus: int = 1):
         load.wait(timeout=30)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STRESS is None, reason="stress-ng is not installed (apt-get install stress-ng)")
 def test_probe_warns_of_a_busy_machine_before_it_starts_and_marks_what_it_measured(tmp_path, capsys):
     out = tmp_path / "busy.json"
@@ -158,6 +159,7 @@ def _long_run(m: dict, seconds: int = 30) -> float:
     return iops if m["name"].endswith(".iops") else bandwidth
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(STRESS is None, reason="stress-ng is not installed (apt-get install stress-ng)")
 def test_under_load_the_default_probes_are_within_5_percent_of_a_30_s_run_or_unstable(tmp_path):
     """Issue 25's measure: the default probe set with a CPU-bound load of our own on one CPU through the whole

@@ -34,9 +34,8 @@ from probes.core.units import Q_
 from probes.core.workload import Operation, Workload
 from models.calibration import TRANSFER_SIZE, Fit, fit
 from models.predict import predict
-from topologies.load import parse_topology
 from topologies.topology import Topology
-from tests import chain
+from tests import chain, systems
 
 RECORDED = Path(__file__).parent / "data" / "chain" / "loopback.json"  # the CPUs kept awake
 IDLE = RECORDED.with_name("loopback-idle.json")  # the same, on an idle machine whose CPUs halt
@@ -62,14 +61,6 @@ nic = {B}                  # its link on to the server
 [networks.to_server]
 [servers.server]
 nic = {B}
-[[links]]
-between = ["client", "to_proxy"]
-[[links]]
-between = ["to_proxy", "proxy"]
-[[links]]
-between = ["proxy", "to_server"]
-[[links]]
-between = ["to_server", "server"]
 """
 
 # The direct path in the same figures: the model must give the fit back.
@@ -81,10 +72,6 @@ nic = {B}
 [networks.to_server]
 [servers.server]
 nic = {B}
-[[links]]
-between = ["client", "to_server"]
-[[links]]
-between = ["to_server", "server"]
 """
 
 
@@ -124,13 +111,13 @@ def fit_path(batches: Batches) -> Fit:
     return fit(TRANSFER_SIZE, list(figures), list(figures.values()), source="the chain's measurements")
 
 
-def topology(template: str, result: Fit) -> Topology:
-    """``template`` with t0 and B of ``result``."""
+def topology(template: str, links: str, result: Fit) -> Topology:
+    """``template`` with t0 and B of ``result``, its groups linked in the chain ``links``."""
     t0, bandwidth = result.parameters["t0"].value, result.parameters["B"].value
-    return parse_topology(template.format(
+    return systems.topology(template.format(
         t0=f'{{ value = "{t0 * 1e6:.9g} us", source = "measured", note = "t0 of the direct fit" }}',
         B=f'{{ value = "{bandwidth:.9g} B/s", source = "measured", note = "B of the direct fit" }}'),
-        source="test_chain", name="chain")
+        links=links, source="test_chain", name="chain")
 
 
 def predicted(system: Topology, sizes) -> dict[int, float]:
@@ -186,7 +173,8 @@ def _described(what: str, result: Fit) -> str:
 def compare(runs: dict[str, Batches]) -> Comparison:
     """Fit the direct runs, predict the proxied ones from that fit alone, and set them side by side."""
     direct = fit_path(runs["direct"])
-    return Comparison(runs, direct, fit_path(runs["proxied"]), predicted(topology(PROXIED, direct), measured(runs["proxied"])))
+    proxied = topology(PROXIED, "client to_proxy proxy to_server server", direct)
+    return Comparison(runs, direct, fit_path(runs["proxied"]), predicted(proxied, measured(runs["proxied"])))
 
 
 def _check(comparison: Comparison) -> None:
@@ -211,7 +199,7 @@ def test_the_model_gives_the_direct_fit_back():
     batches = chain.load(RECORDED)["batches"]["direct"]
     result = fit_path(batches)
     sizes = sorted(map(int, batches))
-    model = predicted(topology(DIRECT, result), sizes)
+    model = predicted(topology(DIRECT, "client to_server server", result), sizes)
     assert [model[b] for b in sizes] == pytest.approx(list(TRANSFER_SIZE(sizes, *result.values)), rel=1e-6)
 
 
@@ -223,6 +211,7 @@ def test_a_run_on_halting_cpus_is_not_steady_enough_to_judge():
     assert not {b for _, b in shaky} & {4096, 65536, 1048576}
 
 
+@pytest.mark.slow
 def test_a_fresh_chain_is_predicted_from_its_direct_runs():
     """Measured now (~10 s); a run that is not steady is made again if there is time, then the test skips."""
     started = time.monotonic()

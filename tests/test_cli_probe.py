@@ -15,6 +15,8 @@ import pytest
 
 from assess.cli import main
 
+pytestmark = pytest.mark.slow  # real probes: fio, and a resume that runs them again
+
 
 def run(capsys, *argv):
     status = main(list(argv))

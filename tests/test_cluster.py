@@ -37,6 +37,7 @@ def test_contention_sends_every_client_at_once():
     assert schedule(5, 2, contention=True) == [[(0, 0), (1, 1), (2, 0), (3, 1), (4, 0)]]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
 def test_a_stream_whose_server_is_between_two_tests_waits_for_it_while_the_others_wait_too():
     """Why the cluster runs below hold on a loaded machine (three failed there on "Connection refused").
@@ -99,6 +100,7 @@ def probed(tmp_path_factory):
     return done, output, port
 
 
+@pytest.mark.slow
 def test_rank_0_writes_one_probe_set_with_the_node_measured_once(probed):
     done, output, _ = probed
     assert done.returncode == 0, done.stderr
@@ -112,6 +114,7 @@ def test_rank_0_writes_one_probe_set_with_the_node_measured_once(probed):
     assert done.stdout.count("saved to") == 0 and done.stderr.count("saved to") == 1
 
 
+@pytest.mark.slow
 def test_every_client_measures_every_server_once_one_pair_per_server_a_round(probed):
     done, output, _ = probed
     pairs = _network(json.loads(output.read_text()))
@@ -129,6 +132,7 @@ def test_every_client_measures_every_server_once_one_pair_per_server_a_round(pro
         assert len({s for _, s in pairs_in_round}) == len({c for c, _ in pairs_in_round}) == 2
 
 
+@pytest.mark.slow
 def test_contention_sends_all_clients_to_one_server_at_once(tmp_path):
     done = cluster(3, tmp_path / "contention.json", "--no-memory", "cluster", "--servers", "1", "--contention")
     assert done.returncode == 0, done.stderr
@@ -139,6 +143,7 @@ def test_contention_sends_all_clients_to_one_server_at_once(tmp_path):
         assert all(m["parameters"]["pairs"] == 2 and m["summary"]["n"] >= 3 for m in measurements)
 
 
+@pytest.mark.slow
 def test_resume_measures_nothing_again(probed, tmp_path):
     _, output, port = probed
     copy = tmp_path / "copy.json"
@@ -151,6 +156,7 @@ def test_resume_measures_nothing_again(probed, tmp_path):
     assert done.stderr.count("(from the file, not run again)") == 2 + 4 * 5
 
 
+@pytest.mark.slow
 def test_resume_with_other_commands_stops_every_rank_before_measuring(probed, tmp_path):
     """--runtime 0.5 changes every command: resuming would overwrite figures measured with 0.3 s runs."""
     _, output, port = probed
@@ -163,6 +169,7 @@ def test_resume_with_other_commands_stops_every_rank_before_measuring(probed, tm
     assert copy.read_bytes() == output.read_bytes()
 
 
+@pytest.mark.slow
 def test_an_existing_probe_set_stops_every_rank_and_is_left_alone(probed):
     _, output, _ = probed
     before = output.read_bytes()
@@ -172,6 +179,7 @@ def test_an_existing_probe_set_stops_every_rank_and_is_left_alone(probed):
     assert output.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_busy_server_port_stops_every_rank_naming_the_server(tmp_path):
     port = free_ports(4)[0]
     with socket.socket() as taken:
@@ -183,6 +191,7 @@ def test_a_busy_server_port_stops_every_rank_naming_the_server(tmp_path):
     assert not (tmp_path / "busy.json").exists()
 
 
+@pytest.mark.slow
 def test_servers_must_leave_a_client(tmp_path):
     done = cluster(2, tmp_path / "none.json", "--no-memory", "cluster", "--servers", "2", timeout=60)
     assert done.returncode == 2 and done.stderr.count("2 server rank(s) leave no client among 2 rank(s)") == 2

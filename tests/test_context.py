@@ -7,29 +7,15 @@ from dataclasses import replace
 import pytest
 
 from probes.readers import ior, mdtest
-from topologies.load import parse_topology
 from assess.check import check_runs
+from tests.systems import topology
 
 # Narval's 640 client nodes with 256 GiB each: 160 TiB of client memory; the servers' memory is set per test.
 SYSTEM = """
-[clients.c]
-count = 640
-nic = "25 Gbit/s"
-memory = "256 GiB"
-[networks.net]
-[servers.s]
-count = {servers}
-nic = "unlimited"
-memory = "2 TiB"
-[devices.d]
-count = 80
-bandwidth = "10 GiB/s"
-[[links]]
-between = ["c", "net"]
-[[links]]
-between = ["net", "s"]
-[[links]]
-between = ["s", "d"]
+clients.c = {{ count = 640, nic = "25 Gbit/s", memory = "256 GiB" }}
+networks.net = {{}}
+servers.s = {{ count = {servers}, nic = "unlimited", memory = "2 TiB" }}
+devices.d = {{ count = 80, bandwidth = "10 GiB/s" }}
 """
 
 
@@ -39,7 +25,7 @@ def _ior(corpus, name):
 
 
 def _found(system, run, code):
-    [judgement] = check_runs(parse_topology(system), [run])
+    [judgement] = check_runs(topology(system, links="c net s d"), [run])
     return [f for f in judgement.findings if f.code == code]
 
 
@@ -72,7 +58,7 @@ def test_a_write_fsynced_on_close_is_judged_against_the_servers_memory_alone(cor
 
 def test_without_the_servers_memory_nothing_is_left_to_compare_with(corpus):
     read = _ior(corpus, "narval_io500_ior-3.4.0+dev_easy_read.txt")
-    unstated = SYSTEM.format(servers=2).replace('memory = "2 TiB"\n', "")
+    unstated = SYSTEM.format(servers=2).replace(', memory = "2 TiB"', "")
     assert _found(unstated, read, "SMALL-DATA-SET") == []
 
 

@@ -31,6 +31,7 @@ EXAMPLE = PACKAGE / "examples" / "example_logs" / "example.darshan"
 BADOST = PACKAGE / "tests" / "input" / "sample-badost.darshan"
 DXT = PACKAGE / "examples" / "example_logs" / "dxt.darshan"
 HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
+pytestmark = pytest.mark.slow  # PyDarshan reads each log in a child process of its own
 # iobound's command line in a child process, with PyDarshan hidden from it when argv[1] is "hide".
 COMMAND = """
 import sys

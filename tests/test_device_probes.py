@@ -18,6 +18,8 @@ from probes.core.errors import ProbeError
 from probes.measure.session import measure
 from probes.core.units import Metric
 
+pytestmark = pytest.mark.slow  # real fio runs on files and loop devices
+
 RUNTIME = 0.3
 MIB = 2**20
 

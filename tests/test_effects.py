@@ -7,8 +7,8 @@ from probes.core.workload import Access, Operation, Workload
 from models.predict import Model, predict
 from models.queueing import bounds, mva
 from models.scaling import knee, queueing_network
-from topologies.load import parse_topology
 from topologies.topology import Component
+from tests.systems import topology
 
 MIB = 2**20
 
@@ -30,17 +30,11 @@ memory_bandwidth = "10 GiB/s"
 count = 40
 bandwidth = "500 MiB/s"
 iops = "20000 op/s"
-[[links]]
-between = ["c", "net"]
-[[links]]
-between = ["net", "s"]
-[[links]]
-between = ["s", "d"]
 """
 
 
-def system(server=""):
-    return parse_topology(SYSTEM.format(server=server))
+def system(server="", text=SYSTEM):
+    return topology(text.format(server=server), links="c net s d")
 
 
 def data(op="write", size="1 MiB", **kw):
@@ -114,19 +108,11 @@ def test_metadata_is_bound_by_round_trips_the_servers_and_one_shared_directory()
 
 def test_reads_stop_scaling_where_the_servers_take_over():
     """seeds/004: 8 GPFS I/O servers like the compute nodes; reads stop scaling at 8 nodes."""
-    gpfs = parse_topology("""
-[clients.compute]
-count = 64
-nic = "1 Gbit/s"
-[networks.net]
-[servers.io]
-count = 8
-nic = "1 Gbit/s"
-[[links]]
-between = ["compute", "net"]
-[[links]]
-between = ["net", "io"]
-""")
+    gpfs = topology("""
+clients.compute = { count = 64, nic = "1 Gbit/s" }
+networks.net = {}
+servers.io = { count = 8, nic = "1 Gbit/s" }
+""", links="compute net io")
     found = knee(Model(gpfs), Workload(Operation.READ, Q_(1, "MiB")), ("compute",))
     assert (found.nodes, found.before, found.after) == (8, ("client NICs",), ("server NICs",))
     assert found.full.m_as("Gbit/s") == pytest.approx(8)
@@ -160,28 +146,20 @@ nic = "2000 MiB/s"
 [devices.d]
 count = 8
 bandwidth = "2000 MiB/s"
-[[links]]
-between = ["c", "net"]
-[[links]]
-between = ["net", "gw"]
-[[links]]
-between = ["gw", "s"]
-[[links]]
-between = ["s", "d"]
 """
 
 
 def test_a_storing_gateway_in_front_of_the_storage_servers_adds_its_hop():
     """0.1 ms + 1 MiB / 1000 MiB/s to the gateway + 1 MiB / 1000 MiB/s on from it: 4 requests give 1,905 MiB/s."""
-    ceiling = predict(parse_topology(GATEWAY), data("write", nodes=4, direct=True))
+    ceiling = predict(topology(GATEWAY, links="c net gw s d"), data("write", nodes=4, direct=True))
     assert ceiling.binding_layers == ("requests in flight",)
     assert ceiling.value.m_as("MiB/s") == pytest.approx(4 / (1e-4 + 2 / 1000))
 
 
 def test_the_server_cache_is_reached_without_the_devices_latency():
-    topology = parse_topology(SYSTEM.format(server='latency = "50 us"').replace(
-        'iops = "20000 op/s"', 'iops = "20000 op/s"\nlatency = "10 ms"'))
-    ceiling = predict(topology, data("read", "64 KiB", nodes=4, access=Access.RANDOM, data_set=Q_(10, "GiB")))
+    slow_devices = SYSTEM.replace('iops = "20000 op/s"', 'iops = "20000 op/s"\nlatency = "10 ms"')
+    ceiling = predict(system('latency = "50 us"', slow_devices),
+                      data("read", "64 KiB", nodes=4, access=Access.RANDOM, data_set=Q_(10, "GiB")))
     server = next(c for c in ceiling.caches if c.layer == "server cache")
     # 4 requests, each a round trip, the servers' latency and 64 KiB through a client NIC: no 10 ms device latency
     assert server.value.m_as("B/s") == pytest.approx(4 * 65536 / (50e-6 + 50e-6 + 65536 / (1000 * MIB)))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 
 import pytest
@@ -14,6 +13,7 @@ from probes.readers import elbencho, hyperfine
 from probes.core.errors import ToolOutputError
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import mangled, read_or_refuse
 
 LARGE = "elbencho_mtelbencho_large-files_write_8xnvme-raid0.txt"
 LOSF = "elbencho_mtelbencho_losf_write_8xnvme-raid0.txt"
@@ -360,42 +360,14 @@ def test_truncated_outputs_keep_complete_results_or_name_the_line(corpus, tool, 
             assert [(r.label, r.samples, r.workload) for r in runs] == full[:len(runs)], cut
 
 
-def _read_or_refuse(reader, text):
-    try:
-        runs = reader.parse(text, source="fuzz.txt")
-    except ToolOutputError as exc:
-        assert str(exc).startswith("fuzz.txt: ")
-        return
-    assert runs
-    for run in runs:
-        assert all(math.isfinite(s) and s >= 0 for s in run.samples)
-
-
-_ELBENCHO_BITS = st.sampled_from(["threads : 4\n", "threads : 0\n", "OPERATION RESULT TYPE FIRST DONE LAST DONE\n", "---\n",
-                                  "WRITE Elapsed ms : 1 2\n", "  IOPS : 3 4\n", "  Files/s : 5\n",
-                                  "READ Elapsed time : 1m 2.5s\n", "  Throughput MiB/s : 1 -1\n",
-                                  'COMMAND LINE: "e" "-t" "0" "--hosts" "a[9-1],²[1-²]"\n', "Working on /x/3x0KiB with 0 "
-                                  "threads...\n", "  Total MiB : 0 0\n", "block_size : 99999999999999e\n"])
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(_ELBENCHO_BITS | st.text(max_size=12), max_size=12))
-def test_any_elbencho_like_text_is_read_or_refused(parts):
-    text = "".join(parts)
-    assert isinstance(elbencho.looks_like(text), bool)
-    _read_or_refuse(elbencho, text)
-
-
 @settings(max_examples=100, deadline=None)
 @given(st.data())
 def test_mangled_real_outputs_are_read_or_refused(corpus, data):
     tool, name = data.draw(st.sampled_from([("elbencho", LARGE), ("elbencho", LOSF), ("hyperfine", NEW),
                                             ("hyperfine", OLD)]))
     text = _text(corpus, tool, name)
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, min(len(text), start + 40)))
-    junk = data.draw(st.text(max_size=8) | st.sampled_from(["", "---\n", " : 1 2\n", "-1", "null", "[]", "1e999"]))
-    _read_or_refuse(READERS[tool], text[:start] + junk + text[end:])
+    changed, _ = mangled(data, text, ["", "---\n", " : 1 2\n", "-1", "null", "[]", "1e999"], within=40)
+    read_or_refuse(tool, changed)
 
 
 @settings(max_examples=150, deadline=None)
@@ -404,10 +376,10 @@ def test_mangled_real_outputs_are_read_or_refused(corpus, data):
                     max_leaves=10),
        st.sampled_from(["command", "mean", "stddev", "min", "max", "times", "exit_codes", "user", "parameters"]))
 def test_any_json_is_read_or_refused(value, key):
-    _read_or_refuse(hyperfine, json.dumps({"results": value}))
-    _read_or_refuse(hyperfine, json.dumps({"results": [value]}))
+    read_or_refuse("hyperfine", json.dumps({"results": value}))
+    read_or_refuse("hyperfine", json.dumps({"results": [value]}))
     result = {"command": "x", "mean": 1.0, "stddev": 0.5, "min": 0.5, "max": 1.5, "exit_codes": [0, 0]}
-    _read_or_refuse(hyperfine, json.dumps({"results": [result | {key: value}]}))
+    read_or_refuse("hyperfine", json.dumps({"results": [result | {key: value}]}))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from probes.readers import fio
 from probes.core.errors import ToolOutputError
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import read_or_refuse, refusal
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
@@ -231,12 +231,8 @@ def test_old_fio_bandwidth_is_in_kib_per_second():
     pytest.param("random-read: (g=0): rw=randread, bs=4K\n", "line 1", "'random-read: (g=0)", id="text output"),
 ])
 def test_errors_name_the_source_and_the_place(text, where, found):
-    with pytest.raises(ToolOutputError) as err:
-        fio.parse(text, source="bad.json")
-    message = str(err.value)
-    assert message.startswith(f"bad.json: {where}: expected"), message
+    message = refusal(fio.parse, text, source="bad.json", where=where)
     assert found in message, message
-    assert (err.value.source, err.value.where) == ("bad.json", where)
 
 
 # Fuzzing: nothing but ToolOutputError may come out, whatever the text.
@@ -289,35 +285,16 @@ def fio_shaped(draw):
     return document
 
 
-def _parse_or_refuse(text):
-    try:
-        runs = fio.parse(text, source="fuzz.json")
-    except ToolOutputError as exc:
-        assert str(exc).startswith("fuzz.json: ")
-        return
-    assert len({run.label for run in runs}) == len(runs) > 0
-    for run in runs:
-        assert math.isfinite(run.samples[0]) and run.samples[0] >= 0
-        assert run.workload.transfer_size.magnitude > 0
-
-
-@settings(max_examples=100, deadline=None)
-@given(st.text() | st.builds(lambda before, after: f"{before}\n{{{after}", st.text(), st.text()))
-def test_any_text_is_read_or_refused(text):
-    assert isinstance(fio.looks_like(text), bool)
-    _parse_or_refuse(text)
-
-
 @settings(max_examples=100, deadline=None)
 @given(JSON_VALUES, st.sampled_from(["", "fio: pid=1, err=5\n"]))
 def test_any_json_is_read_or_refused(value, prefix):
-    _parse_or_refuse(prefix + json.dumps(value, indent=1))
+    read_or_refuse("fio", prefix + json.dumps(value, indent=1))
 
 
 @settings(max_examples=80, deadline=None)
 @given(fio_shaped())
 def test_any_fio_shaped_json_is_read_or_refused(document):
-    _parse_or_refuse(json.dumps(document, indent=2))
+    read_or_refuse("fio", json.dumps(document, indent=2))
 
 
 def test_durations_and_data_set_are_read(corpus):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from probes.readers import fio, fio_text
 from probes.core.errors import ToolOutputError
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import mangled, read_or_refuse, refusal
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
@@ -318,12 +318,8 @@ def test_two_runs_one_after_another_are_both_read():
     pytest.param("", "line 1", "found none (the text starts with an empty text)", id="empty"),
 ])
 def test_errors_name_the_line_and_what_was_found(text, where, found):
-    with pytest.raises(ToolOutputError) as err:
-        fio_text.parse(text, source="bad.txt")
-    message = str(err.value)
-    assert message.startswith(f"bad.txt: {where}: expected"), message
+    message = refusal(fio_text.parse, text, source="bad.txt", where=where)
     assert found in message, message
-    assert (err.value.source, err.value.where) == ("bad.txt", where)
 
 
 def test_only_the_sum_of_all_clients_is_no_run():
@@ -332,45 +328,15 @@ def test_only_the_sum_of_all_clients_is_no_run():
         fio_text.parse(text, source="a.txt")
 
 
-# Fuzzing: nothing but ToolOutputError may come out, whatever the text.
-def _parse_or_refuse(text):
-    try:
-        runs = fio_text.parse(text, source="fuzz.txt")
-    except ToolOutputError as exc:
-        assert re.match(r"^fuzz\.txt: line [0-9]+: expected", str(exc)), str(exc)
-        return
-    assert runs and len({run.label for run in runs}) == len(runs)
-    for run in runs:
-        assert math.isfinite(run.samples[0]) and run.samples[0] >= 0 and run.durations[0] > 0
-        assert run.workload.transfer_size.magnitude > 0 and run.workload.data_set.magnitude > 0
-
-
-PIECES = st.sampled_from([
-    _description(), _description(rw="randrw", depth=8), "...", "fio-3.36", _block(), _block(jobs=3),
-    "  write: IOPS=1, BW=1GiB/s (1074MB/s)(1GiB/1000msec)", "  read: IOPS=1k, BW=", "Run status group 0 (all jobs):",
-    "Disk stats (read/write):", "All clients: (groupid=0, jobs=2): err= 0: pid=0:", "error: x", "[global]", "",
-    "hostname=a, be=0, 64-bit, os=Linux, arch=x86-64, fio=fio-3.33, flags=1", "<a> " + _description(),
-])
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text() | st.lists(PIECES | st.text(max_size=12), max_size=12).map("\n".join))
-def test_any_text_is_read_or_refused(text):
-    assert isinstance(fio_text.looks_like(text), bool)
-    _parse_or_refuse(text)
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
     name = data.draw(st.sampled_from(sorted(CORPUS_RUNS)))
     text = _text(corpus, name)
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    junk = data.draw(st.text(max_size=8) | st.sampled_from(["", "\n", "0", "9" * 30, "-", "(", "KiB", "jobs=0",
-                                                             "msec)", "(g=1): ", "err=", ".5", "mixed"]))
-    _parse_or_refuse(text[:start] + junk + text[end:])
-    _parse_or_refuse(text[:end])
+    changed, cut = mangled(data, text, ["", "\n", "0", "9" * 30, "-", "(", "KiB", "jobs=0", "msec)", "(g=1): ",
+                                        "err=", ".5", "mixed"])
+    read_or_refuse("fio-text", changed)
+    read_or_refuse("fio-text", cut)
 
 
 # ---------------------------------------------------------------------------------------------

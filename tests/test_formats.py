@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.systems import topology
+
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "formats.json"
 # Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters), not by the format: their entries stand as ``*``.
@@ -40,12 +42,6 @@ memory_bandwidth = "20 GiB/s"
 count = 2
 bandwidth = "270 MiB/s"
 iops = "15000 op/s"
-[[links]]
-between = ["compute", "ethernet"]
-[[links]]
-between = ["ethernet", "storage"]
-[[links]]
-between = ["storage", "ssd"]
 """
 # A client NIC known only to lie between half and all of the lecture's 110 MiB/s.
 RANGE = "compute.nic=55..110MiB/s"
@@ -122,7 +118,7 @@ def written(name: str, folder: Path) -> list[dict]:
         return [_probe_set()]
     from assess.cli import main
 
-    (folder / "pins.toml").write_text(SYSTEM, encoding="utf-8")
+    topology(SYSTEM, links="compute ethernet storage ssd", path=folder / "pins.toml")
     (folder / "list.csv").write_text(LIST, encoding="utf-8")
     (folder / "summary.json").write_text(json.dumps(SUMMARY), encoding="utf-8")
     docs = []

@@ -81,6 +81,7 @@ def test_iobound_read_dev_zero_is_refused_at_once():
     assert one_line_error(err) == "iobound: error: /dev/zero: a character device, not a file; iobound reads regular files"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["read", "{}"], ["topology", "{}"], ["check", "lecture", "{}"],
                                   ["predict", "{}", "--op", "read", "--transfer-size", "1MiB"], ["probe", "show", "{}"]],
                          ids=lambda argv: argv[0] + (" " + argv[1] if argv[1] != "{}" else ""))
@@ -191,6 +192,7 @@ def _write(path: Path, head: bytes, line: bytes, size: int) -> int:
     return path.stat().st_size
 
 
+@pytest.mark.slow
 def test_a_500_MB_output_is_read_within_3x_its_size_and_100_MB(tmp_path, peak_of_a_small_read):
     """A results CSV amid 500 MB of comment lines: the runs are read, the text is held once (twice while decoded)."""
     path = tmp_path / "large.csv"
@@ -213,6 +215,7 @@ def test_a_500_MB_file_in_no_format_is_refused_from_its_first_4_MiB(tmp_path, pe
                                           "4 MiB); expected fio JSON output")
 
 
+@pytest.mark.slow
 def test_short_lines_are_walked_one_at_a_time_never_listed(tmp_path, peak_of_a_small_read):
     """50 MB of 4-byte lines after IOR's banner: a list of them would take 60 bytes a line, 15x the text."""
     path = tmp_path / "ior.log"

@@ -15,6 +15,7 @@ from probes.core.errors import ToolOutputError
 from probes.core.records import Placement
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import mangled, read_or_refuse
 
 GIB, KOPS = "GiB/s", "kop/s"
 READ, WRITE = Operation.READ, Operation.WRITE
@@ -421,39 +422,15 @@ def test_text_that_is_no_io500_file_is_refused():
         io500.parse("hello\nworld\n", source="x.txt")
 
 
-# Fuzzing: nothing but ToolOutputError may come out, whatever the text.
-def _parse_or_refuse(text):
-    try:
-        runs = io500.parse(text, source="fuzz.txt")
-    except ToolOutputError as exc:
-        assert str(exc).startswith("fuzz.txt: ")
-        return
-    assert runs
-    for run in runs:
-        assert len(run.samples) == 1 and math.isfinite(run.samples[0]) and run.samples[0] >= 0
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text() | st.builds(lambda a, b, c: f"{a}\n{b}\n{c}", st.text(), st.sampled_from([
-    "[RESULT]", "IO500 version x", "version = io500-x", "[ior-easy-write]", "score = 1", "[global]",
-    "1/ior-easy-write BW:", "[RESULT] BW phase 1 ior_easy_write 1 GB/s : time 1 seconds", 'io500_info_x="y"',
-    "[Starting] ior_easy_write", "[Exec] ior -t", "exe = ./ior -t"]), st.text()))
-def test_any_text_is_read_or_refused(text):
-    assert isinstance(io500.looks_like(text), bool)
-    _parse_or_refuse(text)
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_files_are_read_or_refused(corpus, data):
     name = data.draw(st.sampled_from(sorted(RESULTS) + sorted(NOT_RESULTS)))
     text = _text(corpus, name)
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    junk = data.draw(st.text(max_size=8) | st.sampled_from(["", "\n", "[", "]", " = ", "-t ", "GiB/s", "nan",
-                                                            "[SCORE]\n", "; ERROR INVALID x\n", "[RESULT] "]))
-    _parse_or_refuse(text[:start] + junk + text[end:])
-    _parse_or_refuse(text[:end])
+    changed, cut = mangled(data, text, ["", "\n", "[", "]", " = ", "-t ", "GiB/s", "nan", "[SCORE]\n",
+                                        "; ERROR INVALID x\n", "[RESULT] "])
+    read_or_refuse("io500", changed)
+    read_or_refuse("io500", cut)
 
 
 def test_two_reasons_for_one_invalid_phase_are_both_kept():

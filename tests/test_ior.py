@@ -15,6 +15,7 @@ from probes.core.errors import ToolOutputError
 from probes.readers import read_results
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import mangled, read_or_refuse
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
@@ -318,37 +319,14 @@ def test_json_errors_name_the_field(corpus, edit, where):
     assert str(err.value).startswith(f"r.json: {where}: expected"), str(err.value)
 
 
-# Fuzzing: nothing but ToolOutputError may come out, whatever the text.
-def _parse_or_refuse(text):
-    try:
-        runs = ior.parse(text, source="fuzz.txt")
-    except ToolOutputError as exc:
-        assert str(exc).startswith("fuzz.txt: ")
-        return
-    assert runs
-    for run in runs:
-        assert all(math.isfinite(s) and s >= 0 for s in run.samples)
-        assert run.workload.transfer_size.magnitude > 0
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text() | st.builds(lambda a, b: f"{a}\nIOR-3.3.0: MPI Coordinated Test of Parallel I/O\n{b}",
-                             st.text(), st.text()))
-def test_any_text_is_read_or_refused(text):
-    assert isinstance(ior.looks_like(text), bool)
-    _parse_or_refuse(text)
-
-
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
     name = data.draw(st.sampled_from(sorted(IOR_OUTPUTS)))
     text = _text(corpus, name)
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, len(text)))
-    junk = data.draw(st.text(max_size=8) | st.sampled_from(["", ",", "}", "\n", "-nan", "write     1", "\t= x"]))
-    _parse_or_refuse(text[:start] + junk + text[end:])
-    _parse_or_refuse(text[:end])
+    changed, cut = mangled(data, text, ["", ",", "}", "\n", "-nan", "write     1", "\t= x"])
+    read_or_refuse("ior", changed)
+    read_or_refuse("ior", cut)
 
 
 @settings(max_examples=100, deadline=None)
@@ -356,8 +334,8 @@ def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
                     max_leaves=10))
 def test_any_json_is_read_or_refused(value):
-    _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": value}))
-    _parse_or_refuse(json.dumps({"Version": "3.3.0", "Began": "x", "tests": [{"Results": [value], "Parameters": value}]}))
+    read_or_refuse("ior", json.dumps({"Version": "3.3.0", "Began": "x", "tests": value}))
+    read_or_refuse("ior", json.dumps({"Version": "3.3.0", "Began": "x", "tests": [{"Results": [value], "Parameters": value}]}))
 
 
 def test_data_set_durations_and_file_sharing_are_read(corpus):

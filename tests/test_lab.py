@@ -83,8 +83,18 @@ def _unavailable() -> str | None:
     return f"a lab from outside these tests is up ({', '.join(outside)}); they leave it alone" if outside else None
 
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the lab's commands need root")
-needs_lab = pytest.mark.skipif(_unavailable() is not None, reason=_unavailable() or "")
+_WITHOUT_ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="the lab's commands need root")
+_WITHOUT_LAB = pytest.mark.skipif(_unavailable() is not None, reason=_unavailable() or "")
+
+
+def needs_root(test):
+    """A test of a lab command as root: slow (`pytest -m "not slow"` leaves it out), skipped without root."""
+    return pytest.mark.slow(_WITHOUT_ROOT(test))
+
+
+def needs_lab(test):
+    """A test that brings a lab up: slow, skipped where a lab cannot come up here, saying why."""
+    return pytest.mark.slow(_WITHOUT_LAB(test))
 
 
 def _spec_file(tmp_path: Path, text: str) -> Path:

@@ -142,6 +142,7 @@ def networkx_value(n, edges, capacities, source, sink):
         return INF
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["dag", "digraph", "chained", "layered"])
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())

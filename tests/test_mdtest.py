@@ -12,6 +12,7 @@ from probes.readers import mdtest
 from probes.core.errors import ToolOutputError
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
+from tests.garbage import mangled, read_or_refuse
 
 MDTEST_FILES = {
     "akrr_mdtest-1.9.3_multirun_ub-ccr.txt": ("1.9.3", 36),
@@ -376,20 +377,6 @@ def test_a_text_without_the_launch_line_is_refused():
         mdtest.parse(_table("SUMMARY: (of 1 iterations)", RATES), source="s.txt")
 
 
-# Truncation and fuzzing: nothing but ToolOutputError may come out, whatever the text.
-def _parse_or_refuse(text):
-    try:
-        runs = mdtest.parse(text, source="fuzz.txt")
-    except ToolOutputError as exc:
-        assert str(exc).startswith("fuzz.txt: line ")
-        return None
-    assert runs
-    for run in runs:
-        assert run.metric is Metric.OPERATION_RATE and math.isfinite(run.summary.mean)
-        assert run.summary.min <= run.summary.mean <= run.summary.max
-    return runs
-
-
 def _key(run):
     s = run.summary
     return run.origin.line, s.n, s.mean, s.std, s.min, s.max
@@ -403,30 +390,20 @@ def test_cut_outputs_give_a_subset_or_name_a_line(corpus, name):
     whole = {_key(run): run.durations for run in full}
     cuts = sorted(set(range(0, len(lines), 7)) | {len(lines) - 1, len(lines) - 2})
     for cut in cuts:
-        runs = _parse_or_refuse("".join(lines[:cut]))
+        runs = read_or_refuse("mdtest", "".join(lines[:cut]))
         for run in runs or []:
             assert _key(run) in whole
             assert run.durations in (whole[_key(run)], ())
-
-
-@settings(max_examples=150, deadline=None)
-@given(st.text() | st.builds(lambda a, b: f"{a}\nmdtest-1.9.3 was launched with 4 total task(s) on 1 node(s)\n{b}",
-                             st.text(), st.text()))
-def test_any_text_is_read_or_refused(text):
-    assert isinstance(mdtest.looks_like(text), bool)
-    _parse_or_refuse(text)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
     text = _text(corpus, data.draw(st.sampled_from(sorted(MDTEST_FILES))))
-    start = data.draw(st.integers(0, len(text)))
-    end = data.draw(st.integers(start, min(len(text), start + 200)))
-    junk = data.draw(st.text(max_size=12) | st.sampled_from(
-        ["", ":", "\n", "NA", " 0.000", "-nan", "\n   Tree removal", "SUMMARY: (of 0 iterations)\n", "'", "-B"]))
-    _parse_or_refuse(text[:start] + junk + text[end:])
-    _parse_or_refuse(text[:end])
+    changed, cut = mangled(data, text, ["", ":", "\n", "NA", " 0.000", "-nan", "\n   Tree removal",
+                                        "SUMMARY: (of 0 iterations)\n", "'", "-B"], within=200, junk_size=12)
+    read_or_refuse("mdtest", changed)
+    read_or_refuse("mdtest", cut)
 
 
 def test_a_table_whose_first_rows_are_cut_away_is_refused(corpus):

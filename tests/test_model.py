@@ -15,6 +15,7 @@ from models.predict import predict
 from topologies.bundled import load_example
 from topologies.load import parse_topology
 from topologies.topology import Component
+from tests.systems import topology
 
 MIB = 2**20
 
@@ -78,7 +79,8 @@ def test_hdd_variant_still_bound_by_the_network():
 
 
 def test_ties_name_every_binding_layer():
-    t = parse_topology(TEMPLATE.format(c_count=2, c_nic="100 MiB/s", s_count=1, s_nic="200 MiB/s", d_count=1, d_bw="500 MiB/s"))
+    t = topology(TEMPLATE.format(c_count=2, c_nic="100 MiB/s", s_count=1, s_nic="200 MiB/s", d_count=1, d_bw="500 MiB/s"),
+                 links="c sw s d")
     ceiling = predict(t, workload())
     assert ceiling.value.m_as("MiB/s") == pytest.approx(200)
     assert set(ceiling.binding_layers) == {"client NICs", "server NICs"}
@@ -103,19 +105,14 @@ nic = "{s_nic}"
 [devices.d]
 count = {d_count}
 bandwidth = "{d_bw}"
-[[links]]
-between = ["c", "sw"]
-[[links]]
-between = ["sw", "s"]
-[[links]]
-between = ["s", "d"]
 """
 
 
 def test_grouping_identical_components_does_not_change_the_ceiling():
-    whole = parse_topology(TEMPLATE.format(c_count=8, c_nic="1 Gbit/s", s_count=2, s_nic="10 Gbit/s", d_count=4, d_bw="250 MiB/s"))
-    split = parse_topology(TEMPLATE.format(c_count=8, c_nic="1 Gbit/s", s_count=2, s_nic="10 Gbit/s", d_count=2, d_bw="250 MiB/s")
-                           + '[devices.d2]\ncount = 2\nbandwidth = "250 MiB/s"\n[[links]]\nbetween = ["s", "d2"]\n')
+    whole = topology(TEMPLATE.format(c_count=8, c_nic="1 Gbit/s", s_count=2, s_nic="10 Gbit/s", d_count=4, d_bw="250 MiB/s"),
+                     links="c sw s d")
+    split = topology(TEMPLATE.format(c_count=8, c_nic="1 Gbit/s", s_count=2, s_nic="10 Gbit/s", d_count=2, d_bw="250 MiB/s")
+                     + '[devices.d2]\ncount = 2\nbandwidth = "250 MiB/s"\n', links=("c sw s d", "s d2"))
     assert predict(whole, workload()).value.m_as("B/s") == pytest.approx(predict(split, workload()).value.m_as("B/s"))
 
 
@@ -224,6 +221,7 @@ def brute_force(system):
     return best
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(systems())
 def test_min_cut_equals_brute_force_and_the_formula(system):

@@ -71,6 +71,7 @@ def scaled(doc, kind, key, factor):
     return copy
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(systems(), workloads())
 def test_the_ceiling_is_its_formula_and_below_every_layer(doc, workload):
@@ -83,6 +84,7 @@ def test_the_ceiling_is_its_formula_and_below_every_layer(doc, workload):
                 layer.value.m_as(ceiling.metric.unit), rel=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(systems(), workloads(), st.integers(0, len(CAPACITIES) - 1), st.floats(1.01, 10))
 def test_a_slower_component_never_raises_the_ceiling(doc, workload, which, factor):
@@ -94,6 +96,7 @@ def test_a_slower_component_never_raises_the_ceiling(doc, workload, which, facto
     assert value(after) <= value(before) * (1 + 1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(systems(), workloads(), st.sampled_from(["clients", "servers", "devices"]), st.data())
 def test_splitting_a_group_into_two_identical_ones_changes_nothing(doc, workload, kind, data):
@@ -109,6 +112,7 @@ def test_splitting_a_group_into_two_identical_ones_changes_nothing(doc, workload
     assert value(solve(split, workload)) == pytest.approx(value(solve(doc, workload)), rel=1e-9)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(systems(), workloads())
 def test_each_elasticity_is_what_solving_again_with_a_little_more_gives(doc, workload):

@@ -165,6 +165,7 @@ def _listened(port: int) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_ping_to_loopback_gives_a_positive_rtt_and_its_inverse_as_message_rate():
     (probe,) = ping.ping_probes("127.0.0.1")
     rtt, rate = measure(probe, budget=0)
@@ -173,6 +174,7 @@ def test_ping_to_loopback_gives_a_positive_rtt_and_its_inverse_as_message_rate()
     assert rate.samples == pytest.approx([1 / r for r in rtt.samples])
 
 
+@pytest.mark.slow
 def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count():
     ports = free_ports(2)
     with iperf3.serve(ports, bind="127.0.0.1"):
@@ -185,6 +187,7 @@ def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count()
     assert not any(map(_listened, ports))  # the servers are gone
 
 
+@pytest.mark.slow
 def test_a_busy_server_is_asked_again_until_it_is_free():
     port = free_ports(1)[0]
     with iperf3.serve([port], bind="127.0.0.1"):
@@ -198,6 +201,7 @@ def test_a_busy_server_is_asked_again_until_it_is_free():
             other.wait(10)
 
 
+@pytest.mark.slow
 def test_a_server_between_two_tests_is_asked_again_until_it_listens():
     # A persistent iperf3 server closes its listening socket after each test and opens a new one;
     # here it is away for 0.3 s, as a server on a loaded machine can be.
@@ -212,6 +216,7 @@ def test_a_server_between_two_tests_is_asked_again_until_it_listens():
         server.join(20)
 
 
+@pytest.mark.slow
 def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
     port = free_ports(1)[0]
     (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
@@ -221,6 +226,7 @@ def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
     assert time.monotonic() - started < 2
 
 
+@pytest.mark.slow
 def test_a_busy_port_stops_the_servers_already_started():
     ports = free_ports(2)
     with iperf3.serve(ports[:1], bind="127.0.0.1"):
@@ -230,6 +236,7 @@ def test_a_busy_port_stops_the_servers_already_started():
     assert not _listened(ports[1])
 
 
+@pytest.mark.slow
 def test_serve_forever_serves_until_ctrl_c():
     ports = free_ports(1)
     measured = []
@@ -263,6 +270,7 @@ def link():
         yield made
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("direction", ["send", "receive"])
 def test_iperf3_through_a_1_gbit_link_finds_its_tcp_payload_rate(link, direction):
     # TCP over Ethernet carries 1448 of every 1514 bytes tbf counts: about 0.956 Gbit/s. Runs of 2 s, not 1:
@@ -273,17 +281,20 @@ def test_iperf3_through_a_1_gbit_link_finds_its_tcp_payload_rate(link, direction
     assert 0.85e9 < m.summary.mean < 1.0e9
 
 
+@pytest.mark.slow
 def test_two_iperf3_streams_share_the_link_not_double_it(link):
     (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port, streams=(2,), directions=("send",), time=2)
     assert 0.85e9 < probe.once()["iperf3.send.p2"] < 1.0e9
 
 
+@pytest.mark.slow
 def test_ping_through_the_link_answers(link):
     (probe,) = ping.ping_probes(link.peer_address)
     rtt = probe.once()["ping.rtt"]
     assert 0 < rtt < 0.01
 
 
+@pytest.mark.slow
 def test_an_address_nothing_answers_fails_within_seconds(link):
     (iperf,) = iperf3.iperf3_probes(link.silent_address, port=link.port, streams=(1,), directions=("send",))
     (pinger,) = ping.ping_probes(link.silent_address)
@@ -297,6 +308,7 @@ def test_an_address_nothing_answers_fails_within_seconds(link):
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.slow
 def test_a_closed_port_on_the_link_is_refused(link):
     (probe,) = iperf3.iperf3_probes(link.peer_address, port=link.port + 2, streams=(1,), directions=("send",))
     with pytest.raises(ProbeError, match=f"{link.peer_address} port {link.port + 2}: .*Connection refused"):

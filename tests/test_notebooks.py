@@ -61,6 +61,7 @@ def test_a_lab_has_the_form_of_teaching_material(path):
         "each prediction is followed by a comparison, before the next prediction"
 
 
+@pytest.mark.slow
 def test_the_copies_leave_out_what_the_other_reader_gets():
     source = _read(NOTEBOOKS[0])
     student, teacher = make_copies.copy(source, "student"), make_copies.copy(source, "teacher")
@@ -79,6 +80,7 @@ def _run(notebook, where):
     return "".join(o.get("text", "") for o in outputs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["student", "teacher"])
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_each_copy_runs_to_its_end_and_draws(path, which, tmp_path, monkeypatch):
@@ -105,6 +107,7 @@ def without_tools(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(hidden))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", MEASURING, ids=lambda p: p.name)
 def test_a_student_copy_runs_on_recorded_data_without_the_tools(path, tmp_path, without_tools):
     work = tmp_path / "work"

@@ -19,7 +19,6 @@ from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
 from probes.core.host import Host
 from models.predict import Model
-from topologies.load import parse_topology
 from assess import plotdata, plots
 from assess.check import check_runs
 from assess.findings import Severity
@@ -28,29 +27,16 @@ matplotlib.use("Agg")
 
 # 16 clients of 100 MiB/s behind 2 servers of 400 MiB/s: reads grow with the nodes up to 8.
 TOY = """
-[clients.c]
-count = 16
-nic = "100 MiB/s"
-[networks.n]
-rtt = "0.1 ms"
-[servers.s]
-count = 2
-nic = "400 MiB/s"
-[devices.d]
-count = 2
-bandwidth = "1 GiB/s"
-[[links]]
-between = ["c", "n"]
-[[links]]
-between = ["n", "s"]
-[[links]]
-between = ["s", "d"]
+clients.c = { count = 16, nic = "100 MiB/s" }
+networks.n = { rtt = "0.1 ms" }
+servers.s = { count = 2, nic = "400 MiB/s" }
+devices.d = { count = 2, bandwidth = "1 GiB/s" }
 """
 
 
 @pytest.fixture(scope="module")
-def toy():
-    return parse_topology(TOY, name="toy")
+def toy(topology):
+    return topology(TOY, links="c n s d", name="toy")
 
 
 def _run(label: str, workload: Workload, mibs: tuple[float, ...]) -> Run:
@@ -155,13 +141,13 @@ def test_probe_charts_are_one_per_metric_in_one_unit_with_intervals():
     assert wide.xscale == "log" and plots.plot_dots(wide, _axes()).get_xscale() == "log"
 
 
-def test_drawing_marks_the_binding_group_or_link(toy):
+def test_drawing_marks_the_binding_group_or_link(toy, topology):
     model = Model(toy)
     drawn = plotdata.drawing(toy, model.ceiling(Workload(Operation.READ, Q_(1, "MiB"), nodes=16)))
     assert {n.name for n in drawn.nodes if n.binding} == {"s"}
     assert next(n.label for n in drawn.nodes if n.name == "s") == "s\n2 × server\nbinds: nic"
     assert [n.x for n in drawn.nodes] == [0, 1, 2, 3] and not any(e.binding for e in drawn.edges)
-    linked = parse_topology(TOY.replace('between = ["n", "s"]', 'between = ["n", "s"]\nbandwidth = "300 MiB/s"'))
+    linked = topology(TOY + '[[links]]\nbetween = ["n", "s"]\nbandwidth = "300 MiB/s"', links=("c n", "s d"))
     drawn = plotdata.drawing(linked, Model(linked).ceiling(Workload(Operation.READ, Q_(1, "MiB"), nodes=16)))
     assert [(e.a, e.b) for e in drawn.edges if e.binding] == [("n", "s")]
     assert "300 MiB/s" in drawn.caption
@@ -259,10 +245,10 @@ def test_user_text_with_dollars_is_not_read_as_math(judged):
     assert ax.title.get_text() == "cost $5 vs $6: measured / ceiling" and not ax.title.get_parse_math()
 
 
-def test_scaling_draws_the_knee_at_a_sampled_count_and_needs_one_client_group(toy):
-    big = parse_topology(TOY.replace("count = 16", "count = 300"), name="big")
+def test_scaling_draws_the_knee_at_a_sampled_count_and_needs_one_client_group(toy, topology):
+    big = topology(TOY.replace("count = 16", "count = 300"), links="c n s d", name="big")
     chart = plotdata.scaling(Model(big), Workload(Operation.READ, Q_(1, "MiB")))
     assert chart.marks == ((8.0, "knee: 8 nodes"),) and {8.0, 9.0} <= set(chart.lines[0].x)
-    two = parse_topology(TOY + '[clients.gpu]\ncount = 2\nnic = "1 GiB/s"\n[[links]]\nbetween = ["gpu", "n"]\n')
+    two = topology(TOY + '[clients.gpu]\ncount = 2\nnic = "1 GiB/s"\n', links=("c n s d", "gpu n"))
     with pytest.raises(InputError, match="one client group"):
         plotdata.scaling(Model(two), Workload(Operation.READ, Q_(1, "MiB")))

@@ -53,6 +53,7 @@ def _check_signable(doc: dict) -> None:
         assert topology == pytest.approx(c["total"])  # and so does the sized topology
 
 
+@pytest.mark.slow
 def test_question_1_the_hpc_buyer(capsys):
     """By hand, at the sustained figures and a 20 % margin: write 24 GiB/s, read 48 GiB/s, create 240,000 op/s.
 
@@ -119,6 +120,7 @@ def test_ha_buys_two_gateways_where_one_would_carry_the_target(capsys):
     assert _sized(capsys, [*argv, "--ha"])["configurations"][0]["fabric"]["gateways"] == 2
 
 
+@pytest.mark.slow
 def test_question_1_with_ha_builds_pairs_and_a_growth_plan(capsys):
     """--ha: 7 enclosures become 8 (4 pairs); 8 x 59 = 472 bays take 47 groups: 470 data drives, 10 spares.
     --growth 30%/year: 2 PB grows to 2.6, 3.38, 4.39 PB; the design's 5.72 PB lasts ln(5.72/2)/ln(1.3) = 4.0 years.
@@ -211,6 +213,7 @@ def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsy
     assert "exists already" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not (shutil.which("soffice") or shutil.which("libreoffice")),
                     reason="LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc-nogui to check "
                            "that a spreadsheet opens the bill of materials")

@@ -19,7 +19,6 @@ from probes.core.stats import DRIFT_LEAST
 from probes.measure.probeset import ProbeSetFile, read_probe_set
 from probes.measure.tool import run_tool
 from probes.core.units import Metric
-from topologies.load import parse_topology
 
 
 def _series(values, title="series"):
@@ -129,6 +128,7 @@ def test_resumed_probe_set_skips_finished_probes(tmp_path):
         assert again.done(other) is None
 
 
+@pytest.mark.slow
 def test_tmpfs_probes_measure_operations_context_switches_and_bandwidth():
     with scratch_directory("/dev/shm", __file__) as scratch:
         one_byte, one_mib = tmpfs_probes(scratch, runtime=0.3, operations=("read",))
@@ -152,7 +152,7 @@ def test_context_switches_counts_the_kernels_switches():
     assert ctx.rate > 0
 
 
-def test_topology_takes_a_capacity_from_a_probe_set(tmp_path):
+def test_topology_takes_a_capacity_from_a_probe_set(tmp_path, topology):
     ProbeSetFile(tmp_path / "node01.json").record([_measurement()])
     text = """
 [clients.c]
@@ -162,15 +162,8 @@ nic = "10 GbE"
 [networks.n]
 [devices.d]
 bandwidth = "1 GiB/s"
-[[links]]
-between = ["c", "n"]
-[[links]]
-between = ["n", "s"]
-[[links]]
-between = ["s", "d"]
 """
-    topology = parse_topology(text, source=str(tmp_path / "t.toml"))
-    nic = topology.group("c").capacity("nic", "read")
+    nic = topology(text, links="c n s d", source=str(tmp_path / "t.toml")).group("c").capacity("nic", "read")
     # the probe's 95 % interval around its mean of 945 Mbit/s: the value is its favourable end
     measurement = _measurement()
     low, high = measurement.summary.ci_low, measurement.summary.ci_high
@@ -179,13 +172,13 @@ between = ["s", "d"]
     assert nic.source.kind == "probe" and "node01.json: iperf3.send.p1, mean" in nic.source.note
     assert "of 3 (95 % CI ±" in nic.source.note
     with pytest.raises(InputError, match=r"t.toml: clients.c.nic.measurement: .*has no measurement 'iperf3.send.p9'; it has: iperf3.send.p1"):
-        parse_topology(text.replace("p1", "p9"), source=str(tmp_path / "t.toml"))
+        topology(text.replace("p1", "p9"), links="c n s d", source=str(tmp_path / "t.toml"))
     with pytest.raises(InputError, match=r"clients.c.nic.probe: cannot read the probe set"):
-        parse_topology(text.replace("node01", "node02"), source=str(tmp_path / "t.toml"))
+        topology(text.replace("node01", "node02"), links="c n s d", source=str(tmp_path / "t.toml"))
     ProbeSetFile(tmp_path / "node03.json").record([_measurement("ping.rtt", (1e-4, 1.1e-4, 0.9e-4), Metric.LATENCY, "s")])
     with pytest.raises(InputError, match="'ping.rtt' is a latency, but this capacity is a bandwidth"):
-        parse_topology(text.replace("node01.json", "node03.json").replace("iperf3.send.p1", "ping.rtt"),
-                       source=str(tmp_path / "t.toml"))
+        topology(text.replace("node01.json", "node03.json").replace("iperf3.send.p1", "ping.rtt"), links="c n s d",
+                 source=str(tmp_path / "t.toml"))
 
 
 class _Recorder:

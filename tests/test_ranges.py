@@ -18,7 +18,8 @@ from models.predict import Model
 from topologies.edit import apply_changes, parse_change
 from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.save import save_topology
-from topologies.topology import Component
+from topologies.topology import Component, Topology
+from tests.systems import topology
 from tests.test_model_properties import NAMES, systems, workloads
 
 SMALL = """
@@ -34,17 +35,16 @@ latency = { range = ["10 us", "100 us"] }
 [devices.d]
 count = 8
 bandwidth = "2..3 GB/s"
-[[links]]
-between = ["c", "n"]
-[[links]]
-between = ["n", "s"]
-[[links]]
-between = ["s", "d"]
 """
 
 
+def _small(text: str = SMALL, **kw) -> Topology:
+    """SMALL, or ``text`` (SMALL changed), with its clients, network, servers and devices linked in a chain."""
+    return topology(text, links="c n s d", **kw)
+
+
 def test_a_range_is_read_from_a_table_or_a_span_and_its_value_is_the_favourable_end():
-    topology = parse_topology(SMALL)
+    topology = _small()
     ranged = topology.ranged()
     assert set(map(str, ranged)) == {"c.nic", "n.rtt", "s.latency", "d.bandwidth"}
     nic, rtt = ranged[Component("c", "nic")], ranged[Component("n", "rtt")]
@@ -66,17 +66,17 @@ def test_a_range_is_read_from_a_table_or_a_span_and_its_value_is_the_favourable_
 ])
 def test_a_bad_range_is_named_in_one_line(written, message):
     with pytest.raises(TopologyError) as error:
-        parse_topology(SMALL.replace('"100 Gbit/s"\nlatency', f'{written}\nlatency'))
+        _small(SMALL.replace('"100 Gbit/s"\nlatency', f'{written}\nlatency'))
     assert message in str(error.value) and "servers.s.nic" in str(error.value) and "\n" not in str(error.value)
 
 
 def test_a_block_size_takes_no_range():
     with pytest.raises(TopologyError, match="a block size is what the file system uses"):
-        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nblock_size = "1..4 MiB"'))
+        _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nblock_size = "1..4 MiB"'))
 
 
 def test_a_range_round_trips_through_saving_and_shows_in_json(tmp_path):
-    topology = parse_topology(SMALL, source=str(tmp_path / "small.toml"))
+    topology = _small(SMALL, source=str(tmp_path / "small.toml"))
     again = load_topology(save_topology(topology, tmp_path / "saved.toml"))
     assert again.ranged() == topology.ranged()
     nic = json.loads(json.dumps(again.to_dict()))["groups"][0]["capacities"]["nic"]
@@ -85,7 +85,7 @@ def test_a_range_round_trips_through_saving_and_shows_in_json(tmp_path):
 
 
 def test_set_states_a_range_as_a_span_or_a_table():
-    topology = parse_topology(SMALL)
+    topology = _small()
     spans = [parse_change("s.nic=25..100Gbit/s"),
              parse_change('s.nic={ range = ["25 Gbit/s", "100 Gbit/s"], source = "assumption" }')]
     for change in spans:
@@ -106,17 +106,17 @@ def test_a_probed_capacity_is_its_probes_95_percent_interval(tmp_path):
                             "2026-11-24T20:00:00Z", 3.0)
     measurement = Measurement("iperf3.send.p1", "send", Metric.BANDWIDTH, "MiB/s", samples, provenance)
     (tmp_path / "n1.json").write_text(json.dumps(document([measurement])), encoding="utf-8")
-    (tmp_path / "t.toml").write_text(SMALL.replace(
+    probed = _small(SMALL.replace(
         'nic = { range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }',
-        'nic = { probe = "n1.json", measurement = "iperf3.send.p1" }'), encoding="utf-8")
-    nic = load_topology(tmp_path / "t.toml").group("c").capacity("nic")
+        'nic = { probe = "n1.json", measurement = "iperf3.send.p1" }'), path=tmp_path / "t.toml")
+    nic = probed.group("c").capacity("nic")
     s = summarize(samples)
     assert [end.m_as("MiB/s") for end in nic.range] == pytest.approx([s.ci_low, s.ci_high], rel=1e-12)
     assert nic.source.kind == "probe" and "95 % CI" in nic.source.note
 
 
 def test_a_topology_without_ranges_is_judged_as_before():
-    topology = parse_topology(SMALL.replace('"2..3 GB/s"', '"3 GB/s"').replace('"50..200 us"', '"50 us"')
+    topology = _small(SMALL.replace('"2..3 GB/s"', '"3 GB/s"').replace('"50..200 us"', '"50 us"')
                               .replace('{ range = ["10 us", "100 us"] }', '"10 us"')
                               .replace('{ range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }',
                                        '"100 Gbit/s"'))
@@ -125,7 +125,7 @@ def test_a_topology_without_ranges_is_judged_as_before():
 
 
 def test_the_interval_names_what_binds_each_end_and_marks_assumed_figures():
-    ceiling = Model(parse_topology(SMALL)).ceiling(Workload(Operation.WRITE, Q_(1, "MiB")))
+    ceiling = Model(_small()).ceiling(Workload(Operation.WRITE, Q_(1, "MiB")))
     # most favourable: 8 devices x 3 GB/s = 24 GB/s below 4 x 100 Gbit/s = 50 GB/s; least: 4 x 10 Gbit/s = 5 GB/s
     assert ceiling.value.m_as("GB/s") == pytest.approx(24) and ceiling.least.m_as("GB/s") == pytest.approx(5)
     assert ceiling.binding == (Component("d", "bandwidth"),) and ceiling.low.binding == (Component("c", "nic"),)
@@ -161,6 +161,7 @@ def _bound(model: Model, workload: Workload) -> float:
         assume(False)
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None)
 @given(systems(), workloads(), st.data())
 def test_the_interval_holds_every_ceiling_sampled_inside_the_ranges(doc, workload, data):
@@ -200,9 +201,10 @@ def test_the_implied_value_makes_the_run_exactly_possible_and_no_less_does(doc, 
         assert at(worse) < target
 
 
+@pytest.mark.slow
 def test_the_implied_value_agrees_with_a_brute_force_scan():
     """The least client NIC on a grid of 10,001 values that allows a write at 20 GB/s, against the bisection."""
-    model = Model(parse_topology(SMALL))
+    model = Model(_small())
     workload = Workload(Operation.WRITE, Q_(1, "MiB"), nodes=4, ppn=16, queue_depth=16, direct=True)
     (need,) = [n for n in model.implied(workload, None, 20e9) if n.component == Component("c", "nic")]
     capacity = model.ranges[Component("c", "nic")]
@@ -219,7 +221,7 @@ def test_check_says_what_a_run_between_the_ends_implies():
 
     run = Run("write", Workload(Operation.WRITE, Q_(1, "MiB")), Metric.BANDWIDTH, (20.0,), "GB/s",
               Origin("r.csv", None, "test"))
-    (judgement,) = check_runs(parse_topology(SMALL), [run])
+    (judgement,) = check_runs(_small(), [run])
     possible = next(f for f in judgement.findings if f.code == "POSSIBLE-IF")
     assert possible.severity.label == "warning"
     assert "possible only if c.nic ≥ 40 Gbit/s (stated: assumption 10 to 100 Gbit/s)" in possible.message
@@ -229,14 +231,14 @@ def test_check_says_what_a_run_between_the_ends_implies():
     assert [n["component"] for n in possible.to_dict()["evidence"]["implied"]] == ["c.nic", "d.bandwidth"]
     # above the high end it is an error, as without ranges
     above = Run("write", run.workload, Metric.BANDWIDTH, (30.0,), "GB/s", Origin("r.csv", None, "test"))
-    assert [f.code for f in check_runs(parse_topology(SMALL), [above])[0].findings] == ["ABOVE-CEILING", "FEW-REPETITIONS"]
+    assert [f.code for f in check_runs(_small(), [above])[0].findings] == ["ABOVE-CEILING", "FEW-REPETITIONS"]
     assert judgement.ratio == pytest.approx(20 / 24)
 
 
 def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path):
     from topologies.catalogues.metadata_rates import typical_metadata
 
-    topology = parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
+    topology = _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
                                             'metadata = { typical = "beegfs", devices = "nvme" }'))
     server = topology.group("s")
     for operation, (low, high, note) in typical_metadata("beegfs", "nvme").items():
@@ -244,7 +246,7 @@ def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path
         assert stated.range == (low, high) and stated.source.kind == "assumption" and note in stated.source.note
     assert load_topology(save_topology(topology, tmp_path / "saved.toml")).ranged() == topology.ranged()
     with pytest.raises(TopologyError, match=r"servers.s.metadata: The typical metadata service must be one of: lustre"):
-        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "zfs" }'))
+        _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "zfs" }'))
 
 
 def _two_servers(first: str, second: str, extra: str = "") -> str:
@@ -286,4 +288,4 @@ def test_the_interval_is_ordered_when_a_range_changes_which_group_is_fastest(fir
 
 def test_typical_metadata_without_a_service_names_what_it_needs():
     with pytest.raises(TopologyError, match=r"servers.s.metadata: names a metadata service and a device class, e.g."):
-        parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { devices = "nvme" }'))
+        _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { devices = "nvme" }'))

@@ -13,6 +13,7 @@ from assess.cli import main
 from tests.browser import CHROMIUM, seen_in_chromium
 from assess.report import MOST_PLOTS
 
+pytestmark = pytest.mark.slow  # each writes a whole report, its plots as PNG and SVG
 
 
 def run(capsys, *argv):

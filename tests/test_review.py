@@ -97,6 +97,7 @@ def test_the_list_is_read_row_by_row_with_every_phase_in_its_unit(listed):
     assert (hard.transfer_size.m_as("B"), hard.shared_file, hard.nodes, hard.ppn) == (47008, True, 512, 16)
 
 
+@pytest.mark.slow
 def test_every_submission_stating_clients_servers_and_a_network_gets_a_verdict_on_every_phase(reviewed):
     stating = [r for r in reviewed if all(r.submission.description.get(f) for f in ("client_nodes", "ds_nodes"))
                and (r.submission.description.get("ds_network") or r.submission.description.get("md_network"))]
@@ -112,10 +113,12 @@ def test_every_submission_stating_clients_servers_and_a_network_gets_a_verdict_o
     assert thin and all(r.verdict == UNJUDGED and r.thin for r in thin)
 
 
+@pytest.mark.slow
 def test_no_result_of_the_list_needs_more_than_its_stated_hardware_with_its_honest_ranges(reviewed):
     assert not [(r.submission.id, p.label) for r in reviewed for p in r.phases if p.verdict == "ABOVE-CEILING"]
 
 
+@pytest.mark.slow
 def test_the_metadata_figures_above_every_published_one_are_those_the_list_sets_aside_or_revised(reviewed):
     above = {(r.submission.id, p.label) for r in reviewed for p in r.phases if p.verdict == "ABOVE-PUBLISHED"}
     # Client caches: Data Accelerator's 183,233 kIOPS stat and Bytecollider's 7,154 kIOPS hard-read, which the
@@ -129,6 +132,7 @@ def test_the_metadata_figures_above_every_published_one_are_those_the_list_sets_
     assert above == cached | revised
 
 
+@pytest.mark.slow
 def test_a_multi_rail_result_is_possible_if_and_says_how_many_ports_it_needs(reviewed):
     superpod = next(r for r in reviewed if r.submission.id == "22")
     write = next(p for p in superpod.phases if p.label == "ior-easy-write")
@@ -138,6 +142,7 @@ def test_a_multi_rail_result_is_possible_if_and_says_how_many_ports_it_needs(rev
     assert int(found[1]) == 3 and float(found[2]) == pytest.approx(273.16 * 2**30 * 8 / 10 / 100e9, abs=0.006)
 
 
+@pytest.mark.slow
 def test_review_prints_a_line_per_submission_and_fails_on_what_it_is_asked_to(listed, capsys):
     assert main(["review", str(listed)]) == 0  # no ABOVE-CEILING: nothing is an error
     out = capsys.readouterr().out
@@ -151,6 +156,7 @@ def test_review_prints_a_line_per_submission_and_fails_on_what_it_is_asked_to(li
     assert len(rows) == 4259 and {r["verdict"] for r in rows} >= {"ABOVE-PUBLISHED", "POSSIBLE-IF", UNJUDGED}
 
 
+@pytest.mark.slow
 def test_review_json_is_versioned_and_carries_each_topology(listed, capsys):
     assert main(["review", str(listed), "--json", "--fail-on", "never"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -166,6 +172,7 @@ def pages(listed, tmp_path_factory):
     return directory
 
 
+@pytest.mark.slow
 def test_the_html_report_has_an_index_a_figure_and_a_page_per_submission(pages, listed, capsys):
     index = (pages / "index.html").read_text(encoding="utf-8")
     assert "Results that need more than the stated hardware" in index and 'class=sortable' in index
@@ -176,6 +183,7 @@ def test_the_html_report_has_an_index_a_figure_and_a_page_per_submission(pages, 
     assert "exists already" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)")
 def test_the_html_report_opens_in_chromium_and_sorts_by_a_heading(pages, tmp_path):
     page = seen_in_chromium(pages / "index.html", """

@@ -3,7 +3,6 @@
 import pytest
 
 from probes.readers import table
-from topologies.load import parse_topology
 from assess.check import check_runs
 
 # seeds/001: IOR -b 1g -t 4m on a Lustre system reached over a 10 GbE network; the
@@ -16,12 +15,6 @@ nic = { value = "10 GbE", source = "datasheet", note = "seeds/001: 10GbE network
 nic = "unlimited"
 [devices.ost]
 bandwidth = "unlimited"
-[[links]]
-between = ["c", "eth"]
-[[links]]
-between = ["eth", "oss"]
-[[links]]
-between = ["oss", "ost"]
 """
 SEED_001 = """run,op,transfer_size,value,unit
 o_direct read,read,4 MiB,1480,MiB/s
@@ -30,8 +23,8 @@ new data set read,read,4 MiB,1144,MiB/s
 """
 
 
-def test_seed_001_reads_faster_than_10gbe_are_caught_and_the_honest_one_is_not():
-    judgements = {j.run.label: j for j in check_runs(parse_topology(TEN_GBE), table.parse(SEED_001, source="seed001.csv"))}
+def test_seed_001_reads_faster_than_10gbe_are_caught_and_the_honest_one_is_not(topology):
+    judgements = {j.run.label: j for j in check_runs(topology(TEN_GBE, links="c eth oss ost"), table.parse(SEED_001, source="seed001.csv"))}
     for label, ratio in [("o_direct read", 1480 / 1192.09), ("cached read", 32828 / 1192.09)]:
         finding, single = judgements[label].findings  # (the seed published one value per run)
         assert single.code == "FEW-REPETITIONS"

@@ -191,6 +191,7 @@ def _cheapest_by_brute_force(question):
     return best
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(read=st.integers(1, 30), write=st.integers(1, 15), replicas=st.integers(1, 2),
        slots=st.integers(2, 6), ports=st.integers(1, 2), server_bw=st.integers(3, 20),
@@ -281,6 +282,7 @@ def test_prices_file_for_an_unknown_part_is_refused(tmp_path, capsys):
     assert "devices.ssd-gen9: a price for a part the catalogue does not have" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_bundled_catalogue_lists_and_sizes_the_issue_question(capsys):
     assert main(["size", "--list"]) == 0
     listing = capsys.readouterr().out

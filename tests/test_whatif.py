@@ -1,6 +1,7 @@
 """iobound whatif: --set changes checked by the loader, +1-member upgrades against hand-computed ceilings, CLI errors."""
 
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -13,8 +14,8 @@ from probes.core.units import Q_
 from probes.core.workload import Operation, Workload
 from topologies.bundled import load_example
 from topologies.edit import Change, apply_changes, parse_change
-from topologies.load import parse_topology
-from topologies.topology import Component
+from topologies.topology import Component, Topology
+from tests.systems import topology
 
 READ_1MIB = Workload(Operation.READ, Q_(1, "MiB"), nodes=10)
 # 5 storage servers x 10 GbE, in MiB/s: the lecture's server NICs.
@@ -98,21 +99,17 @@ write_nic = "50 MB/s"
 bandwidth = "1 GB/s"
 [devices.b]
 bandwidth = "2 GB/s"
-[[links]]
-between = ["c", "a"]
-[[links]]
-between = ["c", "b"]
 """
 
 
 def test_a_plain_key_replaces_its_per_operation_variants_and_a_kind_word_every_group():
-    topology = parse_topology(SPLIT)
-    plain = apply_changes(topology, (parse_change("c.nic=300MB/s"), parse_change("devices.bandwidth=3GB/s")))
+    split = topology(SPLIT, links=("c a", "c b"))
+    plain = apply_changes(split, (parse_change("c.nic=300MB/s"), parse_change("devices.bandwidth=3GB/s")))
     client = plain.group("c")
     assert set(client.capacities) == {"nic"}
     assert client.capacity("nic", "read").value == client.capacity("nic", "write").value == Q_(300, "MB/s")
     assert plain.group("a").capacity("bandwidth").value == plain.group("b").capacity("bandwidth").value == Q_(3, "GB/s")
-    reads = apply_changes(topology, (parse_change("c.read_nic=300MB/s"),)).group("c")
+    reads = apply_changes(split, (parse_change("c.read_nic=300MB/s"),)).group("c")
     assert reads.capacity("nic", "read").value == Q_(300, "MB/s") and reads.capacity("nic", "write").value == Q_(50, "MB/s")
 
 
@@ -127,12 +124,12 @@ def test_apply_changes_names_the_set_argument_in_its_errors(text, message):
         changed(text)
 
 
-def priced(hdd: int = 10, ssd: int = 2, servers: int = 2) -> str:
+def priced(hdd: int = 10, ssd: int = 2, servers: int = 2, path: Path | None = None) -> Topology:
     """Read limits in MB/s: clients 3 x 1100 = 3300, servers 2500 each, devices 200 (hdd), 500 (ssd), 100 (nvme) each.
 
     As it is, the devices bind: 10 x 200 + 2 x 500 + 1 x 100 = 3100 MB/s.
     """
-    return f"""
+    return topology(f"""
 name = "priced"
 currency = "EUR"
 [clients.c]
@@ -154,23 +151,15 @@ price = 1500
 [devices.nvme]
 count = 1
 bandwidth = "100 MB/s"
-[[links]]
-between = ["c", "net"]
-[[links]]
-between = ["net", "s"]
-[[links]]
-between = ["s", "hdd"]
-[[links]]
-between = ["s", "ssd"]
-[[links]]
-between = ["s", "nvme"]
-"""
+""", links=("c net s hdd", "s ssd", "s nvme"), path=path)
+
+
 READ = Workload(Operation.READ, Q_(1, "MiB"), nodes=3)
 WRITE = Workload(Operation.WRITE, Q_(1, "MiB"), nodes=3)
 
 
 def test_upgrades_ranks_by_gain_per_price_then_the_unpriced_by_gain():
-    (read, write) = upgrades(parse_topology(priced()), [READ, WRITE])
+    (read, write) = upgrades(priced(), [READ, WRITE])
     assert read.ceiling.workload == READ and write.ceiling.workload == WRITE
     assert read.ceiling.value.to("MB/s").magnitude == pytest.approx(3100, rel=1e-12)
     # +1 ssd would give 3,600 but the clients stop it at 3,300: a step counts as far as the next layer.
@@ -188,7 +177,7 @@ def test_upgrades_ranks_by_gain_per_price_then_the_unpriced_by_gain():
 @settings(max_examples=20, deadline=None)
 @given(hdd=st.integers(1, 20), ssd=st.integers(1, 6), servers=st.integers(1, 3))
 def test_every_gain_is_the_closed_form_least_layer_with_one_more_member(hdd, ssd, servers):
-    (read,) = upgrades(parse_topology(priced(hdd, ssd, servers)), [READ])
+    (read,) = upgrades(priced(hdd, ssd, servers), [READ])
 
     def ceiling(extra_hdd=0, extra_ssd=0, extra_nvme=0, extra_server=0):
         devices = 200 * (hdd + extra_hdd) + 500 * (ssd + extra_ssd) + 100 * (1 + extra_nvme)
@@ -214,9 +203,9 @@ def test_whatif_prints_before_after_and_the_upgrades(capsys):
 
 
 def test_whatif_without_changes_shows_the_upgrades_of_the_topology_as_is(capsys, tmp_path):
-    topology = tmp_path / "priced.toml"
-    topology.write_text(priced())
-    status, out, _ = run(capsys, "whatif", str(topology), "--op", "read", "--transfer-size", "1MiB")
+    written = tmp_path / "priced.toml"
+    priced(path=written)
+    status, out, _ = run(capsys, "whatif", str(written), "--op", "read", "--transfer-size", "1MiB")
     assert status == 0 and "changes:   none" in out
     lines = out.split("(ceiling 2,956 MiB/s):\n")[1].splitlines()
     assert "gain per 1,000 EUR" in lines[0]
@@ -257,26 +246,26 @@ def test_restorations_count_the_members_that_bring_a_target_back():
     servers or the network lifts the devices. Price before: 2 x 5,000 + 10 x 400 + 2 x 1,500 = 17,000."""
     from models.upgrades import restorations
 
-    before, found = restorations(parse_topology(priced()), READ, Q_(3300, "MB/s"))
+    before, found = restorations(priced(), READ, Q_(3300, "MB/s"))
     assert before.value.to("MB/s").magnitude == pytest.approx(3100)
     added = {r.group: r.added for r in found}
     assert added == {"hdd": 1, "ssd": 1, "nvme": 2, "s": None, "net": None}
     hdd = next(r for r in found if r.group == "hdd")
     assert hdd.price == (17000, 17400) and hdd.ceiling.value.to("MB/s").magnitude == pytest.approx(3300)
     assert [r.group for r in found][:3] == ["nvme", "hdd", "ssd"]  # cheapest after first (nvme's price is not stated)
-    _, beyond = restorations(parse_topology(priced()), READ, Q_(3400, "MB/s"))  # above the clients' NICs: none can
+    _, beyond = restorations(priced(), READ, Q_(3400, "MB/s"))  # above the clients' NICs: none can
     assert all(r.added is None for r in beyond)
 
 
 def test_whatif_target_prints_how_many_of_each_group_restore_it(capsys, tmp_path):
-    topology = tmp_path / "priced.toml"
-    topology.write_text(priced())
-    status, out, _ = run(capsys, "whatif", str(topology), "--set", "hdd.bandwidth=150MB/s", "--target", "read=3300MB/s",
+    written = tmp_path / "priced.toml"
+    priced(path=written)
+    status, out, _ = run(capsys, "whatif", str(written), "--set", "hdd.bandwidth=150MB/s", "--target", "read=3300MB/s",
                          "--transfer-size", "1MiB")
     assert status == 0
     # 10 x 150 + 1,000 + 100 = 2,600 MB/s: 5 more HDDs (+750, 3,350 -> the clients' 3,300), 2 more SSDs or 7 NVMe.
     rows = {line.split()[0]: line for line in out.splitlines() if "(" in line and line.split()[0] in ("hdd", "ssd", "nvme", "s")}
     assert rows["hdd"].split()[2] == "+5" and rows["ssd"].split()[2] == "+2" and rows["nvme"].split()[2] == "+7"
     assert "no count does" in rows["s"] and "17,000 EUR -> 19,000 EUR" in rows["hdd"]
-    status, _, err = run(capsys, "whatif", str(topology), "--target", "read=5ms", "--transfer-size", "1MiB")
+    status, _, err = run(capsys, "whatif", str(written), "--target", "read=5ms", "--transfer-size", "1MiB")
     assert status == 2 and "--target read=5ms" in err and err.count("\n") == 1
