@@ -28,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from models.sizing import Question, Target, _linear_form, _milp, size
+from models.sizing import Question, Target, size
+from models.sizing.programme import clear_caches
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
 from topologies.catalogue import load_catalogue
@@ -64,14 +65,12 @@ def main() -> None:
     asked = question(not args.no_usable)
     times, walls = [], []
     for _ in range(args.repeat):  # each repeat as a fresh process would do it: nothing cached
-        _linear_form.cache_clear()
-        _milp.cache_clear()
+        clear_caches()
         started, cpu = time.perf_counter(), time.process_time()
         first = size(asked)
         times.append(time.process_time() - cpu)
         walls.append(time.perf_counter() - started)
-    _linear_form.cache_clear()
-    _milp.cache_clear()
+    clear_caches()
     tracemalloc.start()  # apart: tracing slows every allocation
     size(asked)
     peak = tracemalloc.get_traced_memory()[1]
