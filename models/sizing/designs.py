@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
@@ -120,7 +121,7 @@ class Plan:
         drives = d.server.slots if q.whole_enclosures else q.spares
         return d.server.price + d.ports * d.port_price + drives * d.device.price
 
-    @property
+    @cached_property
     def least_price(self) -> float:
         """A price no configuration of the design can go below: the servers the failure domains and the capacity need
         (and their drives)."""

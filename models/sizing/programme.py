@@ -4,19 +4,19 @@ predicted again with the full model.
 The model predicts each target on the design with one of every part; each layer's limit is
 linear in the part counts (sympy checks this, :mod:`models.sizing.forms`), so "every layer at
 least its target and margin", "usable capacity at least the target" and "no more drives than
-bays" are linear constraints, and scipy's ``milp`` finds the cheapest counts: servers in whole
-HA pairs when asked, across at least the failure domains the redundancy needs, drives in whole
-parity groups (and whole enclosures when asked).
+bays" are linear constraints, and the cheapest counts meet them: servers in whole HA pairs when
+asked, across at least the failure domains the redundancy needs, drives in whole parity groups
+(and whole enclosures when asked). Where one count alone is priced (the metadata servers; the
+servers of whole enclosures, whose drives follow from their bays) its least is found directly
+(:func:`_fewest`); else scipy's ``milp`` finds them.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 from dataclasses import dataclass
-
-import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from probes.core.errors import InputError
 from probes.core.units import canonical
@@ -45,7 +45,7 @@ def size(question: Question, top: int = 5) -> Sizing:
     whose figures are ranges count at their least favourable ends.
     """
     question = question.at_least()
-    solved, shortfalls, memo, best = [], {}, {}, {}
+    solved, shortfalls, memo, best, chosen = [], {}, {}, {}, {}
 
     def record(found):
         for short in found:
@@ -55,8 +55,8 @@ def size(question: Question, top: int = 5) -> Sizing:
 
     candidates = sorted((Plan(question, d) for d in designs(question)), key=lambda p: (p.least_price, str(p)))
     families = {p.design.data_family for p in candidates}
+    prices = []  # the solved designs' prices, kept in order
     for plan in candidates:
-        prices = sorted(p for p, _, _ in solved)
         least = plan.least_price
         enough = len(prices) >= top and least > prices[top - 1]
         if enough and all(least > best.get(f, math.inf) for f in families):
@@ -65,15 +65,20 @@ def size(question: Question, top: int = 5) -> Sizing:
             continue
         data = _solve(plan, memo)
         if isinstance(data, tuple) and question.needs_metadata:
-            options = [(_solve(plan.with_metadata(m), memo), m) for m in question.metadata]
-            solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
-            if not solutions:
-                record(short for found, _ in options for short in found)
+            network = id(plan.design.network)  # the metadata servers' programme depends on the network alone
+            if network not in chosen:
+                options = [(_solve(plan.with_metadata(m), memo), m) for m in question.metadata]
+                solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
+                if not solutions:
+                    record(short for found, _ in options for short in found)
+                chosen[network] = min(solutions, key=lambda s: (s[0], s[1].name)) if solutions else None
+            if chosen[network] is None:
                 continue
-            price, metadata, counts = min(solutions, key=lambda s: (s[0], s[1].name))
+            price, metadata, counts = chosen[network]
             plan, data = plan.with_metadata(metadata), (data[0] + price, data[1] + counts)
         if isinstance(data, tuple):
             solved.append((data[0], plan, data[1]))
+            bisect.insort(prices, data[0])
             family = plan.design.data_family
             best[family] = min(best.get(family, math.inf), data[0])
         else:
@@ -119,7 +124,9 @@ def _solve(plan: Plan, memo: dict) -> tuple[float, tuple[int, ...]] | list[Short
     rows, shortfalls, prices, lower, steps = memo[key]
     if shortfalls:
         return list(shortfalls)
-    units = _milp(prices, rows, lower)
+    # the metadata servers alone, or the servers of whole enclosures (their drives follow from the bays): one count
+    # is priced, and its least that the others can complete is found directly
+    units = (metadata or question.whole_enclosures) and _fewest(rows, lower) or _milp(prices, rows, lower)
     counts = tuple(n * s for n, s in zip(units, steps))
     if not metadata and question.whole_enclosures:  # every bay filled: as many whole groups as the bays hold
         bays = counts[0] * (design.server.slots - question.spares)
@@ -169,6 +176,9 @@ def _programme(plan: Plan):
 @functools.lru_cache(maxsize=4096)
 def _milp(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...]:
     """The cheapest whole counts, at least ``lower``, that meet every row (each answer kept: designs share them)."""
+    import numpy as np  # scipy loads only for the programmes :func:`_fewest` leaves: not for ``iobound size``'s
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     if not rows:
         return lower
     matrix, right = np.array([r.coefficients for r in rows]), np.array([r.right for r in rows])
@@ -178,6 +188,44 @@ def _milp(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, .
     if result.status != 0 or result.x is None:
         raise InputError("choices", "", f"the integer programme found no answer ({result.message})")
     return tuple(int(round(x)) for x in result.x)
+
+
+# A count within this of a whole number is that number, as milp's integrality tolerance takes it.
+_WHOLE = 1e-6
+
+
+def _fewest(rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The least first count, at least ``lower``, for which whole counts of the second (if any) meet every row, with
+    the least such second count: the cheapest answer when only the first count is priced. None when a row falls as
+    the first count grows, so that more may not help (milp decides those)."""
+    if any(r.coefficients[0] < 0 for r in rows):
+        return None
+
+    def second(first: int) -> int | None:
+        """The least second count that meets every row beside ``first``; None if none does."""
+        least, most = (lower[1] if len(lower) > 1 else 0), math.inf
+        for row in rows:
+            a, *b = row.coefficients
+            rest = row.right - a * first
+            if not b or b[0] == 0:
+                if rest > _WHOLE * abs(a):
+                    return None
+            elif b[0] > 0:
+                least = max(least, math.ceil(rest / b[0] - _WHOLE))
+            else:
+                most = min(most, math.floor(rest / b[0] + _WHOLE))
+        return least if least <= most else None
+
+    first = lower[0]
+    while second(first) is None:  # doubling, then bisection: whether a first count suffices grows with it
+        if first > 10**9:
+            return None
+        first *= 2
+    low = max(lower[0], first // 2)
+    while low < first:
+        middle = (low + first) // 2
+        low, first = (low, middle) if second(middle) is not None else (middle + 1, first)
+    return (first,) if len(lower) == 1 else (first, second(first))
 
 
 def clear_caches() -> None:
