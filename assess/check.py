@@ -14,9 +14,9 @@ from models.caches import Memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
-from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, ceiling_metric, judge, summary_in
+from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
-from assess.findings.application import Part, is_job, job_findings, part_of
+from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 
 __all__ = ["check_runs", "CHECK_VERSION", "check_body"]
@@ -34,13 +34,13 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
     whole = Model(topology)
-    parts: dict[str, tuple[Part, Model]] = {}
+    parts: dict[tuple[int, ...], tuple[Part, Model]] = {}
     ceilings: dict[tuple[int, Workload], Ceiling] = {}
     judgements = []
     for run in runs:
         part, model = None, whole
         if is_job(run):
-            key = dict(run.tags).get("lustre_osts", "")
+            key = run.job.lustre.osts if run.job.lustre else ()
             if key not in parts:
                 found = part_of(topology, run)
                 parts[key] = found, (whole if found.topology is topology else Model(found.topology))
@@ -80,19 +80,16 @@ def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes
     InputError
         If ``nodes`` does not divide the run's processes evenly.
     """
-    processes = dict(run.tags).get("processes")
     workload = run.workload
-    if workload is None or workload.nodes is not None or processes is None:
+    if workload is None or workload.nodes is not None or run.placement is None:
         return run
-    total = int(processes) if processes.isdigit() else 0
-    if total < 1:
-        raise InputError(str(run.origin), "processes", f"must be a whole number of at least 1. Got {processes!r} instead.")
+    total = run.placement.processes
     if nodes is not None:
         if total % nodes:
             raise InputError(str(run.origin), "processes", f"the {total} processes of {run.label!r} do not divide "
                              f"evenly over --nodes {nodes}; give a node count that divides them")
         placed = f"{total} processes on {nodes} nodes, {total // nodes} each (--nodes {nodes}; the result states no node count)"
-        return replace(run, workload=replace(workload, nodes=nodes, ppn=total // nodes), tags=run.tags + (("placed", placed),))
+        return _on(run, nodes, total // nodes, placed)
     groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
     if len(groups) != 1 or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
         return run
@@ -100,11 +97,17 @@ def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes
     if total < count:  # one per node: the most nodes it could have used
         placed = (f"{total} processes on {total} of the {count} nodes of {groups[0]}, 1 each (the result states no node "
                   "count: the most nodes it could use)")
-        return replace(run, workload=replace(workload, nodes=total, ppn=1), tags=run.tags + (("placed", placed),))
+        return _on(run, total, 1, placed)
     if total % count:
         return run
     placed = f"{total} processes on the {count} nodes of {groups[0]}, {total // count} each (the result states no node count)"
-    return replace(run, workload=replace(workload, nodes=count, ppn=total // count), tags=run.tags + (("placed", placed),))
+    return _on(run, count, total // count, placed)
+
+
+def _on(run: Run, nodes: int, ppn: int, placed: str) -> Run:
+    """The run on ``nodes`` nodes of ``ppn`` processes each, its placement saying how they were placed."""
+    return replace(run, workload=replace(run.workload, nodes=nodes, ppn=ppn),
+                   placement=replace(run.placement, placed=placed))
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:
@@ -141,7 +144,11 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #   1.3  a run gains part: the part of the system a job's ceiling is over (a Darshan log's Lustre OSTs, or the
 #        whole system, and why), null for a benchmark; a job's findings FEW-TARGETS, SMALL-ACCESSES,
 #        SHARED-FILE-CONTENTION, METADATA-BOUND, and none about a benchmark's method (repetitions, length, data set)
-CHECK_VERSION = "1.3"
+#   1.4  a run gains its typed records, as results 1.3 gives them: placement (the placed note leaves the tags),
+#        job, training and checkpoint; the evidence of AU-BELOW-MINIMUM and POTENTIAL-CACHING gives their figures
+#        as numbers (au_per_epoch a list, accelerators a count, dlio_verdict null where not stated), flags (a list
+#        per host, or one) and quantities (host_memory, data_per_host), not as tags' words
+CHECK_VERSION = "1.4"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

@@ -245,7 +245,7 @@ def drawing(topology: Topology, ceiling: Ceiling | None = None) -> Drawing:
             if g.name in keys:
                 label += f"\nbinds: {', '.join(keys[g.name])}"
             nodes.append(Node(g.name, kind, label, float(kind.rank), (len(members) - 1) / 2 - i, g.name in keys))
-    edges = tuple(Edge(link.a, link.b, Component.link(i) in binding) for i, link in enumerate(topology.links))
+    edges = tuple(Edge(link.a, link.b, Component.of_link(i) in binding) for i, link in enumerate(topology.links))
     caption = "" if ceiling is None else (f"{ceiling.workload.describe()}: {ceiling} binds at "
                                           f"{', '.join(map(str, ceiling.binding))}")
     return Drawing(topology.name, tuple(nodes), edges, caption)

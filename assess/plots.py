@@ -38,6 +38,8 @@ STYLES = {"ceiling": dict(color="black", linewidth=6, alpha=0.25, zorder=1),  # 
           "cache": dict(linewidth=1.3, linestyle="--", zorder=2),
           "model": dict(color="black", linewidth=1.6, linestyle="-", zorder=3),
           "bound": dict(color="black", linewidth=1.0, linestyle=":", zorder=3)}
+# The resolution of a saved PNG, in dots per inch.
+_DPI = 120
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
 # Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
@@ -208,10 +210,25 @@ def layer_colour(label: str) -> str:
 
 
 def save(figure: Figure, stem: Path) -> tuple[Path, Path]:
-    """Write ``figure`` to ``stem``.png and ``stem``.svg; returns both paths."""
+    """Write ``figure`` to ``stem``.png and ``stem``.svg; returns both paths.
+
+    Its layout (constrained) is worked out once, at the PNG's resolution, and both files are drawn with it:
+    savefig alone would work it out again for each file, in a draw that renders nothing (most of a report's time).
+    """
     paths = stem.with_suffix(".png"), stem.with_suffix(".svg")
-    for path in paths:
-        figure.savefig(path, dpi=120)
+    engine, dpi = figure.get_layout_engine(), figure.dpi
+    if engine is not None and figure.axes:
+        figure.set_dpi(_DPI)
+        engine.execute(figure)
+        figure.set_dpi(dpi)
+        with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            figure.set_layout_engine(None)  # None: savefig draws once; "none" would still lay out in a dry draw
+    try:
+        for path in paths:
+            figure.savefig(path, dpi=_DPI)
+    finally:
+        if engine is not None:
+            figure.set_layout_engine(engine)
     return paths
 
 

@@ -192,8 +192,8 @@ def _jobs(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients,
                     "logs hold are not read, so there is no plot over time."]
     models: dict[int, Model] = {id(model.topology): model}
     for number, (path, found) in enumerate(list(jobs.items())[:MOST_PLOTS], 1):
-        tags = dict(found[0].run.tags)
-        blocks.append(f"{path}: job {tags.get('job_id', '?')}, {tags.get('processes', '?')} processes, judged over "
+        run = found[0].run
+        blocks.append(f"{path}: job {run.job.job_id}, {run.placement.processes} processes, judged over "
                       f"{found[0].part.said}.")
         dots = plotdata.ratios(found, path.rsplit("/", 1)[-1], tolerance)
         if dots.rows:

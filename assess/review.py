@@ -1,7 +1,7 @@
 """Judge a whole benchmark list: each submission's phases against the topology its own description gives.
 
 A submission's description (the io500 list's hardware columns) becomes a topology with every unstated
-figure a range (:mod:`topologies.described`); its phases are judged by :func:`assess.check.check_runs`,
+figure a range (:mod:`topologies.described.io500`); its phases are judged by :func:`assess.check.check_runs`,
 as ``iobound check`` judges any run. Each phase gets its ceiling interval, its efficiency (result over
 the ceiling's high end), its verdict and, where the result needs more than the least the description
 allows, the hardware it implies, said in ports where the network's name fixes a port's rate.
@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Iterable
 
 from probes.core.units import Q_, format_quantity
 from probes.readers.io500_system import Submission
-from topologies.described import Described, describe
+from topologies.described.io500 import Described, describe
 from assess.check import check_runs
 from assess.findings import Judgement, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity
+
+    from models.ceiling import Implied
 
 __all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "VERDICT_SEVERITY", "UNJUDGED",
            "severity"]
@@ -109,7 +111,7 @@ def _phase(j: Judgement, described: Described) -> Phase:
     verdict = next((code for code in VERDICTS if code in codes), WITHIN)
     implies = ""
     if verdict == "POSSIBLE-IF":
-        implies = _needs(codes[verdict].evidence.get("implied", ()), described)
+        implies = _needs(codes[verdict].implied or (), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
         if _published(j, described):
@@ -123,17 +125,16 @@ def _unjudged(j: Judgement, described: Described) -> str:
     return fields[0] if fields and j.run.workload and j.run.workload.operation.is_metadata else j.no_ceiling
 
 
-def _needs(implied: Iterable[dict], described: Described) -> str:
+def _needs(implied: Iterable[Implied], described: Described) -> str:
     """What a POSSIBLE-IF result needs of each range, in ports of the named network where it can."""
     said = []
     for need in implied:
-        group, _, key = need["component"].partition(".")
-        needed = Q_(need["needed"]["value"], need["needed"]["unit"])
+        group, key = need.component.group, need.component.key
         port = described.ports.get(group)
         if key == "nic" and port is not None:
-            said.append(_ports(needed / port, port, group))
+            said.append(_ports(need.needed / port, port, group))
         else:
-            said.append(f"{need['component']} ≥ {format_quantity(needed)}")
+            said.append(f"{need.component} ≥ {format_quantity(need.needed)}")
     return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
 
 

@@ -17,7 +17,7 @@ from topologies.topology import Kind
 if TYPE_CHECKING:
     from pint import Quantity
 
-    from topologies.catalogue import Catalogue
+    from topologies.catalogues.catalogue import Catalogue
 
 __all__ = ["render", "render_catalogue", "write_bom", "header"]
 

@@ -59,7 +59,7 @@ def main() -> int:
         return 2
     repeat = 1 if args.quick else args.repeat
     from probes.readers.io500_system import read_list
-    from topologies.described import describe
+    from topologies.described.io500 import describe
     from assess.review import UNJUDGED, review
 
     text = LIST.read_text(encoding="utf-8")

@@ -41,7 +41,7 @@ from models.sizing import Question, Sizing, Target, programme, size
 from models.sizing.programme import clear_caches
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
-from topologies.catalogue import load_catalogue
+from topologies.catalogues.catalogue import load_catalogue
 from topologies.topology import Capacity, Group, Kind, Source, WriteCost
 
 CLIENTS = 512

@@ -17,7 +17,13 @@ other pip is shown too. Then, in a separate untimed pass (each command through a
 wrapper that runs assess.cli.main and lists what it imported), which heavy modules each
 command loaded; that pass also warms the disk cache and the bytecode before any clock starts.
 
-    python benchmarks/startup.py [--repeat 5] [--quick] [--check]
+What a user sees: an installed iobound has its bytecode compiled (pip compiles it; an editable
+install writes it at the first run), so every process here writes and reads bytecode in a scratch
+cache (PYTHONPYCACHEPREFIX), even where the environment sets PYTHONDONTWRITEBYTECODE, which
+would compile every module of iobound again in every run; --as-is keeps the environment's
+setting. The header says which, and whether the iobound installed here is editable.
+
+    python benchmarks/startup.py [--repeat 5] [--quick] [--check] [--as-is]
 
 --quick runs one round. Exit status 0 (it is a report), or 1 with --check when a goal is missed
 or a command exits with another status than it should.
@@ -27,7 +33,9 @@ from __future__ import annotations
 
 import argparse
 import ensurepip
+import importlib.metadata
 import json
+import os
 import platform
 import resource
 import shutil
@@ -96,13 +104,13 @@ class Timing:
         return "/".join(map(str, sorted(set(self.statuses))))
 
 
-def run(argv: list[str], timing: Timing, scratch: Path) -> None:
+def run(argv: list[str], timing: Timing, scratch: Path, env: dict[str, str]) -> None:
     """Run ``argv`` once from the project root; keep its CPU (user + sys of the child and what it waited for) if the best."""
     argv = [str(scratch / f"report-{time.monotonic_ns()}") if a == REPORT_DIR else a for a in argv]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True, timeout=300)
+                          text=True, timeout=300, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -113,11 +121,11 @@ def run(argv: list[str], timing: Timing, scratch: Path) -> None:
         timing.cpu, timing.wall = min(timing.cpu, cpu), min(timing.wall, wall)
 
 
-def heavy_modules(command: Command, scratch: Path) -> tuple[int, list[str] | None]:
+def heavy_modules(command: Command, scratch: Path, env: dict[str, str]) -> tuple[int, list[str] | None]:
     """The exit status and the heavy modules ``command`` imported, run through WRAPPER (untimed)."""
     argv = [str(scratch / "report-heavy") if a == REPORT_DIR else a for a in command.args]
     done = subprocess.run([sys.executable, "-c", WRAPPER, *argv], cwd=ROOT, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300, env=env)
     lines = [line for line in done.stderr.splitlines() if line.startswith(MARK)]
     return done.returncode, json.loads(lines[-1][len(MARK):]) if lines else None
 
@@ -129,11 +137,39 @@ def pip_version(python: str) -> str | None:
     return words[1] if done.returncode == 0 and len(words) > 1 and words[0] == "pip" else None
 
 
+def installed() -> str:
+    """How iobound is installed in this interpreter: editable (from which folder) or not, or not at all."""
+    try:
+        found = importlib.metadata.distribution("iobound")
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed (the commands run from the project root)"
+    where = json.loads(found.read_text("direct_url.json") or "{}")
+    if where.get("dir_info", {}).get("editable"):
+        return f"an editable install of {where.get('url', '?').removeprefix('file://')}"
+    return f"installed, not editable ({found.locate_file('')})"
+
+
+def bytecode_env(scratch: Path, as_is: bool) -> tuple[dict[str, str], str]:
+    """The children's environment, and a line that says how they treat bytecode (see the module's docstring)."""
+    env = dict(os.environ)
+    unset = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    said = "this environment sets PYTHONDONTWRITEBYTECODE" if unset else "this environment writes bytecode"
+    if as_is:
+        return env, f"bytecode: {said}; timed as it is (--as-is)" + (
+            ": every run compiles iobound's modules again, which an installed iobound does not" if unset else "")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+    return env, (f"bytecode: {said}; timed with bytecode written once to a scratch cache (PYTHONPYCACHEPREFIX), "
+                 "as an installed iobound has it (--as-is: as this environment runs)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="rounds; each command's best is kept (default 5)")
     parser.add_argument("--quick", action="store_true", help="one round (a smoke run: the figures are noisier)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument("--as-is", action="store_true",
+                        help="keep the environment's bytecode setting (default: write bytecode to a scratch cache)")
     args = parser.parse_args()
     rounds = 1 if args.quick else args.repeat
 
@@ -145,25 +181,28 @@ def main() -> int:
         whose = "a fresh venv's" if base_pip == ensurepip.version() else "the base interpreter's"
         peers[f"pip --help (pip {base_pip}, {whose})"] = ([base, "-m", "pip", "--help"], 0)
     venv_label, base_label = list(peers)[1], list(peers)[2] if len(peers) > 2 else None
+    scratch = Path(tempfile.mkdtemp(prefix="iobound-startup-"))
+    env, bytecode = bytecode_env(scratch, args.as_is)
     print(f"python {platform.python_version()} ({sys.executable}); CPU time = user + sys of the child process, "
           f"best of {rounds} round{'s' if rounds > 1 else ''}")
     print(f"pip of this venv: {venv_pip} ({sys.executable} -m pip); pip of the base interpreter: "
           f"{base_pip or 'none'} ({base} -m pip); ensurepip, what python3 -m venv installs, bundles pip "
           f"{ensurepip.version()}")
+    print(f"iobound: {installed()}; the commands run as python -m assess from {ROOT}")
+    print(bytecode)
 
-    scratch = Path(tempfile.mkdtemp(prefix="iobound-startup-"))
     try:
         loaded = {}
         for command in COMMANDS:  # untimed: the heavy modules, and a warm cache for the timed rounds
-            loaded[command] = heavy_modules(command, scratch)
+            loaded[command] = heavy_modules(command, scratch, env)
         for label, (argv, _) in peers.items():
-            run(argv, Timing(), scratch)
+            run(argv, Timing(), scratch, env)
         timings = {label: Timing() for label in peers} | {command.label: Timing(command.status) for command in COMMANDS}
         for _ in range(rounds):  # one of each per round, so a change of load touches all alike
             for label, (argv, _) in peers.items():
-                run(argv, timings[label], scratch)
+                run(argv, timings[label], scratch, env)
             for command in COMMANDS:
-                run([sys.executable, "-m", "assess", *command.args], timings[command.label], scratch)
+                run([sys.executable, "-m", "assess", *command.args], timings[command.label], scratch, env)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

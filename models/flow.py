@@ -258,7 +258,7 @@ class FlowNetwork:
         if group.kind is Kind.SERVER and group.write_cost.servers != 1:
             self._note_cost(group)
             return float(group.write_cost.servers), group.name
-        if group.kind is Kind.DEVICE or (group.kind is Kind.NETWORK and group.name not in self.topology._front):
+        if group.kind is Kind.DEVICE or (group.kind is Kind.NETWORK and group.name not in self.topology.front_end):
             def cost(g: Group) -> float:  # small random writes rewrite parity strips; bytes scale by the ratio
                 return g.write_cost.device_requests if key == "iops" else g.write_cost.devices
             feeders = self._feeders(group.name)
@@ -332,7 +332,7 @@ class FlowNetwork:
                 symbol = group_symbol("B", f"links[{index}]")
                 return symbol, {symbol: value}
 
-            self._add(start, middle, Stage((Component.link(index),), "links", "", symbolic,
+            self._add(start, middle, Stage((Component.of_link(index),), "links", "", symbolic,
                                            constant=canonical(bandwidth.value)))
             self._add(middle, end, None)
 

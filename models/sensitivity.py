@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy as sp
-
 from models.ceiling import Ceiling
 
 __all__ = ["Sensitivity", "sensitivity"]
@@ -37,6 +35,8 @@ def sensitivity(ceiling: Ceiling, step: float = 1e-6) -> tuple[Sensitivity, ...]
     h = ``step``: where terms of a minimum tie, raising one parameter lifts only its own term,
     which a symbolic derivative (sympy takes Heaviside(0) = 1/2 there) would get wrong.
     """
+    import sympy as sp  # loaded by the formula: a ceiling whose effects are not shown needs none
+
     symbols = sorted(ceiling.expression.free_symbols, key=str)
     at = ceiling.substitutions
     formula = sp.lambdify(symbols, ceiling.expression, modules=[{"Min": min, "Max": max}, "math"])

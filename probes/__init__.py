@@ -30,6 +30,7 @@ _NAMES = {
     "UnitError": "probes.core.errors",
     "ToolOutputError": "probes.core.errors",
     "read_results": "probes.readers",
+    "read_mlperf_description": "probes.readers.mlperf_system",
     "read_probe_set": "probes.measure.probeset",
 }
 __all__ = sorted(_NAMES)

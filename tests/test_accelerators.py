@@ -14,7 +14,8 @@ from models.accelerators import checkpoint, entry, feed
 from models.predict import Model
 from models.upgrades import accelerator_upgrades
 from topologies.bundled import load_example
-from topologies.mlperf_system import describe_system, read_mlperf_description, system_topology
+from probes.readers.mlperf_system import read_mlperf_description
+from topologies.described.mlperf import describe_system, system_topology
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "mlperf-storage"
 needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="the MLPerf Storage corpus is not beside the project")
@@ -26,7 +27,7 @@ def _run_folder(name: str) -> Path:
 
 
 def _description(folder: Path) -> Path:
-    from topologies.mlperf_system import is_system_description
+    from topologies.described.mlperf import is_system_description
 
     (found,) = [p for p in folder.iterdir() if p.name != "summary.json" and is_system_description(p)]
     return found
@@ -41,25 +42,24 @@ def test_a_description_with_every_common_defect_is_read_and_the_defects_named():
     "storage_system": {"category": 'commercial', "total_read_bandwidth_sequential_GB_per_sec": 20,},
     "host_to_storage_interconnect": [{"interconnect_type": "InfiniBand", "link_speed_gigabits_per_second": 200,
       "number_of_links": 1, "rdma_enabled": yes,},]"""
-    document, forgiven = read_mlperf_description(text, source="polaris.json")
-    assert set(forgiven) == {"comments", "single-quoted strings", "bare yes", "trailing commas (4)",
-                             "no braces around the whole"}
-    system = describe_system(document, source="polaris.json", forgiven=forgiven)
+    description = read_mlperf_description(text, source="polaris.json")
+    assert set(description.forgiven) == {"comments", "single-quoted strings", "bare yes", "trailing commas (4)",
+                                         "no braces around the whole"}
+    system = describe_system(description)
     clients = system.topology.group("clients")
     assert clients.count == 2 and clients.capacities["nic"].value == Q_(200, "Gbit/s")
     assert system.topology.group("storage").capacities["read_bandwidth"].value == Q_(20, "GB/s")
 
 
 def test_fields_nested_under_properties_are_read_and_said():
-    document, forgiven = read_mlperf_description('{"properties": {"nodes": [], "benchmark_hosts": []}}', source="x.json")
-    assert "nodes" in document and any("properties" in f for f in forgiven)
+    description = read_mlperf_description('{"properties": {"nodes": [], "benchmark_hosts": []}}', source="x.json")
+    assert "nodes" in description.fields and any("properties" in f for f in description.forgiven)
 
 
 @pytest.mark.parametrize("text", ["", "[1, 2]", "{{{", "\x00\x01", '"a": ', "- a\n- b"])
 def test_garbage_is_one_clear_error(text):
     with pytest.raises(InputError):
-        document, forgiven = read_mlperf_description(text, source="bad.json")
-        describe_system(document, source="bad.json")
+        describe_system(read_mlperf_description(text, source="bad.json"))
         raise InputError("bad.json", "", "described")  # a mapping with nothing usable is no error of reading
 
 
@@ -78,17 +78,18 @@ def test_every_corpus_description_gives_a_topology():
 
 @needs_corpus
 def test_a_bare_number_drive_rate_is_read_in_the_unit_its_class_fits():
-    document, forgiven = read_mlperf_description(_description(_run_folder("F9000X")).read_text(), source="yanrong.json")
+    description = read_mlperf_description(_description(_run_folder("F9000X")).read_text(), source="yanrong.json")
+    forgiven = description.forgiven
     assert any("properties" in f for f in forgiven) and any("trailing commas" in f for f in forgiven)
-    system = describe_system(document, source="yanrong.json")
+    system = describe_system(description)
     assert any("14 has no unit; read as GB/s" in a for a in system.assumptions)
     assert any("at most 3" in a for a in system.assumptions)  # raw capacity over one backend's drives
 
 
 @needs_corpus
 def test_a_host_memory_under_the_wrong_unit_is_not_used():
-    document, _ = read_mlperf_description(_description(_run_folder("Hammerspace")).read_text(), source="h.json")
-    system = describe_system(document, source="h.json")
+    description = read_mlperf_description(_description(_run_folder("Hammerspace")).read_text(), source="h.json")
+    system = describe_system(description)
     assert "memory" not in system.topology.group("clients").capacities
     assert any("256 MiB is too little" in m for m in system.missing)
 
@@ -105,7 +106,7 @@ def test_the_most_accelerators_fed_is_the_ceiling_over_the_demand():
                                               "performance": {"read_bandwidth": {"peak_bandwidth": "10 GB/s"},
                                                               "write_bandwidth": {"peak_bandwidth": "5 GB/s"}}}]}],
                        "benchmark_hosts": [{"node_type_name": "client"}] * 5 + [{"node_type_name": "storage"}] * 4})
-    system = describe_system(*read_mlperf_description(text, source="t.json")[:1], source="t.json")
+    system = describe_system(read_mlperf_description(text, source="t.json"))
     demand = entry("unet3d", "h100")
     found = feed(Model(system.topology), demand, 10)
     per = demand.per_accelerator.m_as("GB/s") * 0.9
@@ -216,19 +217,19 @@ VERDICTS = {
     "aws_c7i48xlarge": "FAR-BELOW",
     "aws_r5n24xlarge": "FAR-BELOW",
 }
-_VERDICT_CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW")
 
 
 @needs_corpus
 @pytest.mark.parametrize("name", sorted(VERDICTS))
 def test_check_gives_each_corpus_run_its_verdict(name):
     from assess.check import check_runs
+    from assess.findings import CEILING_CODES
     from probes.readers import read_results
 
     folder = _run_folder(name)
     runs = [r for r in read_results(str(folder / "summary.json")) if not r.label.endswith("train samples")]
     (judgement,) = check_runs(system_topology(_description(folder)), runs)
-    assert [f.code for f in judgement.findings if f.code in _VERDICT_CODES] == [VERDICTS[name]]
+    assert [f.code for f in judgement.findings if f.code in CEILING_CODES] == [VERDICTS[name]]
 
 
 @needs_corpus
@@ -258,15 +259,19 @@ def test_au_below_the_minimum_is_named_as_the_benchmark_names_it():
     from dataclasses import replace
 
     from assess.findings.training import training_findings
+    from probes.core.records import Caching, Training
     from probes.core.run import Origin, Run
-    from probes.core.units import Metric
+    from probes.core.units import Q_, Metric
 
+    training = Training(accelerators=8, record_length=Q_(140, "MiB"), batch_size=7, computation_time=Q_(0.323, "s"),
+                        read_threads=4, files=3200, samples_per_file=1, au_per_epoch=(85.1,), au_mean=85.1,
+                        au_minimum=90, au_minimum_source="config workload.metric.au", au_expectation="fail",
+                        caching=Caching())
     run = Run(label="unet3d h100 train read", workload=None, metric=Metric.BANDWIDTH, samples=(1000.0,), unit="MiB/s",
-              origin=Origin(path="s.json", line=None, tool="dlio", tool_version=None),
-              tags=(("au_mean", "85.1 %"), ("au_minimum", "90 %"), ("au_expectation", "fail"), ("accelerators", "8")))
+              origin=Origin(path="s.json", line=None, tool="dlio", tool_version=None), training=training)
     (found,) = training_findings(run)
     assert found.code == "AU-BELOW-MINIMUM" and "train_au_meet_expectation: fail" in found.message
-    assert training_findings(replace(run, tags=(("au_mean", "95 %"), ("au_minimum", "90 %")))) == []
+    assert training_findings(replace(run, training=replace(training, au_per_epoch=(95.0,), au_mean=95.0))) == []
 
 
 @needs_corpus

@@ -96,7 +96,7 @@ def test_a_wide_shared_file_on_24_osts():
     posix = judged(VPIC)["POSIX write"]
     assert posix.part.targets == ("ost", 24, 248)
     assert posix.ceiling.value.m_as("GB/s") == pytest.approx(72.0)  # 24 OSTs x 3 GB/s
-    assert dict(posix.run.tags)["placed"].startswith("2048 processes on the 2048 nodes of compute, 1 each")
+    assert posix.run.placement.placed.startswith("2048 processes on the 2048 nodes of compute, 1 each")
     few = found(posix, "FEW-TARGETS")
     assert Q_(*few.evidence["ceiling_all"].values()).m_as("GB/s") == pytest.approx(744.0)
     assert codes(posix) == ["FAR-BELOW", "FEW-TARGETS"]  # no benchmark-method finding for a job that ran once
@@ -145,8 +145,8 @@ def test_a_system_whose_ost_group_cannot_be_the_jobs_is_taken_whole(tmp_path):
 def test_nodes_place_a_job_whose_log_does_not_record_them():
     posix = judged(BADOST, nodes=64)["POSIX write"]
     assert (posix.run.workload.nodes, posix.run.workload.ppn) == (64, 32)
-    assert dict(posix.run.tags)["placed"] == ("2048 processes on 64 nodes, 32 each (--nodes 64; the result states no "
-                                              "node count)")
+    assert posix.run.placement.placed == ("2048 processes on 64 nodes, 32 each (--nodes 64; the result states no "
+                                          "node count)")
     with pytest.raises(InputError, match=r"the 2048 processes of 'POSIX write' do not divide evenly over --nodes 100"):
         check_runs(LUSTRE, runs_of(BADOST), nodes=100)
 
@@ -156,7 +156,7 @@ def test_check_on_the_command_line_names_the_part_and_says_bad_nodes_in_one_line
     done = subprocess.run([sys.executable, "-m", "assess", "check", system, str(HDF5), "--json"], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     doc = json.loads(done.stdout)
-    assert doc["format_version"] == "1.3"
+    assert doc["format_version"] == "1.4"
     assert doc["runs"][0]["part"] == {"said": "the 1 of 248 OSTs of ost its files were striped over, and at most 1 "
                                               "of the 248 oss servers behind them", "target_group": "ost",
                                       "targets_used": 1, "targets": 248}
@@ -181,9 +181,8 @@ def test_the_access_size_histogram_under_the_roofline(tmp_path):
 
     posix = judged(HDF5)["POSIX read+write"]
     sizes = plotdata.access_sizes(Model(posix.part.topology), posix)
-    tags = dict(posix.run.tags)
-    recorded = [int(r.split("=")[1]) + int(w.split("=")[1])
-                for r, w in zip(tags["access_sizes_read"].split(","), tags["access_sizes_write"].split(","))]
+    job = posix.run.job
+    recorded = [r + w for (_, r), (_, w) in zip(job.access_sizes_read, job.access_sizes_write)]
     assert [n for _, _, n in sizes.bins] == recorded and sum(recorded) == 59
     assert sizes.bins[4][:2] == (100 * 1024, 2**20) and sizes.bins[0][0] == 16  # in bytes, from 16 B
     ceiling = next(line for line in sizes.chart.lines if line.style == "ceiling")

@@ -13,7 +13,7 @@ from probes.core.units import Metric, Q_, canonical
 from models.predict import Model
 from probes.core.errors import InputError
 from probes.core.workload import Operation, Workload
-from topologies.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
+from topologies.catalogues.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
 from topologies.load import topology_from_dict
 from topologies.save import topology_document
 from topologies.topology import (

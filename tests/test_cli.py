@@ -40,6 +40,14 @@ def test_predict_without_explain_leaves_the_formula_out(capsys):
     assert status == 0 and "Min(" not in out and "elasticity" not in out and "<- binds" in out
 
 
+def test_predict_with_a_link_set_by_its_index_binds_at_that_link(capsys):
+    status, out, _ = run(capsys, "predict", "lecture", "--set", "links[0].bandwidth=500MiB/s", "--op", "read",
+                         "--transfer-size", "1MiB", "--json")
+    doc = json.loads(out)
+    assert status == 0 and doc["binding"] == ["links[0].bandwidth"] and doc["binding_layers"] == ["links"]
+    assert doc["ceiling"]["value"] == pytest.approx(500 * 2**20, rel=1e-12)
+
+
 def test_predict_json_is_versioned_and_has_every_layer(capsys):
     status, out, _ = run(capsys, "predict", "lecture", "--op", "write", "--transfer-size", "64 KiB", "--nodes", "1",
                          "--direct", "--json")
@@ -119,7 +127,7 @@ def test_check_exit_status_follows_fail_on(capsys, fail_on, status):
 def test_check_json(capsys):
     status, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json")
     doc = json.loads(out)
-    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.3", 1)
+    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.4", 1)
     by_label = {r["run"]["label"]: r for r in doc["runs"]}
     above = by_label[LUSTRE_4PPN_READ]
     assert [f["code"] for f in above["findings"]] == ["ABOVE-CEILING", "FEW-REPETITIONS"]

@@ -58,7 +58,7 @@ def test_cli_compares_the_hyperfine_export_of_the_corpus(corpus, capsys):
     path = corpus / "hyperfine" / "1brc_hyperfine_export-json_2cmds.json"
     assert main(["compare", str(path), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (doc["format"], doc["format_version"]) == ("iobound/comparison", "1.1")
+    assert (doc["format"], doc["format_version"]) == ("iobound/comparison", "1.2")
     (c,) = doc["comparisons"]
     assert c["significant"] is False and c["ratio"] == pytest.approx(1.0, abs=0.05)
     assert main(["compare", str(path)]) == 0

@@ -69,25 +69,25 @@ def test_every_sample_log_gives_what_pydarshan_reports(path):
     report = darshan.DarshanReport(str(path), read_all=True)
     nprocs = report.metadata["job"]["nprocs"]
     modules = [m for m in reader.MODULES if m in report.records and len(report.records[m])]
-    read = [dict(r.tags)["module"] for r in runs] + _without_bandwidth(runs[0])
+    read = [r.job.module for r in runs] + _without_bandwidth(runs[0])
     assert sorted(read, key=reader.MODULES.index) == modules
     for run in runs:
-        tags = dict(run.tags)
-        module = tags["module"]
+        job = run.job
+        module = job.module
         accumulated = accumulate_records(report.records[module].to_df(), module, nprocs)
         metrics, counters = accumulated.derived_metrics, accumulated.summary_record["counters"].iloc[0]
         prefix = "MPIIO" if module == "MPI-IO" else module
         read, written = int(counters[f"{prefix}_BYTES_READ"]), int(counters[f"{prefix}_BYTES_WRITTEN"])
-        assert (tags["bytes_read"], tags["bytes_written"]) == (f"{read} B", f"{written} B")
+        assert (job.bytes_read, job.bytes_written) == (Q_(read, "B"), Q_(written, "B"))
         assert read + written == metrics.total_bytes == run.workload.data_set.m_as("B")
         assert run.samples == (metrics.agg_perf_by_slowest,) and run.unit == "MiB/s"
         assert run.durations == (metrics.agg_time_by_slowest,)
-        assert float(tags["io_time"].removesuffix(" s")) == pytest.approx(metrics.agg_time_by_slowest, rel=1e-8)
+        assert job.io_time.m_as("s") == pytest.approx(metrics.agg_time_by_slowest, rel=1e-8)
         # Darshan's MiB are 2^20 bytes: the bytes over the time, in the one registry, give its figure.
         per_second = Q_(read + written, "B") / Q_(metrics.agg_time_by_slowest, "s")
         assert per_second.m_as("MiB/s") == pytest.approx(run.samples[0], rel=1e-9)
         assert per_second.m_as("MB/s") == pytest.approx(run.samples[0] * 1.048576, rel=1e-9)
-        assert tags["processes"] == str(nprocs) and tags["job_id"] == str(report.metadata["job"]["jobid"])
+        assert run.placement.processes == nprocs and job.job_id == report.metadata["job"]["jobid"]
         assert run.origin.tool == "darshan" and run.origin.tool_version == report.metadata["job"]["metadata"]["lib_ver"]
         expected = {(True, True): Operation.MIXED, (True, False): Operation.READ, (False, True): Operation.WRITE}
         assert run.workload.operation is expected[(read > 0, written > 0)]
@@ -95,7 +95,7 @@ def test_every_sample_log_gives_what_pydarshan_reports(path):
         if run.workload.operation is Operation.MIXED:
             assert run.workload.read_share == pytest.approx(read / (read + written))
         shared = sum(metrics.category_counters[i].count for i in (5, 6))
-        assert (tags["shared_files"], tags["unique_files"]) == (str(shared), str(metrics.category_counters[4].count))
+        assert (job.shared_files, job.unique_files) == (shared, metrics.category_counters[4].count)
 
 
 def _without_bandwidth(run) -> list[str]:
@@ -106,39 +106,38 @@ def _without_bandwidth(run) -> list[str]:
 def test_a_shared_file_job_on_lustre():
     """vpicio on Edison: 2,048 processes write one 2 TiB file striped over 24 OSTs, 128 MiB at a time."""
     posix, mpiio = runs_of(EXAMPLE)
-    tags = dict(posix.tags)
+    tags, job = dict(posix.tags), posix.job
     assert (posix.label, mpiio.label) == ("POSIX write", "MPI-IO write")
     assert posix.samples[0] == pytest.approx(24535.28, abs=0.01)  # darshan-parser --perf: agg_perf_by_slowest
     assert posix.workload.transfer_size == Q_(128, "MiB") and posix.workload.shared_file is True
     assert posix.workload.nodes is None and posix.workload.ppn == 1
     assert tags["nodes"] == "unknown: the log does not record them; check --nodes N gives them"
-    assert tags["bytes_written"] == "2199023259968 B" and tags["processes"] == "2048"
-    assert (tags["lustre_stripe_size"], tags["lustre_stripe_count"], tags["lustre_ost_count"]) == ("1048576 B", "24", "24")
-    assert tags["lustre_osts"] == ",".join(map(str, range(24)))
-    assert tags["access_sizes_write"].split(",")[8] == "100M_1G=16384"
-    assert tags["common_access_sizes"].startswith("134217728:16384,")
+    assert job.bytes_written == Q_(2199023259968, "B") and posix.placement.processes == 2048
+    assert (job.lustre.stripe_sizes, job.lustre.stripe_counts, job.lustre.osts) == ((Q_(1, "MiB"),), (24,), tuple(range(24)))
+    assert job.access_sizes_write[8] == ("100M_1G", 16384)
+    assert job.common_access_sizes[0] == (134217728, 16384)
     assert tags["transfer_size"].startswith("common access size 134217728 B (counted 16384 times) in the dominant bin 100M_1G")
-    assert tags["opens"] == "2049" and "creates" not in tags
+    assert job.opens == 2049
     assert tags["no_bandwidth"] == "STDIO: moved 3309 B but recorded no I/O time to divide by"
 
 
 def test_a_file_per_process_job_and_its_metadata():
     """IOR -F on Edison: 2,048 files of 256 MiB in 4 MiB writes, each file on one OST."""
     posix = runs_of(BADOST)[0]
-    tags = dict(posix.tags)
+    job = posix.job
     assert posix.workload.describe() == "write 4 MiB seq, all nodes x 1 ppn"
     assert posix.workload.shared_file is False and posix.workload.data_set == Q_(512, "GiB")
-    assert (tags["unique_files"], tags["shared_files"], tags["unique_bytes"]) == ("2048", "0", "549755813888 B")
-    assert (tags["opens"], tags["stats"], tags["syncs"]) == ("2048", "2048", "2048")
-    assert tags["meta_time_by_slowest"] == "0.551218033 s"
-    assert (tags["lustre_files"], tags["lustre_stripe_count"], tags["lustre_ost_count"]) == ("2048", "1", "24")
+    assert (job.unique_files, job.shared_files, job.unique_bytes) == (2048, 0, Q_(549755813888, "B"))
+    assert (job.opens, job.stats, job.syncs) == (2048, 2048, 2048)
+    assert job.meta_time_by_slowest.m_as("s") == pytest.approx(0.551218033, rel=1e-9)
+    assert (job.lustre.files, job.lustre.stripe_counts, len(job.lustre.osts)) == (2048, (1,), 24)
 
 
 def test_nodes_come_from_the_hosts_dxt_recorded_for_every_process():
     for run in runs_of(HDF5):
         assert (run.workload.nodes, run.workload.ppn) == (1, 4)
         assert dict(run.tags)["nodes_from"] == "1 distinct hosts DXT recorded for every one of the 4 processes"
-        assert dict(run.tags)["lustre_osts"] == "106"
+        assert run.job.lustre.osts == (106,)
     simple = runs_of(PACKAGE / "tests" / "input" / "sample-dxt-simple.darshan")[0]
     assert simple.workload.nodes is None
     assert dict(simple.tags)["nodes"].startswith("unknown: DXT names 1 host(s) for 1 of the 16 processes only")
@@ -152,7 +151,7 @@ def test_a_one_process_jobs_files_are_its_own():
 
 def test_a_log_without_posix_data_gives_its_stdio_run():
     [run] = runs_of(PACKAGE / "tests" / "input" / "noposix.darshan")
-    assert run.label == "STDIO read+write" and "access_sizes_read" not in dict(run.tags)
+    assert run.label == "STDIO read+write" and run.job.access_sizes_read == () and run.job.common_access_sizes == ()
     assert dict(run.tags)["transfer_size"] == "mean request size (STDIO records no access sizes)"
 
 

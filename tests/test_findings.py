@@ -1,6 +1,7 @@
 """Every finding code: a clean control that raises nothing, and a bad control that raises exactly that code."""
 
 import ast
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,11 +123,18 @@ def test_each_bad_control_raises_exactly_its_code(code):
     assert all(codes == [] for codes in raised.values()), raised
 
 
-def test_every_code_is_documented():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_code_is_documented_in_the_readme_and_the_face_each_once_in_order():
     import assess.findings
-    for code in (*CODES, *assess.findings.JOB_CODES, *assess.findings.TRAINING_CODES):
-        assert f"`{code}`" in readme and code in assess.findings.__doc__
+    every = [*CODES, *assess.findings.JOB_CODES, *assess.findings.TRAINING_CODES]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.findall(r"^\| `([A-Z-]+)` \|", readme, re.MULTILINE) == every
+    assert re.findall(r"^([A-Z][A-Z-]+) +(?:error|warning|info)\b", assess.findings.__doc__, re.MULTILINE) == every
+
+
+def test_the_review_judges_a_phase_by_the_ceiling_codes():
+    from assess.findings import CEILING_CODES
+    from assess.review import VERDICTS
+    assert set(VERDICTS) - {"ABOVE-PUBLISHED"} == set(CEILING_CODES)
 
 
 def test_variation_is_judged_apart_for_writes_and_reads():

@@ -60,7 +60,7 @@ COMMANDS = {
                            "--json"], 0)],
     "check": [(["check", "lecture", "lecture-results.csv", "--fail-on", "never", "--json"], 0),
               (["check", "lecture", "lecture-results.csv", "--set", RANGE, "--fail-on", "never", "--json"], 0)],
-    "results": [(["read", "lecture-results.csv", "no-such-results.txt", "--json"], 2)],
+    "results": [(["read", "lecture-results.csv", "{summary}", "no-such-results.txt", "--json"], 2)],
     "topology": [(["topology", "lecture", "--set", RANGE, "--json"], 0)],
     "whatif": [(["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0)],
     "examples": [(["examples", "--json"], 0)],
@@ -86,6 +86,15 @@ ior_easy_read,mdtest_easy_write,mdtest_easy_stat
 2,B,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,900.0,950.0,25.0,90.0
 3,C,Site,,1,16,,,,,,,sc19,VALID,1.0,2.0,,
 """
+# A DLIO summary of a training run and a checkpoint on hosts it does not state: every record a run may carry but a
+# Darshan job's (reading a log needs PyDarshan), with each of its optional parts.
+SUMMARY = {"num_accelerators": 8, "num_files_train": 100, "num_samples_per_file": 1, "potential_caching": [0, 1],
+           "host_memory_GB": [64, 64], "data_size_per_host_GB": 10,
+           "metric": {"train_au_percentage": [95.0, 97.0], "train_throughput_samples_per_second": [10.0, 12.0],
+                      "train_au_mean_percentage": 96.0, "train_throughput_mean_samples_per_second": 11.0,
+                      "train_io_mean_MB_per_second": 11.0, "train_au_meet_expectation": "success",
+                      "save_checkpoint_io_mean_GB_per_second": 2.0, "save_checkpoint_duration_mean_seconds": 5.0,
+                      "checkpoint_size_GB": 10.0}}
 # Lists a sample may leave empty: numbers and names (no keys inside), and ceilings' caches, whose keys iobound/prediction pins.
 MAY_BE_EMPTY = {"durations_s", "caches", "assumed", "prices_not_from_file", "refused"}
 
@@ -115,11 +124,13 @@ def written(name: str, folder: Path) -> list[dict]:
 
     (folder / "pins.toml").write_text(SYSTEM, encoding="utf-8")
     (folder / "list.csv").write_text(LIST, encoding="utf-8")
+    (folder / "summary.json").write_text(json.dumps(SUMMARY), encoding="utf-8")
     docs = []
     for argv, status in COMMANDS[name]:
         out = io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv") for word in argv]) == status
+            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json")
+                         for word in argv]) == status
         docs.append(json.loads(out.getvalue()))
         assert docs[-1]["format"] == f"iobound/{name}"
     return docs

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from probes.readers import io500, ior, read_results
 from probes.core.errors import ToolOutputError
+from probes.core.records import Placement
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
 
@@ -175,7 +176,7 @@ STATED = {
     "oci-beegfs_io500-isc20-bash_full_summary.txt": (None, True),
     "summit_io500-sc18_full_summary.txt": (None, True),
 }
-CONTEXT_TAGS = ("processes", "fsync", "read_by_other_node", "reads_own_writes")
+CONTEXT_TAGS = ("fsync", "read_by_other_node", "reads_own_writes")
 
 
 @pytest.mark.parametrize("name", sorted(RESULTS))
@@ -183,8 +184,8 @@ def test_the_processes_and_who_reads_are_taken_from_what_each_file_states(corpus
     processes, commands = STATED.get(name, (None, False))
     for run in _parse(corpus, name):
         expected = {}
-        if processes and not (run.label == "find" and name.startswith("io500-2017_sandia")):
-            expected["processes"] = processes
+        stated = processes and not (run.label == "find" and name.startswith("io500-2017_sandia"))
+        assert run.placement == (Placement(int(processes)) if stated else None), run.label
         if commands and run.label.startswith("ior-"):
             write = run.workload.operation is WRITE
             expected["fsync" if write else "read_by_other_node"] = "IOR -e" if write else "IOR -C -Q 1"
@@ -196,15 +197,15 @@ def test_the_processes_and_who_reads_are_taken_from_what_each_file_states(corpus
     ("jsrun -n 504 -a 2 -c 2 -r 1", 504, 2, None),  # resource sets of 2 tasks, 1 set per host
     ("srun -N 4 --ntasks=32", 4, 8, None),
     ("aprun -n 64 -N 16", 4, 16, None),
-    ("mpirun -np 2", None, 1, "2"),
-    ("mpirun -np 10 -npernode 4", None, 1, "10"),  # not a whole number of nodes: only the total is stated
+    ("mpirun -np 2", None, 1, 2),
+    ("mpirun -np 10 -npernode 4", None, 1, 10),  # not a whole number of nodes: only the total is stated
     ("/opt/bin/sfind.sh", None, 1, None),
 ])
 def test_the_launcher_of_a_phase_states_its_nodes_and_processes(launch, nodes, ppn, processes):
     text = (f"[Starting] ior_easy_write\n[Exec] {launch} /b/ior -w -C -Q 1 -e -t 2m -b 1g -F -o /d/f\n"
             "[RESULT] BW   phase 1            ior_easy_write                0.411 GB/s : time   9.73 seconds\n")
     [run] = io500.parse(text, source="log.txt")
-    assert (run.workload.nodes, run.workload.ppn, dict(run.tags).get("processes")) == (nodes, ppn, processes)
+    assert (run.workload.nodes, run.workload.ppn, run.placement and run.placement.processes) == (nodes, ppn, processes)
 
 
 def test_a_malformed_launcher_count_is_refused_with_the_line():
@@ -252,7 +253,7 @@ def test_app_result_txt_read_by_hand(corpus):
     assert (rnd.workload.transfer_size, rnd.workload.access, rnd.workload.shared_file) == (
         Q_(4096, "B"), Access.RANDOM, False)
     assert lrz["ior-easy-read"].workload.transfer_size == Q_(1 << 20, "B")
-    assert dict(rnd.tags)["processes"] == "21504" and dict(rnd.tags)["mode"] == "standard"
+    assert rnd.placement.processes == 21504 and dict(rnd.tags)["mode"] == "standard"
     # ISC22: the slow ior-hard-write, score 0.027132 in 1367.1959 s (line 31).
     hard = _by_label(corpus, "knowext_io500-isc22_result_with_SCORE_section.txt")["ior-hard-write"]
     assert (hard.samples, hard.durations, hard.origin.line, hard.workload.transfer_size) == (

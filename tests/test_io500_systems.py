@@ -54,7 +54,7 @@ def test_an_easy_ior_phase_names_the_unstated_figure_that_decides_it(name, phase
     (judgement,) = [j for j in _judged(name, f"{name}-io500.csv") if j.run.label == phase]
     (possible,) = [f for f in judgement.findings if f.code == "POSSIBLE-IF"]
     component, least = IMPLIED[name, phase]
-    (implied,) = possible.evidence["implied"]
+    (implied,) = possible.to_dict()["evidence"]["implied"]
     assert implied["component"] == component and implied["source"] == "assumption"
     assert implied["needed"]["value"] / 1e9 == pytest.approx(least, rel=1e-3)
     assert f"possible only if {component} ≥ {least:.2f} GB/s (stated: assumption" in possible.message
@@ -76,12 +76,12 @@ def test_the_submissions_own_files_read_to_the_same_verdicts(name):
 
 
 @pytest.mark.parametrize("processes", ["abc", "0", "-3"])
-def test_a_processes_tag_that_is_no_count_is_a_one_line_error(processes):
-    from dataclasses import replace
-
+def test_a_processes_column_that_is_no_count_is_a_one_line_error(processes, tmp_path):
     from probes.core.errors import InputError
 
-    run = read_runs("lrz-daos-io500.csv")[0]
-    bad = replace(run, tags=tuple((k, processes if k == "processes" else v) for k, v in run.tags))
-    with pytest.raises(InputError, match=f"processes: must be a whole number of at least 1. Got '{processes}' instead."):
-        check_runs(load_example("lrz-daos"), [bad])
+    text = (Path(__file__).resolve().parents[1] / "topologies" / "examples" / "lrz-daos-io500.csv").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(text.replace(",21504,", f",{processes},", 1), encoding="utf-8")
+    with pytest.raises(InputError, match=f"line 6, column 'processes': must be a whole number of at least 1. "
+                                         f"Got '{processes}' instead."):
+        read_runs(str(bad))

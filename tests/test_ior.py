@@ -464,7 +464,7 @@ def test_tasks_that_are_not_a_multiple_of_the_clients_per_node_are_read_and_tagg
     write, read = ior.parse(text, source="s.txt")
     assert (write.samples, write.workload.nodes, write.workload.ppn) == ((100.0, 200.0, 300.0), None, 4)
     tags = dict(write.tags)
-    assert (tags["tasks"], tags["processes"]) == ("10", "10")
+    assert (tags["tasks"], write.placement.processes) == ("10", 10)
     assert tags["nodes"] == ("not stated: 10 tasks are not a multiple of the 4 clients per node IOR counted on node 0, "
                              "so the tasks are spread unevenly and the node count is unknown")
 

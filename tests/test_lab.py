@@ -43,7 +43,7 @@ from probes.measure.tool import install_hint, run_tool
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation, Workload
 from models.predict import Model
-from topologies.lab import lab_topology
+from topologies.described.lab import lab_topology
 from topologies.load import load_topology
 from topologies.save import topology_document
 from assess.cli import main

@@ -12,7 +12,7 @@ import tomllib
 import pytest
 
 from probes.core.units import Metric, canonical
-from topologies.metadata_rates import ANY, OPERATIONS, TABLE, entry, known, typical_metadata
+from topologies.catalogues.metadata_rates import ANY, OPERATIONS, TABLE, entry, known, typical_metadata
 
 PAIRS = [(service, devices) for service, classes in known().items() for devices in classes]
 LIST = "io500-list/io500-db-2017-2019_submissions.csv"
@@ -87,7 +87,7 @@ def test_an_unknown_device_class_names_those_of_the_service():
 
 
 def test_importing_reads_no_table_and_loads_no_pint():
-    code = ("import sys, topologies.metadata_rates as m; "
+    code = ("import sys, topologies.catalogues.metadata_rates as m; "
             "assert m._table.cache_info().currsize == 0; assert 'pint' not in sys.modules; assert 'tomllib' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=TABLE.parents[1])
 

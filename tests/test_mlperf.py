@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from models.accelerators import UnknownWorkloadError, demand, entry, known, table
 from probes.core.errors import InputError, ToolOutputError
+from probes.core.units import Q_
 from probes.core.workload import Operation
 from probes.readers import READERS, mlperf
 
@@ -38,10 +39,6 @@ def _tags(run) -> dict:
     return dict(run.tags)
 
 
-def _number(tag: str) -> float:
-    return float(tag.split()[0])
-
-
 def _id(path: Path) -> str:
     return path.parent.name.split("__")[0][:40] + "/" + path.parent.name.split("__")[1]
 
@@ -59,7 +56,8 @@ def test_every_run_of_the_corpus_is_read(path):
     for run in runs:
         tags = _tags(run)
         assert "inconsistent" not in tags, tags.get("inconsistent")
-        assert run.workload.nodes == int(tags["hosts"]) and run.workload.ppn * run.workload.nodes == int(tags["accelerators"])
+        accelerators = (run.training or run.checkpoint).accelerators
+        assert run.workload.ppn * run.workload.nodes == accelerators and run.placement is None
         assert "config.yaml" in tags["found"] and "overrides.yaml" in tags["found"]
 
 
@@ -73,7 +71,7 @@ def test_bandwidth_is_dlios_mib_per_second_of_the_nominal_record_length(path):
     metric = json.loads(path.read_text())["metric"]
     assert read.value.m_as("MiB/s") == pytest.approx(metric["train_io_mean_MB_per_second"], rel=1e-12)
     assert samples.value.m_as("ev/s") == pytest.approx(metric["train_throughput_mean_samples_per_second"], rel=1e-12)
-    record = _number(_tags(read)["record_length"])
+    record = read.training.record_length.m_as("B")
     assert read.value.m_as("B/s") == pytest.approx(samples.value.m_as("ev/s") * record, rel=1e-9)
     assert "MiB/s" in _tags(read)["units"] and read.workload.transfer_size.m_as("B") > 0
 
@@ -81,35 +79,34 @@ def test_bandwidth_is_dlios_mib_per_second_of_the_nominal_record_length(path):
 @pytest.mark.parametrize("path", TRAINING, ids=_id)
 def test_measured_bandwidth_is_au_times_accelerators_times_the_demand_of_the_config(path):
     read, _ = _runs(path)
-    tags = _tags(read)
-    au = _number(tags["au_mean"]) / 100
-    per_accelerator = int(tags["batch_size"]) * _number(tags["record_length"]) / _number(tags["computation_time"])
-    expected = au * int(tags["accelerators"]) * per_accelerator
-    assert read.value.m_as("B/s") == pytest.approx(expected, rel=AGREEMENT)
+    training = read.training
+    per_accelerator = training.batch_size * training.record_length / training.computation_time
+    expected = training.au_mean / 100 * training.accelerators * per_accelerator
+    assert read.value.m_as("B/s") == pytest.approx(expected.m_as("B/s"), rel=AGREEMENT)
 
 
 @pytest.mark.parametrize("path", TRAINING, ids=_id)
 def test_measured_bandwidth_is_au_times_accelerators_times_the_demand_of_the_table(path):
     read, _ = _runs(path)
-    tags = _tags(read)
+    tags, training = _tags(read), read.training
     row = entry(tags["model"], tags["accelerator"])
     # The table holds what the run's config held.
-    assert row.record_length.m_as("B") == pytest.approx(_number(tags["record_length"]), rel=1e-9)
-    assert (row.batch_size, row.computation_time.m_as("s")) == (int(tags["batch_size"]), _number(tags["computation_time"]))
-    assert row.min_au * 100 == pytest.approx(_number(tags["au_minimum"]))
-    expected = demand(tags["model"], tags["accelerator"], int(tags["accelerators"]), au=_number(tags["au_mean"]) / 100)
+    assert row.record_length.m_as("B") == pytest.approx(training.record_length.m_as("B"), rel=1e-9)
+    assert (row.batch_size, row.computation_time) == (training.batch_size, training.computation_time)
+    assert row.min_au * 100 == pytest.approx(training.au_minimum)
+    expected = demand(tags["model"], tags["accelerator"], training.accelerators, au=training.au_mean / 100)
     assert read.value.m_as("B/s") == pytest.approx(expected.m_as("B/s"), rel=AGREEMENT)
 
 
 @pytest.mark.parametrize("path", CHECKPOINTS, ids=_id)
 def test_checkpoint_size_over_duration_is_its_stated_bandwidth(path):
     (write,) = _runs(path)
-    tags = _tags(write)
-    size = _number(tags["checkpoint_size"])
+    tags, checkpoint = _tags(write), write.checkpoint
+    size = checkpoint.size.m_as("GiB")
     assert write.workload.data_set.m_as("GiB") == pytest.approx(size)
     assert size / write.durations[0] == pytest.approx(write.value.m_as("GiB/s"), rel=0.01)
     assert write.value.m_as("GB/s") == pytest.approx(4.643973844563218 * 1.073741824)  # DLIO's "GB" is GiB
-    assert (tags["checkpoints"], tags["fsync"], tags["potential_caching"]) == ("10", "true", "1 of 1 hosts")
+    assert (checkpoint.checkpoints, checkpoint.fsync, checkpoint.caching.potential_caching) == (10, True, (True,))
     assert "per-checkpoint" in tags["summary_only"]
 
 
@@ -120,29 +117,40 @@ def _summary(name: str) -> Path:
 
 def test_per_host_arrays_with_zeros_count_only_the_hosts_that_reported():
     read, _ = _runs(_summary("18clients__unet3d"))
-    tags = _tags(read)
-    assert tags["host_memory"] == "370.4 GiB"
+    tags, caching = _tags(read), read.training.caching
+    assert caching.host_memory.m_as("GiB") == pytest.approx(370.4, abs=0.05)
     assert tags["host_memory_reported"].startswith("5 of 18 hosts")
-    assert tags["potential_caching"] == "0 of 18 hosts"
+    assert caching.potential_caching == (False,) * 18
 
 
 def test_a_v05_summary_takes_its_hosts_from_the_report_whose_run_it_is():
     read, _ = _runs(_summary("polaris"))
     tags = _tags(read)
-    assert (tags["accelerator"], tags["hosts"], read.workload.nodes) == ("v100", "1", 1)
+    assert (tags["accelerator"], read.workload.nodes) == ("v100", 1)
     assert "mlperf_storage_report.json" in tags["hosts_source"]
-    assert tags["au_minimum"] == "90 %" and "default" in tags["au_minimum_source"]
+    assert read.training.au_minimum == 90 and "default" in read.training.au_minimum_source
 
 
 def test_a_summary_alone_is_read_with_what_it_states(tmp_path):
     path = tmp_path / "summary.json"
     shutil.copy(_summary("polaris"), path)
     read, samples = _runs(path)
-    tags = _tags(read)
-    assert (tags["hosts"], tags["batch_size"], tags["computation_time"]) == ("not stated", "not stated", "not stated")
+    tags, training = _tags(read), read.training
+    assert (training.batch_size, training.computation_time, training.read_threads) == (None, None, None)
     assert tags["found"] == "nothing beside the summary" and read.workload.nodes is None and read.workload.direct is None
-    assert tags["processes"].startswith("8")
-    assert _number(tags["record_length"]) == pytest.approx(146600628, rel=1e-9)  # from DLIO's own MB/s and samples/s
+    assert "states none" in tags["hosts_source"] and read.placement.processes == 8
+    assert training.record_length.m_as("B") == pytest.approx(146600628, rel=1e-9)  # from DLIO's own MB/s and samples/s
+
+
+def test_check_places_the_accelerators_of_a_summary_that_states_no_hosts(tmp_path):
+    from assess.check import check_runs
+    from topologies.bundled import load_example
+
+    path = tmp_path / "summary.json"
+    shutil.copy(_summary("polaris"), path)
+    judged = check_runs(load_example("lecture"), _runs(path))
+    assert [(j.run.workload.nodes, j.run.workload.ppn) for j in judged] == [(8, 1), (8, 1)]
+    assert judged[0].run.placement.placed.startswith("8 processes on 8 of the 10 nodes of compute, 1 each")
 
 
 def test_a_v3_layout_keeps_its_config_in_dlio_config(tmp_path):
@@ -154,7 +162,7 @@ def test_a_v3_layout_keeps_its_config_in_dlio_config(tmp_path):
     read, _ = _runs(tmp_path / "summary.json")
     tags = _tags(read)
     assert tags["found"] == "dlio_config/config.yaml, dlio_config/overrides.yaml"
-    assert (tags["accelerator"], tags["computation_time"], read.workload.direct) == ("b200", "0.162 s", True)
+    assert (tags["accelerator"], read.training.computation_time, read.workload.direct) == ("b200", Q_(0.162, "s"), True)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -225,7 +225,8 @@ def test_check_says_what_a_run_between_the_ends_implies():
     assert "possible only if c.nic ≥ 40 Gbit/s (stated: assumption 10 to 100 Gbit/s)" in possible.message
     assert "c.nic [assumed]" in possible.message
     assert "and d.bandwidth ≥ 2.50 GB/s (stated: 2 to 3 GB/s)" in possible.message
-    assert [n["component"] for n in possible.evidence["implied"]] == ["c.nic", "d.bandwidth"]
+    assert [str(n.component) for n in possible.implied] == ["c.nic", "d.bandwidth"]
+    assert [n["component"] for n in possible.to_dict()["evidence"]["implied"]] == ["c.nic", "d.bandwidth"]
     # above the high end it is an error, as without ranges
     above = Run("write", run.workload, Metric.BANDWIDTH, (30.0,), "GB/s", Origin("r.csv", None, "test"))
     assert [f.code for f in check_runs(parse_topology(SMALL), [above])[0].findings] == ["ABOVE-CEILING", "FEW-REPETITIONS"]
@@ -233,7 +234,7 @@ def test_check_says_what_a_run_between_the_ends_implies():
 
 
 def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path):
-    from topologies.metadata_rates import typical_metadata
+    from topologies.catalogues.metadata_rates import typical_metadata
 
     topology = parse_topology(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
                                             'metadata = { typical = "beegfs", devices = "nvme" }'))
@@ -261,7 +262,7 @@ def test_a_run_no_one_range_decides_says_so():
     system = parse_topology(_two_servers('nic = "1..10 GB/s"', 'nic = "1..10 GB/s"'))
     run = Run("read", Workload(Operation.READ, Q_(1, "MiB")), Metric.BANDWIDTH, (5.0,), "GB/s", Origin("r", None, "t"))
     (possible,) = [f for f in check_runs(system, [run])[0].findings if f.code == "POSSIBLE-IF"]
-    assert possible.evidence["implied"] == [] and "no one figure decides it alone" in possible.message
+    assert possible.to_dict()["evidence"]["implied"] == [] and "no one figure decides it alone" in possible.message
 
 
 @pytest.mark.parametrize("first, second, workload", [

@@ -66,7 +66,7 @@ def test_read_json_is_the_common_versioned_form(corpus, capsys):
     mdtest = corpus / "mdtest" / "akrr_mdtest-1.9.3_multirun_ub-ccr.txt"
     assert main(["read", str(mdtest), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (doc["format"], doc["format_version"], doc["errors"]) == ("iobound/results", "1.2", [])
+    assert (doc["format"], doc["format_version"], doc["errors"]) == ("iobound/results", "1.3", [])
     first = doc["runs"][0]
     assert first["origin"] == {"path": str(mdtest), "line": 111, "tool": "mdtest", "tool_version": "1.9.3"}
     assert (first["metric"], first["unit"], first["samples"]) == ("operation_rate", "op/s", [])

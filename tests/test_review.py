@@ -15,7 +15,8 @@ import pytest
 from probes.core.units import Q_
 from probes.core.errors import ToolOutputError
 from probes.readers.io500_system import Description, read_description, read_form, read_info, read_list
-from topologies.described import describe, device_classes, network_ports
+from topologies.catalogues.hardware import device_classes, network_ports
+from topologies.described.io500 import describe
 from assess.cli import main
 from assess.review import UNJUDGED, review
 from tests.browser import CHROMIUM, seen_in_chromium

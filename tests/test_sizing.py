@@ -13,7 +13,7 @@ from models.sizing import Plan, Question, Target, designs, size
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from topologies.catalogue import Part
+from topologies.catalogues.catalogue import Part
 from topologies.load import load_topology
 from topologies.topology import Capacity, Component, Group, Kind, Source, WriteCost
 
@@ -312,7 +312,7 @@ def test_a_part_known_only_as_a_range_is_sized_at_its_least():
 def test_a_network_of_another_fabric_is_refused_only_where_no_gateway_joins_it():
     """InfiniBand servers behind Ethernet clients: reached through the bundled catalogue's gateways; without any, the
     design is refused in one line naming both fabrics."""
-    from topologies.catalogue import load_catalogue
+    from topologies.catalogues.catalogue import load_catalogue
 
     catalogue = load_catalogue()
     infiniband = catalogue.part(Kind.NETWORK, "infiniband-hdr")

@@ -109,3 +109,13 @@ def test_a_results_csv_with_the_wrong_columns_says_which_it_lacks(tmp_path):
     other.write_text("name,size,value\nx,1,2\n")  # one required column is no results CSV: the formats are listed
     with pytest.raises(ToolOutputError, match="not a format iobound reads"):
         read_results(other)
+
+
+def test_a_placement_goes_out_and_back_as_the_processes_column():
+    """io500's procs, with no node count: the CSV that read writes gives the same placement back."""
+    from probes.core.run import results_csv
+
+    runs = table.parse(example_path("lrz-daos-io500.csv").read_text(encoding="utf-8"), source="lrz.csv")
+    assert {r.placement.processes for r in runs} == {21504} and "processes" not in dict(runs[0].tags)
+    back = table.parse(results_csv(runs), source="back.csv")
+    assert [(r.label, r.placement) for r in back] == [(r.label, r.placement) for r in runs]

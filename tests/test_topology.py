@@ -216,7 +216,8 @@ def test_any_text_either_loads_or_raises_a_topology_error(text):
 def test_a_component_is_the_group_and_key_a_file_states_it_at():
     from topologies.topology import Component
 
-    assert str(Component("compute", "nic")) == "compute.nic" and str(Component.link(2)) == "links[2].bandwidth"
+    assert str(Component("compute", "nic")) == "compute.nic" and str(Component.of_link(2)) == "links[2].bandwidth"
     assert Component.parse(" ssd . read_bandwidth ") == Component("ssd", "read_bandwidth")
+    assert Component.parse("links[2].bandwidth") == Component.of_link(2) and Component.of_link(2).link == 2
     assert [Component.parse(t) for t in ("ssd", "ssd.", ".nic", "")] == [None] * 4
     assert sorted([Component("s", "nic"), Component("c", "nic")]) == [Component("c", "nic"), Component("s", "nic")]

@@ -43,6 +43,7 @@ def changed(*texts):
     ('ssd.description="one SSD"', Change(Component("ssd", "description"), "one SSD", 'ssd.description="one SSD"')),
     ("ssd.bandwidth=unlimited", Change(Component("ssd", "bandwidth"), "unlimited", "ssd.bandwidth=unlimited")),
     (" ssd . count = 8 ", Change(Component("ssd", "count"), 8, " ssd . count = 8 ")),
+    ("links[1].bandwidth=100Gbit/s", Change(Component.of_link(1), "100Gbit/s", "links[1].bandwidth=100Gbit/s")),
     ('compute.nic={ value = "1 GbE", source = "datasheet" }',
      Change(Component("compute", "nic"), {"value": "1 GbE", "source": "datasheet"}, 'compute.nic={ value = "1 GbE", source = "datasheet" }')),
 ])
@@ -241,6 +242,7 @@ def test_whatif_json_has_the_ceilings_changes_and_upgrades(capsys):
     ("foo.nic=1GbE", "--set foo.nic=1GbE: no group or kind 'foo'"),
     ("ssd.bogus=1", "--set ssd.bogus=1: devices.ssd.bogus: unknown key 'bogus'"),
     ("ssd.bandwidth=5ms", "--set ssd.bandwidth=5ms: devices.ssd.bandwidth: the value must be a bandwidth"),
+    ("links[3].bandwidth=1GbE", "--set links[3].bandwidth=1GbE: no link links[3]; the topology has 3 [[links]] entries"),
     ("nic", "iobound: error: --set nic: must be GROUP.KEY=VALUE"),
 ])
 def test_bad_settings_exit_2_with_one_line_naming_the_argument(capsys, setting, message):

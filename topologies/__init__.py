@@ -22,8 +22,7 @@ _NAMES = {
     "EXAMPLES": "topologies.bundled",
     "apply_changes": "topologies.edit",
     "parse_change": "topologies.edit",
-    "read_mlperf_description": "topologies.mlperf_system",
-    "describe_system": "topologies.mlperf_system",
+    "describe_system": "topologies.described.mlperf",
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -56,8 +56,8 @@ def open_topology(word: str, nodes: int | None = None) -> Topology:
     path = resolve(word)
     if path.suffix == ".toml":  # a topology: no description's readers and tables to load
         return load_topology(path)
-    from topologies.described import described_topology, is_description
-    from topologies.mlperf_system import is_system_description, system_topology
+    from topologies.described.io500 import described_topology, is_description
+    from topologies.described.mlperf import is_system_description, system_topology
 
     if is_system_description(path):
         return system_topology(path)

@@ -2,7 +2,8 @@
 
 ``GROUP`` is a group's name, or a kind (clients, networks, servers, devices) for every
 group of that kind; ``KEY`` any key the group's table may hold (``nic``, ``count``,
-``price``, ``parity`` ...). The edited document goes through :func:`topology_from_dict`,
+``price``, ``parity`` ...). ``links[i].bandwidth`` sets the bandwidth of the i-th
+``[[links]]`` entry (from 0, as the loader's messages count them). The edited document goes through :func:`topology_from_dict`,
 so a wrong key or value gets the loader's message, with the ``--set`` texts as its source.
 """
 
@@ -24,7 +25,7 @@ _KINDS = {kind.value: kind for kind in Kind}
 
 @dataclass(frozen=True)
 class Change:
-    """One ``--set``: the capacity or key at ``place`` (its group a group's name, or a kind for all its groups) becomes ``value``.
+    """One ``--set``: the capacity or key at ``place`` (a group's name, a kind for all its groups, or a link) becomes ``value``.
 
     ``value`` is what the topology file would hold (a TOML value: ``8``, ``"25Gbit/s"``, an
     inline table). Setting a plain key drops its per-operation variants in the group
@@ -49,7 +50,7 @@ def parse_change(text: str) -> Change:
     component = Component.parse(place)
     if not (equals and component and value.strip()):
         raise InputError(f"--set {text}", "", "must be GROUP.KEY=VALUE, e.g. clients.nic=25Gbit/s or ssd.count=8 "
-                         "(GROUP a group's name or clients, networks, servers, devices)")
+                         "(GROUP a group's name or clients, networks, servers, devices, or links[i] for a link)")
     return Change(component, _value(value.strip()), text)
 
 
@@ -63,13 +64,19 @@ def _value(text: str) -> Any:
 
 
 def targets(topology: Topology, change: Change) -> tuple[Group, ...]:
-    """The groups ``change`` edits: the group of that name, else every group of that kind.
+    """The groups ``change`` edits: the group of that name, else every group of that kind; a link's, the two it joins.
 
     Raises
     ------
     TopologyError
-        If no group has that name and it is no kind that has groups.
+        If no group has that name and it is no kind that has groups, or there is no such link.
     """
+    link = change.place.link
+    if link is not None:
+        if link >= len(topology.links):
+            raise TopologyError(topology.path, f"--set {change.text}", f"no link {change.place.group}; the topology has "
+                                f"{len(topology.links)} [[links]] entries, counted from links[0]")
+        return (topology.group(topology.links[link].a), topology.group(topology.links[link].b))
     target = change.place.group
     if target in {g.name for g in topology.groups}:
         return (topology.group(target),)
@@ -91,8 +98,8 @@ def apply_changes(topology: Topology, changes: tuple[Change, ...]) -> Topology:
     """
     doc = topology_document(topology)
     for change in changes:
-        for group in targets(topology, change):
-            body = doc[group.kind.value][group.name]
+        groups, link = targets(topology, change), change.place.link
+        for body in [doc["links"][link]] if link is not None else [doc[g.kind.value][g.name] for g in groups]:
             key = change.place.key
             for operation in PER_OPERATION.get(key, ()):
                 body.pop(f"{operation}_{key}", None)

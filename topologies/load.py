@@ -238,7 +238,7 @@ def _operations(value: Any, source: str, where: str) -> tuple[str, ...]:
 
 def _typical_metadata(body: dict, source: str, where: str) -> dict:
     """``metadata = { typical = "beegfs", devices = "nvme" }``: per operation, the published range per server."""
-    from topologies.metadata_rates import typical_metadata  # read only by a topology that asks for it
+    from topologies.catalogues.metadata_rates import typical_metadata  # read only by a topology that asks for it
 
     stated = body["metadata"]
     _only(stated, ("typical", "devices", "note"), source, where)

@@ -7,6 +7,7 @@ capacity is per member, with the source it comes from.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -138,6 +139,9 @@ class WriteCost:
         return ", ".join(parts) or "none"
 
 
+_LINK = re.compile(r"links\[(\d+)\]")  # how a link is named where a capacity is stated: links[i]
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Component:
     """Where a capacity is stated: ``key`` of the group ``group`` (``compute.nic``), or of a link (``links[0].bandwidth``).
@@ -148,20 +152,30 @@ class Component:
 
     group: str
     key: str
+    link: int | None = None  # the index of the ``[[links]]`` entry when a link's; ``group`` then reads ``links[i]``
 
     def __str__(self) -> str:
         return f"{self.group}.{self.key}"
 
     @classmethod
-    def link(cls, index: int) -> Component:
-        """The bandwidth of the ``index``-th ``[[links]]`` entry."""
-        return cls(f"links[{index}]", "bandwidth")
+    def of_link(cls, index: int, key: str = "bandwidth") -> Component:
+        """``key`` (the bandwidth) of the ``index``-th ``[[links]]`` entry."""
+        return cls(f"links[{index}]", key, index)
 
     @classmethod
     def parse(cls, text: str) -> Component | None:
-        """``GROUP.KEY`` as a component (the first dot splits), or None when either side is empty."""
+        """``GROUP.KEY`` or ``links[i].KEY`` as a component (the first dot splits), or None when either side is empty.
+
+        Examples
+        --------
+        >>> Component.parse("links[2].bandwidth").link
+        2
+        """
         group, dot, key = (part.strip() for part in text.partition("."))
-        return cls(group, key) if dot and group and key else None
+        if not (dot and group and key):
+            return None
+        link = _LINK.fullmatch(group)
+        return cls.of_link(int(link[1]), key) if link else cls(group, key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,18 +333,18 @@ class Topology:
         return list(self._directed)
 
     @cached_property
-    def _front(self) -> frozenset[str]:
-        """The groups clients reach without moving from a server into a network."""
+    def front_end(self) -> frozenset[str]:
+        """The groups clients reach without moving from a server into a network; a network outside it is a back end."""
         return frozenset(self._walk([g.name for g in self.of_kind(Kind.CLIENT)], frozenset(), fabric=False))
 
     @cached_property
     def distance(self) -> dict[str, int]:
         """How many links each group lies from the nearest client group, along the ways data moves."""
-        return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self._front, fabric=True)
+        return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self.front_end, fabric=True)
 
     @cached_property
     def _directed(self) -> tuple[tuple[str, str, int], ...]:
-        front, distance, far = self._front, self.distance, len(self.groups) + 1
+        front, distance, far = self.front_end, self.distance, len(self.groups) + 1
         directed = []
         for index, link in enumerate(self.links):
             for u, v in ((link.a, link.b), (link.b, link.a)):
@@ -420,23 +434,22 @@ class Topology:
 
     def capacity_at(self, place: Component, operation: str | None = None) -> Capacity | None:
         """The capacity stated at ``place`` (per operation first), None if not stated."""
-        if place.group.startswith("links["):
-            index = int(place.group[6:-1])
-            return self.links[index].bandwidth if index < len(self.links) else None
+        if place.link is not None:
+            return self.links[place.link].bandwidth if place.link < len(self.links) else None
         group = self._named.get(place.group)
         return group.capacity(place.key, operation) if group else None
 
     def ranged(self) -> dict[Component, Capacity]:
         """Every capacity stated as a range, groups' and links', by where it is stated."""
         found = {Component(g.name, key): c for g in self.groups for key, c in g.capacities.items() if c.range}
-        return found | {Component.link(i): link.bandwidth for i, link in enumerate(self.links)
+        return found | {Component.of_link(i): link.bandwidth for i, link in enumerate(self.links)
                         if link.bandwidth is not None and link.bandwidth.range}
 
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
                        for g in self.groups)
-        links = tuple(replace(link, bandwidth=changes.get(Component.link(i), link.bandwidth)) for i, link in enumerate(self.links))
+        links = tuple(replace(link, bandwidth=changes.get(Component.of_link(i), link.bandwidth)) for i, link in enumerate(self.links))
         return replace(self, groups=groups, links=links)
 
     def at_ends(self, favourable: bool) -> Topology:

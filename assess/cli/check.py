@@ -71,7 +71,7 @@ def _submission_results(word: str) -> tuple:
     from pathlib import Path
 
     from probes.core.errors import InputError
-    from topologies.described import submission_files
+    from topologies.described.io500 import submission_files
 
     path = Path(word)
     found = submission_files(path)[1] if path.is_dir() else ()

@@ -20,7 +20,8 @@ from assess.compare import compare, fastest
 # compare format history:
 #   1.0  first version
 #   1.1  runs' workloads gain read_share (results 1.2)
-COMPARISON_VERSION = "1.1"
+#   1.2  runs gain their typed records: placement, job, training, checkpoint (results 1.3)
+COMPARISON_VERSION = "1.2"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

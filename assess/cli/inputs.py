@@ -97,8 +97,8 @@ def add_input_limit(parser: argparse.ArgumentParser) -> None:
 def add_set_argument(parser: argparse.ArgumentParser) -> None:
     """``--set GROUP.KEY=VALUE``, repeatable: a change to the topology, a range too (``compute.nic=25..100Gbit/s``)."""
     parser.add_argument("--set", action="append", default=[], dest="changes", metavar="GROUP.KEY=VALUE",
-                        help="change one key of a group, e.g. clients.nic=25Gbit/s, ssd.count=8, or state a range: "
-                             "compute.nic=25..100Gbit/s (repeatable, in order)")
+                        help="change one key of a group, e.g. clients.nic=25Gbit/s, ssd.count=8, a link's bandwidth: "
+                             "links[0].bandwidth=100Gbit/s, or state a range: compute.nic=25..100Gbit/s (repeatable, in order)")
 
 
 def edited_topology(args: argparse.Namespace, nodes: int | None = None):

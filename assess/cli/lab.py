@@ -108,7 +108,7 @@ def execute(args: argparse.Namespace) -> int:
 def _up(args: argparse.Namespace) -> int:
     """Build the lab, write its topology, show it."""
     from assess.render import dumps, envelope
-    from topologies.lab import lab_topology
+    from topologies.described.lab import lab_topology
     from topologies.save import check_new, save_topology
 
     spec = parse_spec(args.spec)
@@ -136,7 +136,7 @@ def _probe(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
     from probes.lab import probe, running
     from probes.measure.probeset import ProbeSetFile, machine_state
-    from topologies.lab import save_probed
+    from topologies.described.lab import save_probed
     from topologies.load import load_topology
     from topologies.save import check_new
 
@@ -215,7 +215,7 @@ def _down(args: argparse.Namespace) -> int:
 def render(lab: Lab) -> str:
     """The lab for people: its links, hosts, file service, stores and mounts, and what of it is missing."""
     from assess.render import table
-    from topologies.lab import hosts_phrase
+    from topologies.described.lab import hosts_phrase
 
     state = "" if lab.complete else " (INCOMPLETE: 'up' did not finish)"
     hosts = [(h.name, h.role.value, h.namespace, h.address, format_quantity(h.rate, Metric.BANDWIDTH, h.rate.units))

@@ -81,7 +81,7 @@ def _workloads(args: argparse.Namespace) -> int:
     ceiling = model.ceiling(workload, clients)
     found = knee(model, workload, clients) if _one_group(model, workload, clients) and \
         workload.operation is not Operation.MIXED else None
-    effects = sensitivity(ceiling)
+    effects = sensitivity(ceiling) if args.json or args.explain else ()  # shown only there; it needs sympy
     curve = _curve(model, workload, clients) if args.curve else None
     if args.json:
         print(dumps(envelope("prediction", PREDICTION_VERSION, prediction_body(system, ceiling, found, effects, curve))))

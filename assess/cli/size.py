@@ -34,7 +34,7 @@ from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.sizing import Question, Target
-    from topologies.catalogue import Catalogue
+    from topologies.catalogues.catalogue import Catalogue
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -93,7 +93,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
     from assess.sizing import header, render, render_catalogue, write_bom
-    from topologies.catalogue import load_catalogue
+    from topologies.catalogues.catalogue import load_catalogue
     from topologies.save import check_new, save_topology
     from models.sizing import SIZING_VERSION, size
 

@@ -69,7 +69,7 @@ def _import(args: argparse.Namespace) -> int:
 
     from probes.core.inputs import open_input
     from probes.readers.io500_system import looks_like_list, read_description, read_list
-    from topologies.described import describe, submission_files
+    from topologies.described.io500 import describe, submission_files
     from topologies.save import check_new, document_text, save_document
 
     if not args.file:

@@ -2,7 +2,8 @@
 
 Codes (stable; scripts may rely on them), by what they look at:
 
-against the run's ceiling (assess.findings.ceiling; what a finding is: assess.findings.finding)
+against the run's ceiling (assess.findings.ceiling, its bands assess.findings.bands; what a finding is:
+assess.findings.finding)
 ABOVE-CEILING     error    the run is faster than any data path of the topology allows (a stated figure it exceeds
                            by under 1.5x is named as a suspect beside the cache)
 POSSIBLE-IF       warning  the run is possible only if figures stated as ranges are high enough: it says which
@@ -34,24 +35,13 @@ AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's 
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
 """
 
-# A run whose mean is within this fraction of the ceiling is "at" it, and a repetition
-# more than this above it is "above": the figures behind a ceiling are measurements
-# too (iperf's ~110 MiB/s), and an IOR study on a quiet Lustre system saw 5-7 % write noise (under 2 % for reads)
-# between IOR repetitions on a quiet system, so 5 % is the smallest honest band.
-TOLERANCE = 0.05
-# Below this fraction of the ceiling a run is worth a look: half of what the
-# slowest layer allows means some other part (software, layout) costs as much.
-FAR_BELOW = 0.5
-# Under this fraction of the ceiling (and above FAR_BELOW) a run is below it: file-service
-# CPU, protocol overhead and lock contention commonly cost 10-50 %, which the model leaves out.
-BELOW = 0.9
+from probes.core.faces import lazy_exports
 
-from probes.core.faces import lazy_exports  # noqa: E402 (the bands above come first: ceiling imports them)
-
-_NAMES = {name: "assess.findings.finding" for name in ("CODES", "Finding", "Judgement", "Severity")} | \
+_NAMES = {name: "assess.findings.bands" for name in ("TOLERANCE", "FAR_BELOW", "BELOW")} | \
+    {name: "assess.findings.finding" for name in ("CODES", "CEILING_CODES", "Finding", "Judgement", "Part", "Severity")} | \
     {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
                                                   "metric_factor", "summary_in")} | \
-    {name: "assess.findings.application" for name in ("JOB_CODES", "Part", "is_job", "part_of", "job_findings")} | \
+    {name: "assess.findings.application" for name in ("JOB_CODES", "is_job", "part_of", "job_findings")} | \
     {name: "assess.findings.training" for name in ("TRAINING_CODES", "training_findings")}
-__all__ = sorted([*_NAMES, "TOLERANCE", "FAR_BELOW", "BELOW"])
+__all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

@@ -8,10 +8,11 @@ length, data set against memory) are not said of it; these say what the applicat
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from probes.core.errors import TopologyError
+from probes.core.records import Job
 from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity, quantity_json
 from probes.core.workload import Operation, Workload
@@ -19,12 +20,12 @@ from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.edit import Change, apply_changes
 from topologies.topology import Component, Kind, Topology
-from assess.findings.finding import Finding, Severity
+from assess.findings.finding import Finding, Part, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["JOB_CODES", "Part", "is_job", "part_of", "job_findings", "histogram", "BIN_BOUNDS", "TARGET_GROUPS", "FEW_TARGETS_GAIN",
+__all__ = ["JOB_CODES", "is_job", "part_of", "job_findings", "histogram", "BIN_BOUNDS", "TARGET_GROUPS", "FEW_TARGETS_GAIN",
            "MOST_BYTES", "UNALIGNED", "METADATA_SHARE", "LARGE"]
 
 JOB_CODES = ("FEW-TARGETS", "SMALL-ACCESSES", "SHARED-FILE-CONTENTION", "METADATA-BOUND")
@@ -50,36 +51,19 @@ BIN_BOUNDS = {"0_100": (0, 100), "100_1K": (100, 2**10), "1K_10K": (2**10, 10 * 
 
 def is_job(run: Run) -> bool:
     """Whether the run is what an application's job did (a Darshan log), not a benchmark's result."""
-    return run.origin.tool == "darshan"
-
-
-@dataclass(frozen=True)
-class Part:
-    """The part of a system a job could use: the topology its ceiling is computed on, and in words which part.
-
-    ``targets`` is (device group, OSTs the job used, OSTs it has) where the part is a Lustre job's OSTs.
-    """
-
-    topology: Topology
-    said: str
-    targets: tuple[str, int, int] | None = None
-
-    def to_dict(self) -> dict:
-        group, used, of = self.targets or (None, None, None)
-        return {"said": self.said, "target_group": group, "targets_used": used, "targets": of}
+    return run.job is not None
 
 
 def part_of(topology: Topology, run: Run) -> Part:
     """The part of ``topology`` a job could use: on Lustre the OSTs its files were striped over (the device group
     named ``ost`` or ``osts``, one member per OST, cut to that many, and its servers to at most one per OST used);
     otherwise, or where the topology cannot say, the whole system, with the reason."""
-    tags = dict(run.tags)
-    if "lustre_ost_count" not in tags:
+    lustre = run.job.lustre
+    if lustre is None:
         return Part(topology, "the whole system (the log records no Lustre OSTs)")
-    used = int(tags["lustre_ost_count"])
-    if used == 0 or not tags.get("lustre_osts"):  # data on the MDT, or released files: no OST holds its bytes
+    if not lustre.osts:  # data on the MDT, or released files: no OST holds its bytes
         return Part(topology, "the whole system (the log records Lustre files but no OST their data is on)")
-    highest = max(int(i) for i in tags["lustre_osts"].split(","))
+    used, highest = len(lustre.osts), max(lustre.osts)
     groups = [g for g in topology.of_kind(Kind.DEVICE) if g.name.lower() in TARGET_GROUPS]
     if len(groups) != 1:
         return Part(topology, f"the whole system (its files used {used} Lustre OST(s), but the topology names no one "
@@ -130,16 +114,15 @@ def _few_targets(run: Run, ceiling: Ceiling | None, part: Part, whole: Model,
 
 def histogram(run: Run) -> dict[str, int] | None:
     """Requests per Darshan size bin of the run's operations (reads, writes or both), None where not recorded."""
-    tags = dict(run.tags)
-    rows = [tags[f"access_sizes_{op}"] for op, moved in (("read", "bytes_read"), ("write", "bytes_written"))
-            if f"access_sizes_{op}" in tags and _bytes(tags, moved) > 0]
+    job = run.job
+    rows = [row for row, moved in ((job.access_sizes_read, job.bytes_read), (job.access_sizes_write, job.bytes_written))
+            if row and moved > 0]
     if not rows:
         return None
     counts = dict.fromkeys(BIN_BOUNDS, 0)
     for row in rows:
-        for cell in row.split(","):
-            name, _, count = cell.partition("=")
-            counts[name] += int(count)
+        for name, count in row:
+            counts[name] += count
     return counts
 
 
@@ -147,22 +130,22 @@ def _small_accesses(run: Run, ceiling: Ceiling | None, model: Model, clients: tu
                     block_size: Quantity | None) -> Finding | None:
     """Most bytes in requests under the block size: at least that share, from what the log says for certain (the
     exact sizes Darshan counted most often, and the bytes the larger bins can hold at most)."""
-    tags = dict(run.tags)
+    job = run.job
     counts = histogram(run)
-    block, whose = _block(tags, block_size)
+    block, whose = _block(job, block_size)
     if ceiling is None or counts is None or block is None or run.workload.transfer_size is None:
         return None
     edge = block.m_as("B")
-    moved = _bytes(tags, "bytes_read") + _bytes(tags, "bytes_written")
+    moved = (job.bytes_read + job.bytes_written).m_as("B")
     most_large = sum(n * min(BIN_BOUNDS[b][1], moved) for b, n in counts.items() if BIN_BOUNDS[b][1] >= edge)
-    exact = sum(size * n for size, n in _common(tags) if size < edge)
+    exact = sum(size * n for size, n in job.common_access_sizes if size < edge)
     small = max(moved - most_large, min(exact, moved))
     if not moved or small / moved <= MOST_BYTES:
         return None
     requests = sum(counts.values())
     # requests in the bins wholly under the block size, and those of Darshan's exact sizes under it in the bin across it
     under = sum(n for b, n in counts.items() if BIN_BOUNDS[b][1] < edge) + \
-        sum(n for size, n in _common(tags) if size < edge and _bin_of(size)[1] >= edge)
+        sum(n for size, n in job.common_access_sizes if size < edge and _bin_of(size)[1] >= edge)
     large = max(LARGE, block)
     there = model.ceiling(replace(run.workload, transfer_size=large), clients)
     size = format_quantity(run.workload.transfer_size, Metric.SIZE)
@@ -189,20 +172,18 @@ def _small_accesses(run: Run, ceiling: Ceiling | None, model: Model, clients: tu
 
 def _contention(run: Run) -> Finding | None:
     """Many processes writing shared files in small pieces that do not start on the file system's blocks."""
-    tags = dict(run.tags)
-    workload = run.workload
-    if "unaligned_requests" not in tags or not workload.shared_file or _bytes(tags, "bytes_written") <= 0 \
+    job, workload = run.job, run.workload
+    if job.unaligned_requests is None or not workload.shared_file or job.bytes_written <= 0 \
             or workload.transfer_size is None:
         return None
-    alignment = Q_(_bytes(tags, "file_alignment"), "B")
-    unaligned = int(tags["unaligned_requests"])
-    requests = int(tags["requests_read"]) + int(tags["requests_written"])
+    alignment, unaligned = job.file_alignment, job.unaligned_requests
+    requests = job.requests_read + job.requests_written
     if workload.transfer_size >= alignment or not requests or unaligned / requests <= UNALIGNED:
         return None
-    processes = int(tags["processes"])
+    processes = run.placement.processes
     return Finding(
         "SHARED-FILE-CONTENTION", Severity.WARNING, run.label,
-        f"{run.label}: {processes} processes wrote {tags['shared_files']} shared file(s) in "
+        f"{run.label}: {processes} processes wrote {job.shared_files} shared file(s) in "
         f"{format_quantity(workload.transfer_size, Metric.SIZE)} pieces, {unaligned:,} of its {requests:,} requests not "
         f"starting on the file system's {format_quantity(alignment, Metric.SIZE)} blocks: processes whose pieces share "
         "a block take turns for its lock, and each partial block is read, changed and written back.",
@@ -216,14 +197,13 @@ def _contention(run: Run) -> Finding | None:
 def _metadata(run: Run, model: Model, clients: tuple[str, ...] | None) -> Finding | None:
     """Opens and stats that take most of the I/O time: at the metadata ceiling (the servers bind), or in Darshan's own
     measure while the ceiling says the servers could do them far faster (the time went to waiting)."""
-    tags = dict(run.tags)
-    if tags.get("module") == "MPI-IO" or "io_time" not in tags:  # MPI-IO's opens are POSIX's, counted there
+    job = run.job
+    if job.module == "MPI-IO":  # MPI-IO's opens are POSIX's, counted there
         return None
-    io_time = _seconds(tags, "io_time")
-    processes = int(tags["processes"])
-    measured = _seconds(tags, "meta_time") / processes
-    ops = {Operation.OPEN: int(tags.get("opens", 0)), Operation.STAT: int(tags.get("stats", 0))}
-    ops = {op: n for op, n in ops.items() if n > 0}
+    io_time = job.io_time.m_as("s")
+    processes = run.placement.processes
+    measured = job.meta_time.m_as("s") / processes
+    ops = {op: n for op, n in ((Operation.OPEN, job.opens), (Operation.STAT, job.stats)) if n}
     if not ops or io_time <= 0:
         return None
     needed = _at_ceiling(run.workload, ops, model, clients)
@@ -279,16 +259,15 @@ def _span(low: float, high: float) -> str:
     return f"{low:.3g} s" if math.isclose(low, high, rel_tol=0.01) else f"{low:.3g}-{high:.3g} s"
 
 
-def _block(tags: dict[str, str], block_size: Quantity | None) -> tuple[Quantity | None, str]:
+def _block(job: Job, block_size: Quantity | None) -> tuple[Quantity | None, str]:
     """The block size small requests are measured against, and whose: the topology's, else the Lustre stripe size
     the log records (one for all files), else the alignment Darshan found."""
     if block_size is not None:
         return block_size, "file-system blocks (the topology's block_size)"
-    stripes = tags.get("lustre_stripe_size", "")
-    if stripes and "," not in stripes:
-        return Q_(_bytes(tags, "lustre_stripe_size"), "B"), "Lustre stripes of its files"
-    if "file_alignment" in tags:
-        return Q_(_bytes(tags, "file_alignment"), "B"), "blocks of its file system (Darshan's file alignment)"
+    if job.lustre is not None and len(job.lustre.stripe_sizes) == 1:
+        return job.lustre.stripe_sizes[0], "Lustre stripes of its files"
+    if job.file_alignment is not None:
+        return job.file_alignment, "blocks of its file system (Darshan's file alignment)"
     return None, ""
 
 
@@ -296,16 +275,3 @@ def _bin_of(size: int) -> tuple[int, float]:
     """The bounds of the Darshan bin that holds requests of ``size`` bytes."""
     return next(bounds for bounds in BIN_BOUNDS.values() if size <= bounds[1])
 
-
-def _common(tags: dict[str, str]) -> list[tuple[int, int]]:
-    """Darshan's most frequent exact request sizes with their counts."""
-    cells = [c for c in tags.get("common_access_sizes", "").split(",") if c]
-    return [(int(size), int(count)) for size, _, count in (c.partition(":") for c in cells)]
-
-
-def _bytes(tags: dict[str, str], key: str) -> int:
-    return int(tags.get(key, "0 B").removesuffix(" B"))
-
-
-def _seconds(tags: dict[str, str], key: str) -> float:
-    return float(tags.get(key, "0 s").removesuffix(" s"))

@@ -1,4 +1,5 @@
-"""Findings about a run against its ceiling (ABOVE-CEILING, POSSIBLE-IF, AT-CEILING, BELOW-CEILING, FAR-BELOW), and its figures in the ceiling's metric."""
+"""Findings about a run against its ceiling (the CEILING_CODES of :mod:`assess.findings.finding`), and its figures in the
+ceiling's metric."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from probes.core.stats import CONFIDENCE, Summary
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from models.ceiling import Ceiling, Implied
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
-from assess.findings import BELOW, FAR_BELOW, TOLERANCE
+from assess.findings.bands import BELOW, FAR_BELOW, TOLERANCE
 from assess.findings.finding import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], 
         f"({', '.join(low.binding_layers)}: {ceiling.marked(low.binding)}) and within its most of "
         f"{format_quantity(ceiling.value)}: {condition}.",
         "state the figures that decide it (a datasheet or a probe: iobound probe), then check again",
-        {**evidence, "implied": [n.to_dict() for n in needs]})
+        evidence, needs)
 
 
 def _above(label, op, fastest, measured, ratio, ceiling: Ceiling, certainty: str, evidence) -> Finding:

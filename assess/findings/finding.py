@@ -1,4 +1,5 @@
-"""What a finding is (a stable code, a severity, a sentence with its numbers, a remedy), and a run's judgement."""
+"""What a finding is (a stable code, a severity, a sentence with its numbers, a remedy), and a run's judgement
+(over a job's part of the system, for a Darshan log)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from probes.core.run import Run
 from probes.core.units import quantity_json
-from models.ceiling import Ceiling
+from models.ceiling import Ceiling, Implied
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-    from assess.findings.application import Part
+    from topologies.topology import Topology
 
-__all__ = ["Severity", "Finding", "Judgement", "CODES"]
+__all__ = ["Severity", "Finding", "Part", "Judgement", "CODES", "CEILING_CODES"]
 
 
 class Severity(enum.IntEnum):
@@ -32,7 +33,11 @@ class Severity(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Finding:
-    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do."""
+    """One statement about one run: ``message`` says it with numbers and units, ``remedy`` what to do.
+
+    ``implied`` is a POSSIBLE-IF's: what the run needs of each figure stated as a range (none
+    when no one figure decides it alone); its JSON is the evidence's ``implied`` list.
+    """
 
     code: str
     severity: Severity
@@ -40,15 +45,36 @@ class Finding:
     message: str
     remedy: str
     evidence: dict = field(default_factory=dict)
+    implied: tuple[Implied, ...] | None = None
 
     def to_dict(self) -> dict:
+        implied = {} if self.implied is None else {"implied": [n.to_dict() for n in self.implied]}
         return {"code": self.code, "severity": self.severity.label, "run": self.run, "message": self.message,
-                "remedy": self.remedy, "evidence": self.evidence}
+                "remedy": self.remedy, "evidence": self.evidence | implied}
 
 
-CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE",
-         "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES", "TOOL-INVALID", "INCONSISTENT-OUTPUT", "TRANSFER-MISFIT", "UNIT-MIXUP",
-         "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
+# The codes of a benchmark's run, as the face's docstring and the README's table list them (a test holds them to
+# it): against its ceiling (assess.findings.ceiling), on its own (alone), beside others (siblings). A job's and a
+# training run's own codes are application.JOB_CODES and training.TRAINING_CODES.
+CEILING_CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW")
+CODES = (*CEILING_CODES, "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE", "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES",
+         "TOOL-INVALID", "INCONSISTENT-OUTPUT", "TRANSFER-MISFIT", "UNIT-MIXUP", "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
+
+
+@dataclass(frozen=True)
+class Part:
+    """The part of a system a job could use: the topology its ceiling is computed on, and in words which part.
+
+    ``targets`` is (device group, OSTs the job used, OSTs it has) where the part is a Lustre job's OSTs.
+    """
+
+    topology: Topology
+    said: str
+    targets: tuple[str, int, int] | None = None
+
+    def to_dict(self) -> dict:
+        group, used, of = self.targets or (None, None, None)
+        return {"said": self.said, "target_group": group, "targets_used": used, "targets": of}
 
 
 @dataclass(frozen=True)

@@ -84,15 +84,16 @@ def sibling_findings(runs: list[Run]) -> dict[int, list[Finding]]:
 
 
 def _same(a: Run, b: Run, *, but_operation: bool = False) -> bool:
-    """Same file, same tags (the system a table row names, IOR's tasks) but notes, same workload (but the operation)."""
+    """Same file, same tags (the system a table row names, IOR's tasks) but notes, same records (a Darshan job's
+    module, a DLIO run's figures), same workload (but the operation)."""
     other = b.workload
     if but_operation:
         other = replace(other, operation=a.workload.operation, data_set=a.workload.data_set)
     return a.origin.path == b.origin.path and a.workload == other and _kind(a) == _kind(b)
 
 
-def _kind(run: Run) -> dict[str, str]:
-    return {k: v for k, v in run.tags if k not in NOTES}
+def _kind(run: Run) -> tuple:
+    return {k: v for k, v in run.tags if k not in NOTES}, run.placement, run.job, run.training, run.checkpoint
 
 
 def _partners(figures: dict[int, _Figure], chosen, partner):

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from probes.core.units import Metric, Q_, canonical, quantity_json
 from models.ceiling import TIE, Ceiling
 from models.predict import Model
-from topologies.catalogue import NAMES, Part
-from topologies.topology import Capacity, Component, Group, Kind, Topology
+from topologies.catalogues.catalogue import NAMES, Part
+from topologies.topology import Capacity, Component, Group, Kind, Source, Topology
 
 from models.sizing.bill import Bill
 from models.sizing.designs import Design, Plan
@@ -70,7 +70,7 @@ class Configuration:
         prices = {NAMES["servers"]: per_server}
         if design.metadata is not None:
             prices[f"{NAMES['metadata']}1"] = design.metadata_price - design.port_price + (design.network.price or 0.0)
-        topology = plan.topology(counts, fabric, prices)
+        topology = _priced(plan.topology(counts), fabric, prices)
         model = Model(topology)
         ceilings = tuple(model.ceiling(t.workload) for t in question.targets)
         usable = design.device.capacity("size").value * drives * question.efficiency
@@ -195,6 +195,19 @@ class Configuration:
                        for b in self.bounds],
             "topology": self.topology.to_dict(),
         }
+
+
+def _priced(topology: Topology, fabric: Fabric, prices: dict[str, float]) -> Topology:
+    """``topology`` with its network's ``fabric`` (a limit where leaves are oversubscribed, the switches' price) and
+    every other group's full price per member (spares, ports, metadata drives)."""
+    def priced(group: Group) -> Group:
+        if group.name == NAMES["network"]:
+            limit = {} if fabric.limit is None else {"bandwidth": Capacity(fabric.limit, Metric.BANDWIDTH, Source(
+                "assumption", fabric.limited_by))}
+            return replace(group, capacities=group.capacities | limit, price=fabric.price,
+                           description=f"{group.description}; {fabric}".lstrip("; "))
+        return replace(group, price=prices.get(group.name, group.price))
+    return replace(topology, groups=tuple(priced(g) for g in topology.groups))
 
 
 def _scaled(group: Group, factor: float) -> Group:

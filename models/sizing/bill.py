@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, canonical
-from topologies.catalogue import Part
+from topologies.catalogues.catalogue import Part
 
 from models.sizing.designs import Plan
 from models.sizing.fabric import Fabric

@@ -7,17 +7,13 @@ import itertools
 import math
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
-from probes.core.units import Metric, canonical
-from topologies.catalogue import NAMES, Part, assemble, least_rate
-from topologies.topology import Capacity, Group, Kind, Source, Topology
+from probes.core.units import canonical
+from topologies.catalogues.catalogue import NAMES, Part, assemble, least_rate
+from topologies.topology import Kind, Topology
 
 from models.sizing.question import Question
-
-if TYPE_CHECKING:
-    from models.sizing.fabric import Fabric
 
 __all__ = ["Design", "Plan", "designs"]
 
@@ -81,26 +77,12 @@ class Plan:
     question: Question
     design: Design
 
-    def topology(self, counts: tuple[int, ...], fabric: Fabric | None = None,
-                 prices: dict[str, float] | None = None) -> Topology:
-        """The system of ``counts``; with its network's ``fabric`` (a limit where leaves are oversubscribed, the
-        switches' price) and every group's full price per member (spares, ports, metadata drives)."""
+    def topology(self, counts: tuple[int, ...]) -> Topology:
+        """The system of ``counts`` of the design's parts, with the clients and redundancy of the question."""
         q, d = self.question, self.design
         servers, devices, *mds = counts
-        topology = assemble(q.clients, d.network, d.ports, d.server, servers, d.device, devices,
-                            tuple(zip((d.metadata,), mds)), q.write_cost, q.currency)
-        if fabric is None and prices is None:
-            return topology
-        prices = prices or {}
-
-        def priced(group: Group) -> Group:
-            if group.name == NAMES["network"] and fabric is not None:
-                limit = {} if fabric.limit is None else {"bandwidth": Capacity(fabric.limit, Metric.BANDWIDTH, Source(
-                    "assumption", fabric.limited_by))}
-                return replace(group, capacities=group.capacities | limit, price=fabric.price,
-                               description=f"{group.description}; {fabric}".lstrip("; "))
-            return replace(group, price=prices.get(group.name, group.price))
-        return replace(topology, groups=tuple(priced(g) for g in topology.groups))
+        return assemble(q.clients, d.network, d.ports, d.server, servers, d.device, devices,
+                        tuple(zip((d.metadata,), mds)), q.write_cost, q.currency)
 
     @property
     def unit(self) -> Topology:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from probes.core.units import Metric, Q_, canonical
-from topologies.catalogue import Part, least_rate
+from topologies.catalogues.catalogue import Part, least_rate
 
 from models.sizing.designs import Plan
 

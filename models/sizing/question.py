@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity
 from probes.core.workload import Workload
-from topologies.catalogue import Catalogue, Part
+from topologies.catalogues.catalogue import Catalogue, Part
 from topologies.topology import Group, WriteCost
 
 if TYPE_CHECKING:

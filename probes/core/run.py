@@ -7,6 +7,7 @@ import io
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from probes.core.records import Checkpoint, Job, Placement, Training, record_json
 from probes.core.samples import Repeated
 from probes.core.stats import Summary
 from probes.core.units import Metric
@@ -35,6 +36,8 @@ class Run(Repeated):
     ``workload`` is None for what is not a storage workload (a network test, a timed
     command). A tool that printed only a summary of its repetitions (mdtest) gives
     ``reported`` and no samples. ``durations`` are seconds per repetition, where known.
+    ``tags`` are free-form labels for people; what only some tools report is in typed records
+    (:mod:`probes.core.records`), None where the tool reports none.
     """
 
     label: str
@@ -46,6 +49,10 @@ class Run(Repeated):
     tags: tuple[tuple[str, str], ...] = field(default=())
     reported: Summary | None = None
     durations: tuple[float, ...] = ()
+    placement: Placement | None = None
+    job: Job | None = None
+    training: Training | None = None
+    checkpoint: Checkpoint | None = None
 
     def __post_init__(self):
         self._check(f"Run {self.label!r}")
@@ -67,6 +74,7 @@ class Run(Repeated):
             "origin": {"path": self.origin.path, "line": self.origin.line,
                        "tool": self.origin.tool, "tool_version": self.origin.tool_version},
             "tags": dict(self.tags),
+            **{name: record_json(getattr(self, name)) for name in RECORDS},
         }
 
 
@@ -90,7 +98,12 @@ def distinct_labels(runs: list[Run]) -> list[Run]:
 #   1.1  workloads gain shared_directory (null when not known); so does the CSV
 #   1.2  workloads gain read_share (operation read+write; null otherwise), and so does the CSV, whose
 #        runs' tags follow its columns
-RESULTS_VERSION = "1.2"
+#   1.3  a run's typed records beside its tags, null where its tool reports none: placement (the processes a
+#        result states, and how check placed them), job (a Darshan log's counters), training and checkpoint
+#        (DLIO's); their values leave the tags. The CSV gives a placement's processes a column of its own
+RESULTS_VERSION = "1.3"
+# The records a run may carry (Run's fields), in the order results documents give them.
+RECORDS = ("placement", "job", "training", "checkpoint")
 CSV_COLUMNS = ("run", "op", "transfer_size", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file",
                "shared_directory", "read_share", "data_set", "duration", "value", "unit", "statistic", "n", "tool", "tool_version", "source")
 
@@ -102,16 +115,19 @@ def results_body(runs: list[Run], errors: list[str]) -> dict:
 
 def results_csv(runs: list[Run]) -> str:
     """A results table: a row per repetition (or one row with the reported mean), with units spelled out;
-    the runs' tags follow as columns of their own, which reading the table back keeps as tags."""
+    the runs' tags follow as columns of their own, which reading the table back keeps as tags, and so do the
+    processes of their placements (a ``processes`` column, read back as the placement)."""
     out = io.StringIO()
     out.write(f"# iobound/results {RESULTS_VERSION} as CSV\n")
     writer = csv.writer(out, lineterminator="\n")
-    tags = tuple(dict.fromkeys(key for r in runs for key, _ in r.tags if key not in CSV_COLUMNS))
-    columns = CSV_COLUMNS + tags
+    placed = ("processes",) if any(r.placement for r in runs) else ()
+    tags = tuple(dict.fromkeys(key for r in runs for key, _ in r.tags if key not in CSV_COLUMNS + placed))
+    columns = CSV_COLUMNS + placed + tags
     writer.writerow(columns)
     for r in runs:
         w = r.workload
         fields = {key: value for key, value in r.tags if key in tags}
+        fields |= {"processes": r.placement.processes} if r.placement else {}
         fields |= {"run": r.label, "unit": r.unit, "tool": r.origin.tool, "tool_version": r.origin.tool_version or "",
                    "source": str(r.origin)}
         if w is not None:

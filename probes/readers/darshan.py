@@ -20,50 +20,36 @@ bandwidth Darshan derives, ``agg_perf_by_slowest`` in MiB/s (2^20 bytes per seco
 bytes over the I/O time of the slowest process (darshan-util's accumulator; the "I/O performance
 estimate" of PyDarshan's summary and ``agg_perf_by_slowest`` of ``darshan-parser --perf``). The
 workload: the dominant transfer size (see the ``transfer_size`` tag), nodes and processes per node where
-the log records the nodes (else nodes None, ppn 1 and the ``processes`` tag, as for io500), random
-access where fewer than half the POSIX requests went forward in the file, shared_file where most of the
-bytes went to files shared across processes, the data set (the bytes moved), direct I/O unknown.
+the log records the nodes (else nodes None, ppn 1 and the job's processes in the run's placement, as for
+io500), random access where fewer than half the POSIX requests went forward in the file, shared_file where
+most of the bytes went to files shared across processes, the data set (the bytes moved), direct I/O unknown.
 
-Tags
-----
-Every run of a job:
+Records and tags
+----------------
+Every run's placement holds the job's processes, and its :class:`probes.core.records.Job` what the log
+counted: the job's id, wall time, log format and Lustre files (stripe sizes and counts, the OSTs they were
+striped over: where the LUSTRE module recorded them), and the module's bytes, times, requests, metadata
+counters (a counter Darshan did not record, -1 in the log, is None; Darshan 3.x records no creates),
+access-size histogram (requests per Darshan bin: a bin holds sizes above the previous bin's bound up to its
+own, K, M, G being 2^10, 2^20, 2^30 bytes, ``DARSHAN_BUCKET_INC``: 100 B goes to 0_100, 101 B to 100_1K,
+1 MiB to 100K_1M), common access sizes, file categories and (POSIX) the file system's block size as Darshan
+found it (``st_blksize`` or Lustre's stripe size) with the requests that did not start on it.
 
-- ``job_id``, ``processes`` (the job's processes), ``run_time`` (the job's wall time, ``"117 s"``),
-  ``log_format`` (the log's format version, ``"3.10"``; the runtime's version is the origin's tool version).
+The tags say in words, for every run of a job:
+
 - ``nodes``: only where the nodes are not the workload's: ``"unknown: the log does not record them;
   check --nodes N gives them"``, or why the hosts DXT names do not give them.
 - ``nodes_from``: where the workload's nodes come from (the distinct hosts DXT recorded for every rank).
-- ``lustre_files``, ``lustre_stripe_size`` (bytes, ``"1048576 B"``; distinct values comma-separated),
-  ``lustre_stripe_count`` (distinct values comma-separated), ``lustre_osts`` (the OST indices the
-  job's Lustre files were striped over, ``"0,3,5"``) and ``lustre_ost_count``: where the LUSTRE module
-  recorded the job's files.
 - ``partial``: the modules whose records the runtime cut short (it ran out of memory): their counts are
   lower bounds.
 - ``no_bandwidth``: the POSIX, MPI-IO or STDIO modules with records but no run, and why (``"STDIO: moved
   no bytes"``).
 
-Every run of a module (sizes in bytes ``"N B"``, times in seconds ``"T s"``; counts plain integers):
+and for every run of a module:
 
-- ``module``; ``estimate`` (which bandwidth estimate the sample is); ``bytes_read``, ``bytes_written``;
-  ``io_time`` (``agg_time_by_slowest``: the slowest process's time in unique files plus the slowest
-  process's time in each shared file, the time the sample divides by); ``read_time``, ``write_time``,
-  ``meta_time`` (summed over all processes: CPU-side seconds, not wall time); ``meta_time_by_slowest``
-  (the slowest process's metadata time in unique files).
-- ``requests_read``, ``requests_written``; ``opens``, ``stats`` (POSIX), ``seeks``, ``syncs``, where
-  the module records them (a counter Darshan did not record, -1 in the log, gives no tag). Darshan 3.x
-  records no creates, so there is no ``creates`` tag.
-- ``access_sizes_read``, ``access_sizes_write`` (POSIX, MPI-IO): the access-size histogram, requests per
-  Darshan bin, ``"0_100=0,100_1K=0,...,1G_PLUS=0"``; a bin holds sizes above the previous bin's bound up
-  to its own, K, M, G being 2^10, 2^20, 2^30 bytes (``DARSHAN_BUCKET_INC``: 100 B goes to 0_100, 101 B
-  to 100_1K, 1 MiB to 100K_1M).
-- ``common_access_sizes``: Darshan's four most frequent exact request sizes, reads and writes together,
-  ``"size:count"`` in bytes, comma-separated (POSIX, MPI-IO).
+- ``estimate``: which bandwidth estimate the sample is.
 - ``transfer_size``: how the workload's transfer size was chosen: the most frequent common access size in
   the histogram's bin with the most requests, or else the mean request size (bytes / requests).
-- ``files``, ``shared_files`` (files shared across processes, wholly or partly), ``unique_files`` (files
-  one process used), ``shared_bytes``, ``unique_bytes``: Darshan's file categories.
-- ``file_alignment`` (bytes: the file system's block size as Darshan found it, ``st_blksize`` or Lustre's stripe
-  size) and ``unaligned_requests`` (the requests that did not start on it) (POSIX).
 - ``access``: how random or sequential was judged (POSIX's sequential requests), or that the module does
   not record it (sequential assumed).
 """
@@ -82,6 +68,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from probes.core.errors import ToolOutputError
+from probes.core.records import Job, Lustre, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -105,7 +92,7 @@ MODULES = ("POSIX", "MPI-IO", "STDIO")
 _PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
 _REQUESTS = {"POSIX": ("POSIX_{}S",), "STDIO": ("STDIO_{}S",),
              "MPI-IO": ("MPIIO_INDEP_{}S", "MPIIO_COLL_{}S", "MPIIO_SPLIT_{}S", "MPIIO_NB_{}S")}
-# Metadata and other counters reported as tags, where the module records them.
+# Metadata and other counters in a job's record, where the module records them.
 _COUNTS = {"POSIX": {"opens": ("POSIX_OPENS", "POSIX_FILENOS"), "stats": ("POSIX_STATS",), "seeks": ("POSIX_SEEKS",),
                      "syncs": ("POSIX_FSYNCS", "POSIX_FDSYNCS")},
            "MPI-IO": {"opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"), "syncs": ("MPIIO_SYNCS",)},
@@ -269,9 +256,8 @@ def runs_from(found: dict, *, source: str) -> list[Run]:
     if processes < 1:
         raise ToolOutputError(source, "job", f"the log records {processes} processes; expected at least 1")
     nodes, ppn, tags = _placement(processes, found["hosts"])
-    tags += [("job_id", str(job["jobid"])), ("processes", str(processes)), ("run_time", f"{job['run_time']:.9g} s"),
-             ("log_format", job["log_ver"])]
-    tags += _lustre(found["lustre"])
+    counted = dict(job_id=job["jobid"], run_time=Q_(job["run_time"], "s"), log_format=job["log_ver"],
+                   lustre=_lustre(found["lustre"]))
     partial = [name for name, info in found["modules"].items() if info["partial"]]
     if partial:
         tags.append(("partial", ",".join(partial) + ": the runtime ran out of memory for records; counts are lower bounds"))
@@ -285,7 +271,7 @@ def runs_from(found: dict, *, source: str) -> list[Run]:
         if why:
             skipped.append(f"{module}: {why}")
             continue
-        runs.append(_module_run(module, io, processes, nodes, ppn, tuple(tags), origin))
+        runs.append(_module_run(module, io, processes, nodes, ppn, counted, tuple(tags), origin))
     if not runs:
         held = ", ".join(found["modules"]) or "none"
         reason = "; ".join(skipped) if skipped else f"no POSIX, MPI-IO or STDIO records (modules: {held})"
@@ -306,8 +292,9 @@ def _unreadable(module: str, io: dict) -> str:
     return ""
 
 
-def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: int, job_tags: tuple,
+def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: int, counted: dict, job_tags: tuple,
                 origin: Origin) -> Run:
+    """The run of one module: ``counted`` holds what the log records of the whole job (Job's first fields)."""
     counters, fcounters, derived = io["counters"], io["fcounters"], io["derived"]
     prefix = _PREFIX[module]
     read, written = counters[f"{prefix}_BYTES_READ"], counters[f"{prefix}_BYTES_WRITTEN"]
@@ -317,58 +304,60 @@ def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: i
     else:
         operation, share = Operation(ops[0].lower()), None
     requests = {op: sum(max(counters.get(name.format(op), 0), 0) for name in _REQUESTS[module]) for op in ("READ", "WRITE")}
-    size, how, histogram_tags = _transfer_size(module, counters, ops, read + written, sum(requests[op] for op in ops))
+    size, how, histograms, common = _transfer_size(module, counters, ops, read + written,
+                                                   sum(requests[op] for op in ops))
     categories = io["categories"]
     access, access_tag = _access(module, counters, ops, categories[_ALL]["count"])
     shared = [categories[i] for i in (_SHARED, _PARTLY_SHARED)]
     unique = categories[_UNIQUE]
     shared_bytes = sum(c["read"] + c["written"] for c in shared)
     unique_bytes = unique["read"] + unique["written"]
-    tags = [("module", module), ("estimate", ESTIMATE), ("bytes_read", f"{read} B"), ("bytes_written", f"{written} B"),
-            ("io_time", f"{derived['agg_time_by_slowest']:.9g} s")]
-    tags += [(f"{name}_time", f"{fcounters[f'{prefix}_F_{name.upper()}_TIME']:.9g} s") for name in ("read", "write", "meta")]
-    if math.isfinite(derived["unique_md_only_time_by_slowest"]) and derived["unique_md_only_time_by_slowest"] >= 0:
-        tags.append(("meta_time_by_slowest", f"{derived['unique_md_only_time_by_slowest']:.9g} s"))
-    tags += [("requests_read", str(requests["READ"])), ("requests_written", str(requests["WRITE"]))]
-    for name, keys in _COUNTS[module].items():
-        values = [counters[k] for k in keys if counters.get(k, -1) >= 0]
-        if values:
-            tags.append((name, str(sum(values))))
-    tags += histogram_tags + [("transfer_size", how)]
-    tags += [("files", str(categories[_ALL]["count"])), ("shared_files", str(sum(c["count"] for c in shared))),
-             ("unique_files", str(unique["count"])), ("shared_bytes", f"{shared_bytes} B"),
-             ("unique_bytes", f"{unique_bytes} B"), ("access", access_tag)]
-    if counters.get("POSIX_FILE_ALIGNMENT", -1) > 0 and counters.get("POSIX_FILE_NOT_ALIGNED", -1) >= 0:
-        tags += [("file_alignment", f"{counters['POSIX_FILE_ALIGNMENT']} B"),
-                 ("unaligned_requests", str(counters["POSIX_FILE_NOT_ALIGNED"]))]
+    slowest = derived["unique_md_only_time_by_slowest"]
+    counts = {name: [counters[k] for k in _COUNTS[module].get(name, ()) if counters.get(k, -1) >= 0]
+              for name in ("opens", "stats", "seeks", "syncs")}
+    aligned = counters.get("POSIX_FILE_ALIGNMENT", -1) > 0 and counters.get("POSIX_FILE_NOT_ALIGNED", -1) >= 0
+    job = Job(**counted, module=module, bytes_read=Q_(read, "B"), bytes_written=Q_(written, "B"),
+              io_time=Q_(derived["agg_time_by_slowest"], "s"),
+              **{f"{name}_time": Q_(fcounters[f"{prefix}_F_{name.upper()}_TIME"], "s") for name in ("read", "write", "meta")},
+              meta_time_by_slowest=Q_(slowest, "s") if math.isfinite(slowest) and slowest >= 0 else None,
+              requests_read=requests["READ"], requests_written=requests["WRITE"],
+              **{name: sum(values) if values else None for name, values in counts.items()},
+              access_sizes_read=histograms.get("READ", ()), access_sizes_write=histograms.get("WRITE", ()),
+              common_access_sizes=common, files=categories[_ALL]["count"], shared_files=sum(c["count"] for c in shared),
+              unique_files=unique["count"], shared_bytes=Q_(shared_bytes, "B"), unique_bytes=Q_(unique_bytes, "B"),
+              file_alignment=Q_(counters["POSIX_FILE_ALIGNMENT"], "B") if aligned else None,
+              unaligned_requests=counters["POSIX_FILE_NOT_ALIGNED"] if aligned else None)
+    tags = [("estimate", ESTIMATE), ("transfer_size", how), ("access", access_tag)]
     # Darshan calls a one-process job's files shared (opened by every process): they are that process's own.
     workload = Workload(operation=operation, transfer_size=size, nodes=nodes, ppn=ppn, access=access,
                         data_set=Q_(read + written, "B"), read_share=share,
                         shared_file=processes > 1 and shared_bytes > unique_bytes)
     label = f"{module} {operation.value}"
     return Run(label=label, workload=workload, metric=Metric.BANDWIDTH, samples=(derived["agg_perf_by_slowest"],),
-               unit=UNIT, origin=origin, tags=job_tags + tuple(tags), durations=(derived["agg_time_by_slowest"],))
+               unit=UNIT, origin=origin, tags=job_tags + tuple(tags), durations=(derived["agg_time_by_slowest"],),
+               placement=Placement(processes), job=job)
 
 
 def _transfer_size(module: str, counters: dict, ops: list[str], moved: int, requests: int):
-    """The dominant transfer size, how it was chosen, and the histogram's tags.
+    """The dominant transfer size, how it was chosen, the histogram (requests per bin, per operation) and Darshan's
+    common access sizes (bytes, count).
 
     The histogram's bin with the most requests of the run's operations is the dominant one; the size is the most
     frequent of Darshan's common access sizes in that bin, else the mean request size (bytes / requests).
     """
-    tags = []
+    histograms: dict[str, tuple[tuple[str, int], ...]] = {}
+    common: list[tuple[int, int]] = []
     pattern = _HISTOGRAM.get(module)
     counts = [0] * len(BINS)
     if pattern is not None:
         for op in ("READ", "WRITE"):
             row = [max(counters.get(pattern.format(op, b), 0), 0) for b in BINS]
-            tags.append((f"access_sizes_{op.lower()}", ",".join(f"{b}={n}" for b, n in zip(BINS, row))))
+            histograms[op] = tuple(zip(BINS, row))
             if op in ops:
                 counts = [a + n for a, n in zip(counts, row)]
         common = [(counters[f"{_PREFIX[module]}_ACCESS{i}_ACCESS"], counters[f"{_PREFIX[module]}_ACCESS{i}_COUNT"])
                   for i in range(1, 5)]
         common = [(size, count) for size, count in common if size > 0 and count > 0]
-        tags.append(("common_access_sizes", ",".join(f"{size}:{count}" for size, count in common)))
         if any(counts):
             top = max(range(len(BINS)), key=lambda i: (counts[i], i))
             low = _BIN_TOPS[top - 1] if top else 0
@@ -376,11 +365,11 @@ def _transfer_size(module: str, counters: dict, ops: list[str], moved: int, requ
             if inside:
                 count, size = max(inside)
                 return (Q_(size, "B"), f"common access size {size} B (counted {count} times) in the dominant bin {BINS[top]} "
-                        f"({counts[top]} of {sum(counts)} requests)", tags)
+                        f"({counts[top]} of {sum(counts)} requests)", histograms, tuple(common))
             mean = _mean(moved, requests)
             return (mean, f"mean request size (no common access size in the dominant bin {BINS[top]}, "
-                    f"{counts[top]} of {sum(counts)} requests)", tags)
-    return _mean(moved, requests), f"mean request size ({module} records no access sizes)", tags
+                    f"{counts[top]} of {sum(counts)} requests)", histograms, tuple(common))
+    return _mean(moved, requests), f"mean request size ({module} records no access sizes)", histograms, tuple(common)
 
 
 def _mean(moved: int, requests: int):
@@ -419,14 +408,13 @@ def _placement(processes: int, hosts: dict) -> tuple[int | None, int, list[tuple
                                                                 f"every one of the {processes} processes")]
 
 
-def _lustre(records: list) -> list[tuple[str, str]]:
-    """The Lustre tags: stripe settings and the OSTs the job's files were striped over."""
+def _lustre(records: list) -> Lustre | None:
+    """Where the job's Lustre files lay: stripe settings and the OSTs they were striped over."""
     components = [c for record in records for c in record]
     if not components:
-        return []
+        return None
     sizes = sorted({c["stripe_size"] for c in components if c["stripe_size"] > 0})
     counts = sorted({c["stripe_count"] for c in components if c["stripe_count"] > 0})
     osts = sorted({o for c in components for o in c["osts"] if o >= 0})
-    return [("lustre_files", str(len(records))), ("lustre_stripe_size", ",".join(f"{s} B" for s in sizes)),
-            ("lustre_stripe_count", ",".join(map(str, counts))), ("lustre_osts", ",".join(map(str, osts))),
-            ("lustre_ost_count", str(len(osts)))]
+    return Lustre(files=len(records), stripe_sizes=tuple(Q_(s, "B") for s in sizes), stripe_counts=tuple(counts),
+                  osts=tuple(osts))

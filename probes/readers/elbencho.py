@@ -7,14 +7,15 @@ with the "LAST DONE" figure (all threads finished) as its one sample: elbencho r
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from probes.readers.textlines import beginning, binary_size, finite_number, line_of
+from probes.readers.elbencho_text import HEADER, Phase, Setup, read_tables
+from probes.readers.textlines import beginning, checked_number, line_of
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -29,26 +30,7 @@ FORMAT = "elbencho output (text or --csvfile CSV)"
 # to elbencho ("-b 16m") have binary suffixes (UnitTk::numHumanToBytesBinary: k = 2^10, m = 2^20 ...):
 # the same WRITE prints "IOPS : 655", and 655 x 16 MiB = 10480 MiB/s, the throughput within rounding.
 _THROUGHPUT_UNITS = {"Throughput MiB/s": "MiB/s", "Throughput MB/s": "MB/s"}
-_NAMED_SIZES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
-_HEADER = re.compile(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", re.MULTILINE)
-# A phase's first row names it and gives its elapsed time: "WRITE     Elapsed ms       :  85656  99973"
-# (elbencho 1.x) or "WRITE       Elapsed time     :    2m3.241s    2m5.755s" (later releases).
-_PHASE = re.compile(r"^([A-Z][A-Z0-9_+-]*)\s+Elapsed (ms|time)\s*:\s*(.*?)\s*$")
-_ROW = re.compile(r"^\s+(\S.*?)\s*:\s*(.*?)\s*$")
-_HUMAN_TIME = re.compile(r"(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m(?!s))?(?:([0-9]{1,9}(?:\.[0-9]{1,6})?)s)?"
-                         r"|([0-9]{1,12})ms")
-# mtelbencho.sh (contrib/storage_sweep) prints its settings, then one line per elbencho run; its data
-# sets are named "<number of files>x<size of each>" (the script's remark 7), e.g. "1024x1GiB".
-_WRAPPER_SETTING = re.compile(r"^(threads|block_size)\s*:\s*(.*?)\s*$")
-_WORKING_ON = re.compile(r"^Working on (\S+) with ([0-9]{1,9}) threads\.\.\.\s*$")
-_DATASET_NAME = re.compile(r"([0-9]{1,12})x([0-9]{1,12})(KiB|MiB|GiB|TiB)")
-# elbencho's --resfile starts each run with its argv, every argument in double quotes.
-_COMMAND_LINE = re.compile(r"^COMMAND LINE:\s*(.*?)\s*$")
-_VALUE_OPTIONS = {"-t": "threads", "--threads": "threads", "-b": "block", "--block": "block", "-s": "size",
-                  "--size": "size", "--iodepth": "iodepth", "--hosts": "hosts"}
-_FLAG_OPTIONS = {"--direct": "direct", "--rand": "rand"}
-_HOST_RANGE = re.compile(r"\[([0-9,\-]+)\]")
 # --csvfile (elbencho 1.4 on; docs/csv-docs.md, Statistics::printPhaseResultsToStringVec and
 # ProgArgs::getAsStringVec): a header line, then a row per phase. Every release since writes the
 # columns below under these names (later ones add columns: label, rwmix read ..., version, command);
@@ -99,7 +81,7 @@ def looks_like(text: str) -> bool:
     >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\n")
     False
     """
-    if _HEADER.search(text) is not None:
+    if HEADER.search(text) is not None:
         return True
     return ((_CSV_MARK in text and _CSV_HEADER.search(text) is not None)
             or ("Phase,RuntimeMS," in text and _LIVE_CSV.search(text) is not None))
@@ -156,13 +138,13 @@ def parse(text: str, *, source: str) -> list[Run]:
       ``--livecsv`` file (progress during a phase) is refused, saying so.
     """
     csv_header = _CSV_HEADER.search(text)
-    if csv_header is not None and _HEADER.search(text) is None:
+    if csv_header is not None and HEADER.search(text) is None:
         return distinct_labels(_parse_csv(text, csv_header, source))
-    if _HEADER.search(text) is None and _LIVE_CSV.search(text):
+    if HEADER.search(text) is None and _LIVE_CSV.search(text):
         raise ToolOutputError(source, "line 1", "expected elbencho's results; found its live statistics CSV "
                               "(--livecsv), progress samples while a phase runs, not the phase's results: read the "
                               "--csvfile or --resfile instead")
-    tables = _read_tables(text, source)
+    tables = read_tables(text, source)
     if not tables:
         found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected elbencho's results table (a line 'OPERATION "
@@ -175,195 +157,10 @@ def parse(text: str, *, source: str) -> list[Run]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading the text
+# Runs (the tables they come from: probes.readers.elbencho_text)
 
 
-@dataclass
-class _Setup:
-    """What the output says about the workload of one elbencho run; None where it says nothing."""
-
-    threads: int | None = None
-    block: int | None = None
-    file_size: int | None = None
-    dataset: str | None = None
-    iodepth: int = 1
-    nodes: int | None = None
-    direct: bool | None = None
-    rand: bool = False
-    tags: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass
-class _Phase:
-    name: str
-    line: int
-    elapsed: float  # seconds, LAST DONE
-    rows: dict[str, tuple[str, int]] = field(default_factory=dict)
-
-
-@dataclass
-class _Table:
-    line: int
-    setup: _Setup
-    phases: list[_Phase] = field(default_factory=list)
-
-
-def _read_tables(text: str, source: str) -> list[_Table]:
-    """The results tables, each with the setup printed before it and its phases closed by ``---``."""
-    tables: list[_Table] = []
-    wrapper = _Setup()  # mtelbencho's settings, valid for every run after them
-    pending = wrapper  # the setup of the next table
-    phase: _Phase | None = None
-    for number, line in enumerate(iter_lines(text), start=1):
-        if phase is not None:
-            if line.strip() == "---":
-                phase = None
-            elif row := _ROW.match(line):
-                phase.rows.setdefault(row[1], (row[2], number))
-            elif _PHASE.match(line) or _HEADER.match(line):
-                raise ToolOutputError(source, f"line {phase.line}", f"expected the {phase.name} phase to end "
-                                      f"with a '---' line; found the next results at line {number}")
-            continue  # a warning elbencho prints inside the phase
-        if _HEADER.match(line):
-            tables.append(_Table(number, pending))
-            pending = wrapper
-            continue
-        match = _PHASE.match(line)
-        if match and tables:
-            phase = _Phase(match[1], number, _elapsed(match[2], match[3], number, source))
-            tables[-1].phases.append(phase)
-            continue
-        wrapper, pending = _setup_line(line, number, wrapper, pending, source)
-    if phase is not None:
-        raise ToolOutputError(source, f"line {phase.line}", f"expected the {phase.name} phase to end with a "
-                              "'---' line; found the end of the text: the output is truncated")
-    return tables
-
-
-def _setup_line(line: str, number: int, wrapper: _Setup, pending: _Setup, source: str) -> tuple[_Setup, _Setup]:
-    """The wrapper settings and the next run's setup, updated by one line outside the tables."""
-    setting = _WRAPPER_SETTING.match(line)
-    if setting:
-        if setting[1] == "threads":
-            wrapper = replace(wrapper, threads=_count(setting[2], f"line {number}", source) or None)
-        else:
-            wrapper = replace(wrapper, block=_human_size(setting[2], f"line {number}", source))
-        return wrapper, replace(pending, threads=wrapper.threads, block=wrapper.block)
-    working = _WORKING_ON.match(line)
-    if working:
-        return wrapper, _dataset_setup(wrapper, working[1], int(working[2]))
-    command = _COMMAND_LINE.match(line)
-    if command:
-        return wrapper, _command_setup(command[1], number, source)
-    return wrapper, pending
-
-
-def _dataset_setup(wrapper: _Setup, path: str, threads: int) -> _Setup:
-    """mtelbencho's "Working on <dir>/<N>x<size> with T threads...": the data set, its file size and threads."""
-    name = path.rstrip("/").rsplit("/", 1)[-1]
-    match = _DATASET_NAME.fullmatch(name)
-    file_size = int(match[2]) * _NAMED_SIZES[match[3]] if match else None
-    return replace(wrapper, threads=threads if threads > 0 else None, file_size=file_size or None,
-                   dataset=name, tags=(("dataset", path),))
-
-
-def _command_setup(quoted: str, number: int, source: str) -> _Setup:
-    """The setup in a ``--resfile``'s COMMAND LINE; elbencho's defaults (1 thread, 1M blocks) where absent."""
-    where = f"line {number}"
-    args = re.findall(r'"([^"]*)"', quoted)
-    values: dict[str, str] = {}
-    flags: set[str] = set()
-    iterator = iter(args[1:])
-    for arg in iterator:
-        name, _, inline = arg.partition("=") if arg.startswith("--") else (arg[:2], "", arg[2:])
-        if name in _FLAG_OPTIONS:
-            flags.add(_FLAG_OPTIONS[name])
-        elif name in _VALUE_OPTIONS:
-            values[_VALUE_OPTIONS[name]] = inline or next(iterator, "")
-        elif arg in ("-c", "--configfile") or arg.startswith("--configfile="):
-            flags.add("configfile")
-    defaults = "configfile" not in flags  # options in a config file are not in the output
-    threads = _count(values["threads"], where, source) if "threads" in values else (1 if defaults else None)
-    block = _human_size(values["block"], where, source) if "block" in values else (2**20 if defaults else None)
-    size = _human_size(values["size"], where, source) if "size" in values else None
-    iodepth = _count(values["iodepth"], where, source) if "iodepth" in values else 1
-    nodes, tags = _hosts(values.get("hosts"))
-    return _Setup(threads=threads or None, block=block or None, file_size=size or None, iodepth=max(iodepth, 1),
-                  nodes=nodes, direct=("direct" in flags) if defaults else None, rand="rand" in flags,
-                  tags=tags + (("command", " ".join(args)),))
-
-
-def _hosts(hosts: str | None) -> tuple[int | None, tuple[tuple[str, str], ...]]:
-    """Nodes from ``--hosts`` ("node[1-4],gpu7"); unknown where a host names a port (services may share a node)."""
-    if not hosts:
-        return None, ()
-    tags = (("threads", "per service host (elbencho -t with --hosts)"),)
-    if ":" in hosts:
-        return None, tags
-    total = 0
-    for host in re.split(r"[,\s]+(?![^\[]*\])", hosts.strip()):
-        if re.search(r"[\[\]]", _HOST_RANGE.sub("", host)):
-            return None, tags  # brackets elbencho would not expand
-        count = 1
-        for group in _HOST_RANGE.findall(host):
-            count *= sum(_range_size(item) for item in group.split(",") if item)
-        total += count
-    return (total or None), tags
-
-
-def _range_size(item: str) -> int:
-    start, _, end = item.partition("-")
-    if not end:
-        return 1
-    if not (re.fullmatch(r"[0-9]{1,9}", start) and re.fullmatch(r"[0-9]{1,9}", end)):
-        return 0
-    return max(int(end) - int(start) + 1, 0)
-
-
-def _elapsed(kind: str, values: str, number: int, source: str) -> float:
-    """The LAST DONE elapsed seconds of "Elapsed ms : 3634 3943" or "Elapsed time : 2m3.241s 2m5.755s"."""
-    cells = values.split()
-    if len(cells) != 2:
-        raise ToolOutputError(source, f"line {number}", f"expected FIRST DONE and LAST DONE elapsed times; "
-                              f"found {values[:60]!r}")
-    if kind == "ms":
-        return _number(cells[1], f"line {number}", source, "an elapsed time in ms") / 1000
-    match = _HUMAN_TIME.fullmatch(cells[1])
-    if match is None:
-        raise ToolOutputError(source, f"line {number}", f"expected an elapsed time such as '2m3.241s' or "
-                              f"'12ms'; found {cells[1][:40]!r}")
-    if match[4] is not None:
-        return int(match[4]) / 1000
-    hours, minutes, seconds = (float(group or 0) for group in match.groups()[:3])
-    return hours * 3600 + minutes * 60 + seconds
-
-
-def _number(text: str, where: str, source: str, what: str) -> float:
-    value = finite_number(text)
-    if value is None:
-        raise ToolOutputError(source, where, f"expected {what}; found {text[:40]!r}")
-    return value
-
-
-def _count(text: str, where: str, source: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,9}", text):
-        raise ToolOutputError(source, where, f"expected a whole number; found {text[:40]!r}")
-    return int(text)
-
-
-def _human_size(text: str, where: str, source: str) -> int:
-    """Bytes of an elbencho size such as "16m" or "4K" (binary suffixes, as elbencho reads them)."""
-    size = binary_size(text)
-    if size is None:
-        raise ToolOutputError(source, where, f"expected a size such as '16m' or '4k'; found {text[:40]!r}")
-    return size
-
-
-# ---------------------------------------------------------------------------------------------
-# Runs
-
-
-def _phase_runs(setup: _Setup, phase: _Phase, source: str) -> list[Run]:
+def _phase_runs(setup: Setup, phase: Phase, source: str) -> list[Run]:
     kind = _PHASES.get(phase.name)
     if kind is None:
         return []
@@ -392,7 +189,7 @@ def _phase_runs(setup: _Setup, phase: _Phase, source: str) -> list[Run]:
     return runs
 
 
-def _figures(kind: _PhaseKind, phase: _Phase, source: str) -> list[tuple]:
+def _figures(kind: _PhaseKind, phase: Phase, source: str) -> list[tuple]:
     """(name, metric, unit, operation, FIRST DONE text, LAST DONE value, line) of each rate the phase prints."""
     wanted = []
     if kind.data is not None:
@@ -408,21 +205,21 @@ def _figures(kind: _PhaseKind, phase: _Phase, source: str) -> list[tuple]:
     return sorted(figures, key=lambda figure: figure[-1])  # in the order printed
 
 
-def _pair(phase: _Phase, row: str, source: str) -> tuple[str, float, int]:
+def _pair(phase: Phase, row: str, source: str) -> tuple[str, float, int]:
     values, line = phase.rows[row]
     cells = values.split()
     if len(cells) != 2:
         raise ToolOutputError(source, f"line {line}", f"expected FIRST DONE and LAST DONE values for "
                               f"{row!r}; found {values[:60]!r}")
-    _number(cells[0], f"line {line}", source, f"a number for {row!r}")
-    return cells[0], _number(cells[1], f"line {line}", source, f"a number for {row!r}"), line
+    checked_number(cells[0], f"line {line}", source, f"a number for {row!r}")
+    return cells[0], checked_number(cells[1], f"line {line}", source, f"a number for {row!r}"), line
 
 
-def _last(phase: _Phase, row: str, source: str) -> float | None:
+def _last(phase: Phase, row: str, source: str) -> float | None:
     return _pair(phase, row, source)[1] if row in phase.rows else None
 
 
-def _entries_tag(kind: _PhaseKind, phase: _Phase, source: str) -> tuple[tuple[str, str], ...]:
+def _entries_tag(kind: _PhaseKind, phase: Phase, source: str) -> tuple[tuple[str, str], ...]:
     """How many files or directories the phase handled: "Total files" (1.x) or "Files total" (later)."""
     for row in (f"Total {kind.entry_type.lower()}", f"{kind.entry_type} total"):
         if row in phase.rows:
@@ -430,7 +227,7 @@ def _entries_tag(kind: _PhaseKind, phase: _Phase, source: str) -> tuple[tuple[st
     return ()
 
 
-def _workload(setup: _Setup, operation: Operation, data_set) -> Workload:
+def _workload(setup: Setup, operation: Operation, data_set) -> Workload:
     transfer = None
     if not operation.is_metadata and setup.block and setup.file_size:
         transfer = Q_(min(setup.block, setup.file_size), "B")  # elbencho reduces the block to the file size
@@ -474,7 +271,7 @@ def _csv_row_runs(row: dict[str, str], number: int, source: str) -> list[Run]:
     kind = _PHASES.get(row["operation"])
     if kind is None:
         return []
-    elapsed = _number(row["time ms [last]"], where, source, "the phase's time in ms") / 1000
+    elapsed = checked_number(row["time ms [last]"], where, source, "the phase's time in ms") / 1000
 
     def whole(column: str) -> int | None:
         """A count or a size in bytes; None for an empty cell (elbencho writes none where it does not apply)."""
@@ -489,16 +286,16 @@ def _csv_row_runs(row: dict[str, str], number: int, source: str) -> list[Run]:
     if not threads:
         raise ToolOutputError(source, where, "expected the number of threads (column 'threads'); found "
                               f"{row['threads'][:40]!r}")
-    setup = _Setup(threads=threads, block=whole("block size") or None, file_size=whole("file size") or None,
-                   iodepth=max(whole("IO depth") or 1, 1), nodes=whole("hosts") or None,
-                   direct=row["direct IO"] == "1" if row.get("direct IO") in ("0", "1") else None,
-                   rand=row.get("random") == "1")
-    moved = _number(row["MiB [last]"], where, source, "a number of MiB") if row.get("MiB [last]") else None
+    setup = Setup(threads=threads, block=whole("block size") or None, file_size=whole("file size") or None,
+                  iodepth=max(whole("IO depth") or 1, 1), nodes=whole("hosts") or None,
+                  direct=row["direct IO"] == "1" if row.get("direct IO") in ("0", "1") else None,
+                  rand=row.get("random") == "1")
+    moved = checked_number(row["MiB [last]"], where, source, "a number of MiB") if row.get("MiB [last]") else None
     data_set = Q_(moved, "MiB") if moved else None
     entries = kind.entry_type.lower()
     tags: tuple[tuple[str, str], ...] = (("elbencho_phase", row["operation"]),)
     if row.get("entries [last]"):
-        tags += (("entries_done", f"{_number(row['entries [last]'], where, source, 'a count'):.0f} {entries}"),)
+        tags += (("entries_done", f"{checked_number(row['entries [last]'], where, source, 'a count'):.0f} {entries}"),)
     if row.get("command"):
         tags += (("command", " ".join(re.findall(r'"([^"]*)"', row["command"])) or row["command"]),)
     prefix = f"{row['label']} " if row.get("label") else ""
@@ -510,7 +307,7 @@ def _csv_row_runs(row: dict[str, str], number: int, source: str) -> list[Run]:
         operation = kind.entries if column == "entries/s" else kind.data
         if operation is None:
             continue
-        figure = _number(value, where, source, f"a number for {column!r}")
+        figure = checked_number(value, where, source, f"a number for {column!r}")
         if figure == 0 and elapsed == 0:
             continue  # a phase faster than elbencho's clock
         first = row.get(f"{column} [first]", "")

@@ -11,7 +11,7 @@ import re
 from typing import Any, TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
-from probes.readers.jsonfields import check, field, number
+from probes.readers.jsonfields import JSON_OPENING, check, field, number
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -25,9 +25,8 @@ __all__ = ["looks_like", "parse", "totals", "FORMAT"]
 # What iobound read says it reads.
 FORMAT = "fio JSON output (--output-format=json)"
 
-# A line opening the JSON object. fio may print error lines before it
+# The JSON object starts at a line opening it (JSON_OPENING): fio may print error lines before it
 # ("fio: pid=19192, err=42/file:io_u.c:2074, ..."), so the object need not start the text.
-_OPENING = re.compile(r"^[ \t\ufeff]*\{", re.MULTILINE)
 _WHOLE_NUMBER = re.compile(r"\s*([0-9]{1,20})\s*")
 # A size as fio reads it, case-insensitive: "4096", "512b", "4k", "4kb", "1m", "4KiB".
 # fio's parse.c reads "4ki" as 4 * kb_base but its HOWTO gives it the opposite base, as
@@ -134,7 +133,7 @@ def parse(text: str, *, source: str) -> list[Run]:
 
 def _decode(text: str, source: str) -> dict:
     """The one JSON object in ``text``, skipping the lines fio printed before it."""
-    opening = _OPENING.search(text)
+    opening = JSON_OPENING.search(text)
     if opening is None:
         first = text.strip().split("\n", 1)[0][:60]
         found = f"{first!r} and no line starting with '{{'" if first else "an empty text"
@@ -152,7 +151,7 @@ def _decode(text: str, source: str) -> dict:
     except (ValueError, RecursionError) as exc:  # a number too long for int(), or nesting too deep
         raise ToolOutputError(source, f"line {line}",
                               f"expected fio's JSON, found a value Python cannot read ({exc})") from None
-    second = _OPENING.search(text, end)
+    second = JSON_OPENING.search(text, end)
     if second is not None:
         raise ToolOutputError(
             source, f"line {text.count(chr(10), 0, second.start()) + 1}",

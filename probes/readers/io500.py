@@ -14,44 +14,26 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field, replace
-from typing import Iterable
+from dataclasses import replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
+from probes.readers.io500_phases import PROTOTYPE_LINE, Phase, read_app_results, read_prototype, read_summary
 from probes.readers.ior import readback
 from probes.readers.mdtest import stride, stride_tags
-from probes.readers.textlines import beginning, binary_size, finite_number, split_words
+from probes.readers.textlines import COUNT, beginning, binary_size, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT", "phase_run"]
 
 # What iobound read says it reads.
 FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
 
-# Units, with the evidence for each.
-# - io500.sh prints "GB/s" (2017 to 2019) and "GiB/s" (2020) for the same computation: IOR's
-#   MiB/s divided by 1024, so both are 2^30 B/s. In the corpus the io500 runs' own IOR outputs
-#   show it: Sandia 2017 IOR "write 421.05" MiB/s -> "0.411 GB/s" (421.05 / 1024 = 0.4112, not
-#   0.421); Summit SC18 2210511.33 -> "2158.700 GB/s"; DDN ISC19 61522.69 -> "60.081 GB/s";
-#   OCI ISC20 341867.05 -> "333.854 GiB/s".
-# - The C app prints "GiB/s" for every phase whose name starts with "i" (its source:
-#   phase->name[0] == 'i' ? "GiB/s" : "kIOPS"), also 2^30: Narval SC21 IOR 130047 MiB/s ->
-#   126.999381, LRZ ISC25 ior-rnd4K-easy-read IOR 193651 MiB/s -> 189.112448 GiB/s. result.txt
-#   prints no unit; its score is the same figure (Narval: score 126.999381 in both files).
-# - "kiops" / "kIOPS" are thousands of operations per second ("kop/s" in iobound's registry);
-#   io500.sh's older "iops" are operations per second.
-# - The 2017 prototype's "MB/s" is 10^6 B/s: it took the figure in parentheses of IOR's
-#   "Max Read:  215453.31 MiB/sec (225919.17 MB/sec)" (KAUST's IOR-2.10.3 output beside the
-#   corpus file in VI4IO/io-500-dev; 215453.31 x 1.048576 = 225919.17), and the corpus file says
-#   "ior-easy-read BW:225919.17 MB/s". Its "IOPs" are mdtest's operations per second.
-# - io500.sh's earliest "MB/s" (IOR's MiB/s column under that name) is not in the corpus and
-#   is refused rather than read with a guessed base.
-_SCRIPT_UNITS = {"GB/s": "GiB/s", "GiB/s": "GiB/s", "kiops": "kop/s", "iops": "op/s"}
-_APP_UNITS = {"GiB/s": "GiB/s", "kIOPS": "kop/s"}
-_GB_NOTE = "printed as GB/s; io500.sh divides IOR's MiB/s by 1024, so it is GiB/s"
+# The units io500 prints, with the evidence for each: probes.readers.io500_phases.
+
 # io500.sh and the C app pass "-t 47008 -b 47008" to every ior-hard run, without -F (one shared
 # file); the rules allow no other. The 2017 prototype used 47000, so its ior-hard size stays unknown.
 _HARD_TRANSFER = 47008
@@ -72,7 +54,6 @@ _LAUNCHERS = {
     "jsrun": {"-n": "sets", "--nrs": "sets", "-a": "per_set", "--tasks_per_rs": "per_set", "-r": "sets_per_node",
               "--rs_per_host": "sets_per_node"},
 }
-_COUNT = re.compile(r"[0-9]{1,9}")
 # The programs io500 starts under a launcher; the launcher's options end where one of them begins.
 _PROGRAMS = {"ior", "mdtest", "pfind", "md-real-io"}
 
@@ -87,25 +68,6 @@ _PROTOTYPE_NAMES = {"md-easy-create": "mdtest-easy-write", "md-hard-create": "md
                     "md-easy-stat": "mdtest-easy-stat", "md-hard-stat": "mdtest-hard-stat",
                     "md-easy-delete": "mdtest-easy-delete", "md-hard-delete": "mdtest-hard-delete"}
 _IOR_PHASE = re.compile(r"ior-(easy|hard|rnd[\w-]*?)-(write|read)")
-
-
-# The C app's result_summary.txt: "[RESULT]", "[RESULT-invalid]" (SC20) or "[      ]" (a phase
-# outside the score), the phase, its value and unit, the time, and " [INVALID]" (SC21 on).
-_APP_RESULT = re.compile(r"\[(RESULT|RESULT-invalid| {6})\]\s+(\S+)\s+(\S+)\s+(\S+)\s*:\s*time\s+(\S+)\s+seconds"
-                         r"(\s+\[INVALID\])?\s*")
-# io500.sh: "[RESULT] BW   phase 1   ior_easy_write   0.411 GB/s : time   9.73 seconds".
-_SCRIPT_RESULT = re.compile(r"\[(RESULT|RESULT-invalid)\]\s+(BW|IOPS)\s+phase\s+\d+\s+(\S+)\s+(\S+)\s+(\S+)"
-                            r"\s*:\s*time\s+(\S+)\s+seconds\s*")
-_RESULT_START = re.compile(r"\[(?:RESULT[^\]]*| {6})\]")
-_SUMMARY_SCORE = re.compile(r"\[(SCOREX?) ?\]\s*(.*?)\s*$")
-_APP_VERSION = re.compile(r"IO500 version (\S+)(?: \((\w+)\))?")
-# The 2017 prototype: "1/ior-easy-write BW:341025.01 MB/s time: 311s", "1/md-easy-create IOPs:12658.661 time:514s".
-_PROTOTYPE_LINE = re.compile(r"[0-9]+/(\S+) (BW|IOPs):")
-_PROTOTYPE_RESULT = re.compile(r"[0-9]+/(\S+) (?:BW:\s*(\S+) (\S+)|IOPs:\s*(\S+)) time:\s*(\S+?)s\s*")
-_PROTOTYPE_SCORE = re.compile(r"IO-500 ((?:bw |md )?score):\s*(.*?)\s*$")
-# result.txt lines.
-_SECTION = re.compile(r"\[([^\]\s]+)\]\s*")
-_PAIR = re.compile(r"([A-Za-z][\w-]*)\s*=\s*(.*?)\s*")
 
 _SNIFF = re.compile(
     r"^(?:\[RESULT(?:-invalid)?\]\s+\S|IO500 version \S|version\s*=\s*io500|"
@@ -171,7 +133,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       driver log (``[Exec] mpiexec -n 2040 -npernode 12 ...``: 170 nodes x 12; mpirun, mpiexec,
       srun, aprun and jsrun are read). Where only the total is stated (``mpirun -np 2``,
       result.txt's ``procs`` under [run], else ``nproc`` under [find]) nodes stay unknown (None),
-      ppn is the Workload default of 1, and the total is tagged ``("processes", "21504")``.
+      ppn is the Workload default of 1, and the total is the run's placement (``Placement(21504)``).
     - A phase's own command gives the tags IOR and mdtest readers give (see
       :func:`probes.readers.ior.readback` and :func:`probes.readers.mdtest.stride_tags`):
       ``("fsync", "IOR -e")`` on writes, ``("read_by_other_node", "IOR -C -Q 1")`` on reads (nodes
@@ -185,11 +147,11 @@ def parse(text: str, *, source: str) -> list[Run]:
     if refusal:
         raise ToolOutputError(source, "line 1", refusal)
     if _APP_RESULTS.search(text) and not _DRIVER_LOG.search(text):
-        phases, version, tags = _read_app_results(iter_lines(text), source)
-    elif any(_PROTOTYPE_LINE.match(line) for line in iter_lines(text)):
-        phases, version, tags = _read_prototype(iter_lines(text), source)
+        phases, version, tags = read_app_results(iter_lines(text), source)
+    elif any(PROTOTYPE_LINE.match(line) for line in iter_lines(text)):
+        phases, version, tags = read_prototype(iter_lines(text), source)
     elif looks_like(text):
-        phases, version, tags = _read_summary(iter_lines(text), source)
+        phases, version, tags = read_summary(iter_lines(text), source)
     else:
         raise ToolOutputError(source, "line 1", "expected an io500 results file ('[RESULT] ...' lines, "
                               f"'[ior-easy-write]' sections or the 2017 prototype's lines); found {beginning(text)}")
@@ -212,191 +174,11 @@ def _not_results(text: str) -> str:
                 "the io500 info creator), not results: read result.txt or result_summary.txt instead")
     return ""
 
-
-@dataclass
-class _Phase:
-    """One phase's value as read, before it becomes a run; ``name`` as printed."""
-
-    name: str
-    line: int
-    value: float
-    unit: str
-    duration: float | None
-    command: str = ""
-    command_line: int = 0
-    tags: list[tuple[str, str]] = field(default_factory=list)
-    hard_by_rules: bool = True
-
-
-# ---------------------------------------------------------------------------------------------
-# The C app's result.txt
-
-
-def _read_app_results(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
-    sections: list[tuple[str, int, dict[str, tuple[str, int]], list[str]]] = [("", 0, {}, [])]
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        section = _SECTION.fullmatch(stripped)
-        pair = _PAIR.fullmatch(stripped)
-        if not stripped:
-            continue
-        if stripped.startswith(";"):
-            sections[-1][3].append(stripped[1:].strip())
-        elif section:
-            sections.append((section[1], number, {}, []))
-        elif pair:
-            sections[-1][2].setdefault(pair[1], (pair[2], number))
-        else:
-            raise ToolOutputError(source, f"line {number}", "expected a '[section]', 'key = value' or "
-                                  f"'; comment' line of io500's result.txt; found {stripped[:60]!r}")
-    version, tags = "C app", []
-    phases = []
-    named = {name: pairs for name, _, pairs, _ in sections}
-    stated = [named[name][key] for name, key in (("", "procs"), ("run", "procs"), ("find", "nproc"))
-              if key in named.get(name, {})]
-    if stated:
-        processes, line = stated[0]
-        if not _COUNT.fullmatch(processes) or int(processes) < 1:
-            raise ToolOutputError(source, f"line {line}", f"expected a whole number of processes; found {processes[:40]!r}")
-        tags.append(("processes", processes))
-    for name, number, pairs, comments in sections:
-        if name in ("", "run"):
-            version = pairs.get("version", (version, 0))[0]
-            tags += [("mode", pairs["mode"][0])] if "mode" in pairs else []
-        elif name in ("SCORE", "SCOREX"):
-            score = "; ".join(f"{key} = {value}" for key, (value, _) in pairs.items() if key != "hash")
-            tags.append(("score" if name == "SCORE" else "score_extended", score))
-        elif "score" in pairs:
-            phases.append(_app_phase(name, number, pairs, comments, source))
-    return phases, version, tags
-
-
-def _app_phase(name: str, number: int, pairs: dict[str, tuple[str, int]], comments: list[str],
-               source: str) -> _Phase:
-    value, line = pairs["score"]
-    score = _value(value, f"line {line}", "score", source)
-    duration = None
-    if "t_delta" in pairs:
-        text, line = pairs["t_delta"]
-        duration = _value(text, f"line {line}", "t_delta", source)
-    command, command_line = pairs.get("exe", ("", 0))
-    phase = _Phase(name, number, score, "GiB/s" if name.startswith("i") else "kop/s", duration,
-                   command, command_line)
-    invalid = [c.removeprefix("ERROR INVALID").strip() for c in comments if c.startswith("ERROR INVALID")]
-    if pairs.get("valid", ("1", 0))[0].strip().lower() in ("0", "no", "false"):
-        invalid.append(f"valid = {pairs['valid'][0]}")
-    if invalid:
-        phase.tags.append(("invalid", "; ".join(invalid)))
-    errors = [c.removeprefix("ERROR").strip() for c in comments if c.startswith("ERROR") and
-              not c.startswith("ERROR INVALID")]
-    if errors:
-        phase.tags.append(("error", "; ".join(errors)))
-    return phase
-
-
-# ---------------------------------------------------------------------------------------------
-# result_summary.txt (io500.sh and the C app) and io500.sh's driver log
-
-
-def _read_summary(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
-    version, tags = "io500.sh", []
-    phases: list[_Phase] = []
-    current = ""
-    commands: dict[str, tuple[str, int]] = {}
-    warnings: dict[str, list[str]] = {}
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        word = stripped.split(" ", 1)
-        if word[0] == "[Starting]" and len(word) == 2:
-            current = word[1].strip()
-        elif word[0] in ("[Exec]", "[EXEC]") and len(word) == 2:
-            commands.setdefault(current, (word[1], number))
-        elif word[0] == "[Warning]" and len(word) == 2:
-            warnings.setdefault(current, []).append(word[1].strip())
-        elif (version_match := _APP_VERSION.fullmatch(stripped)):
-            version = version_match[1]
-            tags += [("mode", version_match[2])] if version_match[2] else []
-        elif (score := _SUMMARY_SCORE.fullmatch(stripped)):
-            tags.append(("score" if score[1] == "SCORE" else "score_extended", score[2]))
-        elif _RESULT_START.match(stripped):
-            phase = _summary_phase(stripped, number, source)
-            command, command_line = commands.get(phase.name, ("", 0))
-            phase.command, phase.command_line = command, command_line
-            if phase.name in warnings:
-                phase.tags.append(("invalid", "; ".join(warnings[phase.name])))
-            if not any(_same(phase, seen) for seen in phases):  # the driver log repeats every line at its end
-                phases.append(phase)
-    return phases, version, tags
-
-
-def _same(a: _Phase, b: _Phase) -> bool:
-    return (a.name, a.value, a.unit, a.duration) == (b.name, b.value, b.unit, b.duration)
-
-
-def _summary_phase(line: str, number: int, source: str) -> _Phase:
-    where = f"line {number}"
-    script = _SCRIPT_RESULT.fullmatch(line)
-    if script:
-        marker, kind, name, value, unit, time = script.groups()
-        if unit not in _SCRIPT_UNITS or (kind == "BW") != unit.endswith("/s"):
-            raise ToolOutputError(source, where, f"expected a {kind} result in "
-                                  f"{' or '.join(u for u in _SCRIPT_UNITS if (kind == 'BW') == u.endswith('/s'))}; "
-                                  f"found {unit!r}, whose base the corpus does not show")
-        phase = _Phase(name, number, _value(value, where, "value", source), _SCRIPT_UNITS[unit],
-                       _value(time, where, "time", source))
-        if unit == "GB/s":
-            phase.tags.append(("unit", _GB_NOTE))
-    else:
-        app = _APP_RESULT.fullmatch(line)
-        if app is None:
-            raise ToolOutputError(source, where, "expected an io500 result line such as '[RESULT] "
-                                  f"ior-easy-write 0.355843 GiB/s : time 331.771 seconds'; found {line[:80]!r}")
-        marker, name, value, unit, time, invalid = app.groups()
-        if unit not in _APP_UNITS:
-            raise ToolOutputError(source, where, f"expected GiB/s or kIOPS; found {unit!r}")
-        phase = _Phase(name, number, _value(value, where, "value", source), _APP_UNITS[unit],
-                       _value(time, where, "time", source))
-        if invalid:
-            phase.tags.append(("invalid", "io500 marked the phase [INVALID]"))
-        if not marker.strip():
-            phase.tags.append(("unscored", "io500 printed '[      ]': the phase does not count in this run's score"))
-    if marker == "RESULT-invalid":
-        phase.tags.append(("invalid", "io500 marked the result [RESULT-invalid] (a write phase shorter "
-                                      "than the minimum runtime)"))
-    return phase
-
-
-# ---------------------------------------------------------------------------------------------
-# The 2017 prototype
-
-
-def _read_prototype(lines: Iterable[str], source: str) -> tuple[list[_Phase], str, list[tuple[str, str]]]:
-    phases, scores = [], []
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        where = f"line {number}"
-        if _PROTOTYPE_LINE.match(stripped):
-            match = _PROTOTYPE_RESULT.fullmatch(stripped)
-            if match is None:
-                raise ToolOutputError(source, where, "expected a line such as '1/ior-easy-write BW:341025.01 "
-                                      f"MB/s time: 311s' or '1/md-easy-create IOPs:12658.661 time:514s'; "
-                                      f"found {stripped[:80]!r}")
-            name, bandwidth, unit, rate, time = match.groups()
-            if bandwidth is not None and unit != "MB/s":
-                raise ToolOutputError(source, where, f"expected a bandwidth in MB/s; found {unit!r}")
-            value = _value(bandwidth if bandwidth is not None else rate, where, "value", source)
-            phases.append(_Phase(name, number, value, "MB/s" if bandwidth is not None else "op/s",
-                                 _value(time, where, "time", source), hard_by_rules=False))
-        elif (score := _PROTOTYPE_SCORE.fullmatch(stripped)):
-            scores.append(f"{score[1]}: {score[2]}")
-    return phases, "prototype 2017", [("score", "; ".join(scores))] if scores else []
-
-
 # ---------------------------------------------------------------------------------------------
 # Phases into runs
 
 
-def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: str) -> Run | None:
+def _run(phase: Phase, version: str, run_tags: list[tuple[str, str]], source: str) -> Run | None:
     """The run of one phase, or None for a phase that is not one storage operation."""
     name = phase.name.replace("_", "-")
     name = _PROTOTYPE_NAMES.get(name, name)
@@ -407,8 +189,9 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
     if (metric is Metric.BANDWIDTH) != phase.unit.endswith("B/s"):
         raise ToolOutputError(source, f"line {phase.line}", f"expected {'a bandwidth' if ior else 'an operation rate'}"
                               f" for phase {phase.name}; found a value in {phase.unit}")
-    nodes, ppn, placed = _placement(phase, source)
-    tags = [("phase", phase.name)] + placed
+    nodes, ppn, launched = _placement(phase, source)
+    processes = launched or phase.processes
+    tags = [("phase", phase.name)]
     if ior:
         workload, more = _ior_workload(ior[1], ior[2], phase, nodes, ppn, source)
     else:
@@ -419,14 +202,15 @@ def _run(phase: _Phase, version: str, run_tags: list[tuple[str, str]], source: s
     return Run(label=name, workload=workload, metric=metric, samples=(phase.value,), unit=phase.unit,
                origin=Origin(path=source, line=phase.line, tool="io500", tool_version=version),
                tags=_merged(tags + phase.tags + run_tags),
-               durations=() if phase.duration is None else (phase.duration,))
+               durations=() if phase.duration is None else (phase.duration,),
+               placement=Placement(processes) if processes else None)
 
 
 def phase_run(name: str, value: float, unit: str, *, nodes: int | None, ppn: int | None, source: str, line: int,
               version: str, tags: tuple[tuple[str, str], ...] = ()) -> Run | None:
     """The run of a phase known only by its name and value (a row of the io500 list), its placement as stated;
     None for a phase that is not one storage operation."""
-    run = _run(_Phase(name, line, value, unit, None, tags=list(tags)), version, [], source)
+    run = _run(Phase(name, line, value, unit, None, tags=list(tags)), version, [], source)
     if run is None or run.workload is None:
         return run
     return replace(run, workload=replace(run.workload, nodes=nodes, ppn=ppn or 1))
@@ -440,7 +224,7 @@ def _merged(tags: list[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     return tuple(joined.items())
 
 
-def _ior_workload(kind: str, operation: str, phase: _Phase, nodes: int | None, ppn: int,
+def _ior_workload(kind: str, operation: str, phase: Phase, nodes: int | None, ppn: int,
                   source: str) -> tuple[Workload, list[tuple[str, str]]]:
     words = _arguments(phase.command, "ior")
     size = _transfer_size(words, phase.command_line, source)
@@ -464,7 +248,7 @@ def _ior_workload(kind: str, operation: str, phase: _Phase, nodes: int | None, p
     return workload, tags
 
 
-def _shared_directory(name: str, phase: _Phase) -> bool | None:
+def _shared_directory(name: str, phase: Phase) -> bool | None:
     """Whether every process of an mdtest phase works in one directory: without -u (a directory per task) it
     does; io500's rules run the hard phases so and the easy ones with -u. None for find."""
     if not name.startswith("mdtest-"):
@@ -473,7 +257,7 @@ def _shared_directory(name: str, phase: _Phase) -> bool | None:
     return name.startswith("mdtest-hard") if words is None else "-u" not in words
 
 
-def _mdtest_tags(phase: _Phase, workload: Workload, source: str) -> list[tuple[str, str]]:
+def _mdtest_tags(phase: Phase, workload: Workload, source: str) -> list[tuple[str, str]]:
     """Whose items an mdtest phase stats, reads or removes under its -N stride (each io500 phase is its own run)."""
     words = _arguments(phase.command, "mdtest")
     if words is None:
@@ -491,22 +275,22 @@ def _arguments(command: str, program: str) -> list[str] | None:
     return None
 
 
-def _placement(phase: _Phase, source: str) -> tuple[int | None, int, list[tuple[str, str]]]:
-    """Nodes, processes per node and, where only their total is stated, a ``processes`` tag, from the MPI
-    launcher that starts the phase's program; (None, 1, []) where no launcher says."""
+def _placement(phase: Phase, source: str) -> tuple[int | None, int, int | None]:
+    """Nodes, processes per node and, where only their total is stated, that total, from the MPI launcher that
+    starts the phase's program; (None, 1, None) where no launcher says."""
     words = split_words(phase.command)
     names = [word.rsplit("/", 1)[-1] for word in words]
     options = _LAUNCHERS.get(names[0]) if names else None
     start = next((i for i, name in enumerate(names) if name in _PROGRAMS), None)
     if options is None or start is None:
-        return None, 1, []
+        return None, 1, None
     stated: dict[str, int] = {}
     for index, word in enumerate(words[1:start], start=1):
         option, equals, value = word.partition("=")
         if option not in options:
             continue
         value = value if equals else words[index + 1] if index + 1 < start else ""
-        if not _COUNT.fullmatch(value) or int(value) < 1:
+        if not COUNT.fullmatch(value) or int(value) < 1:
             raise ToolOutputError(source, f"line {phase.command_line}", f"expected a whole number of at least 1 "
                                   f"after {names[0]}'s {option}; found {value[:40]!r}")
         stated[options[option]] = int(value)
@@ -517,12 +301,12 @@ def _placement(phase: _Phase, source: str) -> tuple[int | None, int, list[tuple[
             stated["per_node"] = per_set * per_host
     total, per_node, nodes = stated.get("total"), stated.get("per_node"), stated.get("nodes")
     if nodes and per_node:
-        return nodes, per_node, []
+        return nodes, per_node, None
     if total and per_node and total % per_node == 0:
-        return total // per_node, per_node, []
+        return total // per_node, per_node, None
     if total and nodes and total % nodes == 0:
-        return nodes, total // nodes, []
-    return None, 1, [("processes", str(total))] if total else []
+        return nodes, total // nodes, None
+    return None, 1, total
 
 
 def _transfer_size(words: list[str] | None, line: int, source: str) -> int | None:
@@ -541,9 +325,3 @@ def _transfer_size(words: list[str] | None, line: int, source: str) -> int | Non
                               f"'2m' or '47008'; found {value[:40]!r}")
     return size
 
-
-def _value(text: str, where: str, what: str, source: str) -> float:
-    value = finite_number(text)
-    if value is None:
-        raise ToolOutputError(source, where, f"expected a number for the {what} (a finite {what}); found {text[:40]!r}")
-    return value

@@ -1,7 +1,7 @@
 """Read iperf 2's text output (client or server side) into bandwidth runs: one per connection, or per group of parallel streams.
 
 iperf 2 has no JSON; its interval lines are those of iperf3 (both print with unit_snprintf),
-so the line reading and the rate units are shared with :mod:`probes.readers.iperf3`.
+so the line reading and the rate units are shared with iperf3's reader (:mod:`probes.readers.iperf_intervals`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
-from probes.readers.iperf3 import (RATE_UNITS, UDP_RECEIVED, Interval, against_total, hosts_label, interval,
-                                   interval_style, rate_in)
+from probes.readers.iperf_intervals import (RATE_UNITS, UDP_RECEIVED, Interval, against_total, hosts_label, interval,
+                                            interval_style, rate_in)
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning
@@ -22,7 +22,7 @@ __all__ = ["looks_like", "parse", "FORMAT"]
 # What iobound read says it reads.
 FORMAT = "iperf 2 text output"
 
-# Units: as in iperf3 (see probes.readers.iperf3), "Mbits/sec" is 10^6 bit/s and "KBytes" 2^10 B.
+# Units: as in iperf3 (see probes.readers.iperf_intervals), "Mbits/sec" is 10^6 bit/s and "KBytes" 2^10 B.
 # The corpus agrees: congestion-control_iperf2_server_tcp_mininet.txt line 7,
 # "0.0- 1.0 sec 177 KBytes 1.45 Mbits/sec": 177 x 1024 x 8 bit = 1.450 Mbit (177 x 1000 x 8
 # would be 1.416); bufferbloat_iperf2_client_tcp_mininet_1.5Mbps.txt line 7, "30.4 MBytes
@@ -90,7 +90,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       not shown.
     - Where the intervals' Transfer column does not add up to the final line's, beyond the
       rounding of what iperf printed, the run is tagged ``inconsistent`` with both figures
-      (see :func:`probes.readers.iperf3.against_total`).
+      (see :func:`probes.readers.iperf_intervals.against_total`).
     """
     if not looks_like(text):
         found = beginning(text)

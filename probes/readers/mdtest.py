@@ -32,14 +32,14 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
-from probes.core.inputs import iter_lines
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import from_reported
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation, Workload
+from probes.readers.mdtest_tables import HEADER, PHASES, STONEWALL, Block, Invocation, Table, read_invocations
 from probes.readers.textlines import beginning, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT", "stride", "stride_tags"]
@@ -49,39 +49,9 @@ FORMAT = "mdtest output"
 
 UNIT = "op/s"
 
-# Phase -> (operation, object, what the command line must ask for: -C, -T, -E, -r, -U).
-_PHASES = {
-    "Directory creation": (Operation.CREATE, "directory", "create"),
-    "Directory stat": (Operation.STAT, "directory", "stat"),
-    "Directory rename": (Operation.RENAME, "directory", "rename"),
-    "Directory removal": (Operation.REMOVE, "directory", "remove"),
-    "File creation": (Operation.CREATE, "file", "create"),
-    "File stat": (Operation.STAT, "file", "stat"),
-    "File read": (Operation.OPEN, "file", "read"),
-    "File removal": (Operation.REMOVE, "file", "remove"),
-    "Tree creation": (Operation.CREATE, "tree", "create"),
-    "Tree removal": (Operation.REMOVE, "tree", "remove"),
-}
-_STONEWALL = "File create (stonewall)"
-_LAST_ROW = "Tree removal"  # every release ends its tables with it: a table without it is cut
-_NAMES = "|".join(re.escape(name) for name in (*_PHASES, _STONEWALL))
-_ORDER = {name: i for i, name in enumerate(_PHASES)}  # the order every release prints its rows in
-
-_HEADER = re.compile(r"^mdtest-(\S+) was launched with (\d{1,9}) total task\(s\)(?: on (\d{1,9}) node\(s\))?",
-                     re.MULTILINE)
 _SNIFF = re.compile(r"^mdtest-\S+ was launched with \d+ total task"
                     r"|^SUMMARY(?: rate| time)?(?: \([^)\n]*\))?: \(of \d+ iterations?\)", re.MULTILINE)
-_COMMAND = re.compile(r"^Command line used:\s*(.*?)\s*$")
-_TASKS = re.compile(r"^(\d{1,9}) tasks, (\d{1,20}) (files/directories|files|directories|file)\s*$")
-_SUMMARY = re.compile(r"^SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?:(?: \(of (\d{1,9}) iterations?\))?\s*$")
-_COLUMNS = re.compile(r"^\s+Operation\b(.*)$")
-_RULE = re.compile(r"^\s+-{3,}[\s-]*$")
-_ROW = re.compile(rf"^\s+({_NAMES})\s*(:?)(.*)$")
-_VERBOSE = re.compile(rf"^V-1:.*?\b({_NAMES})\s*:\s*(\d{{1,15}}\.\d{{3}}) sec,\s*\d+\.\d+ ops/sec\s*$")
-_FAILURE = re.compile(r"\bFAILED\b|\bERROR\b|MPI_ABORT|exit codes?: [1-9]")
-_VALUE = re.compile(r"\d{1,15}\.\d{3}")  # mdtest prints every figure with %.3f
 _COUNT = re.compile(r"\d{1,9}")
-_EXPECTED_COLUMNS = ["Max", "Min", "Mean", "Std", "Dev"]
 # Short options of mdtest that take a value (1.9.3's getopt string and 3.x/4.x's option table);
 # the others are flags. -N is the stride between neighbour tasks, not a number of nodes.
 _VALUED = frozenset("AabdefGiIlnNpsVwWxz")
@@ -156,168 +126,18 @@ def parse(text: str, *, source: str) -> list[Run]:
       ``("read_by_other_node", "mdtest -N 24")``; stat and read runs of items the same tasks
       created in this test, on their own nodes, ``("reads_own_writes", why)``.
     """
-    if not _HEADER.search(text):
+    if not HEADER.search(text):
         found = beginning(text)
         raise ToolOutputError(source, "line 1", "expected mdtest's output (a line 'mdtest-<version> was "
                               f"launched with N total task(s) on M node(s)'); found {found}")
     runs = []
-    for invocation in _read(text, source):
+    for invocation in read_invocations(text, source):
         runs.extend(_invocation_runs(invocation, source))
     return distinct_labels(runs)
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading the lines
-
-
-@dataclass
-class _Table:
-    """One SUMMARY table: its kind ("rate", "time"; "" for 1.9.3's "SUMMARY:") and rows by phase."""
-
-    kind: str
-    line: int
-    iterations: int | None
-    columns: bool = False
-    rows: dict[str, tuple[list[str], bool, int]] = field(default_factory=dict)  # values, colon, line
-    closed: bool = False
-
-
-@dataclass
-class _Block:
-    """One mdtest test on a number of tasks ("96 tasks, 3072 files/directories") and its tables."""
-
-    tasks: int
-    items: str
-    line: int
-    tables: list[_Table] = field(default_factory=list)
-    verbose: dict[str, list[float]] = field(default_factory=dict)
-
-
-@dataclass
-class _Invocation:
-    """One mdtest run, from its launch line: version, tasks, nodes, command line, tests, failure line."""
-
-    version: str
-    line: int
-    tasks: int
-    nodes: int | None
-    command: str | None = None
-    command_line: int = 0
-    blocks: list[_Block] = field(default_factory=list)
-    failure: tuple[str, int] | None = None
-
-
-def _read(text: str, source: str) -> list[_Invocation]:
-    invocations: list[_Invocation] = []
-    for number, line in enumerate(iter_lines(text), start=1):
-        header = _HEADER.match(line)
-        if header:
-            _close(invocations, source)
-            nodes = int(header[3]) if header[3] else None
-            invocations.append(_Invocation(header[1], number, int(header[2]), nodes))
-        elif invocations:
-            _line(invocations[-1], line, number, source)
-    _close(invocations, source)
-    if not invocations:
-        raise ToolOutputError(source, "line 1", "expected mdtest's launch line; found none")
-    return invocations
-
-
-def _line(run: _Invocation, line: str, number: int, source: str) -> None:
-    """Take one line of an mdtest run: command, test, SUMMARY heading or row, verbose or failure line."""
-    table = run.blocks[-1].tables[-1] if run.blocks and run.blocks[-1].tables else None
-    if table is not None and not table.closed:
-        _table_line(table, line, number, source)
-        return
-    command = _COMMAND.match(line)
-    if command and run.command is None:
-        run.command, run.command_line = command[1], number
-        return
-    tasks = _TASKS.match(line)
-    if tasks:
-        run.blocks.append(_Block(int(tasks[1]), f"{tasks[2]} {tasks[3]}", number))
-        return
-    summary = _SUMMARY.match(line)
-    if summary:
-        _open_table(run, summary, number, source)
-        return
-    verbose = _VERBOSE.match(line)
-    if verbose and run.blocks:
-        run.blocks[-1].verbose.setdefault(verbose[1], []).append(float(verbose[2]))
-        return
-    if run.failure is None and _FAILURE.search(line):
-        run.failure = (line.strip()[:160], number)
-
-
-def _open_table(run: _Invocation, summary: re.Match, number: int, source: str) -> None:
-    kind, unit, iterations = summary[1] or "", summary[2], summary[3]
-    if not run.blocks:
-        raise ToolOutputError(source, f"line {number}", "expected the line 'N tasks, M files' before the "
-                              "SUMMARY table; found the table first")
-    allowed = {"": (None,), "rate": (None, "ops/sec"), "time": (None, "ms/op")}[kind]
-    if unit not in allowed:
-        raise ToolOutputError(source, f"line {number}", f"expected a SUMMARY {kind or 'rate'} table in "
-                              f"{' or '.join(u for u in allowed if u) or 'ops/sec'}; found '(in {unit})'")
-    block = run.blocks[-1]
-    if any(t.kind == kind for t in block.tables):
-        raise ToolOutputError(source, f"line {number}", f"expected one SUMMARY {kind or 'rate'} table per "
-                              f"test (line {block.line}); found a second one")
-    block.tables.append(_Table(kind, number, int(iterations) if iterations else None))
-
-
-def _table_line(table: _Table, line: str, number: int, source: str) -> None:
-    """A line inside an open SUMMARY table: the column header, its rule, or a phase row."""
-    where = f"line {number}"
-    columns = _COLUMNS.match(line)
-    if columns and not table.columns:
-        if columns[1].split() != _EXPECTED_COLUMNS:
-            raise ToolOutputError(source, where, "expected the columns 'Operation Max Min Mean Std Dev'; "
-                                  f"found {line.strip()[:80]!r}, a layout iobound does not read")
-        table.columns = True
-        return
-    if table.columns and _RULE.match(line):
-        return
-    row = _ROW.match(line)
-    if row is None or not table.columns:
-        what = "row" if table.columns else "column header ('Operation Max Min Mean Std Dev')"
-        found = repr(line.strip()[:60]) if line.strip() else "an empty line"
-        raise ToolOutputError(source, where, f"expected a {what} of the SUMMARY table of line {table.line} "
-                              f"(up to its '{_LAST_ROW}' row); found {found}: the table is cut or malformed")
-    name, colon, values = row[1], row[2] == ":", row[3].split()
-    _check_values(name, values, where, source)
-    earlier = [r for r in table.rows if r in _ORDER and _ORDER[r] >= _ORDER.get(name, -1)]
-    if name in _ORDER and earlier and name not in table.rows:
-        raise ToolOutputError(source, where, f"expected the rows of the SUMMARY table of line {table.line} in "
-                              f"mdtest's order; found {name!r} after {earlier[-1]!r}: the table is cut or malformed")
-    if name == _LAST_ROW and "Tree creation" not in table.rows:
-        raise ToolOutputError(source, where, f"expected a 'Tree creation' row before {_LAST_ROW!r} in the SUMMARY "
-                              f"table of line {table.line}, as every release prints; found none: the table is cut")
-    table.rows.setdefault(name, (values, colon, number))
-    table.closed = name == _LAST_ROW
-
-
-def _check_values(name: str, values: list[str], where: str, source: str) -> None:
-    stonewall = name == _STONEWALL
-    if len(values) != 4 or not all(_VALUE.fullmatch(v) or (stonewall and v == "NA") for v in values) \
-            or (stonewall and not _VALUE.fullmatch(values[2])):
-        shown = " ".join(values)[:80]
-        raise ToolOutputError(source, where, f"expected 4 figures (Max Min Mean Std Dev, 3 decimals) for "
-                              f"{name!r}; found {shown!r}: the row is cut or malformed")
-
-
-def _close(invocations: list[_Invocation], source: str) -> None:
-    """Refuse a SUMMARY table left open by the end of the text or by the next mdtest run."""
-    if not invocations or not invocations[-1].blocks or not invocations[-1].blocks[-1].tables:
-        return
-    table = invocations[-1].blocks[-1].tables[-1]
-    if not table.closed:
-        raise ToolOutputError(source, f"line {table.line}", f"expected the SUMMARY table to end with its "
-                              f"'{_LAST_ROW}' row; found {len(table.rows)} row(s) and then the end of the "
-                              "run: the output is truncated")
-
-
-# ---------------------------------------------------------------------------------------------
-# From tables to runs
+# From tables to runs (the tables: probes.readers.mdtest_tables)
 
 
 @dataclass(frozen=True)
@@ -364,7 +184,7 @@ def _options(command: str | None) -> _Options:
     return _Options(True, frozenset(flags), tuple(sorted(values.items())))
 
 
-def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
+def _invocation_runs(run: Invocation, source: str) -> list[Run]:
     if not any(block.tables for block in run.blocks):
         why = (f"the run failed (line {run.failure[1]}: {run.failure[0]!r})" if run.failure
                else "the output is truncated or the run failed")
@@ -377,7 +197,7 @@ def _invocation_runs(run: _Invocation, source: str) -> list[Run]:
     return runs
 
 
-def _block_runs(run: _Invocation, block: _Block, options: _Options, several: bool, source: str) -> list[Run]:
+def _block_runs(run: Invocation, block: Block, options: _Options, several: bool, source: str) -> list[Run]:
     rate = next((t for t in block.tables if t.kind in ("", "rate")), None)
     time = next((t for t in block.tables if t.kind == "time"), None)
     if rate is None:
@@ -389,9 +209,9 @@ def _block_runs(run: _Invocation, block: _Block, options: _Options, several: boo
     common = [("tasks", str(block.tasks)), ("items", block.items)] + iteration_tags + _option_tags(options)
     runs = []
     for name, (values, colon, line) in rate.rows.items():
-        if name == _STONEWALL:
+        if name == STONEWALL:
             continue
-        operation, kind, phase = _PHASES[name]
+        operation, kind, phase = PHASES[name]
         high, low, mean, std = (float(v) for v in values)
         requested = options.requested(phase)
         zero = high == low == mean == std == 0
@@ -420,7 +240,7 @@ def _block_runs(run: _Invocation, block: _Block, options: _Options, several: boo
     return runs
 
 
-def _iterations(table: _Table, options: _Options, source: str) -> tuple[int | None, list[tuple[str, str]]]:
+def _iterations(table: Table, options: _Options, source: str) -> tuple[int | None, list[tuple[str, str]]]:
     if table.iterations is not None:
         if table.iterations < 1:
             raise ToolOutputError(source, f"line {table.line}", "expected at least 1 iteration; found 0")
@@ -450,7 +270,7 @@ def _statistics(kind: str, colon: bool, object_: str, options: _Options, n: int,
     return std, f"max, min, mean and sample std {over}"
 
 
-def _durations(name: str, n: int, block: _Block, time: _Table | None) -> tuple[tuple[float, ...], list[tuple[str, str]]]:
+def _durations(name: str, n: int, block: Block, time: Table | None) -> tuple[tuple[float, ...], list[tuple[str, str]]]:
     """Seconds per iteration (verbose lines, or the time table of one iteration), else a tag of the time summary."""
     verbose = block.verbose.get(name, [])
     if len(verbose) == n and all(seconds > 0 for seconds in verbose):  # "0.000 sec" is below the resolution
@@ -465,11 +285,11 @@ def _durations(name: str, n: int, block: _Block, time: _Table | None) -> tuple[t
                                f"{low:.3f}, mean {mean:.3f}, std {std:.3f}")]
 
 
-def _stonewall(rate: _Table, time: _Table | None) -> list[tuple[str, str]]:
-    row = rate.rows.get(_STONEWALL)
+def _stonewall(rate: Table, time: Table | None) -> list[tuple[str, str]]:
+    row = rate.rows.get(STONEWALL)
     if row is None:
         return []
-    seconds = time.rows.get(_STONEWALL) if time else None
+    seconds = time.rows.get(STONEWALL) if time else None
     during = f" in {seconds[0][2]} s" if seconds else ""
     return [("stonewall", f"{row[0][2]} op/s{during}: the items created before the stonewall timer, "
                           "all iterations together")]
@@ -535,7 +355,7 @@ def _option_tags(options: _Options) -> list[tuple[str, str]]:
     return tags
 
 
-def _placement(run: _Invocation, block: _Block, source: str) -> tuple[int, int]:
+def _placement(run: Invocation, block: Block, source: str) -> tuple[int, int]:
     """Nodes and processes per node of one test, from the launch line ('on N node(s)')."""
     where = f"line {run.line}"
     if run.nodes is None or run.nodes < 1:
@@ -567,3 +387,4 @@ def _workload(operation: Operation, kind: str, nodes: int, ppn: int, tasks: int,
     return Workload(operation=operation, transfer_size=None, nodes=nodes, ppn=ppn,
                     access=Access.RANDOM if random else Access.SEQUENTIAL, shared_file=shared,
                     shared_directory=("u" not in options.flags) if options.known else None), tags
+

@@ -2,8 +2,8 @@
 
 MLPerf Storage runs DLIO, which emulates accelerators: each MPI rank reads a batch, then sleeps
 ``computation_time`` in place of the accelerator's work. A training run gives its bandwidth and its
-samples per second, with the accelerator utilisation (AU) per epoch in its tags; a checkpoint run
-gives one run per direction (write, read). The run's ``config.yaml``, ``overrides.yaml`` and
+samples per second, with the accelerator utilisation (AU) per epoch in its training record; a checkpoint
+run gives one run per direction (write, read). The run's ``config.yaml``, ``overrides.yaml`` and
 ``per_epoch_stats.json`` are read from the summary's folder (or its ``dlio_config/``, ``.hydra/`` or
 ``configs/``) when they are there, and a tag says which were found.
 """
@@ -18,9 +18,11 @@ from typing import Any
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import read_input
+from probes.core.records import Caching, Checkpoint, Placement, Training
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
+from probes.readers.dlio_config import Config, folder_of, positive, whole
 from probes.readers.jsonfields import check, describe, field, json_object, number
 
 __all__ = ["looks_like", "parse", "FORMAT", "DEFAULT_AU"]
@@ -46,9 +48,6 @@ _CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the who
 # The least AU a run must reach where its config states no metric.au: DLIO's default (ConfigArguments.au =
 # 0.90); DLIO of MLPerf Storage v0.5 compared the mean AU with a fixed 90 %.
 DEFAULT_AU = 0.90
-# Where a run keeps its DLIO configuration, relative to its summary: beside it (v1.0), in dlio_config/
-# (v3.0), .hydra/ or configs/ (v0.5).
-_CONFIG_FOLDERS = ("", "dlio_config", ".hydra", "configs")
 # The submission-level report of v0.5 and v1.0 (report.py), up to two folders above a run's summary
 # (v0.5: <workload>/run<N>/<host>/summary.json); v0.5 summaries state no hosts, but the report does.
 _REPORT = "mlperf_storage_report.json"
@@ -94,13 +93,15 @@ def parse(text: str, *, source: str) -> list[Run]:
         ``"<model> checkpoint write"`` and ``"... checkpoint read"`` in GiB/s. Durations are the
         epochs' (``per_epoch_stats.json``) or the checkpoints' mean duration.
 
-        Tags (values short, for tables): ``model``, ``accelerator`` (and ``accelerator_source``),
-        ``accelerators``, ``hosts``, ``record_length``, ``batch_size``, ``computation_time``,
-        ``read_threads``, ``files``, ``samples_per_file``, ``samples``, ``epochs``, ``au_per_epoch``,
-        ``au_mean``, ``au_minimum`` (and ``au_minimum_source``), ``au_expectation`` (DLIO's own word:
-        success or fail), ``potential_caching``, ``host_memory``, ``data_per_host``, ``units``,
-        ``found`` (the files read with the summary), and ``inconsistent`` where DLIO's figures disagree.
-        What a run does not state is tagged ``not stated``, never guessed.
+        A training run's figures are in its :class:`probes.core.records.Training` (the accelerators, what
+        each reads, the AU per epoch, its mean and the least required, DLIO's verdict, its cache
+        evidence), a checkpoint's in its :class:`probes.core.records.Checkpoint`; what a run does not
+        state is None there, never guessed. Where the hosts are not stated, the accelerators are the
+        run's placement. Tags (short, for tables) say the rest in words: ``model``, ``accelerator``
+        (``not stated`` where none is named) and where each was read (``accelerator_source``,
+        ``hosts_source``, ``record_length_source``, ``transfer_size_source``), ``spread`` where the
+        accelerators do not divide over the hosts, ``host_memory_reported``, ``units``, ``found`` (the
+        files read with the summary), and ``inconsistent`` where DLIO's figures disagree.
 
     Raises
     ------
@@ -117,7 +118,7 @@ def parse(text: str, *, source: str) -> list[Run]:
       summary's figures (v0.5, which ran one DLIO job per host in some submissions: a summary the
       report's figures do not match states no hosts). Processes per node are the accelerators per host.
     - Per-host arrays (``host_memory_GB``, ``potential_caching``) list 0 for hosts DLIO did not collect
-      from; the tags count the hosts that reported.
+      from; the records hold what the hosts that reported state.
     """
     summary = json_object(text, source, "DLIO's summary.json")
     metric = field(summary, "metric", dict, "", source)
@@ -136,20 +137,6 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(runs)
 
 
-def _whole(value: Any, where: str, source: str, *, least: int = 1) -> int:
-    check(value, int, where, source)
-    if value < least:
-        raise ToolOutputError(source, where, f"expected a whole number of at least {least}; found {describe(value)}")
-    return value
-
-
-def _positive(value: Any, where: str, source: str, what: str) -> float:
-    result = number(value, where, source, expected=f"{what} above 0")
-    if result == 0:
-        raise ToolOutputError(source, where, f"expected {what} above 0; found {describe(value)}")
-    return result
-
-
 def _numbers(metric: dict, key: str, source: str) -> tuple[float, ...]:
     values = field(metric, key, list, "metric", source)
     if not values:
@@ -162,142 +149,8 @@ def _mean_agrees(values: tuple[float, ...], stated: float) -> bool:
 
 
 def _figure(value: float) -> str:
-    """A figure as the tags show it: up to 10 significant digits, no float noise (146600628, 114660.07)."""
+    """A figure as messages show it: up to 10 significant digits, no float noise (146600628, 114660.07)."""
     return f"{value:.10g}"
-
-
-class _Config:
-    """The DLIO configuration of a run, from the files beside its summary; every value is None where absent."""
-
-    def __init__(self, folder: Path | None):
-        self.found: list[str] = []
-        self.body: dict = {}
-        self.path = ""
-        self.prefix = ""
-        self.workload: str | None = None
-        self.durations: tuple[float, ...] = ()
-        self.durations_path = ""
-        if folder is None:
-            return
-        config = self._first(folder, "config.yaml")
-        if config is not None:
-            document = _yaml(config)
-            if not isinstance(document, dict):
-                raise ToolOutputError(str(config), "line 1", f"expected DLIO's configuration, a mapping; found "
-                                      f"{describe(document)}")
-            self.prefix = "workload." if isinstance(document.get("workload"), dict) else ""
-            self.body = document["workload"] if self.prefix else document
-            self.path = str(config)
-            self.found.append(_shown(config, folder))
-        overrides = self._first(folder, "overrides.yaml")
-        if overrides is not None:
-            self.workload = _workload(overrides)
-            self.found.append(_shown(overrides, folder))
-        for name in ("per_epoch_stats.json", "0_per_epoch_stats.json"):
-            if (folder / name).is_file():
-                self.durations = _epoch_durations(folder / name)
-                self.durations_path = name
-                self.found.append(name)
-                break
-
-    @staticmethod
-    def _first(folder: Path, name: str) -> Path | None:
-        return next((folder / sub / name for sub in _CONFIG_FOLDERS if (folder / sub / name).is_file()), None)
-
-    def get(self, *paths: str) -> tuple[Any, str]:
-        """The first of ``paths`` (``"reader.batch_size"``) the config states, and its full name; (None, "") if none."""
-        for path in paths:
-            node: Any = self.body
-            for key in path.split("."):
-                if not isinstance(node, dict) or key not in node:
-                    break
-                node = node[key]
-            else:
-                return node, self.prefix + path
-        return None, ""
-
-    def whole(self, *paths: str, least: int = 1) -> int | None:
-        value, where = self.get(*paths)
-        return None if value is None else _whole(value, where, self.path, least=least)
-
-    def positive(self, what: str, *paths: str) -> float | None:
-        value, where = self.get(*paths)
-        if isinstance(value, dict) and "mean" in value:  # newer DLIO: computation_time: {mean: ..., stdev: ...}
-            value, where = value["mean"], where + ".mean"
-        return None if value is None else _positive(value, where, self.path, what)
-
-    def model(self) -> str | None:
-        value, where = self.get("model.name", "model")
-        return None if value is None else check(value, str, where, self.path)
-
-
-def _folder(source: str) -> Path | None:
-    """The folder of the summary ``source`` names, if it names a file; a name that is no path finds none."""
-    path = Path(source)
-    try:
-        return path.parent if path.is_file() else None
-    except OSError:  # a name too long to be a path
-        return None
-
-
-def _shown(path: Path, folder: Path) -> str:
-    return str(path.relative_to(folder))
-
-
-def _yaml(path: Path) -> Any:
-    """A YAML file beside the summary, parsed safely; an error names the file and the line."""
-    import yaml  # only reading a DLIO run needs it
-
-    text = read_input(path, error=ToolOutputError, what="the DLIO configuration beside the summary")
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or "not YAML"
-        raise ToolOutputError(str(path), f"line {mark.line + 1}" if mark else "", f"expected YAML; found {problem}") from None
-    except (ValueError, RecursionError) as exc:
-        raise ToolOutputError(str(path), "", f"expected YAML; found what Python cannot hold ({type(exc).__name__})") from None
-
-
-def _workload(path: Path) -> str | None:
-    """The workload hydra was told (``- workload=unet3d_h100``); None where overrides.yaml names none."""
-    document = _yaml(path)
-    if document is None:
-        return None
-    items = check(document, list, "overrides", str(path))
-    for index, item in enumerate(items):
-        text = check(item, str, f"overrides[{index}]", str(path))
-        key, equals, value = text.partition("=")
-        if equals and key.strip().lstrip("+") == "workload":
-            if not value.strip():
-                raise ToolOutputError(str(path), f"overrides[{index}]", "expected workload=<model>_<accelerator>; "
-                                      "found no name")
-            return value.strip()
-    return None
-
-
-def _epoch_durations(path: Path) -> tuple[float, ...]:
-    """Each epoch's wall time in seconds, from rank 0's ``per_epoch_stats.json`` (epochs "1", "2" ...)."""
-    source = str(path)
-    try:
-        document = json.loads(read_input(path, error=ToolOutputError, what="the per-epoch statistics beside the summary"))
-    except (ValueError, RecursionError) as exc:
-        raise ToolOutputError(source, "", f"expected DLIO's per-epoch statistics (JSON); found invalid JSON "
-                              f"({type(exc).__name__})") from None
-    check(document, dict, "per_epoch_stats", source)
-    epochs = sorted((key for key in document if key.isdigit()), key=int)
-    durations = []
-    for epoch in epochs:
-        entry = check(document[epoch], dict, epoch, source)
-        value = field(entry, "duration", (str, int, float), epoch, source)
-        try:
-            seconds = float(value)
-        except ValueError:
-            seconds = math.nan
-        if not 0 <= seconds < math.inf:
-            raise ToolOutputError(source, f"{epoch}.duration", f"expected a duration in seconds; found {describe(value)}")
-        durations.append(seconds)
-    return tuple(durations)
 
 
 class _Context:
@@ -305,16 +158,16 @@ class _Context:
 
     def __init__(self, summary: dict, source: str):
         self.summary, self.source = summary, source
-        self.folder = _folder(source)
-        self.config = _Config(self.folder)
-        self.accelerators = _whole(field(summary, "num_accelerators", int, "", source), "num_accelerators", source)
+        self.folder = folder_of(source)
+        self.config = Config(self.folder)
+        self.accelerators = whole(field(summary, "num_accelerators", int, "", source), "num_accelerators", source)
         self.model, self.accelerator, accelerator_source = self._names()
         self.hosts, hosts_source = self._hosts()
         self.tags: list[tuple[str, str]] = [
             ("model", self.model), ("accelerator", self.accelerator or "not stated"),
-            ("accelerator_source", accelerator_source), ("accelerators", str(self.accelerators)),
-            ("hosts", str(self.hosts) if self.hosts else "not stated"), ("hosts_source", hosts_source)]
+            ("accelerator_source", accelerator_source), ("hosts_source", hosts_source)]
         self.inconsistent: list[str] = []
+        self.caching, self.reported = self._caching()
 
     def _names(self) -> tuple[str, str | None, str]:
         """The model, the accelerator its timings stand for, and where the accelerator was read."""
@@ -333,7 +186,7 @@ class _Context:
 
     def _hosts(self) -> tuple[int | None, str]:
         if "num_hosts" in self.summary:
-            return _whole(self.summary["num_hosts"], "num_hosts", self.source), "summary num_hosts"
+            return whole(self.summary["num_hosts"], "num_hosts", self.source), "summary num_hosts"
         if self.folder is None:
             return None, "the summary states none (v0.5)"
         mean = self.summary.get("metric", {}).get("train_throughput_mean_samples_per_second")
@@ -343,16 +196,18 @@ class _Context:
         return None, "the summary states none (v0.5) and no report is beside it"
 
     def workload(self, operation: Operation, transfer_size, data_set) -> tuple[Workload, list[tuple[str, str]]]:
-        """The workload (one process per accelerator), and a ``processes`` tag where hosts do not say how they spread."""
+        """The workload (one process per accelerator), and a ``spread`` tag where they do not divide over the hosts."""
         hosts, count = self.hosts, self.accelerators
         tags = []
-        if hosts is None:
-            tags.append(("processes", f"{count}: how they spread over hosts is not stated"))
-        elif count % hosts:
-            tags.append(("processes", f"{count} over {hosts} hosts, unevenly: ppn is the most on one host"))
+        if hosts and count % hosts:
+            tags.append(("spread", f"{count} processes over {hosts} hosts, unevenly: ppn is the most on one host"))
         workload = Workload(operation=operation, transfer_size=transfer_size, nodes=hosts,
                             ppn=-(-count // hosts) if hosts else 1, direct=self._direct(), data_set=data_set)
         return workload, tags
+
+    def placement(self) -> Placement | None:
+        """The accelerators' processes, where the hosts they spread over are not stated."""
+        return Placement(self.accelerators) if self.hosts is None else None
 
     def _direct(self) -> bool | None:
         """O_DIRECT reads where the config asks for them (reader.odirect); DLIO's default reads through the page cache."""
@@ -368,37 +223,36 @@ class _Context:
 
     def common_tags(self) -> list[tuple[str, str]]:
         found = ", ".join(self.config.found) if self.config.found else "nothing beside the summary"
-        tags = self.tags + [("found", found)] + self._host_tags()
+        tags = self.tags + [("found", found)] + self.reported
         if self.inconsistent:
             tags.append(("inconsistent", "; ".join(self.inconsistent)))
         return tags
 
-    def _host_tags(self) -> list[tuple[str, str]]:
-        """DLIO's evidence of caching: hosts' memory against each host's share of the data set."""
+    def _caching(self) -> tuple[Caching, list[tuple[str, str]]]:
+        """DLIO's evidence of caching (hosts' memory against each host's share of the data set), and a tag where
+        some hosts reported no memory."""
         tags = []
         caching = self.summary.get("potential_caching")
         if isinstance(caching, list) and caching:
-            flags = [_whole(v, f"potential_caching[{i}]", self.source, least=0) for i, v in enumerate(caching)]
-            tags.append(("potential_caching", f"{sum(1 for f in flags if f)} of {len(flags)} hosts"))
-        elif isinstance(caching, bool):  # DLIO before per-host lists: one flag
-            tags.append(("potential_caching", "yes" if caching else "no"))
-        elif caching is not None:
+            flags = tuple(bool(whole(v, f"potential_caching[{i}]", self.source, least=0)) for i, v in enumerate(caching))
+        elif isinstance(caching, bool) or caching is None:  # a bool: DLIO before per-host lists, one flag
+            flags = caching
+        else:
             raise ToolOutputError(self.source, "potential_caching", f"expected a list of 0 and 1 per host; found "
                                   f"{describe(caching)}")
-        memory = self.summary.get("host_memory_GB")
+        memory, most = self.summary.get("host_memory_GB"), None
         if memory is not None:
             values = [number(v, f"host_memory_GB[{i}]", self.source)
                       for i, v in enumerate(check(memory, list, "host_memory_GB", self.source))]
             reported = [v for v in values if v > 0]
-            if reported:
-                tags.append(("host_memory", f"{max(reported):.4g} GiB"))
+            most = Q_(max(reported), "GiB") if reported else None
             if len(reported) < len(values):
                 tags.append(("host_memory_reported", f"{len(reported)} of {len(values)} hosts (DLIO lists 0 for hosts "
                                                      "it did not collect from)"))
+        share = None
         if "data_size_per_host_GB" in self.summary:
-            share = number(self.summary["data_size_per_host_GB"], "data_size_per_host_GB", self.source)
-            tags.append(("data_per_host", f"{share:.4g} GiB"))
-        return tags
+            share = Q_(number(self.summary["data_size_per_host_GB"], "data_size_per_host_GB", self.source), "GiB")
+        return Caching(flags, most, share), tags
 
     # -- training ---------------------------------------------------------------------------------
 
@@ -421,8 +275,8 @@ class _Context:
                 self.inconsistent.append(f"metric.{key} {stated:.6g} is not the mean of the epochs' "
                                          f"{sum(values) / len(values):.6g}")
         record, record_source = self._record_length(io_mean, rate_mean)
-        files = _whole(field(self.summary, "num_files_train", int, "", source), "num_files_train", source)
-        per_file = _whole(field(self.summary, "num_samples_per_file", int, "", source), "num_samples_per_file", source)
+        files = whole(field(self.summary, "num_files_train", int, "", source), "num_files_train", source)
+        per_file = whole(field(self.summary, "num_samples_per_file", int, "", source), "num_samples_per_file", source)
         batch = config.whole("reader.batch_size")
         threads = config.whole("reader.read_threads", least=0)
         compute = config.positive("a computation time in seconds", "train.computation_time")
@@ -442,27 +296,25 @@ class _Context:
         if config.durations and not durations:
             self.inconsistent.append(f"{config.durations_path} has {len(config.durations)} epochs, the summary "
                                      f"{epochs}: its durations are not used")
-        tags = shape + [("record_length", f"{_figure(record)} B"), ("record_length_source", record_source),
-                ("transfer_size_source", "reader.transfer_size" if stated_transfer else
-                 "the record length: DLIO reads a sample at a time; its requests are not in the summary"),
-                ("batch_size", str(batch) if batch else "not stated"),
-                ("computation_time", f"{_figure(compute)} s" if compute else "not stated"),
-                ("read_threads", str(threads) if threads is not None else "not stated"),
-                ("files", str(files)), ("samples_per_file", str(per_file)), ("samples", str(files * per_file)),
-                ("epochs", str(epochs)),
-                ("au_per_epoch", ", ".join(f"{value:.4f}" for value in au) + " %"),
-                ("au_mean", f"{au_mean:.4f} %"), ("au_minimum", f"{_figure(minimum * 100)} %"),
-                ("au_minimum_source", minimum_source), ("au_expectation", expectation or "not stated"),
-                ("units", _UNITS_NOTE)]
+        tags = shape + [("record_length_source", record_source),
+                        ("transfer_size_source", "reader.transfer_size" if stated_transfer else
+                         "the record length: DLIO reads a sample at a time; its requests are not in the summary"),
+                        ("units", _UNITS_NOTE)]
         tags = self.common_tags() + tags
+        training = Training(accelerators=self.accelerators, record_length=Q_(record, "B"), batch_size=batch,
+                            computation_time=None if compute is None else Q_(compute, "s"), read_threads=threads, files=files,
+                            samples_per_file=per_file, au_per_epoch=au, au_mean=au_mean,
+                            au_minimum=round(minimum * 100, 10),  # a percent without float noise: 90, not 90.00000000000001
+                            au_minimum_source=minimum_source, au_expectation=expectation, caching=self.caching)
         label = f"{self.model}{' ' + self.accelerator if self.accelerator else ''} train"
         bandwidth = tuple(rate * record / 2**20 for rate in rates)
         read = Run(label=f"{label} read", workload=workload, metric=Metric.BANDWIDTH, samples=bandwidth,
-                   unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations)
+                   unit=TRAIN_UNIT, origin=self.origin(), tags=tuple(tags), durations=durations,
+                   placement=self.placement(), training=training)
         samples = Run(label=f"{label} samples", workload=workload, metric=Metric.EVENT_RATE, samples=rates,
                       unit=SAMPLE_UNIT, origin=self.origin(),
                       tags=tuple(tags + [("operation", "one sample of record_length bytes: DLIO's samples/s")]),
-                      durations=durations)
+                      durations=durations, placement=self.placement(), training=training)
         return [read, samples]
 
     def _record_length(self, io_mean: float, rate_mean: float) -> tuple[float, str]:
@@ -495,9 +347,9 @@ class _Context:
         source = self.source
         key = f"{prefix}_checkpoint_io_mean_GB_per_second"
         rate = number(metric[key], f"metric.{key}", source)
-        seconds = _positive(field(metric, f"{prefix}_checkpoint_duration_mean_seconds", (int, float), "metric", source),
+        seconds = positive(field(metric, f"{prefix}_checkpoint_duration_mean_seconds", (int, float), "metric", source),
                             f"metric.{prefix}_checkpoint_duration_mean_seconds", source, "a duration in seconds")
-        size = _positive(field(metric, "checkpoint_size_GB", (int, float), "metric", source),
+        size = positive(field(metric, "checkpoint_size_GB", (int, float), "metric", source),
                          "metric.checkpoint_size_GB", source, "a size")
         spread = metric.get(f"{prefix}_checkpoint_io_stdev_GB_per_second")
         spread = None if spread is None else number(spread, f"metric.{prefix}_checkpoint_io_stdev_GB_per_second", source)
@@ -512,15 +364,15 @@ class _Context:
         about = f" (standard deviation {spread:.4g} GiB/s)" if spread is not None else ""
         workload, shape = self.workload(operation, None, Q_(size, "GiB"))
         tags = [t for t in self.common_tags() if t[0] != "inconsistent"]
-        tags += shape + [("checkpoint_size", f"{size:.4f} GiB"), ("duration_mean", f"{seconds:.4f} s"),
-                 ("checkpoints", str(count) if count else "not stated"),
-                 ("fsync", str(fsync).lower() if isinstance(fsync, bool) else "not stated"),
-                 ("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
-                 ("units", _CHECKPOINT_NOTE)]
+        tags += shape + [("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
+                         ("units", _CHECKPOINT_NOTE)]
         if inconsistent:
             tags.append(("inconsistent", "; ".join(inconsistent)))
+        checkpoint = Checkpoint(accelerators=self.accelerators, size=Q_(size, "GiB"), checkpoints=count or None,
+                                fsync=fsync if isinstance(fsync, bool) else None, caching=self.caching)
         return Run(label=f"{self.model} checkpoint {direction}", workload=workload, metric=Metric.BANDWIDTH,
-                   samples=(rate,), unit=CHECKPOINT_UNIT, origin=self.origin(), tags=tuple(tags), durations=(seconds,))
+                   samples=(rate,), unit=CHECKPOINT_UNIT, origin=self.origin(), tags=tuple(tags), durations=(seconds,),
+                   placement=self.placement(), checkpoint=checkpoint)
 
 
 def _report_hosts(path: Path, mean: Any) -> tuple[int | None, str]:
@@ -535,7 +387,7 @@ def _report_hosts(path: Path, mean: Any) -> tuple[int | None, str]:
     hosts = overall.get("num_client_hosts") if isinstance(overall, dict) else None
     if hosts is None or not isinstance(runs, dict):
         return None, f"the summary states none (v0.5), nor does {path.name}"
-    hosts = _whole(hosts, "overall.num_client_hosts", source)
+    hosts = whole(hosts, "overall.num_client_hosts", source)
     rates = [r.get("train_throughput_samples_per_second") for r in runs.values() if isinstance(r, dict)]
     if isinstance(mean, (int, float)) and any(isinstance(r, (int, float)) and math.isclose(r, mean, rel_tol=_SAME)
                                               for r in rates):

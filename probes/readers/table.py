@@ -5,8 +5,8 @@ Columns (header required; ``#`` lines are comments): ``op``, ``transfer_size``,
 a metadata operation such as ``create``, counted in op/s); ``run``, ``nodes``,
 ``ppn``, ``queue_depth``, ``access``, ``direct``, ``shared_file`` and
 ``shared_directory`` (true or false), ``data_set`` (all processes' bytes, e.g.
-``2 TiB``) and ``duration`` (of the repetition, e.g. ``95 s``) are optional; any other column is kept as a tag (e.g.
-``system``). Rows with the same ``run`` are repetitions of one run; without a
+``2 TiB``), ``duration`` (of the repetition, e.g. ``95 s``) and ``processes`` (all of them, where the result
+states no node count: the run's placement) are optional; any other column is kept as a tag (e.g. ``system``). Rows with the same ``run`` are repetitions of one run; without a
 ``run`` column every row is a run of its own.
 """
 
@@ -16,6 +16,7 @@ import csv
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
+from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
 from probes.core.workload import Access, Operation, Workload
@@ -25,7 +26,7 @@ __all__ = ["looks_like", "parse", "FORMAT"]
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
 WORKLOAD_COLUMNS = ("run", "nodes", "ppn", "queue_depth", "access", "direct", "shared_file", "shared_directory",
-                    "read_share", "data_set", "duration")
+                    "read_share", "data_set", "duration", "processes")
 _TRUE, _FALSE = ("1", "true", "yes", "y"), ("0", "false", "no", "n")
 
 
@@ -69,7 +70,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
                               f"{', '.join(c for c in header if c) or 'no named column'}")
     if len(set(header)) != len(header):
         raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
-    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None]]] = {}
+    runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None], Placement | None]] = {}
     while True:
         try:
             line, cells = next(rows)
@@ -80,24 +81,24 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
         row = dict(zip(header, (c.strip() for c in cells)))
-        workload, value, unit, metric, duration = _row(row, source, line, aliases)
+        workload, value, unit, metric, duration, placement = _row(row, source, line, aliases)
         tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS and v)  # an empty cell says nothing
         key = row.get("run") or f"line {line}"
         if key in runs:
-            first, known, samples, known_unit, _, _, durations = runs[key]
+            first, known, samples, known_unit, _, _, durations, _ = runs[key]
             if known != workload or known_unit != unit:
                 raise ToolOutputError(source, f"line {line}", f"run {key!r} was given another workload or unit on line {first}")
             samples.append(value)
             durations.append(duration)
         else:
-            runs[key] = (line, workload, [value], unit, metric, tags, [duration])
+            runs[key] = (line, workload, [value], unit, metric, tags, [duration], placement)
     if not runs:
         raise ToolOutputError(source, "", "has a header but no rows")
     return distinct_labels([
         Run(label=_label(key, tags, workload), workload=workload, metric=metric, samples=tuple(samples), unit=unit,
             origin=Origin(source, line, "table"), tags=tags,
-            durations=tuple(durations) if None not in durations else ())
-        for key, (line, workload, samples, unit, metric, tags, durations) in runs.items()
+            durations=tuple(durations) if None not in durations else (), placement=placement)
+        for key, (line, workload, samples, unit, metric, tags, durations, placement) in runs.items()
     ])
 
 
@@ -126,7 +127,8 @@ def _columns(header: list[str]) -> list[str]:
     return [c.strip().lower() for c in header]
 
 
-def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload, float, str, Metric, float | None]:
+def _row(row: dict[str, str], source: str, line: int,
+         aliases) -> tuple[Workload, float, str, Metric, float | None, Placement | None]:
     column = "unit"
     try:
         unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
@@ -163,12 +165,14 @@ def _row(row: dict[str, str], source: str, line: int, aliases) -> tuple[Workload
         column = "duration"
         duration = parse_quantity(row["duration"], Metric.LATENCY, what="the duration").m_as("s") \
             if row.get("duration") else None
+        column = "processes"
+        placement = Placement(_count(row["processes"])) if row.get("processes") else None
         column = "transfer_size" if share is None and operation is not Operation.MIXED else "read_share"
         workload = Workload(operation, size, access=access, direct=direct, data_set=data_set, shared_file=shared,
                             shared_directory=shared_directory, read_share=share, **counts)
     except (ValueError, UnitError) as exc:
         raise ToolOutputError(source, f"line {line}, column {column!r}", _reason(exc, column, row.get(column, ""))) from exc
-    return workload, value, f"{unit:~P}", metric, duration
+    return workload, value, f"{unit:~P}", metric, duration, placement
 
 
 def _reason(exc: Exception, column: str, cell: str) -> str:

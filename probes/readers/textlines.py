@@ -6,7 +6,12 @@ import math
 import re
 import shlex
 
-__all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number"]
+from probes.core.errors import ToolOutputError
+
+__all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number", "checked_number", "COUNT"]
+
+# A count as tools print them: a whole number of at most 9 digits (tasks, nodes, repetitions, offsets).
+COUNT = re.compile(r"[0-9]{1,9}")
 
 _NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 _SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
@@ -59,3 +64,11 @@ def finite_number(text: str) -> float | None:
         return None
     value = float(text)
     return value if math.isfinite(value) else None
+
+
+def checked_number(text: str, where: str, source: str, expected: str) -> float:
+    """:func:`finite_number` of ``text``, else ToolOutputError at ``where`` saying what was ``expected`` and found."""
+    value = finite_number(text)
+    if value is None:
+        raise ToolOutputError(source, where, f"expected {expected}; found {text[:40]!r}")
+    return value
