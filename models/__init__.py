@@ -2,7 +2,8 @@
 
 :class:`Model` predicts ceilings (:mod:`models.predict`); :mod:`models.scaling`,
 :mod:`models.queueing` and :mod:`models.calibration` explain the knee, the requests in flight
-and fitted parameters; :mod:`models.accelerators` how many accelerators a system feeds. The names
+and fitted parameters; :mod:`models.accelerators` how many accelerators a system feeds;
+:mod:`models.sizing` sizes a system to targets from a catalogue of parts. The names
 below load on first use.
 """
 
@@ -25,6 +26,10 @@ _NAMES = {
     "demand": "models.accelerators",
     "feed": "models.accelerators",
     "checkpoint": "models.accelerators",
+    "size": "models.sizing",
+    "Question": "models.sizing",
+    "Target": "models.sizing",
+    "Sizing": "models.sizing",
 }
 __all__ = sorted(_NAMES)
 __getattr__, __dir__ = lazy_exports(__name__, _NAMES)

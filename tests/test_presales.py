@@ -265,9 +265,14 @@ def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_p
 ])
 def test_bad_presales_input_is_one_line(capsys, extra, message):
     argv = [*NAS, *extra]  # a later --client-nic replaces the first
-    assert main(argv) == 2
+    try:
+        status = main(argv)
+    except SystemExit as stop:  # refused by the option's type, as argparse does: the usage, then one line
+        status = stop.code
+    assert status == 2
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    error = err.rstrip("\n").splitlines()[-1]
+    assert message in error and error.startswith("iobound") and "Traceback" not in err
 
 
 def test_a_failover_span_shows_both_ends_in_one_unit(capsys):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Operation
 
-__all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias"]
+__all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
+           "share_arg", "growth_arg", "ratio_arg", "spares_arg", "rate_arg", "ports_arg"]
 
 
 def size_arg(text: str):
@@ -119,3 +121,66 @@ def seconds_arg(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a positive number of seconds, such as 90. Got {text!r} instead.")
     return value
+
+
+def share_arg(text: str) -> float:
+    """A share such as 20% (or 0.2), from 0 up to below 100 %: a margin, an overhead, a fill."""
+    try:
+        value = float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be a share such as 20% (or 0.2), from 0 to below 100%. Got {text!r} instead.")
+    return value
+
+
+def growth_arg(text: str) -> float:
+    """Growth per year: 30%/year (or 30%), above 0 and at most 1000 %."""
+    share = text.strip().removesuffix("/year").removesuffix("/yr")
+    try:
+        value = float(share[:-1]) / 100 if share.endswith("%") else float("nan")
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 10:
+        raise argparse.ArgumentTypeError(f"must be a yearly growth such as 30%/year. Got {text!r} instead.")
+    return value
+
+
+def ratio_arg(text: str) -> float:
+    """An oversubscription N:1 (or N), from 1 (non-blocking) to 64."""
+    head, sep, tail = text.partition(":")
+    try:
+        value = float(head) / (float(tail) if sep else 1.0)
+    except (ValueError, ZeroDivisionError):
+        value = float("nan")
+    if not 1 <= value <= 64:
+        raise argparse.ArgumentTypeError(f"must be a ratio such as 3:1, from 1:1 (non-blocking) to 64:1. Got {text!r} instead.")
+    return value
+
+
+def spares_arg(text: str) -> int:
+    """Hot spare drives per enclosure: a whole number from 0 to 16."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"must be a whole number of spares from 0 to 16. Got {text!r} instead.")
+    return value
+
+
+def rate_arg(text: str):
+    """A bandwidth above zero, such as 1GB/s."""
+    try:
+        return parse_quantity(text, Metric.BANDWIDTH, what="the rate", positive=True)
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def ports_arg(text: str):
+    """[Nx]RATE: a node's NIC ports (1 to 64) and the rate of one, such as 2x200Gbit/s; as (ports, rate)."""
+    match = re.fullmatch(r"\s*(\d+)\s*[x×]\s*(.+)", text)
+    ports, rate = (int(match.group(1)), match.group(2)) if match else (1, text)
+    if not 1 <= ports <= 64:
+        raise argparse.ArgumentTypeError(f"the ports per client must be from 1 to 64. Got {ports} instead.")
+    return ports, rate_arg(rate.strip())
