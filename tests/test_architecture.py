@@ -105,6 +105,14 @@ def test_topologies_keeps_its_builders_and_its_catalogues_in_rooms():
             if p.parent.name != "catalogues" and "examples" not in p.parts] == []
 
 
+def test_sizing_has_a_room_and_its_command_only_asks_and_shows():
+    """models/sizing/ holds the question, the designs, the programme, the fabric and the bill; the command parses
+    its options with the shared argparse types of assess/cli/inputs.py and shows the answer."""
+    assert not (ROOT / "models" / "sizing.py").exists()
+    assert {"question", "designs", "programme", "fabric", "bill"} <= {p.stem for p in (ROOT / "models" / "sizing").glob("*.py")}
+    assert len((ROOT / "assess" / "cli" / "size.py").read_text(encoding="utf-8").splitlines()) < 350
+
+
 # The modules that are over about 500 lines, and why each stays whole.
 _LONG = {
     "models/flow.py": "one max-flow network and its request-time walk: the two read the same arcs",

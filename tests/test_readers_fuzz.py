@@ -1,5 +1,6 @@
-"""Every reader of probes.readers on garbage: runs that make sense, or one ToolOutputError naming the file; never
-another exception, whatever the text (or, for a binary format, the bytes).
+"""Every reader of probes.readers on garbage: runs that make sense, or one error naming the file (a
+ToolOutputError; an InputError for a description), never another exception, whatever the text (or, for a binary
+format, the bytes).
 
 The garbage is random text, and random text around the lines each tool prints, so that it gets past each
 reader's sniff into its parser. tests/garbage.py says what each reader's runs and refusals must hold.
@@ -17,20 +18,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import probes.readers
-from probes.core.errors import ToolOutputError
+from probes.core.errors import InputError
 from tests.garbage import REFUSALS, RUNS, SOURCE, read_or_refuse
 
 TEXT_READERS, BINARY_READERS = probes.readers.READERS, probes.readers.BINARY_READERS
 
 
 def _descriptions() -> dict[str, Callable[..., object]]:
-    """The readers of what is not a run (an io500 system's description, the list's submissions), by module.name:
-    each read_* of a module in probes.readers that the registry does not hold."""
-    held = {module.__name__ for module in (*TEXT_READERS.values(), *BINARY_READERS.values())}
+    """The readers of what is not a run (a system's description, the io500 list's submissions), by module.name:
+    each read_* of a ``*_system`` module in probes.readers (a reader's own parts take lines, not a file's text)."""
     found = {}
     for info in pkgutil.iter_modules(probes.readers.__path__):
-        module = importlib.import_module(f"{probes.readers.__name__}.{info.name}")
-        if module.__name__ not in held:
+        if info.name.endswith("_system"):
+            module = importlib.import_module(f"{probes.readers.__name__}.{info.name}")
             found |= {f"{info.name}.{name}": read for name, read in inspect.getmembers(module, inspect.isfunction)
                       if name.startswith("read_") and read.__module__ == module.__name__}
     return found
@@ -78,6 +78,8 @@ PIECES = {
     "io500_system.read_description": ['{"DATA": {"type": "Site", ', 'io500_info_ds_nodes="1"'],
     "io500_system.read_form": ['{"DATA": {"type": "Site", ', '"children": [', "}", "]"],
     "io500_system.read_list": ["information_system,information_client_nodes,ior_easy_write\n", "a,1,2\n", '"'],
+    "mlperf_system.read_mlperf_description": ['{"system_under_test": {', '"benchmark_hosts": [', '"quantity": 1, ',
+                                              "storage_system:\n", "  - quantity: 4\n", "}", "]", ",", ": ", "- "],
 }
 
 
@@ -125,5 +127,5 @@ def test_any_bytes_are_read_or_refused_by_every_binary_reader(name, data):
 def test_any_text_is_a_description_or_refused(name, data):
     try:
         DESCRIPTIONS[name](data.draw(garbage(PIECES[name])), source=SOURCE)
-    except ToolOutputError as exc:
+    except InputError as exc:  # a description that is not a tool's output is an InputError, as a topology is
         assert str(exc).startswith(f"{SOURCE}: ")
