@@ -10,28 +10,13 @@ __project__ = "iobound"
 
 from probes.core.faces import lazy_exports
 
-_NAMES = {
-    "read_runs": "topologies.bundled",
-    "open_topology": "topologies.bundled",
-    "check_runs": "assess.check",
-    "Judgement": "assess.findings",
-    "Finding": "assess.findings",
-    "Severity": "assess.findings",
-    "drawing": "assess.plotdata",
-    "probe_charts": "assess.plotdata",
-    "families": "assess.plotdata",
-    "ratios": "assess.plotdata",
-    "roofline": "assess.plotdata",
-    "scaling": "assess.plotdata",
-    "Chart": "assess.plotdata",
-    "Dots": "assess.plotdata",
-    "Estimate": "assess.plotdata",
-    "Line": "assess.plotdata",
-    "plot_chart": "assess.plots",
-    "plot_dots": "assess.plots",
-    "plot_sizes": "assess.plots",
-    "access_sizes": "assess.plotdata",
-    "plot_drawing": "assess.plots",
+_EXPORTS = {
+    "topologies.bundled": ("read_runs", "open_topology"),
+    "assess.check": ("check_runs",),
+    "assess.findings": ("Judgement", "Finding", "Severity"),
+    "assess.plotdata": ("drawing", "probe_charts", "families", "ratios", "roofline", "scaling", "Chart", "Dots",
+                        "Estimate", "Line", "access_sizes"),
+    "assess.plots": ("plot_chart", "plot_dots", "plot_sizes", "plot_drawing"),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

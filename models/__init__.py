@@ -11,25 +11,14 @@ __project__ = "iobound"
 
 from probes.core.faces import lazy_exports
 
-_NAMES = {
-    "Model": "models.predict",
-    "Ceiling": "models.ceiling",
-    "knee": "models.scaling",
-    "queueing_network": "models.scaling",
-    "bounds": "models.queueing",
-    "mva": "models.queueing",
-    "schweitzer": "models.queueing",
-    "Station": "models.queueing",
-    "fit": "models.calibration",
-    "TRANSFER_SIZE": "models.calibration",
-    "entry": "models.accelerators",
-    "demand": "models.accelerators",
-    "feed": "models.accelerators",
-    "checkpoint": "models.accelerators",
-    "size": "models.sizing",
-    "Question": "models.sizing",
-    "Target": "models.sizing",
-    "Sizing": "models.sizing",
+_EXPORTS = {
+    "models.predict": ("Model",),
+    "models.ceiling": ("Ceiling",),
+    "models.scaling": ("knee", "queueing_network"),
+    "models.queueing": ("bounds", "mva", "schweitzer", "Station"),
+    "models.calibration": ("fit", "TRANSFER_SIZE"),
+    "models.accelerators": ("entry", "demand", "feed", "checkpoint"),
+    "models.sizing": ("size", "Question", "Target", "Sizing"),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

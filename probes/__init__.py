@@ -12,26 +12,16 @@ __version__ = "0.1.0"
 
 from probes.core.faces import lazy_exports  # noqa: E402 (after __version__, which setup.cfg reads)
 
-_NAMES = {
-    "ureg": "probes.core.units",
-    "Q_": "probes.core.units",
-    "Quantity": "probes.core.units",
-    "Metric": "probes.core.units",
-    "parse_quantity": "probes.core.units",
-    "format_quantity": "probes.core.units",
-    "Workload": "probes.core.workload",
-    "Operation": "probes.core.workload",
-    "Access": "probes.core.workload",
-    "Run": "probes.core.run",
-    "Measurement": "probes.core.measurement",
-    "Summary": "probes.core.stats",
-    "IoboundError": "probes.core.errors",
-    "InputError": "probes.core.errors",
-    "UnitError": "probes.core.errors",
-    "ToolOutputError": "probes.core.errors",
-    "read_results": "probes.readers",
-    "read_mlperf_description": "probes.readers.mlperf_system",
-    "read_probe_set": "probes.measure.probeset",
+_EXPORTS = {
+    "probes.core.units": ("ureg", "Q_", "Quantity", "Metric", "parse_quantity", "format_quantity"),
+    "probes.core.workload": ("Workload", "Operation", "Access"),
+    "probes.core.run": ("Run",),
+    "probes.core.measurement": ("Measurement",),
+    "probes.core.stats": ("Summary",),
+    "probes.core.errors": ("IoboundError", "InputError", "UnitError", "ToolOutputError"),
+    "probes.readers": ("read_results",),
+    "probes.readers.mlperf_system": ("read_mlperf_description",),
+    "probes.measure.probeset": ("read_probe_set",),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

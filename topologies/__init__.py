@@ -8,21 +8,12 @@ __project__ = "iobound"
 
 from probes.core.faces import lazy_exports
 
-_NAMES = {
-    "Topology": "topologies.topology",
-    "Group": "topologies.topology",
-    "Kind": "topologies.topology",
-    "Component": "topologies.topology",
-    "load_topology": "topologies.load",
-    "open_topology": "topologies.bundled",
-    "resolve": "topologies.bundled",
-    "read_runs": "topologies.bundled",
-    "load_example": "topologies.bundled",
-    "example_names": "topologies.bundled",
-    "EXAMPLES": "topologies.bundled",
-    "apply_changes": "topologies.edit",
-    "parse_change": "topologies.edit",
-    "describe_system": "topologies.described.mlperf",
+_EXPORTS = {
+    "topologies.topology": ("Topology", "Group", "Kind", "Component"),
+    "topologies.load": ("load_topology",),
+    "topologies.bundled": ("open_topology", "resolve", "read_runs", "load_example", "example_names", "EXAMPLES"),
+    "topologies.edit": ("apply_changes", "parse_change"),
+    "topologies.described.mlperf": ("describe_system",),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

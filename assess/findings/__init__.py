@@ -37,11 +37,13 @@ POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data se
 
 from probes.core.faces import lazy_exports
 
-_NAMES = {name: "assess.findings.bands" for name in ("TOLERANCE", "FAR_BELOW", "BELOW")} | \
-    {name: "assess.findings.finding" for name in ("CODES", "CEILING_CODES", "Finding", "Judgement", "Part", "Severity")} | \
-    {name: "assess.findings.ceiling" for name in ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge",
-                                                  "metric_factor", "summary_in")} | \
-    {name: "assess.findings.application" for name in ("JOB_CODES", "is_job", "part_of", "job_findings")} | \
-    {name: "assess.findings.training" for name in ("TRAINING_CODES", "training_findings")}
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+_EXPORTS = {
+    "assess.findings.bands": ("TOLERANCE", "FAR_BELOW", "BELOW"),
+    "assess.findings.finding": ("CODES", "CEILING_CODES", "Finding", "Judgement", "Part", "Severity"),
+    "assess.findings.ceiling": ("bandwidth_factor", "bandwidth_summary", "ceiling_metric", "judge", "metric_factor",
+                                "summary_in"),
+    "assess.findings.application": ("JOB_CODES", "is_job", "part_of", "job_findings"),
+    "assess.findings.training": ("TRAINING_CODES", "training_findings"),
+}
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

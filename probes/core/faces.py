@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Mapping
+from typing import Callable, Iterable, Mapping
 
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, names: Mapping[str, str]) -> tuple[Callable[[str], object], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for ``package``: each of ``names`` (name -> module) is imported when first asked for."""
+def lazy_exports(package: str, exports: Mapping[str, Iterable[str]]) -> tuple[Callable[[str], object],
+                                                                            Callable[[], list[str]]]:
+    """``__getattr__`` and ``__dir__`` for ``package``: each name of ``exports`` (module -> the names it gives) is
+    imported from its module when first asked for."""
     namespace = importlib.import_module(package).__dict__
+    names = {name: module for module, given in exports.items() for name in given}
 
     def __getattr__(name: str) -> object:
         if name not in names:

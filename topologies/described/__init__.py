@@ -9,14 +9,10 @@ below load on first use.
 
 from probes.core.faces import lazy_exports
 
-_NAMES = {
-    "Described": "topologies.described.io500",
-    "describe": "topologies.described.io500",
-    "described_topology": "topologies.described.io500",
-    "System": "topologies.described.mlperf",
-    "describe_system": "topologies.described.mlperf",
-    "system_topology": "topologies.described.mlperf",
-    "lab_topology": "topologies.described.lab",
+_EXPORTS = {
+    "topologies.described.io500": ("Described", "describe", "described_topology"),
+    "topologies.described.mlperf": ("System", "describe_system", "system_topology"),
+    "topologies.described.lab": ("lab_topology",),
 }
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = lazy_exports(__name__, _NAMES)
+__all__ = sorted(name for names in _EXPORTS.values() for name in names)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
