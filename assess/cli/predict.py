@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
-from assess.cli.inputs import add_input_limit, add_set_argument, count_arg, edited_topology, fraction_arg, size_arg
-from assess.cli.workloads import add_workload_arguments, workloads_of
+from assess.cli.inputs import count_arg, edited_topology, size_arg
+from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.accelerators import Checkpoint, Feeding
@@ -27,25 +27,14 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    add_set_argument(parser)
-    add_input_limit(parser)
-    add_workload_arguments(parser, op_required=False)
+    add_modelled_system(parser)
     parser.add_argument("--explain", action="store_true", help="show the formula, its numbers and each parameter's effect")
     parser.add_argument("--curve", action="store_true",
                         help="throughput over the requests in flight: bounds and mean value analysis")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
-    group = parser.add_argument_group("accelerators (MLPerf Storage training; --op is then not needed)")
+    group = add_training_arguments(parser)
     group.add_argument("--accelerators", type=count_arg, metavar="N",
                        help="emulated accelerators (one process each): the bandwidth they demand, and the most fed")
-    group.add_argument("--model", metavar="MODEL", help="the training workload: unet3d, resnet50, cosmoflow ...")
-    group.add_argument("--accelerator", metavar="TYPE", help="the accelerator it is timed for: a100, h100, b200 ...")
-    group.add_argument("--au", type=fraction_arg, metavar="AU",
-                       help="the accelerator utilisation to reach, e.g. 0.9 (default: the workload's minimum)")
-    group.add_argument("--read-threads", type=count_arg, metavar="N",
-                       help="DLIO's reader.read_threads per accelerator: requests in flight (default: not bounded)")
-    group.add_argument("--accelerators-table", metavar="FILE",
-                       help="your own [model.accelerator] entries (same form as models/accelerators.toml)")
     group.add_argument("--checkpoint", type=size_arg, metavar="SIZE",
                        help="time to write and read a checkpoint of SIZE in all (e.g. 105GiB) from --accelerators ranks")
 

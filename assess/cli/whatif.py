@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import add_input_limit, add_set_argument, count_arg, edited_topology, fraction_arg, operation_arg
-from assess.cli.workloads import add_workload_arguments, workloads_of
+from assess.cli.inputs import edited_topology, operation_arg
+from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.ceiling import Ceiling
@@ -32,19 +32,11 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
-    add_set_argument(parser)
-    add_input_limit(parser)
-    add_workload_arguments(parser, op_required=False)
+    add_modelled_system(parser)
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
     parser.add_argument("--target", metavar="OP=VALUE", help="how many more members of each group restore this target "
                         "(after the --set changes), e.g. read=40GiB/s; with its price and capacity before and after")
-    group = parser.add_argument_group("accelerators (MLPerf Storage training; --op is then not needed)")
-    group.add_argument("--model", metavar="MODEL", help="the training workload: unet3d, resnet50, cosmoflow ...")
-    group.add_argument("--accelerator", metavar="TYPE", help="the accelerator it is timed for: a100, h100, b200 ...")
-    group.add_argument("--au", type=fraction_arg, metavar="AU", help="the AU to reach (default: the workload's minimum)")
-    group.add_argument("--read-threads", type=count_arg, metavar="N", help="DLIO's reader.read_threads per accelerator")
-    group.add_argument("--accelerators-table", metavar="FILE", help="your own [model.accelerator] entries")
+    add_training_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""The workload options that predict and whatif share, and the workloads they describe (comma lists sweep)."""
+"""The options that predict and whatif share (the system, the workload, the training workload), and the workloads
+they describe (comma lists sweep)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,36 @@ import itertools
 from typing import TYPE_CHECKING
 
 from probes.core.workload import Access, Operation, Workload
-from assess.cli.inputs import count_arg, fraction_arg, list_arg, operation_arg, size_arg
+from assess.cli.inputs import (add_input_limit, add_set_argument, count_arg, fraction_arg, list_arg, operation_arg,
+                               size_arg)
 
 if TYPE_CHECKING:
     from topologies.topology import Topology
 
-__all__ = ["add_workload_arguments", "workloads_of"]
+__all__ = ["add_modelled_system", "add_training_arguments", "add_workload_arguments", "workloads_of"]
+
+
+def add_modelled_system(parser: argparse.ArgumentParser) -> None:
+    """The topology a command models (a file or a bundled example), changed by --set, and the workload asked of it."""
+    parser.add_argument("topology", metavar="TOPOLOGY", help="topology file (TOML) or a bundled example name, e.g. lecture")
+    add_set_argument(parser)
+    add_input_limit(parser)
+    add_workload_arguments(parser, op_required=False)
+
+
+def add_training_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """The MLPerf Storage training workload, in a group of its own: --model, --accelerator, --au, --read-threads and
+    --accelerators-table (a command adds its own accelerator questions to the group it returns)."""
+    group = parser.add_argument_group("accelerators (MLPerf Storage training; --op is then not needed)")
+    group.add_argument("--model", metavar="MODEL", help="the training workload: unet3d, resnet50, cosmoflow ...")
+    group.add_argument("--accelerator", metavar="TYPE", help="the accelerator it is timed for: a100, h100, b200 ...")
+    group.add_argument("--au", type=fraction_arg, metavar="AU",
+                       help="the accelerator utilisation to reach, e.g. 0.9 (default: the workload's minimum)")
+    group.add_argument("--read-threads", type=count_arg, metavar="N",
+                       help="DLIO's reader.read_threads per accelerator: requests in flight (default: not bounded)")
+    group.add_argument("--accelerators-table", metavar="FILE",
+                       help="your own [model.accelerator] entries (same form as models/accelerators.toml)")
+    return group
 
 
 def add_workload_arguments(parser: argparse.ArgumentParser, *, op_required: bool = True) -> None:
