@@ -182,6 +182,8 @@ def read_form(text: str, *, source: str) -> Description:
                 put("node_fabric", link["type"], f"{place}/Interconnect")
         elif kind == "StorageSystem":
             put("filesystem_type", att.get("software") or att.get("type"), place)
+            put("storage_install_date", att.get("installation date"), place)
+            put("storage_refresh_date", att.get("refresh date"), place)
             put("filesystem_name", att.get("name"), place)
             put("filesystem_version", att.get("version"), place)
         elif att.get("count") and storage:
@@ -237,9 +239,26 @@ def read_list(text: str, *, source: str) -> list[Submission]:
                               f"columns {', '.join(_LIST_COLUMNS)}; found {next(iter_lines(text), '')[:80]!r}")
     rows = csv.DictReader(io.StringIO(text))
     try:
-        return [_submission(row, source, rows.line_num) for row in rows]
+        return [_submission(_whole(row, rows, source), source, rows.line_num) for row in rows]
     except csv.Error as exc:
         raise ToolOutputError(source, f"line {rows.line_num}", f"is not CSV the list database writes: {exc}") from None
+
+
+def _whole(row: dict[str, str | None], rows: csv.DictReader, source: str) -> dict[str, str | None]:
+    """``row`` as read, where it has the header's every column and no more.
+
+    Raises
+    ------
+    ToolOutputError
+        If the row is short or long (a line cut off, a stray line, a quote left open), naming its line.
+    """
+    fields = len(rows.fieldnames or ())
+    found = fields + len(row.get(None) or ()) if None in row else sum(value is not None for value in row.values())
+    if found != fields:
+        first = next((value for value in row.values() if isinstance(value, str)), "")
+        raise ToolOutputError(source, f"line {rows.line_num}", f"is a row of {found} field(s), the header names "
+                              f"{fields}: not a whole submission (it starts {first[:40]!r})")
+    return row
 
 
 def _submission(row: dict[str, str | None], source: str, line: int) -> Submission:

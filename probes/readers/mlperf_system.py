@@ -3,7 +3,7 @@
 Three forms: v0.5 (``host_node``, ``storage_system``, ``host_to_storage_interconnect``; often not
 JSON at all), v1.0 (a JSON schema: ``networks``, ``nodes``, ``benchmark_hosts``, ``storage_system``)
 and v3.0 YAML (``system_under_test``). The defects forgiven on the way (comments, trailing commas,
-single quotes, fields nested under ``properties``) are named in ``forgiven``. A field's value is
+single quotes, bare text values, fields nested under ``properties``) are named in ``forgiven``. A field's value is
 as the file writes it: :func:`stated_number` and :func:`stated_words` read the figures and text
 hand-written descriptions put in it.
 """
@@ -23,9 +23,14 @@ __all__ = ["SystemDescription", "read_mlperf_description", "looks_like_system_de
 
 _BARE = {"yes": "true", "no": "false", "True": "true", "False": "false", "None": "null"}
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A value written bare, starting as a number does ("kernel_version": 5.14.0-70.el9), and what JSON takes as a number.
+_BARE_VALUE = re.compile(r"-?\d[^\s,\]}]*")
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _CLOSES = re.compile(r"(?:\s|//[^\n]*|#[^\n]*)*[}\]]")  # what follows a trailing comma: a closing bracket
 # Keys only a system description has, among the first of its file.
 _MARKS = ('"benchmark_hosts"', '"host_to_storage_interconnect"', "system_under_test")
+# v0.5's flat form (open division): the storage nodes' count beside their network or drives, one level deep.
+_FLAT = re.compile(r'"node_count"\s*:[^{}]*"(?:network|\w+_drives)"\s*:|"(?:network|\w+_drives)"\s*:[^{}]*"node_count"\s*:')
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ class SystemDescription:
 
 def looks_like_system_description(head: str) -> bool:
     """Whether ``head``, the start of a .json or .yaml file, names the parts of an MLPerf Storage system."""
-    return any(key in head for key in _MARKS)
+    return any(key in head for key in _MARKS) or _FLAT.search(head) is not None
 
 
 def read_mlperf_description(text: str, *, source: str) -> SystemDescription:
@@ -126,6 +131,12 @@ def _relaxed(text: str) -> tuple[str, list[str]]:
         elif word:
             out.append(word[0])
             i = word.end()
+        elif bare := _BARE_VALUE.match(text, i):
+            number = _JSON_NUMBER.fullmatch(bare[0]) is not None
+            out.append(bare[0] if number else json.dumps(bare[0]))
+            if not number:
+                found["bare text values"] = found.get("bare text values", 0) + 1
+            i = bare.end()
         else:
             if c in "{[":
                 open_.append("}" if c == "{" else "]")

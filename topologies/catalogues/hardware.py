@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from probes.core.errors import UnitError
 from probes.core.units import Q_
 
 if TYPE_CHECKING:
@@ -23,9 +24,15 @@ __all__ = ["HARDWARE", "Network", "hardware", "network_ports", "device_classes",
 HARDWARE = Path(__file__).with_name("hardware.toml")
 # Where a description's free text lists several things: "3DXP/NVMe SSD", "Ethernet 10Gbps, InfiniBand", "16 + 8".
 _PARTS = re.compile(r"\s*(?:[,;/+&]|\band\b)\s*")
-_SPEED = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(g|gb|gbit|gbits|gbps|gbe|gige|gigabit|gigabits|m|mb|mbit|mbps)"
-                    r"(?![a-z])|(?<![\w.])(\d+(?:\.\d+)?)\s+ethernet\b")
-_PORTS = re.compile(r"(?<![\w.])(\d{1,2})\s*x\s*(?=[a-z0-9])")
+_SPEED = re.compile(r"(?<![\d.])(-\s*)?(\d+(?:\.\d+)?)\s*(g|gb|gbit|gbits|gbps|gbe|ge|gige|gigabit|gigabits|m|mb|mbit|mbps)"
+                    r"(?![a-z])|(?<![\w.])(-\s*)?(\d+(?:\.\d+)?)\s+ethernet\b")
+_PORTS = re.compile(r"(?<![\w.])(\d{1,2})\s*x\s*(?=[a-z0-9])|(?<=[a-z0-9])\s*x\s*(\d{1,2})(?![\w.])|"
+                    r"\b(single|dual|twin|quad|octal)\b")
+_PORT_WORDS = {"single": 1, "dual": 2, "twin": 2, "quad": 4, "octal": 8}
+# The fastest port any network has (InfiniBand XDR, 800 GbE: 800 Gbit/s), with room: a faster one is a typo.
+_FASTEST_PORT = Q_(1600, "Gbit/s")
+_RDMA_WORDS = ("infiniband", "ib", "opa", "omnipath", "omni-path", "edr", "hdr", "hdr100", "ndr", "ndr200", "fdr", "qdr",
+               "xdr", "rdma")
 # What follows "4x" when it counts an InfiniBand port's lanes (4X EDR), not ports.
 _LANES = re.compile(r"(?:sdr|ddr|qdr|fdr|fdr10|edr|hdr|hdr100|ndr|ndr200|xdr)\b")
 _ADAPTERS = re.compile(r"\b(?:ports?|hcas?|hfis?|adapters?|nics?|cards?|rails?)\b")
@@ -59,27 +66,45 @@ def _matches(phrase: str, text: str) -> re.Match | None:
     return re.search(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])", text)
 
 
+def _ports(words: str) -> int | None:
+    """The ports a network's words count ("2x OPA", "25GbE x2", "dual 25GbE"); None where they count none, or
+    where "4x" counts an InfiniBand port's lanes ("4x EDR", as its data sheets write it)."""
+    found = _PORTS.search(words)
+    if found is None:
+        return None
+    if found[1] in ("1", "4", "8", "12") and _LANES.match(words, found.end()) and not _ADAPTERS.search(words):
+        return None
+    return int(found[1] or found[2]) if found[1] or found[2] else _PORT_WORDS[found[3]]
+
+
 def network_ports(text: str) -> Network | None:
     """The per-port rate a network's description states or implies ("InfiniBand EDR", "2x OPA", "Ethernet
-    10Gbps", "8x1gigabit"), as a range over every network it names; None when it names none."""
+    10Gbps", "8x1gigabit", "100gE", "dual 25GbE"), as a range over every network it names; None when it names none.
+
+    Raises
+    ------
+    UnitError
+        If a speed it states is negative, zero or beyond any network's ("-100 GBit", "0 Gb", "40000 Gbps").
+    """
     found = []
     for part in filter(None, _PARTS.split(text.strip().lower())):
         words = _words(part)
-        ports = _PORTS.search(words)
-        if ports and ports[1] in ("1", "4", "8", "12") and _LANES.match(words, ports.end()) and not _ADAPTERS.search(words):
-            ports = None  # "4x EDR": InfiniBand's four lanes of one port, as its data sheets write it
+        ports = _ports(words)
         speed = _SPEED.search(words)
         if speed:
-            number, unit = (speed[1], speed[2]) if speed[1] else (speed[3], "g")
+            sign, number, unit = (speed[1], speed[2], speed[3]) if speed[2] else (speed[4], speed[5], "g")
             rate = Q_(float(number), "Mbit/s" if unit.startswith("m") else "Gbit/s")
-            family = "rdma" if any(_matches(w, words) for w in ("infiniband", "ib", "opa", "omnipath")) else "ethernet"
-            found.append(Network(rate, rate, int(ports[1]) if ports else None, family, f"{part.strip()!r} states the speed"))
+            if sign or rate <= 0 or rate > _FASTEST_PORT:
+                raise UnitError(f"{text.strip()!r} states a speed no network port has ({'-' if sign else ''}"
+                                f"{rate.m_as('Gbit/s'):g} Gbit/s; none carries more than {_FASTEST_PORT.m:g} Gbit/s)")
+            family = "rdma" if any(_matches(w, words) for w in _RDMA_WORDS) else "ethernet"
+            found.append(Network(rate, rate, ports, family, f"{part.strip()!r} states the speed"))
             continue
         for name, body in hardware()["networks"].items():
             if any(_matches(word, words) for word in body["words"]):
                 low, high = (Q_(body["port"]).to("Gbit/s"),) * 2 if isinstance(body["port"], str) else \
                     (Q_(body["port"][0]).to("Gbit/s"), Q_(body["port"][1]).to("Gbit/s"))
-                found.append(Network(low, high, int(ports[1]) if ports else None, body["family"],
+                found.append(Network(low, high, ports, body["family"],
                                      f"{part.strip()!r} is {name}: {body['source']}"))
                 break
     if not found:

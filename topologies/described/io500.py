@@ -13,11 +13,11 @@ metadata servers on the same fabric; DAOS and WekaIO keep metadata on the data s
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from probes.core.errors import InputError
+from probes.core.errors import InputError, UnitError
 from probes.core.units import Q_
 from probes.readers.io500_system import count
 from topologies.catalogues.hardware import Network, class_rate, device_classes, hardware, network_ports
@@ -36,6 +36,10 @@ _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?(?:\s*\(.*\))?", 
 _METADATA_CLASSES = {"hdd": "hdd", "sata": ANY, "ssd": "ssd", "sas-ssd": "ssd", "cloud-ssd": "ssd", "cloud-hdd": "hdd",
                      "nvme": "nvme", "optane-ssd": "nvme", "pmem": "pmem"}
 _ON_DATA_SERVERS = "data server"
+# Words of a description saying its metadata nodes are the data path's front end (VAST's CNodes, a gateway tier).
+_FRONT_END = re.compile(r"\b(?:c-?nodes?|front[- ]?ends?|gateways?|protocol (?:nodes?|servers?))\b", re.IGNORECASE)
+_FRONT_END_SYSTEMS = re.compile(r"\bvast\b", re.IGNORECASE)
+_DATES = ("storage_install_date", "storage_refresh_date")
 _SPREAD = {"value": "unlimited", "source": "assumption",
            "note": "a shared directory spread over the metadata servers, as the published rates per server it is judged by are"}  # metadata_rates.toml's basis for services without metadata servers
 
@@ -55,6 +59,7 @@ class Described:
     missing: tuple[str, ...]
     ports: dict[str, Quantity]
     blocking: tuple[str, ...] = ()
+    dates: dict[str, str] = field(default_factory=dict)  # storage_install_date, storage_refresh_date, as stated
 
 
 def _memory(text: str) -> str | None:
@@ -105,6 +110,38 @@ class _Builder:
             self.missing.append(f"{name}: {why}")
         return text
 
+    def network(self, name: str) -> Network | None:
+        """The network field ``name`` states; None (and why, naming the field) where it states none or a speed no
+        port has."""
+        text = self.d.get(name)
+        try:
+            network = network_ports(text) if text else None
+        except UnitError as exc:
+            self.missing.append(f"{name}: {exc}")
+            return None
+        if text and network is None:
+            self.missing.append(f"{name}: {text!r} names no network hardware.toml knows")
+        return network
+
+    def classes(self, side: str) -> tuple[str, ...]:
+        """The device classes ``{side}_storage_type`` names; where it names only a generic word ("SSD"), the faster
+        flash class its interface names ("NVMe") instead. An interface that would narrow the generic range
+        ("SATA") is left out: the devices behind it may be fronted by caches the description does not state."""
+        classes = device_classes(self.d.get(f"{side}_storage_type"))
+        table = hardware()["devices"]
+        if classes and all(table[c].get("generic") for c in classes):
+            top = max(class_rate(table[c], "bandwidth")[1] for c in classes)
+            interface = [c for c in device_classes(self.d.get(f"{side}_storage_interface"))
+                         if table[c].get("flash") and class_rate(table[c], "bandwidth")[1] > top]
+            if interface:
+                self.assumptions.append(f"{side}_storage_type: {self.d.get(f'{side}_storage_type')!r} with the interface "
+                                        f"{self.d.get(f'{side}_storage_interface')!r}: {', '.join(interface)}")
+                return tuple(interface)
+        return classes
+
+    def dates(self) -> dict[str, str]:
+        return {name: self.d.get(name) for name in _DATES if self.d.get(name)}
+
     def nic(self, group: str, network: Network, side: str, cite: str) -> dict:
         table = hardware()["ports"]
         # a count the description states is the servers' (the network it names is theirs); clients keep the range
@@ -131,12 +168,13 @@ def describe(description: Description) -> Described:
         "iobound check DESCRIPTION RESULTS --nodes N, or write a topology with iobound topology from-io500 "
         "DESCRIPTION --nodes N -o FILE.toml)" if groups else "")))
     servers = count(b.field("ds_nodes", "no data servers, so no ceiling"))
-    network_text = d.get("ds_network") or d.get("md_network")
-    if not network_text:
+    network_field = "ds_network" if d.get("ds_network") or not d.get("md_network") else "md_network"
+    if not d.get(network_field):
         b.missing.append("ds_network: no network named, so no ceiling")
-    network = network_ports(network_text) if network_text else None
-    if network_text and network is None:
-        b.missing.append(f"ds_network: {network_text!r} names no network hardware.toml knows")
+    elif network_field == "md_network":
+        b.assumptions.append(f"data.nic: the data servers' network is not stated: taken as the metadata servers' "
+                             f"({d.get('md_network')!r}), as one fabric carries both")
+    network = b.network(network_field)
     if d.get("client_nodes") and clients is None:
         b.missing.append(f"client_nodes: {d.get('client_nodes')!r} is not a count")
     if d.get("ds_nodes") and servers is None:
@@ -146,15 +184,14 @@ def describe(description: Description) -> Described:
                                           f"from its io500 description ({d.source})"}
     if clients is None or servers is None or network is None:
         b.blocking = list(b.missing)
-        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking))
-    client_cite = d.cite("ds_network") if d.get("ds_network") else d.cite("md_network")
-    client_network = network_ports(d.get("client_network")) if d.get("client_network") else None
+        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates())
+    client_cite = d.cite(network_field)
+    client_network = b.network("client_network")
     if client_network is None:
-        b.assumptions.append("clients.nic: the clients' network is not stated: taken as the data servers' "
-                             f"({network_text!r})")
+        client_network = _unstated_clients(b)
     b.doc["clients"] = {"clients": {"count": clients, "description": f"client nodes ({d.cite('client_nodes')})",
-                                    "nic": b.nic("clients", client_network, "clients", d.cite("client_network"))
-                                    if client_network else b.nic("clients", network, "clients", client_cite)}}
+                                    "nic": b.nic("clients", client_network, "clients", d.cite("client_network")
+                                                 if d.get("client_network") else "client_network not stated")}}
     rtt = hardware()["rtt"][network.family]
     b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
     b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
@@ -163,17 +200,21 @@ def describe(description: Description) -> Described:
     memory = _memory(d.get("ds_volatile_memory_capacity"))
     if memory is not None:
         data["memory"] = {"value": memory, "source": "datasheet",
-                          "note": d.cite("ds_volatile_memory_capacity")}
+                          "note": f"{d.cite('ds_volatile_memory_capacity')}: the servers' cache"}
     b.doc["servers"] = {"data": data}
-    links = [["clients", "fabric"], ["fabric", "data"]]
-    devices = _devices(b, servers, data)
-    if devices:
-        b.doc["devices"] = {"storage": devices}
-        links.append(["data", "storage"])
+    b.doc["devices"] = {"storage": _devices(b, servers, data)}
     metadata = _metadata(b, network)
+    front = metadata is not None and _front_end(d)
+    if front:  # the metadata nodes carry every byte to the data servers behind them (VAST's CNodes, gateways)
+        links = [["clients", "fabric"], ["fabric", "metadata"], ["metadata", "data"], ["data", "storage"]]
+        b.assumptions.append(f"metadata: the metadata nodes are the data path's front end ({front}): every byte "
+                             "crosses them on its way to the data servers")
+        metadata["description"] += f", the data path's front end ({front})"
+    else:
+        links = [["clients", "fabric"], ["fabric", "data"], ["data", "storage"]] + \
+            ([["fabric", "metadata"]] if metadata else [])
     if metadata:
         b.doc["servers"]["metadata"] = metadata
-        links.append(["fabric", "metadata"])
     b.doc["links"] = [{"between": pair} for pair in links]
     try:
         topology = topology_from_dict(b.doc, source=d.source, name=name)
@@ -181,25 +222,46 @@ def describe(description: Description) -> Described:
         b.blocking.append(f"the description's figures do not make a topology: {exc}")
         b.missing.append(b.blocking[-1])
         topology = None
-    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking))
+    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates())
 
 
-def _devices(b: _Builder, servers: int, data: dict) -> dict | None:
-    """The data servers' devices, one member per server; without type or count, the servers' own rate as a range."""
+def _unstated_clients(b: _Builder) -> Network:
+    """What a client node's port carries where the description does not say: any network such clients have, named
+    as an assumption (not the servers' network: clients and servers often sit on different fabrics)."""
+    stated = hardware()["client_network"]
+    low, high = Q_(stated["port"][0]).to("Gbit/s"), Q_(stated["port"][1]).to("Gbit/s")
+    b.assumptions.append(f"clients.nic: the clients' network is not stated (client_network): any port such clients "
+                         f"carry, {_figure(low, 'Gbit/s')} to {_figure(high, 'Gbit/s')} ({stated['source']})")
+    return Network(low, high, None, "ethernet", f"client_network not stated: {stated['source']}")
+
+
+def _front_end(d: Description) -> str:
+    """Where the description says its metadata nodes are the data path's front end ("" where it does not): its file
+    system (VAST, whose CNodes carry all data) or its words for them (gateways, front ends, CNodes)."""
+    for name in ("filesystem_type", "storage_vendor", "md_nodes", "comment", "note", "whatever"):
+        found = _FRONT_END_SYSTEMS.search(d.get(name)) if name in ("filesystem_type", "storage_vendor") else \
+            _FRONT_END.search(d.get(name))
+        if found:
+            return f"{name} {d.get(name)[:60]!r}"
+    return ""
+
+
+def _devices(b: _Builder, servers: int, data: dict) -> dict:
+    """The data servers' devices, one member per server; without type or count, a range from one disk to the
+    servers' NICs (a device group all the same, so that only the data servers hold data)."""
     d = b.d
     stated = count(d.get("ds_storage_devices"))
-    classes = device_classes(d.get("ds_storage_type"))
+    classes = b.classes("ds")
     table = hardware()["devices"]
     if stated is None or not classes:
         unstated = [f for f, ok in (("ds_storage_devices", stated is not None), ("ds_storage_type", bool(classes))) if not ok]
         b.missing.append(f"{' and '.join(unstated)}: the devices' rate is a range from one disk to the servers' NICs")
         hdd = Q_(table["hdd"]["bandwidth"][0])
-        data["bandwidth"] = {"range": [_figure(hdd, "MB/s"), data["nic"].get("value") or data["nic"]["range"][1]],
-                             "source": "assumption",
-                             "note": f"devices not stated ({', '.join(unstated)}): from one disk to the server's NICs"}
-        b.assumptions.append(f"data.bandwidth: {data['bandwidth']['range'][0]} to {data['bandwidth']['range'][1]}: "
-                             "devices not stated")
-        return None
+        rate = {"range": [_figure(hdd, "MB/s"), data["nic"].get("value") or data["nic"]["range"][1]],
+                "source": "assumption",
+                "note": f"devices not stated ({', '.join(unstated)}): from one disk to the server's NICs"}
+        b.assumptions.append(f"storage.bandwidth: {rate['range'][0]} to {rate['range'][1]} per server: devices not stated")
+        return {"count": servers, "description": "the devices of one data server together (not stated)", "bandwidth": rate}
     low_share, high_share = stated / servers, stated
     per_device = {}
     for key in ("bandwidth", "read_bandwidth", "write_bandwidth"):
@@ -249,14 +311,15 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
         if d.get("md_nodes"):
             b.missing.append(f"md_nodes: {d.get('md_nodes')!r} counts no metadata server, so metadata not judged")
         return None
-    md_network = network_ports(d.get("md_network")) if d.get("md_network") else None
+    md_network = b.network("md_network")
     group = {"count": servers, "description": f"metadata servers ({d.cite('md_nodes')})",
              "nic": b.nic("metadata", md_network or network, "servers",
                           d.cite("md_network" if md_network else "ds_network")),
              "metadata": rates, "directory": _SPREAD}
     memory = _memory(d.get("md_volatile_memory_capacity"))
     if memory is not None:
-        group["memory"] = {"value": memory, "source": "datasheet", "note": d.cite("md_volatile_memory_capacity")}
+        group["memory"] = {"value": memory, "source": "datasheet",
+                           "note": f"{d.cite('md_volatile_memory_capacity')}: the servers' cache"}
     return group
 
 

@@ -4,9 +4,10 @@ Like :mod:`topologies.described.io500`, each figure the description states (a NI
 drive's peak bandwidth, a node count in ``benchmark_hosts``) becomes a capacity citing its field, and each
 it leaves out (a drive class's rate, how many storage nodes there are, a bare number's unit) becomes a range
 marked assumption, from ``hardware.toml`` (:mod:`topologies.described.mlperf_parts` rates the parts). The
-three forms :mod:`probes.readers.mlperf_system` reads: v0.5 (``host_node``, ``storage_system``,
-``host_to_storage_interconnect``), v1.0 (``networks``, ``nodes``, ``benchmark_hosts``, ``storage_system``)
-and v3.0 YAML (``system_under_test``).
+forms :mod:`probes.readers.mlperf_system` reads: v0.5 (``host_node``, ``storage_system``,
+``host_to_storage_interconnect``; built by :mod:`topologies.described.mlperf_v05`), v1.0 (``networks``,
+``nodes``, ``benchmark_hosts``, ``storage_system``) and v3.0 YAML (``system_under_test``); v0.5's flat form
+(the storage nodes alone) and the schema file are refused for what they lack.
 
 Shape: clients -- fabric -- storage servers -- their drives; where the storage is the clients' own
 (``storage_location: local``, a lone host with the drive under test), clients -- drives.
@@ -23,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 from probes.core.errors import InputError, TopologyError
 from probes.core.units import Q_
 from probes.readers.mlperf_system import stated_number, stated_words
-from topologies.catalogues.hardware import hardware, network_ports
-from topologies.described.mlperf_parts import Builder, assemble, assumed, datasheet, ends, figure, port_rate
+from topologies.catalogues.hardware import network_ports
+from topologies.described.mlperf_parts import (CLIENT, Builder, assemble, assumed, datasheet, ends, figure, port_rate,
+                                               service_rate, spanned, storage_service)
+from topologies.described.mlperf_v05 import v05
 from topologies.load import topology_from_dict
 
 if TYPE_CHECKING:
@@ -33,9 +36,11 @@ if TYPE_CHECKING:
 
 __all__ = ["System", "describe_system", "is_system_description", "system_topology"]
 
-# Drive purposes that carry no benchmark data.
+# Drive purposes that carry no benchmark data, unless they name data too ("Hold the metadata and data").
 _NOT_DATA = re.compile(r"\b(os|boot|operating|metadata|journal|log)\b", re.IGNORECASE)
-_CLIENT = re.compile(r"client|localhost|^host", re.IGNORECASE)
+_DATA = re.compile(r"\bdata\b", re.IGNORECASE)
+# The storage's node count as solution_config_options state it ("number of nodes : 4").
+_NODES_STATED = re.compile(r"\bnumber of (?:storage |server |file server )?nodes\s*[:=]\s*(\d{1,5})\b", re.IGNORECASE)
 # A node's memory stated in MiB below this is a GiB figure written under the MiB key (256 "MiB" for an H100 host).
 _LEAST_HOST_MIB = 4096
 
@@ -89,12 +94,21 @@ def describe_system(description: SystemDescription) -> System:
     unstated figure a range."""
     document, source = description.fields, description.source
     b = Builder(source)
-    if "system_under_test" in document:
+    if _is_schema(document):
+        b.missing.append("is the JSON schema of a description (each field's type and description), not a system's "
+                         "description")
+        doc = None
+    elif "system_under_test" in document:
         doc = _v3(b, document["system_under_test"])
     elif "nodes" in document:
         doc = _v1(b, document)
     elif "host_node" in document:
-        doc = _v05(b, document)
+        doc = v05(b, document)
+    elif "node_count" in document:
+        b.missing.append(f"a flat description (v0.5's open division: node_count {document.get('node_count')!r}, network "
+                         f"{document.get('network')!r}, drives) of the storage nodes alone: the hosts that ran the "
+                         "benchmark and their network are not stated, so no ceiling")
+        doc = None
     else:
         b.missing.append("no nodes, host_node or system_under_test: not a description iobound knows")
         doc = None
@@ -107,6 +121,11 @@ def describe_system(description: SystemDescription) -> System:
         except InputError as exc:
             b.missing.append(f"the description's figures do not make a topology: {exc}")
     return System(topology, doc or {}, tuple(dict.fromkeys(b.assumptions)), tuple(dict.fromkeys(b.missing)))
+
+
+def _is_schema(document: dict) -> bool:
+    """Whether ``document`` is the schema descriptions follow, not one: its nodes are a field's type, not a list."""
+    return any(isinstance(document.get(key), dict) and "type" in document[key] for key in ("nodes", "networks"))
 
 
 def _v1(b: Builder, d: dict) -> dict | None:
@@ -125,7 +144,7 @@ def _v1(b: Builder, d: dict) -> dict | None:
     def data_drives(node: dict, i: int) -> list[tuple[int, dict, dict]]:
         found = []
         for j, drive in enumerate(node.get("drives") or []):
-            if not isinstance(drive, dict) or _NOT_DATA.search(stated_words(drive.get("purpose"))):
+            if not isinstance(drive, dict) or not _holds_data(drive):
                 continue
             count = int(stated_number(drive.get("count_of_this_type")) or 1)
             rates = b.drive(drive, f"nodes[{i}].drives[{j}]")
@@ -133,37 +152,93 @@ def _v1(b: Builder, d: dict) -> dict | None:
                 found.append((count, *rates))
         return found
 
-    clients = [(i, n) for i, n in enumerate(nodes) if _CLIENT.search(str(n.get("node_type_name", "")))]
+    described_hosts = [h for h in d.get("benchmark_hosts", []) if isinstance(h, dict) and "nic_ports" in h]
+    if described_hosts:  # benchmark_hosts written as node types themselves (with their NICs and node_count)
+        nodes = nodes + described_hosts
+        hosts = [h for h in hosts if key(h) not in {key(x.get("node_type_name")) for x in described_hosts}]
+    clients = [(i, n) for i, n in enumerate(nodes) if CLIENT.search(str(n.get("node_type_name", "")))
+               or any(n is h for h in described_hosts)]
     if not clients and len(set(map(key, hosts))) == 1:
         clients = [(i, n) for i, n in enumerate(nodes) if key(n.get("node_type_name")) == key(hosts[0])]
-    if len(clients) != 1:
-        b.missing.append(f"nodes: {len(clients)} client node types (named client or localhost); expected one")
+    if not clients:
+        b.missing.append("nodes: no client node type (named client, host or localhost, or counted in "
+                         "benchmark_hosts), so no client count")
         return None
-    ci, client = clients[0]
-    count = counted(client)
-    if not count:
-        b.missing.append(f"benchmark_hosts: no host of node type {client.get('node_type_name')!r}, so no client count")
+    merged = _clients(b, clients, counted, networks)
+    if merged is None:
         return None
-    group: dict = {"count": count, "description": f"{client.get('node_type_name')} ({b.cite('benchmark_hosts')})"}
-    memory = _memory(b, client, f"nodes[{ci}].DRAM")
-    if memory:
-        group["memory"] = memory
-    nic, family = _nics(b, client, ci, networks)
-    if nic:
-        group["nic"] = nic
-    local = data_drives(client, ci)
+    group, family, ci, client = merged
+    count = group["count"]
+    nic = group.get("nic")
+    others = [i for i, n in enumerate(nodes) if all(i != c for c, _ in clients) and data_drives(n, i)]
+    local = data_drives(client, ci) if len(clients) == 1 and not others else []
     if local:  # the drive under test is the host's own
         b.assumptions.append("the data drives are the client's own (local storage): no network on the data path")
         return assemble(b, group, None, b.devices(local, b.cite(f"nodes[{ci}].drives")) | {"count": count}, family)
     if not nic:
         b.missing.append(f"nodes[{ci}].nic_ports: the clients' NICs are not stated, so no ceiling")
         return None
-    servers = [(i, n) for i, n in enumerate(nodes) if i != ci and data_drives(n, i)]
+    servers = [(i, n) for i in others for n in (nodes[i],)]
     raw = stated_number(storage.get("raw_capacity_GiB"))
     client_total = ends(nic)[1] * count
     if servers:
+        options = stated_words(storage.get("solution_config_options"))
+        stated = _NODES_STATED.search(options)
+        if stated and sum(1 for _, n in servers if not counted(n) and not stated_number(n.get("node_count"))) == 1:
+            b.assumptions.append(f"storage_system.solution_config_options states {stated[0]!r}: the count of the one "
+                                 "storage node type benchmark_hosts does not count")
+            counted = _with_count(counted, int(stated[1]))
         return assemble(b, group, *_server_types(b, servers, counted, data_drives, networks, raw, client_total), family)
     return _appliance(b, group, storage, networks, family, client_total)
+
+
+def _holds_data(drive: dict) -> bool:
+    """Whether a drive holds benchmark data: its purpose names data, or names nothing it is kept for instead."""
+    purpose = stated_words(drive.get("purpose"))
+    return bool(_DATA.search(purpose)) or not _NOT_DATA.search(purpose)
+
+
+def _clients(b: Builder, clients: list[tuple[int, dict]], counted, networks: dict) -> tuple[dict, str, int, dict] | None:
+    """The client node types as one group: each type counted by benchmark_hosts, its stated node_count or the
+    entries that repeat it (five identical "client" entries are five clients); their NICs and memory a range where
+    the types differ. Also the family of their network, and the first type (its index and body)."""
+    types: dict[str, list[tuple[int, dict]]] = {}
+    for i, node in clients:
+        types.setdefault(str(node.get("node_type_name", "")).split("--")[0].strip().lower(), []).append((i, node))
+    counts, nics, memories, family, notes = [], [], [], "ethernet", []
+    for name, entries in types.items():
+        i, node = entries[0]
+        stated = int(stated_number(node.get("node_count")) or 0)
+        count = max(counted(node), stated, len(entries) if len(entries) > 1 else 0)
+        if not count:
+            b.missing.append(f"benchmark_hosts: no host of node type {node.get('node_type_name')!r}, so no client count")
+            return None
+        if len(entries) > 1 and count == len(entries) and counted(node) < count:
+            b.assumptions.append(f"nodes: {len(entries)} entries of node type {node.get('node_type_name')!r}, "
+                                 f"benchmark_hosts names it {counted(node)} time(s): {count} clients, one per entry")
+        nic, found = _nics(b, node, i, networks)
+        family = "rdma" if found == "rdma" else family
+        counts.append(count)
+        nics.append(nic)
+        memories.append(_memory(b, node, f"nodes[{i}].DRAM"))
+        notes.append(f"{node.get('node_type_name')} x {count}")
+    total = sum(counts)
+    group: dict = {"count": total, "description": f"{', '.join(notes)} ({b.cite('benchmark_hosts')})"[:200]}
+    if all(nics):
+        group["nic"] = nics[0] if len({str(n) for n in nics}) == 1 else spanned(nics, "Gbit/s", "the client types' NICs")
+    elif any(nics):
+        b.missing.append("a client type's NICs are not stated: the clients' network is taken from the others")
+        group["nic"] = spanned([n for n in nics if n], "Gbit/s", "the client types' NICs that are stated")
+    if all(memories):
+        group["memory"] = memories[0] if len({str(m) for m in memories}) == 1 else \
+            spanned(memories, "GiB", "the client types' memory")
+    i, node = clients[0]
+    return group, family, i, node
+
+
+def _with_count(counted, stated: int):
+    """``counted`` where it counts a node type, else ``stated``: the one uncounted storage type's stated number."""
+    return lambda node: counted(node) or int(stated_number(node.get("node_count")) or 0) or stated
 
 
 def _server_types(b, servers, counted, data_drives, networks, raw, client_total) -> tuple[dict, dict]:
@@ -173,14 +248,14 @@ def _server_types(b, servers, counted, data_drives, networks, raw, client_total)
     def held(node: dict) -> float:
         return sum((stated_number(x.get("count_of_this_type")) or 1) * (stated_number(x.get("capacity_GiB")) or 0)
                    for x in node.get("drives") or []
-                   if isinstance(x, dict) and not _NOT_DATA.search(stated_words(x.get("purpose"))))
+                   if isinstance(x, dict) and _holds_data(x))
     uncounted = sum(held(node) for _, node in servers if not counted(node)) or None
     for i, node in servers:
         name = node.get("node_type_name")
         nic, _ = _nics(b, node, i, networks)
         drives = data_drives(node, i)
         devices = b.devices(drives, b.cite(f"nodes[{i}].drives"))
-        count = counted(node)
+        count = counted(node) or int(stated_number(node.get("node_count")) or 0)
         if count:
             low = high = count
         else:
@@ -237,8 +312,7 @@ def _appliance(b: Builder, group: dict, storage: dict, networks: dict, family: s
             if rates:
                 drives.append((count, *rates))
     if not drives:
-        b.missing.append("storage_system: no data drives stated, so no ceiling")
-        return None
+        return storage_service(b, group, storage, family)
     appliances = int(stated_number(storage.get("number_of_appliances")) or 1)
     devices = b.devices(drives, b.cite("storage_system.hardware_components")) | {
         "count": 1, "description": f"the drives of {storage.get('model_name') or 'the storage system'} together"}
@@ -295,87 +369,17 @@ def _memory(b: Builder, node: dict, where: str) -> dict | None:
     return None
 
 
-def _v05(b: Builder, d: dict) -> dict | None:
-    """v0.5: a host node, the storage system's own totals and hardware, the interconnect's links."""
-    host = d["host_node"] if isinstance(d["host_node"], dict) else {}
-    storage = d.get("storage_system") if isinstance(d.get("storage_system"), dict) else {}
-    links = [x for x in d.get("host_to_storage_interconnect") or [] if isinstance(x, dict)]
-    count = int(stated_number(host.get("node_count")) or 0)
-    if not count or not links:
-        b.missing.append("host_node.node_count and host_to_storage_interconnect: both are needed for a ceiling")
-        return None
-    group: dict = {"count": count, "description": f"{host.get('commercial_name') or 'host'} ({b.cite('host_node')})"}
-    memory = host.get("memory_capacity_gigabytes")
-    if stated_number(memory) or isinstance(memory, str) and re.fullmatch(r"\s*\d+(\.\d+)?\s*[KMGT]i?B\s*", memory):
-        group["memory"] = {"value": f"{stated_number(memory):g} GB" if stated_number(memory) else memory.strip(),
-                           "source": "datasheet", "note": b.cite("host_node.memory_capacity_gigabytes")}
-    low = high = Q_(0, "Gbit/s")
-    notes, family = [], "ethernet"
-    ports_table = hardware()["ports"]
-    for j, link in enumerate(links):
-        words = stated_words(link.get("interconnect_type"), link.get("model"), link.get("Model"))
-        rate = port_rate(words, link.get("link_speed_gigabits_per_second"),
-                        b.cite(f"host_to_storage_interconnect[{j}].link_speed_gigabits_per_second"))
-        if rate is None:
-            b.missing.append(f"host_to_storage_interconnect[{j}]: no speed and no network iobound knows")
-            continue
-        stated = stated_number(link.get("number_of_links"))
-        ports = (int(stated),) * 2 if stated else tuple(ports_table["clients"])
-        if not stated:
-            b.assumptions.append(f"clients.nic: host_to_storage_interconnect[{j}] states no number_of_links: "
-                                 f"{ports[0]} to {ports[1]} ({ports_table['note']})")
-        low, high = low + rate[0] * ports[0], high + rate[1] * ports[1]
-        notes.append(f"{ports[0]}-{ports[1]} x {rate[2]}" if ports[0] != ports[1] else f"{ports[0]} x {rate[2]}")
-        if link.get("rdma_enabled") is True or re.search(r"infiniband|slingshot", words, re.IGNORECASE):
-            family = "rdma" if "slingshot" not in words.lower() else "ethernet"
-    if not notes:
-        return None
-    note = "; ".join(notes)
-    group["nic"] = datasheet(low, "Gbit/s", note) if low == high else assumed(low, high, "Gbit/s", note)
-    server: dict = {"count": 1, "description": f"{storage.get('type') or 'the storage system'} as a whole",
-                    "nic": {"value": "unlimited", "source": "assumption",
-                            "note": "the storage's adapters: not stated; its own total bandwidth bounds it"}}
-    for key, field in (("read_bandwidth", "total_read_bandwidth_sequential_GB_per_sec"),
-                       ("write_bandwidth", "total_write_bandwidth_sequential_GB_per_sec")):
-        value = stated_number(storage.get(field))
-        if value:
-            server[key] = {"value": f"{value:g} GB/s", "source": "datasheet", "note": b.cite(f"storage_system.{field}")}
-    drives = []
-    for j, part in enumerate(storage.get("hardware") or []):
-        if isinstance(part, dict) and re.search(r"ssd|hdd|nvme|drive",
-                                                stated_words(part.get("type"), part.get("protocol")), re.IGNORECASE):
-            rates = b.drive(part, f"storage_system.hardware[{j}]")
-            if rates:
-                drives.append((int(stated_number(part.get("Count") or part.get("count")) or 1), *rates))
-    devices = b.devices(drives, b.cite("storage_system.hardware"))
-    if devices:
-        devices |= {"count": 1, "description": "the storage system's drives together"}
-    if not drives and not any(k in server for k in ("read_bandwidth", "write_bandwidth")):
-        b.missing.append("storage_system: neither drives nor total bandwidths stated")
-    return assemble(b, group, server, devices, family)
-
-
-def _v3(b: Builder, d: Any) -> dict | None:
-    """v3.0 YAML: the clients' chassis, NICs carrying data and drives; the storage where the solution says."""
-    if not isinstance(d, dict):
-        b.missing.append("system_under_test: not a mapping")
-        return None
-    clients = [c for c in d.get("clients") or [] if isinstance(c, dict)]
-    if len(clients) != 1:
-        b.missing.append(f"system_under_test.clients: {len(clients)} client types; expected one")
-        return None
-    client = clients[0]
-    where = "system_under_test.clients[0]"
+def _v3_client(b: Builder, client: dict, where: str) -> tuple[int, dict | None, dict | None, str] | None:
+    """One client type of v3.0: its quantity, memory, NICs that are up and carry data, and their family; None (and
+    why) where its quantity is not stated."""
     count = int(stated_number(client.get("quantity")) or 0)
     if not count:
         b.missing.append(f"{where}.quantity: not stated, so no client count")
         return None
-    group: dict = {"count": count, "description": str(client.get("friendly_description") or "client")[:120]}
     chassis = client.get("chassis") if isinstance(client.get("chassis"), dict) else {}
-    memory = stated_number(chassis.get("memory_capacity"))
-    if memory:
-        group["memory"] = {"value": f"{memory:g} GB", "source": "datasheet",
-                           "note": f"{b.cite(where + '.chassis.memory_capacity')} (GB: the schema states no unit)"}
+    stated = stated_number(chassis.get("memory_capacity"))
+    memory = {"value": f"{stated:g} GB", "source": "datasheet",
+              "note": f"{b.cite(where + '.chassis.memory_capacity')} (GB: the schema states no unit)"} if stated else None
     low = high = Q_(0, "Gbit/s")
     notes, family = [], "ethernet"
     for j, net in enumerate(client.get("networking") or []):
@@ -391,10 +395,40 @@ def _v3(b: Builder, d: Any) -> dict | None:
         low, high = low + rate[0] * units, high + rate[1] * units
         notes.append(f"{units} x {rate[2]}")
         family = "rdma" if "infiniband" in str(net.get("type")).lower() else family
+    note = "; ".join(notes)
+    nic = (datasheet(low, "Gbit/s", note) if low == high else assumed(low, high, "Gbit/s", note)) if notes else None
+    return count, memory, nic, family
+
+
+def _v3(b: Builder, d: Any) -> dict | None:
+    """v3.0 YAML: the clients' chassis, NICs carrying data and drives; the storage where the solution says."""
+    if not isinstance(d, dict):
+        b.missing.append("system_under_test: not a mapping")
+        return None
+    clients = [c for c in d.get("clients") or [] if isinstance(c, dict)]
+    if not clients:
+        b.missing.append("system_under_test.clients: none listed, so no client count")
+        return None
+    types = [_v3_client(b, c, f"system_under_test.clients[{k}]") for k, c in enumerate(clients)]
+    if any(t is None for t in types):
+        return None
+    count = sum(t[0] for t in types)
+    client, where = clients[0], "system_under_test.clients[0]"
+    group: dict = {"count": count, "description": "; ".join(str(c.get("friendly_description") or "client")[:120]
+                                                             for c in clients)[:240]}
+    memories = [t[1] for t in types]
+    if all(memories):
+        group["memory"] = memories[0] if len(types) == 1 else spanned(memories, "GB", "the client types' memory")
+    nics = [t[2] for t in types if t[2]]
+    family = "rdma" if any(t[3] == "rdma" for t in types) else "ethernet"
     solution = d.get("solution") if isinstance(d.get("solution"), dict) else {}
     architecture = solution.get("architecture") if isinstance(solution.get("architecture"), dict) else {}
     location = str(architecture.get("storage_location", "")).lower()
     if location == "local":
+        if len(clients) > 1:
+            b.missing.append("system_under_test.clients: local storage on several client types: which type's drives "
+                             "hold the data is not stated, so no ceiling")
+            return None
         drives = []
         for j, drive in enumerate(client.get("drives") or []):
             if isinstance(drive, dict):
@@ -412,13 +446,21 @@ def _v3(b: Builder, d: Any) -> dict | None:
             devices[key] = assumed(slowest, ends(devices[key])[1], "GB/s", devices[key]["note"] +
                                   "; which drives hold the data is not stated")
         return assemble(b, group, None, devices | {"count": count}, family)
-    if not notes:
+    if not nics:
         b.missing.append(f"{where}.networking: no NIC that is up and carries data, so no ceiling")
         return None
-    note = "; ".join(notes)
-    group["nic"] = datasheet(low, "Gbit/s", note) if low == high else assumed(low, high, "Gbit/s", note)
-    b.missing.append(f"system_under_test: the storage ({location or 'location not stated'}) is not described "
-                     "(v3.0 names only the clients): only the clients' network bounds it")
+    if len(nics) < len(types):
+        b.missing.append("system_under_test.clients: a client type states no NIC that is up and carries data: the "
+                         "clients' network is taken from the others")
+    group["nic"] = nics[0] if len(nics) == 1 else spanned(nics, "Gbit/s", "the client types' NICs")
+    usable = stated_number(solution.get("usable_capacity_tib"))
+    rate = service_rate(b, [(f"system_under_test.solution.{key}", stated_words(solution.get(key)))
+                            for key in ("friendly_description", "submission_name")], Q_(usable, "TiB") if usable else None)
     server = {"count": 1, "description": str(solution.get("friendly_description") or "the storage")[:120],
               "nic": {"value": "unlimited", "source": "assumption", "note": "the storage side is not described"}}
+    if rate is None:
+        b.missing.append(f"system_under_test: the storage ({location or 'location not stated'}) is not described "
+                         "(v3.0 names only the clients): only the clients' network bounds it")
+    else:
+        server["bandwidth"] = rate
     return assemble(b, group, server, None, family)

@@ -1,4 +1,5 @@
-"""The parts an MLPerf Storage system description names, as capacities: drives, a node's drives together, ports.
+"""The parts an MLPerf Storage system description names, as capacities: drives, a node's drives together, ports,
+several node types as one group, and a file service's stated throughput.
 
 A figure the description states (a drive's peak bandwidth, a port's bitrate) becomes a value citing its
 field; one it leaves out (a drive class's rate, a bare number's unit) a range marked assumption, from
@@ -9,6 +10,7 @@ the groups in the shape :mod:`topologies.described.mlperf` builds for every form
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +22,11 @@ from topologies.catalogues.hardware import class_rate, device_classes, hardware,
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Builder", "figure", "datasheet", "assumed", "ends", "port_rate", "assemble"]
+__all__ = ["CLIENT", "Builder", "figure", "datasheet", "assumed", "ends", "port_rate", "assemble", "service_rate",
+           "spanned", "storage_service"]
+
+# A node type's name that marks it a benchmark client.
+CLIENT = re.compile(r"client|localhost|^host", re.IGNORECASE)
 
 
 def figure(q: Quantity, unit: str) -> str:
@@ -63,7 +69,8 @@ class Builder:
     def drive(self, body: dict, where: str) -> tuple[dict, dict] | None:
         """One drive of a node as read and write capacities (per drive), or None where nothing bounds it."""
         classes = device_classes(stated_words(body.get("drive_type"), body.get("interface"), body.get("type"),
-                                              body.get("protocol"), body.get("media_type")))
+                                              body.get("protocol"), body.get("media_type"), body.get("drive_details"),
+                                              body.get("model")))
         table = hardware()["devices"]
         performance = body.get("performance") if isinstance(body.get("performance"), dict) else {}
         found = []
@@ -127,6 +134,44 @@ class Builder:
         return group
 
 
+_NUMBER = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_RATE_UNIT = r"([KMGT]i?B)(?:/s|ps)"
+# A service's throughput per capacity ("125 MB/s per TiB", "250 MB/s/TiB") and the capacity it is had on.
+_PER_CAPACITY = re.compile(rf"{_NUMBER}\s*{_RATE_UNIT}\s*(?:per|/)\s*([KMGTP]i?B)\b", re.IGNORECASE)
+_CAPACITY = re.compile(rf"{_NUMBER}\s*([TP]i?B)\b(?!\s*/)", re.IGNORECASE)
+# A tier's stated throughput ("throughput of 12 GB/s", "bandwidth: 20 GiB/s").
+_THROUGHPUT = re.compile(rf"(?:throughput|bandwidth)\D{{0,24}}?{_NUMBER}\s*{_RATE_UNIT}(?!\s*(?:per|/)\s*[KMGTP]i?B)",
+                         re.IGNORECASE)
+
+
+def _unit(text: str) -> str:
+    """A unit as descriptions write it, as pint reads it: "MB" stays decimal, "MiB" binary; "TB" not "TiB"."""
+    return text[0].upper().replace("K", "k") + text[1:-1].replace("I", "i") + "B"
+
+
+def service_rate(b: Builder, texts: list[tuple[str, str]], capacity: Quantity | None) -> dict | None:
+    """A file service's throughput as the description states it, of every field ``texts`` names (where, text): per
+    capacity ("125 MB/s per TiB") times the capacity it states beside it or ``capacity`` (its usable capacity
+    field), or a tier's throughput ("throughput of 12 GB/s"); None where it states neither."""
+    for where, text in texts:
+        number = lambda x: float(x.replace(",", ""))  # noqa: E731 - a figure with its thousands' commas
+        per = _PER_CAPACITY.search(text)
+        if per:
+            rate = Q_(number(per[1]), f"{_unit(per[2])}/s") / Q_(1, _unit(per[3]))
+            size = next((Q_(number(m[1]), _unit(m[2])) for m in _CAPACITY.finditer(text) if m.start() != per.start()
+                         and not (per.start() <= m.start() < per.end())), None) or capacity
+            if size is None:
+                b.missing.append(f"{where}: {per[0]!r} states a throughput per capacity, but no capacity it is had on")
+                continue
+            total = (rate * size).to("GB/s")
+            return datasheet(total, "GB/s", f"{b.cite(where)}: {per[0]} x {size:~P} (the service's stated rate)")
+        tier = _THROUGHPUT.search(text)
+        if tier:
+            total = Q_(number(tier[1]), f"{_unit(tier[2])}/s").to("GB/s")
+            return datasheet(total, "GB/s", f"{b.cite(where)}: {tier[0]!r} (the tier's stated throughput)")
+    return None
+
+
 def port_rate(words: str, rate: Any, where: str) -> tuple[Quantity, Quantity, str] | None:
     """A port's rate: the stated bitrate (Gb/s, as the schema says), else what the network's name implies."""
     number = stated_number(rate)
@@ -160,3 +205,30 @@ def assemble(b: Builder, clients: dict, servers: dict | None, devices: dict | No
         doc["devices"] = {"drives": devices}
         doc["links"].append({"between": ["storage", "drives"]})
     return doc
+
+
+def spanned(capacities: list[dict], unit: str, what: str) -> dict:
+    """Several node types' capacities as one per member: from the least to the greatest, an assumption."""
+    lows, highs = zip(*(ends(c) for c in capacities))
+    return assumed(min(lows), max(highs), unit, f"{what} differ: from the least to the greatest; " +
+                   "; ".join(c["note"] for c in capacities))
+
+
+def storage_service(b: Builder, group: dict, storage: dict, family: str) -> dict | None:
+    """Storage stated as a service (a cloud file system): its stated throughput, per capacity or for its tier, bounds
+    it; None (and why) where the description states neither drives nor a throughput."""
+    texts = [(f"storage_system.{key}", stated_words(storage.get(key)))
+             for key in ("solution_name", "model_name", "description", "solution_config_options", "version")]
+    usable = stated_number(storage.get("usable_capacity_GiB"))
+    rate = service_rate(b, texts, Q_(usable, "GiB") if usable else None)
+    if rate is None:
+        named = sorted({str(n) for c in storage.get("software_components") or [] if isinstance(c, dict)
+                        for n in c.get("runnable_node_type_name") or [] if not CLIENT.search(str(n))})
+        b.missing.append("storage_system: no data drives, hardware_components or stated throughput" +
+                         (f" (the nodes {', '.join(map(repr, named))} its software runs on are not among nodes with "
+                          "drives)" if named else "") + ", so no ceiling")
+        return None
+    server = {"count": 1, "description": f"{storage.get('solution_name') or 'the storage service'} as a whole",
+              "nic": {"value": "unlimited", "source": "assumption", "note": "a service: its stated throughput bounds it"},
+              "bandwidth": rate}
+    return assemble(b, group, server, None, family)
