@@ -203,7 +203,7 @@ class Ceiling:
 
 @dataclass(frozen=True)
 class Implied:
-    """What a run needs of one figure stated as a range, every other range at its most favourable end.
+    """What a run needs of one assumed figure (a range, or one value), every other at its most favourable (unlimited).
 
     ``needed`` is the least value (the greatest, for a latency) at which the run is possible.
     """
@@ -214,13 +214,16 @@ class Implied:
 
     def __str__(self) -> str:
         sign = "≤" if self.stated.metric is Metric.LATENCY else "≥"
-        shown = format_quantity(self.needed, unit=self.stated.range[1].units)
-        kind = "" if self.stated.source.kind == "unstated" else f"{self.stated.source.kind} "
-        return f"{self.component} {sign} {shown} (stated: {kind}{self.stated.span()})"
+        stated = self.stated
+        shown = format_quantity(self.needed, unit=(stated.range[1] if stated.range else stated.value).units)
+        kind = "" if stated.source.kind == "unstated" else f"{stated.source.kind} "
+        figure = stated.span() if stated.range else format_quantity(stated.value, unit=stated.value.units)
+        return f"{self.component} {sign} {shown} (stated: {kind}{figure})"
 
     def to_dict(self) -> dict:
         return {"component": str(self.component), "needed": quantity_json(self.needed),
-                "range": [quantity_json(v) for v in self.stated.range], "source": self.stated.source.kind}
+                "range": [quantity_json(v) for v in self.stated.range or (self.stated.value,) * 2],
+                "source": self.stated.source.kind}
 
 
 def rate(value: float, metric: Metric) -> Quantity:

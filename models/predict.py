@@ -24,7 +24,10 @@ from models.layers import DEVICE_LAYERS, REQUESTS
 
 # Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
 HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
-from topologies.topology import Component, Kind, Topology
+from topologies.topology import Capacity, Component, Kind, Topology
+
+# The metrics a ceiling is monotone in: it rises with bandwidths and rates and falls with latencies.
+_MONOTONE = (Metric.BANDWIDTH, Metric.OPERATION_RATE, Metric.LATENCY)
 
 __all__ = ["Model", "predict", "unmodelled"]
 
@@ -43,8 +46,11 @@ class Model:
     def __init__(self, topology: Topology):
         self.topology = topology
         self.ranges = topology.ranged()
+        # figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones
+        self.assumed = {place: c for place, c in topology.assumed().items() if c.metric in _MONOTONE}
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._low: Model | None = None
+        self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
         self._assumes = bool(self.ranges) or any(c.source.kind == "assumption" for g in topology.groups
                                                  for c in g.capacities.values()) or any(
@@ -59,6 +65,20 @@ class Model:
         if self._low is None:
             self._low = Model(self.topology.at_ends(favourable=False))
         return self._low
+
+    @property
+    def stated(self) -> Model:
+        """The model on stated figures alone: every figure assumed as one value unlimited (ranges kept; this one without)."""
+        if not self.assumed:
+            return self
+        if self._stated is None:
+            self._stated = Model(self.topology.replaced({place: Capacity(None, c.metric, c.source)
+                                                         for place, c in self.assumed.items()}))
+        return self._stated
+
+    def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
+        """The most (B/s or op/s) the stated figures alone allow (see ``stated``); inf where they limit nothing."""
+        return _most(self.stated, workload, clients)
 
     def shape(self, workload: Workload, cached: bool = False) -> Shape:
         """The shape of ``workload``'s network here: with the device tiers that take requests of its size."""
@@ -152,26 +172,33 @@ class Model:
         return min(value, shared[1]) if shared else value
 
     def implied(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
-        """What a run at ``target`` (B/s or op/s) needs of each range: every range whose least favourable end
-        alone, the others at their most favourable, puts the ceiling under ``target``, with the value
-        that makes the ceiling exactly ``target`` (bisection: the ceiling is monotone in each figure).
-        Each is necessary, not all together sufficient. A target above the ceiling is taken at the ceiling."""
-        target = min(target, self.bound(workload, clients))
+        """What a run at ``target`` (B/s or op/s) needs of each assumed figure (a range, or one value): every one
+        whose least favourable end alone (a range's, or the value assumed), the others at their most favourable
+        (a range's end, unlimited), puts the ceiling under ``target``, with the value that makes the ceiling
+        exactly ``target`` (bisection: the ceiling is monotone in each figure). Each is necessary, not all
+        together sufficient. A target above what the stated figures allow is taken at that."""
+        stated = self.stated
+        most = self.stated_bound(workload, clients)
+        target = min(target, most)
         found = []
-        for place, capacity in self.ranges.items():
+        for place, capacity in (self.ranges | self.assumed).items():
             if not _concerns(place.key, workload.operation):
                 continue
-            worst, best = (end.m_as(capacity.value.units) for end in capacity.ends)
+            unit = capacity.value.units
 
-            def at(t: float) -> float:
-                value = Q_(worst + t * (best - worst), capacity.value.units)
-                return Model(self.topology.replaced({place: capacity.at(value)})).bound(workload, clients)
+            def bound(value: float) -> float:
+                return _most(Model(stated.topology.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
 
-            least = at(0.0)
+            worst = capacity.ends[0].m_as(unit)
+            least = bound(worst)
             if least >= target:
                 continue
-            t = _least_reaching(at, target, least, self.bound(workload, clients))
-            found.append(Implied(place, capacity, Q_(worst + t * (best - worst), capacity.value.units)))
+            best = capacity.ends[1].m_as(unit) if capacity.range else _reaching(bound, worst, target, capacity.metric)
+            if best is None:  # no value of this one alone reaches it: only with others
+                continue
+            high = most if capacity.range and math.isfinite(most) else bound(best)
+            t = _least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, high)
+            found.append(Implied(place, capacity, Q_(worst + t * (best - worst), unit)))
         return tuple(found)
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
@@ -394,6 +421,24 @@ def _concerns(key: str, operation: Operation) -> bool:
 # How close to the least value that reaches a target Model.implied finds it, as a share of the range:
 # far below the three or four figures it is shown with.
 _REACH = 1e-9
+
+
+def _most(model: Model, workload: Workload, clients: tuple[str, ...] | None) -> float:
+    """The ceiling's value alone (see Model.bound); inf where nothing limits it (figures taken as unlimited)."""
+    try:
+        return model.bound(workload, clients)
+    except TopologyError:  # nothing limits the path
+        return math.inf
+
+
+def _reaching(bound: Callable[[float], float], assumed: float, target: float, metric: Metric) -> float | None:
+    """A value of one figure assumed as ``assumed`` at which ``bound`` reaches ``target``: doubled (halved, for a
+    latency) until it does; None if it never does within a factor of 2**60."""
+    step = 0.5 if metric is Metric.LATENCY else 2.0
+    for k in range(1, 61):
+        if bound(assumed * step ** k) >= target:
+            return assumed * step ** k
+    return None
 
 
 def _least_reaching(f: Callable[[float], float], target: float, low: float, high: float) -> float:

@@ -445,6 +445,11 @@ class Topology:
         return found | {Component.of_link(i): link.bandwidth for i, link in enumerate(self.links)
                         if link.bandwidth is not None and link.bandwidth.range}
 
+    def assumed(self) -> dict[Component, Capacity]:
+        """Every capacity assumed as one value (source ``assumption``, no range, not unlimited), groups' and links'."""
+        found = {Component(g.name, key): c for g in self.groups for key, c in g.capacities.items() if _one_assumed(c)}
+        return found | {Component.of_link(i): link.bandwidth for i, link in enumerate(self.links) if _one_assumed(link.bandwidth)}
+
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
@@ -466,3 +471,9 @@ class Topology:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
         return tuple(g for g in self.of_kind(kind) if g.name in linked)
+
+
+def _one_assumed(capacity: Capacity | None) -> bool:
+    """Whether a capacity is one assumed value: not a range, not unlimited."""
+    return capacity is not None and capacity.source.kind == "assumption" and capacity.range is None \
+        and capacity.value is not None

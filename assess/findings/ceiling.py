@@ -3,6 +3,7 @@ ceiling's metric."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable
 
 from probes.core.run import Run
@@ -58,14 +59,17 @@ def summary_in(run: Run, metric: Metric) -> Summary | None:
 
 
 def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,
-          implied: Callable[[float], tuple[Implied, ...]] | None = None) -> Judgement:
+          implied: Callable[[float], tuple[Implied, ...]] | None = None,
+          stated: Callable[[], float] | None = None) -> Judgement:
     """Compare a run with its ceiling, an interval when the topology states figures as ranges.
 
     A ceiling bounds every repetition, so one repetition above it (by more than
     ``tolerance``, the noise of the measurements behind the ceiling) is impossible; with
-    ranges, only above the high end (every range at its most favourable) is. A run between
-    the low and the high end is possible only if the hardware is better than its least:
-    ``implied(value)`` says what it needs of each range (POSSIBLE-IF). A run is at the
+    ranges, only above the high end (every range at its most favourable) is, and with figures
+    assumed as one value, only above what the stated figures allow (``stated()``, B/s or op/s:
+    every such figure unlimited). A run between the low and the high end, or above the high end
+    within the stated figures', is possible only if the hardware is better than assumed:
+    ``implied(value)`` says what it needs of each assumed figure (POSSIBLE-IF). A run is at the
     ceiling when its mean is within ``tolerance`` of it, below it under ``below`` of it, and far
     below when even the top of its 95 % confidence interval (the value itself, for a single
     sample) is under ``far_below`` of the low end. An operation rate (op/s) counts as the
@@ -87,7 +91,12 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     op = ceiling.workload.operation.value
     top = interval[1] if interval else ratio
     findings = []
-    if summary.max / limit > 1 + tolerance:
+    most = stated() if stated and summary.max / limit > 1 + tolerance else limit
+    if summary.max / limit > 1 + tolerance and summary.max / most <= 1 + tolerance:  # above assumed figures alone
+        fastest = Q_(summary.max, metric.unit)
+        needs = implied(summary.max) if implied else ()
+        findings.append(_possible(run.label, op, fastest, ceiling, needs, evidence, Q_(most, metric.unit)))
+    elif summary.max / limit > 1 + tolerance:
         if interval and interval[0] > 1 + tolerance:
             certainty = f"with {CONFIDENCE:.0%} confidence: its mean's interval is {interval[0]:.2f}-{interval[1]:.2f}x"
         elif summary.n == 1:
@@ -151,9 +160,11 @@ def _below_least(ceiling: Ceiling) -> str:
     return "" if ceiling.low is None else f" with every range at its least favourable end (at most {format_quantity(ceiling.value)})"
 
 
-def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], evidence) -> Finding:
-    """POSSIBLE-IF: above the ceiling's low end, within its high end: the hardware it implies."""
-    low = ceiling.low
+def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], evidence,
+              stated: Quantity | None = None) -> Finding:
+    """POSSIBLE-IF: above the ceiling's low end, within its high end, or above the high end within what the
+    ``stated`` figures alone allow (every figure assumed as one value unlimited): the hardware it implies."""
+    low = ceiling if stated is not None else ceiling.low
     caches = [c for c in ceiling.caches if c.value is not None and fastest <= c.value and c.applies is not False]
     cache = f", or if the {caches[0].layer} serves it" if caches else ""
     if needs:
@@ -161,11 +172,17 @@ def _possible(label, op, fastest, ceiling: Ceiling, needs: tuple[Implied, ...], 
     else:  # every range alone at its least still allows it: only some of them together, low, do not
         condition = (f"no one figure decides it alone (each at its least allows it, the others at their most), "
                      f"but {ceiling.marked(low.binding)} cannot all be at their least{cache}")
+    where = f"({', '.join(low.binding_layers)}: {ceiling.marked(low.binding)})"
+    if stated is None:
+        place = (f"above the ceiling's least of {format_quantity(low.value)} {where} and within its most of "
+                 f"{format_quantity(ceiling.value)}")
+    else:
+        most = ("the stated ones alone limit nothing" if stated.m == math.inf else
+                f"the stated ones alone allow {format_quantity(stated)}")
+        place = f"above the ceiling of {format_quantity(ceiling.value)} {where}, which rests on assumed figures ({most})"
     return Finding(
         "POSSIBLE-IF", Severity.WARNING, label,
-        f"{op} of {format_quantity(fastest)} is above the ceiling's least of {format_quantity(low.value)} "
-        f"({', '.join(low.binding_layers)}: {ceiling.marked(low.binding)}) and within its most of "
-        f"{format_quantity(ceiling.value)}: {condition}.",
+        f"{op} of {format_quantity(fastest)} is {place}: {condition}.",
         "state the figures that decide it (a datasheet or a probe: iobound probe), then check again",
         evidence, needs)
 
