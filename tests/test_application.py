@@ -29,6 +29,14 @@ LOGS = sorted(p for folder in ("examples/example_logs", "tests/input", "examples
 EXAMPLES = PACKAGE / "examples" / "example_logs"
 HDF5, VPIC, DXT = EXAMPLES / "ior_hdf5_example.darshan", EXAMPLES / "example.darshan", EXAMPLES / "dxt.darshan"
 MACSIO = next(EXAMPLES.glob("shane_macsio_*.darshan"))
+# The real logs beside the worktree (darshan-hpc/darshan-logs, SOURCES.tsv), read where they are when present.
+CORPUS = ROOT.parent / "shared" / "darshan-logs"
+# Those whose STDIO module METADATA-BOUND called bound by the metadata servers, 40 of the 78: opens of <STDOUT> and
+# <STDERR>, or one open of a file far slower than the ceiling (waiting, not the servers). The 41st, stdio_no_posix,
+# opened one file on a laptop's ext4 at 33,000 op/s, near the ceiling: only the log's mount table tells it apart.
+STDIO_BOUND = ("apmpi_apxc__mpi-io-test", "dlio_logs__", "e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only", "ior_daos__",
+               "mpi_io_test_with_dxt__", "partial_data_dxt__", "release_logs__mpi-io-test-x86_64-3.",
+               "runtime_heatmap_inactive_ranks__")
 BADOST, GOODOST = (PACKAGE / "tests" / "input" / f"sample-{n}.darshan" for n in ("badost", "goodost"))
 # 248 OSTs of 3 GB/s behind 248 OSS of 5 GB/s, 2,048 clients of 8 GB/s, one MDS of 50,000 op/s (see the file).
 LUSTRE = load_topology(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
@@ -147,6 +155,14 @@ def test_opens_of_the_standard_streams_are_no_metadata_finding():
     assert _metadata_codes(meta_time=0.04, io_time=0.05, stream_opens=264, stream_stats=1379) == []
     # the streams' own time does not count either: 0.005 s of files' metadata in 0.05 s of I/O
     assert _metadata_codes(meta_time=0.04, io_time=0.05, stream_opens=1, stream_meta_time=0.035) == []
+
+
+@pytest.mark.parametrize("path", sorted(p for p in CORPUS.glob("*.darshan") if p.name.startswith(STDIO_BOUND)) or
+                         [pytest.param(None, marks=pytest.mark.skip(reason=f"no Darshan logs in {CORPUS}"))],
+                         ids=lambda p: p.name if p else "none")
+def test_no_stdio_module_of_a_real_job_is_metadata_bound(path):
+    for label, j in judged(path).items():
+        assert not (label.startswith("STDIO") and "METADATA-BOUND" in codes(j)), found(j, "METADATA-BOUND").message
 
 
 def test_many_processes_writing_192_byte_pieces_of_shared_files():
