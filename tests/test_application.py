@@ -5,6 +5,7 @@ import functools
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,14 @@ LOGS = sorted(p for folder in ("examples/example_logs", "tests/input", "examples
 EXAMPLES = PACKAGE / "examples" / "example_logs"
 HDF5, VPIC, DXT = EXAMPLES / "ior_hdf5_example.darshan", EXAMPLES / "example.darshan", EXAMPLES / "dxt.darshan"
 MACSIO = next(EXAMPLES.glob("shane_macsio_*.darshan"))
+# The real logs beside the worktree (darshan-hpc/darshan-logs, SOURCES.tsv), read where they are when present.
+CORPUS = ROOT.parent / "shared" / "darshan-logs"
+# Those whose STDIO module METADATA-BOUND called bound by the metadata servers, 40 of the 78: opens of <STDOUT> and
+# <STDERR>, or one open of a file far slower than the ceiling (waiting, not the servers). The 41st, stdio_no_posix,
+# opened one file on a laptop's ext4 at 33,000 op/s, near the ceiling: only the log's mount table tells it apart.
+STDIO_BOUND = ("apmpi_apxc__mpi-io-test", "dlio_logs__", "e3sm_io_heatmaps_and_dxt__e3sm_io_heatmap_only", "ior_daos__",
+               "mpi_io_test_with_dxt__", "partial_data_dxt__", "release_logs__mpi-io-test-x86_64-3.",
+               "runtime_heatmap_inactive_ranks__")
 BADOST, GOODOST = (PACKAGE / "tests" / "input" / f"sample-{n}.darshan" for n in ("badost", "goodost"))
 # 248 OSTs of 3 GB/s behind 248 OSS of 5 GB/s, 2,048 clients of 8 GB/s, one MDS of 50,000 op/s (see the file).
 LUSTRE = load_topology(ROOT / "tests" / "data" / "darshan" / "lustre-248.toml")
@@ -108,11 +117,52 @@ def test_metadata_that_the_servers_could_do_far_faster():
     """dxt.darshan: one process, 264 opens and 1,379 stats, 11,218 s of I/O time nearly all in metadata."""
     posix = judged(DXT)["POSIX read+write"]
     assert posix.part.targets is None and posix.part.said == "the whole system (the log records no Lustre OSTs)"
-    bound = found(posix, "METADATA-BOUND")
+    assert "METADATA-BOUND" not in codes(posix)  # the metadata ceiling does not explain its time
+    bound = found(posix, "METADATA-HEAVY")
     assert bound.evidence["operations"] == {"open": 264, "stat": 1379}
     assert bound.evidence["at_ceiling_s"] == pytest.approx([1643 / 50000] * 2)  # one MDS at 50,000 op/s
     assert bound.evidence["metadata_time_per_process_s"] == pytest.approx(11217.7953)
     assert "they need only 0.0329 s: the time went to waiting" in bound.message
+
+
+def _with(**job):
+    """dxt.darshan's POSIX run (1,643 opens and stats of one process, 0.0329 s at the one MDS's 50,000 op/s) judged
+    with its job's figures changed (times in seconds)."""
+    posix = runs_of(DXT)[0]
+    times = {k: Q_(job.pop(k), "s") for k in ("io_time", "meta_time", "stream_meta_time") if k in job}
+    [j] = check_runs(LUSTRE, [replace(posix, job=replace(posix.job, **job, **times))])
+    return j
+
+
+def _metadata_codes(**job) -> list[str]:
+    return [c for c in codes(_with(**job)) if c.startswith("METADATA")]
+
+
+def test_metadata_binds_where_its_measured_rate_is_at_the_ceiling():
+    assert _metadata_codes(meta_time=0.04, io_time=0.05) == ["METADATA-BOUND"]  # 41,000 op/s of 50,000
+    bound = found(_with(meta_time=0.0329, io_time=0.05), "METADATA-BOUND")
+    assert bound.message.endswith("they take 0.0329 s: metadata binds it.")
+
+
+def test_metadata_faster_than_the_ceiling_is_never_bound_by_it():
+    """Opens 3.6x faster than the ceiling allows: the ceiling's rate is wrong, or another file system served them."""
+    assert _metadata_codes(meta_time=0.0329 / 3.6, io_time=0.01) == ["METADATA-FASTER"]
+    # metadata 18 % of the I/O time, though at the ceiling it would take 66 %: its own measure says it does not bind
+    assert _metadata_codes(meta_time=0.009, io_time=0.05) == []
+
+
+def test_opens_of_the_standard_streams_are_no_metadata_finding():
+    assert _metadata_codes(meta_time=0.04, io_time=0.05, stream_opens=264, stream_stats=1379) == []
+    # the streams' own time does not count either: 0.005 s of files' metadata in 0.05 s of I/O
+    assert _metadata_codes(meta_time=0.04, io_time=0.05, stream_opens=1, stream_meta_time=0.035) == []
+
+
+@pytest.mark.parametrize("path", sorted(p for p in CORPUS.glob("*.darshan") if p.name.startswith(STDIO_BOUND)) or
+                         [pytest.param(None, marks=pytest.mark.skip(reason=f"no Darshan logs in {CORPUS}"))],
+                         ids=lambda p: p.name if p else "none")
+def test_no_stdio_module_of_a_real_job_is_metadata_bound(path):
+    for label, j in judged(path).items():
+        assert not (label.startswith("STDIO") and "METADATA-BOUND" in codes(j)), found(j, "METADATA-BOUND").message
 
 
 def test_many_processes_writing_192_byte_pieces_of_shared_files():

@@ -150,6 +150,15 @@ def test_a_one_process_jobs_files_are_its_own():
     assert run.workload.read_share == pytest.approx(22517726 / (22517726 + 13021781))
 
 
+def test_the_standard_streams_metadata_is_counted_apart():
+    """Darshan names stdin, stdout and stderr's records <STDIN>, <STDOUT>, <STDERR>: no file system serves them."""
+    stdio = {run.label: run for run in runs_of(BADOST)}["STDIO read+write"].job
+    assert (stdio.opens, stdio.stream_opens, stdio.stream_stats) == (6144, 4096, 0)  # stdout and stderr of 2,048
+    assert stdio.stream_meta_time == Q_(0, "s")
+    hdf5 = {run.label: run for run in runs_of(HDF5)}["STDIO write"].job
+    assert hdf5.opens == hdf5.stream_opens == 1  # its only file is <STDOUT>
+
+
 def test_a_log_without_posix_data_gives_its_stdio_run():
     [run] = runs_of(PACKAGE / "tests" / "input" / "noposix.darshan")
     assert run.label == "STDIO read+write" and run.job.access_sizes_read == () and run.job.common_access_sizes == ()

@@ -29,7 +29,9 @@ an application's job, from its Darshan log (assess.findings.application; JOB_COD
 FEW-TARGETS       warning  its files used a small share of the OSTs: the ceiling on all of them is far higher
 SMALL-ACCESSES    warning  most of its bytes moved in requests under the file system's block size
 SHARED-FILE-CONTENTION warning  many processes wrote shared files in small pieces not aligned to the blocks
-METADATA-BOUND    warning  opens and stats take most of its I/O time
+METADATA-BOUND    warning  opens and stats of its files take most of its I/O time, as the metadata ceiling explains
+METADATA-HEAVY    warning  opens and stats take most of its I/O time, far slower than the metadata ceiling allows
+METADATA-FASTER   info     opens and stats take most of its I/O time, faster than the metadata ceiling allows
 an MLPerf Storage training run, from DLIO's summary (assess.findings.training; TRAINING_CODES)
 AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's minimum
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads

@@ -20,6 +20,7 @@ from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
 from topologies.edit import Change, apply_changes
 from topologies.topology import Component, Kind, Topology
+from assess.findings.bands import FAR_BELOW, TOLERANCE
 from assess.findings.finding import Finding, Part, Severity
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["JOB_CODES", "is_job", "part_of", "job_findings", "histogram", "BIN_BOUNDS", "TARGET_GROUPS", "FEW_TARGETS_GAIN",
            "MOST_BYTES", "UNALIGNED", "METADATA_SHARE", "LARGE"]
 
-JOB_CODES = ("FEW-TARGETS", "SMALL-ACCESSES", "SHARED-FILE-CONTENTION", "METADATA-BOUND")
+JOB_CODES = ("FEW-TARGETS", "SMALL-ACCESSES", "SHARED-FILE-CONTENTION", "METADATA-BOUND", "METADATA-HEAVY",
+             "METADATA-FASTER")
 # The device group that stands for a Lustre file system's OSTs, one member per OST, is named for them.
 TARGET_GROUPS = ("ost", "osts")
 # FEW-TARGETS when the ceiling on every OST is at least this many times the one on the OSTs the job used:
@@ -38,8 +40,12 @@ FEW_TARGETS_GAIN = 2.0
 MOST_BYTES = 0.5
 # SHARED-FILE-CONTENTION when more than this share of the requests did not start on a block's boundary.
 UNALIGNED = 0.5
-# METADATA-BOUND when metadata takes more than this share of the job's I/O time.
+# METADATA-BOUND, -HEAVY or -FASTER when metadata of its files takes more than this share of the job's I/O time.
 METADATA_SHARE = 0.5
+# What to do where metadata takes most of a job's I/O time.
+FEWER_FILES = ("open and stat fewer files: keep files open across steps, gather many small files into a few (HDF5, an "
+               "archive), let one process stat and share the answer, and spread files over directories (lfs mkdir -c "
+               "on Lustre)")
 # The request size the small ones are compared with: large enough that per-request costs no longer count.
 LARGE = Q_(1, "MiB")
 
@@ -195,44 +201,48 @@ def _contention(run: Run) -> Finding | None:
 
 
 def _metadata(run: Run, model: Model, clients: tuple[str, ...] | None) -> Finding | None:
-    """Opens and stats that take most of the I/O time: at the metadata ceiling (the servers bind), or in Darshan's own
-    measure while the ceiling says the servers could do them far faster (the time went to waiting)."""
+    """Opens and stats of its files (not the standard streams) that take most of the I/O time in Darshan's own measure:
+    METADATA-BOUND where the metadata ceiling explains that time (their rate is at it, or below it by no more than
+    the model's usual omissions), METADATA-HEAVY where the servers could do them far faster (or the topology states
+    no rate), METADATA-FASTER where they ran faster than the ceiling allows (its figure, or the file system, is wrong)."""
     job = run.job
     if job.module == "MPI-IO":  # MPI-IO's opens are POSIX's, counted there
         return None
     io_time = job.io_time.m_as("s")
     processes = run.placement.processes
-    measured = job.meta_time.m_as("s") / processes
-    ops = {op: n for op, n in ((Operation.OPEN, job.opens), (Operation.STAT, job.stats)) if n}
-    if not ops or io_time <= 0:
+    measured = (job.meta_time - job.stream_meta_time).m_as("s") / processes
+    ops = {op: n - streams for op, n, streams in ((Operation.OPEN, job.opens, job.stream_opens),
+                                                  (Operation.STAT, job.stats, job.stream_stats)) if n and n > streams}
+    if not ops or io_time <= 0 or measured / io_time <= METADATA_SHARE:
         return None
     needed = _at_ceiling(run.workload, ops, model, clients)
-    if measured / io_time <= METADATA_SHARE and (needed is None or needed[1] / io_time <= METADATA_SHARE):
-        return None
     done = " and ".join(f"{n:,} {op.value}s" for op, n in ops.items())
-    if needed is None:
-        ceiling = "the topology states no metadata rate to compare with"
-    else:
-        fastest, slowest, where = needed
-        if fastest / io_time > METADATA_SHARE:
-            ceiling = (f"at the metadata ceiling ({where}) they take at least {fastest:.3g} s, {fastest / io_time:.0%} of "
-                       "its I/O time: metadata binds it")
-        elif slowest / io_time > METADATA_SHARE:
-            ceiling = (f"at the metadata ceiling ({where}) they take {_span(fastest, slowest)}: metadata binds it "
-                       "if the figures behind that ceiling are near the low end of their ranges")
-        else:
-            ceiling = (f"at the metadata ceiling ({where}) they need only {_span(fastest, slowest)}: the time went to "
-                       "waiting the ceiling does not count (a busy or stalled metadata server, locks in a shared "
-                       "directory, opens of slow or remote paths)")
     over = f"{processes} process{'es' if processes != 1 else ''}"
-    message = (f"{run.label}: metadata took {measured:.3g} s per process, {measured / io_time:.0%} of its {io_time:.3g} s "
-               f"I/O time (Darshan's metadata time over its {over}), for its {done}; {ceiling}.")
-    return Finding(
-        "METADATA-BOUND", Severity.WARNING, run.label, message,
-        "open and stat fewer files: keep files open across steps, gather many small files into a few (HDF5, an "
-        "archive), let one process stat and share the answer, and spread files over directories (lfs mkdir -c on Lustre)",
-        {"operations": {op.value: n for op, n in ops.items()}, "io_time_s": io_time, "metadata_time_per_process_s":
-         measured, "at_ceiling_s": None if needed is None else [needed[0], needed[1]]})
+    took = (f"{run.label}: metadata took {measured:.3g} s per process, {measured / io_time:.0%} of its {io_time:.3g} s "
+            f"I/O time (Darshan's metadata time over its {over}), for its {done}")
+    evidence = {"operations": {op.value: n for op, n in ops.items()}, "io_time_s": io_time,
+                "metadata_time_per_process_s": measured, "at_ceiling_s": None if needed is None else [needed[0], needed[1]]}
+    if needed is None:
+        return Finding("METADATA-HEAVY", Severity.WARNING, run.label,
+                       f"{took}; the topology states no metadata rate to say whether its servers explain that time.",
+                       FEWER_FILES, evidence)
+    fastest, slowest, where = needed
+    at = f"at the metadata ceiling ({where})"
+    if measured * (1 + TOLERANCE) < fastest:
+        return Finding(
+            "METADATA-FASTER", Severity.INFO, run.label,
+            f"{took}; {at} they take at least {fastest:.3g} s, {fastest / measured:.3g}x its measured time: the ceiling's metadata "
+            "rate is too low, or another file system (a local disk, a memory file system) served those opens.",
+            "state the metadata servers' measured rate in the topology, or check which file system holds its files "
+            "(darshan-parser gives each record's mount point and file system type)", evidence)
+    if measured * FAR_BELOW > slowest:
+        return Finding(
+            "METADATA-HEAVY", Severity.WARNING, run.label,
+            f"{took}; {at} they need only {_span(fastest, slowest)}: the time went to waiting the ceiling does not count (a busy "
+            "or stalled metadata server, locks in a shared directory, opens of slow or remote paths).",
+            FEWER_FILES, evidence)
+    return Finding("METADATA-BOUND", Severity.WARNING, run.label,
+                   f"{took}; {at} they take {_span(fastest, slowest)}: metadata binds it.", FEWER_FILES, evidence)
 
 
 def _at_ceiling(workload: Workload, ops: dict[Operation, int], model: Model,

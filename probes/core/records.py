@@ -59,7 +59,9 @@ class Job:
     None. ``access_sizes_read`` and ``_write`` are requests per Darshan size bin, ``(bin, count)`` in the bins'
     order, empty where the module records no histogram; ``common_access_sizes`` are Darshan's most frequent
     exact request sizes, ``(bytes, count)``. The file categories: ``shared_files`` are shared across processes
-    wholly or partly, ``unique_files`` used by one process.
+    wholly or partly, ``unique_files`` used by one process. ``stream_opens``, ``stream_stats`` and
+    ``stream_meta_time`` are what of ``opens``, ``stats`` and ``meta_time`` went to the standard streams
+    (Darshan's ``<STDIN>``, ``<STDOUT>``, ``<STDERR>``), which no file system serves.
     """
 
     job_id: int
@@ -90,6 +92,9 @@ class Job:
     unique_bytes: Quantity
     file_alignment: Quantity | None
     unaligned_requests: int | None
+    stream_opens: int
+    stream_stats: int
+    stream_meta_time: Quantity
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,6 +97,8 @@ _COUNTS = {"POSIX": {"opens": ("POSIX_OPENS", "POSIX_FILENOS"), "stats": ("POSIX
                      "syncs": ("POSIX_FSYNCS", "POSIX_FDSYNCS")},
            "MPI-IO": {"opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"), "syncs": ("MPIIO_SYNCS",)},
            "STDIO": {"opens": ("STDIO_OPENS", "STDIO_FDOPENS"), "seeks": ("STDIO_SEEKS",), "syncs": ("STDIO_FLUSHES",)}}
+# The names Darshan gives the standard streams' records: no file system serves their opens.
+STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 # The access-size histogram's bins (DARSHAN_BUCKET_INC) and the largest size each holds.
 BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS")
 _BIN_TOPS = (100, 2**10, 10 * 2**10, 100 * 2**10, 2**20, 4 * 2**20, 10 * 2**20, 100 * 2**20, 2**30, math.inf)
@@ -219,7 +221,8 @@ def _extract(path: str) -> dict:
         report.mod_read_all_records(module, dtype="numpy", warnings=False)
         if not len(report.records[module]):
             continue
-        accumulated = accumulate_records(report.records[module].to_df(), module, job["nprocs"])
+        frame = report.records[module].to_df()
+        accumulated = accumulate_records(frame, module, job["nprocs"])
         metrics = accumulated.derived_metrics
         record = accumulated.summary_record
         found["io"][module] = {
@@ -229,6 +232,7 @@ def _extract(path: str) -> dict:
                 "total_bytes", "agg_perf_by_slowest", "agg_time_by_slowest", "unique_md_only_time_by_slowest")},
             "categories": [{"count": int(c.count), "read": int(c.total_read_volume_bytes),
                             "written": int(c.total_write_volume_bytes)} for c in metrics.category_counters],
+            "streams": _streams(frame, module, report.name_records),
         }
     if "LUSTRE" in report.modules:
         report.mod_read_all_lustre_records(dtype="dict", warnings=False)
@@ -241,6 +245,16 @@ def _extract(path: str) -> dict:
             report.mod_read_all_dxt_records(module, dtype="dict", warnings=False, reads=False, writes=False)
             found["hosts"].update({str(r["rank"]): r["hostname"] for r in report.records[module]})
     return found
+
+
+def _streams(frame: dict, module: str, names: dict) -> dict:
+    """The opens, stats and metadata seconds of a module's records of the standard streams (all processes')."""
+    counters, fcounters = frame["counters"], frame["fcounters"]
+    streams = counters["id"].map(names).isin(STREAMS).to_numpy()
+    counts = _COUNTS[module]
+    return {name: int(sum(counters[k][streams].clip(lower=0).sum() for k in counts.get(name, ()) if k in counters))
+            for name in ("opens", "stats")} | \
+        {"meta_time": float(fcounters[f"{_PREFIX[module]}_F_META_TIME"][streams].clip(lower=0).sum())}
 
 
 def runs_from(found: dict, *, source: str) -> list[Run]:
@@ -326,7 +340,9 @@ def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: i
               common_access_sizes=common, files=categories[_ALL]["count"], shared_files=sum(c["count"] for c in shared),
               unique_files=unique["count"], shared_bytes=Q_(shared_bytes, "B"), unique_bytes=Q_(unique_bytes, "B"),
               file_alignment=Q_(counters["POSIX_FILE_ALIGNMENT"], "B") if aligned else None,
-              unaligned_requests=counters["POSIX_FILE_NOT_ALIGNED"] if aligned else None)
+              unaligned_requests=counters["POSIX_FILE_NOT_ALIGNED"] if aligned else None,
+              stream_opens=io["streams"]["opens"], stream_stats=io["streams"]["stats"],
+              stream_meta_time=Q_(io["streams"]["meta_time"], "s"))
     tags = [("estimate", ESTIMATE), ("transfer_size", how), ("access", access_tag)]
     # Darshan calls a one-process job's files shared (opened by every process): they are that process's own.
     workload = Workload(operation=operation, transfer_size=size, nodes=nodes, ppn=ppn, access=access,
