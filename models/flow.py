@@ -19,10 +19,11 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from probes.core.units import canonical
+from probes.core.units import Metric, canonical
 from probes.core.workload import Access, Operation, Workload
 from models.formulas import count_symbol, group_symbol, least, workload_symbols
 from models.layers import STAGES, SYMBOL
+from models.ceiling import rate
 from models.maxflow import FlowGraph
 from topologies.topology import Component, Forwarding, Group, Kind, Topology
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # sympy loads when a formula is asked for, not for a ceiling'
     import sympy as sp
     from pint import Quantity
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
+__all__ = ["Stage", "Shape", "FlowNetwork", "Limit", "Scale", "UNKNOWN_CONCURRENCY"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 UNKNOWN_CONCURRENCY = ("the number of nodes that ran it is not known (nor, then, its processes), so the limit of "
@@ -119,11 +120,26 @@ class Stage:
         return nodes * ppn * depth * size / (self.fixed + size * self.per_byte)
 
 
+@dataclass(frozen=True)
+class Limit:
+    """A minimum cut of a flow network: its value in B/s (math.inf when nothing limits the way), its stages, and
+    the components that state them."""
+
+    value: float
+    stages: tuple[Stage, ...]
+    components: tuple[Component, ...]
+
+    @functools.cached_property
+    def quantity(self) -> Quantity:
+        """The value as a quantity, made once: a sweep asks for it in every ceiling the cut is part of."""
+        return rate(self.value, Metric.BANDWIDTH)
+
+
 class FlowNetwork:
     """A directed graph between CLIENTS and STORAGE for one shape, edges in the direction data moves.
 
     ``source`` and ``sink`` are CLIENTS and STORAGE for a write, the other way round for a read.
-    Solve it for a workload with :meth:`capacities` and ``graph.solve``.
+    Solve it for a workload with :meth:`capacities` and :meth:`limit`.
     """
 
     def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...]):
@@ -154,6 +170,10 @@ class FlowNetwork:
         series = _Series(edges, source, sink)
         self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer] for layer in self.layers()}
         self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
+        self._limits: dict[tuple, Limit] = {}
+        # what the workload does not change, filled in once: the unlimited edges and the constant stages
+        self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
+        self._varying = [(i, s) for i, s in enumerate(self.stages) if s is not None and s.scale != Scale.CONSTANT]
 
     @property
     def limited(self) -> list[Stage]:
@@ -175,8 +195,10 @@ class FlowNetwork:
     def capacities(self, workload: Workload, nodes: dict[str, int]) -> list[float]:
         """Each edge's capacity (B/s) for ``workload`` (infinite where nothing limits it)."""
         size = None if workload.transfer_size is None else canonical(workload.transfer_size)
-        return [math.inf if s is None else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
-                for s in self.stages]
+        capacities = self._constant.copy()
+        for i, s in self._varying:
+            capacities[i] = s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
+        return capacities
 
     def only(self, capacities: list[float], layer: str) -> list[float]:
         """``capacities`` with every stage of another layer unlimited: what the layer allows alone."""
@@ -184,6 +206,27 @@ class FlowNetwork:
         for i in self._edges_of[layer]:
             kept[i] = capacities[i]
         return kept
+
+    def limit(self, capacities: list[float], layer: str | None = None) -> Limit:
+        """The minimum cut for ``capacities``; with ``layer``, for that layer's stages alone (see :meth:`only`),
+        the sum of its edges when they are in series.
+
+        Found once per distinct figures of the edges it depends on: a sweep repeats them (a layer
+        of constant capacities, the same node counts), and the same figures give the same cut.
+        """
+        figures = capacities if layer is None else map(capacities.__getitem__, self._edges_of[layer])
+        key = (layer, tuple(figures))
+        found = self._limits.get(key)
+        if found is None:
+            series = None if layer is None else self.in_series[layer]
+            if series:
+                value, edges = math.fsum(capacities[i] for i in series), series
+            else:
+                cut = self.graph.solve(capacities if layer is None else self.only(capacities, layer))
+                value, edges = cut.value, cut.edges
+            stages = tuple(self.stages[i] for i in edges)
+            found = self._limits[key] = Limit(value, stages, tuple(dict.fromkeys(c for s in stages for c in s.components)))
+        return found
 
     def _add(self, u: str, v: str, stage: Stage | None) -> None:
         self.edges.append((u, v))
@@ -388,15 +431,16 @@ class _Series:
         for i, (a, b) in enumerate(edges):
             self.out.setdefault(a, []).append((i, b))
             self.into.setdefault(b, []).append((i, a))
-        self.ahead = self.reach({source}, lambda i: True)
-        self.behind = self.reach({sink}, lambda i: True, forward=False)
+        self.ahead = self.reach({source})
+        self.behind = self.reach({sink}, forward=False)
 
-    def reach(self, start: set[str], usable, forward: bool = True) -> set[str]:
+    def reach(self, start: set[str], avoiding: set[int] = frozenset(), forward: bool = True) -> set[str]:
+        """The nodes reached from ``start`` over edges not in ``avoiding`` (backwards unless ``forward``)."""
         seen, arcs = set(start), self.out if forward else self.into
         todo = list(seen)
         while todo:
             for i, v in arcs.get(todo.pop(), ()):
-                if v not in seen and usable(i):
+                if v not in seen and i not in avoiding:
                     seen.add(v)
                     todo.append(v)
         return seen
@@ -404,10 +448,10 @@ class _Series:
     def edges_of(self, layer: list[int]) -> tuple[int, ...] | None:
         """The layer's edges on some path from source to sink when it is in series; else None (solve)."""
         edges, inside = self.edges, set(layer)
-        if self.sink in self.reach({self.source}, lambda i: i not in inside):
+        if self.sink in self.reach({self.source}, inside):
             return None  # some path avoids the layer: it does not limit alone (solving says so too)
         used = [i for i in layer if edges[i][0] in self.ahead and edges[i][1] in self.behind]
-        after = self.reach({edges[i][1] for i in used}, lambda j: True)
+        after = self.reach({edges[i][1] for i in used})
         if any(edges[j][0] in after for j in used):
             return None  # a path may cross two of them: solve
         return tuple(used)
