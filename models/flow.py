@@ -142,8 +142,12 @@ class FlowNetwork:
     Solve it for a workload with :meth:`capacities` and :meth:`limit`.
     """
 
-    def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...]):
+    def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...], shared: dict | None = None):
+        """``shared``: what the networks of ``topology`` share, filled as made (None: made here): a group's chain
+        is the same in every network of one shape whatever its clients, and networks with the same edges
+        have the same graph."""
         self.topology, self.shape, self.clients = topology, shape, clients
+        self._shared = {} if shared is None else shared
         self.op = shape.operation.value
         self.edges: list[tuple[str, str]] = []
         self.stages: list[Stage | None] = []  # per edge; None: unlimited
@@ -166,9 +170,13 @@ class FlowNetwork:
         nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
-        self.graph = FlowGraph(nodes, edges, source, sink)
-        series = _Series(edges, source, sink)
-        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer] for layer in self.layers()}
+        structure = (tuple(edges), source)
+        if structure not in self._shared:
+            self._shared[structure] = FlowGraph(nodes, edges, source, sink), _Series(edges, source, sink)
+        self.graph, series = self._shared[structure]
+        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer]
+                          for layer in dict.fromkeys(s.layer for s in self.limited)}
+        self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
         self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
         self._limits: dict[tuple, Limit] = {}
         # what the workload does not change, filled in once: the unlimited edges and the constant stages
@@ -190,7 +198,7 @@ class FlowNetwork:
 
     def layers(self) -> list[str]:
         """The names of the layers that have stages, in path order."""
-        return list(dict.fromkeys(s.layer for s in self.limited))
+        return list(self._edges_of)
 
     def capacities(self, workload: Workload, nodes: dict[str, int]) -> list[float]:
         """Each edge's capacity (B/s) for ``workload`` (infinite where nothing limits it)."""
@@ -233,6 +241,22 @@ class FlowNetwork:
         self.stages.append(stage)
 
     def _chain(self, group: Group) -> None:
+        """Add the group's chain of stages, and what it notes, made once per shape (see ``shared``)."""
+        made = self._shared.get((self.shape, group.name))
+        if made is None:
+            before = [len(part) for part in self._parts]
+            self._make_chain(group)
+            self._shared[self.shape, group.name] = [part[n:] for part, n in zip(self._parts, before)]
+        else:
+            for part, added in zip(self._parts, made):
+                part += added
+
+    @property
+    def _parts(self) -> tuple[list, ...]:
+        """What a group's chain adds to: the edges, their stages and the notes."""
+        return self.edges, self.stages, self.assumptions, self.unstated, self.sizeless
+
+    def _make_chain(self, group: Group) -> None:
         keys = STAGES[group.kind]
         if group.kind is Kind.SERVER and not self.shape.cached:
             keys = keys[:-1]
@@ -421,7 +445,7 @@ class _Series:
     """Which layers of a network are in series: every path from source to sink crosses exactly one of their edges.
 
     Then each of those edges must be cut and all of them together are a cut, so the layer's
-    own limit is their sum, no flow to solve. Built once per network, from its structure.
+    own limit is their sum, no flow to solve. Built once per network structure, each layer's answer found once.
     """
 
     def __init__(self, edges: list[tuple[str, str]], source: str, sink: str):
@@ -433,6 +457,7 @@ class _Series:
             self.into.setdefault(b, []).append((i, a))
         self.ahead = self.reach({source})
         self.behind = self.reach({sink}, forward=False)
+        self._found: dict[tuple[int, ...], tuple[int, ...] | None] = {}
 
     def reach(self, start: set[str], avoiding: set[int] = frozenset(), forward: bool = True) -> set[str]:
         """The nodes reached from ``start`` over edges not in ``avoiding`` (backwards unless ``forward``)."""
@@ -447,6 +472,12 @@ class _Series:
 
     def edges_of(self, layer: list[int]) -> tuple[int, ...] | None:
         """The layer's edges on some path from source to sink when it is in series; else None (solve)."""
+        key = tuple(layer)
+        if key not in self._found:
+            self._found[key] = self._in_series(layer)
+        return self._found[key]
+
+    def _in_series(self, layer: list[int]) -> tuple[int, ...] | None:
         edges, inside = self.edges, set(layer)
         if self.sink in self.reach({self.source}, inside):
             return None  # some path avoids the layer: it does not limit alone (solving says so too)

@@ -44,6 +44,7 @@ class Model:
         self.topology = topology
         self.ranges = topology.ranged()
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
+        self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._low: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
         self._assumes = bool(self.ranges) or any(c.source.kind == "assumption" for g in topology.groups
@@ -73,7 +74,7 @@ class Model:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
         if key not in self._networks:
-            self._networks[key] = FlowNetwork(self.topology, shape, clients)
+            self._networks[key] = FlowNetwork(self.topology, shape, clients, self._shared)
         return self._networks[key]
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
@@ -211,7 +212,7 @@ class Model:
         binding = tuple(dict.fromkeys((cut.components if cut else ()) + tuple(
             c for layer in limited if layer.layer in binding_layers for c in layer.components)))
         return Ceiling(workload, cut.quantity if cut else rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
-                       tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
+                       network.noted, Metric.BANDWIDTH,
                        self._caches(workload, chosen, counts) if caches else (), mixed)
 
     def _shared_nodes(self, workload: Workload, counts: dict[str, int]) -> tuple[LayerLimit, float] | None:
