@@ -341,7 +341,13 @@ class FlowNetwork:
         before = set(self._into.get(name, ()))
         for fabric in [u for u in before if self.topology.group(u).kind is Kind.NETWORK]:
             before |= set(self._into.get(fabric, ()))
-        return [g for g in self.topology.of_kind(Kind.SERVER) if g.name in before]
+        servers, rank = self.topology.of_kind(Kind.SERVER), self._server_rank
+        return [servers[i] for i in sorted(rank[name] for name in before if name in rank)]
+
+    @functools.cached_property
+    def _server_rank(self) -> dict[str, int]:
+        """Each server group's place among the server groups, so that feeders keep the topology's order."""
+        return {g.name: i for i, g in enumerate(self.topology.of_kind(Kind.SERVER))}
 
     @functools.cached_property
     def _into(self) -> dict[str, list[str]]:

@@ -89,8 +89,9 @@ class Model:
         topology = self.topology
         names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
         chosen = tuple(dict.fromkeys(clients)) if clients else names
+        known = set(names)
         for name in chosen:
-            if name not in names:
+            if name not in known:
                 raise TopologyError(topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")
         counts = {name: topology.group(name).count for name in chosen}
         if workload.nodes is not None:
