@@ -288,7 +288,7 @@ class Model:
 
     def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
             only: str | None = None, full: list[float] | None = None) -> Limit | None:
-        """The minimum cut (B/s, its stages); with ``only``, every other layer is unlimited.
+        """The minimum cut (its value in B/s, stages and components); with ``only``, every other layer is unlimited.
 
         ``full`` is every edge's capacity for the workload when the caller has it already (one per layer asked).
 
