@@ -60,7 +60,8 @@ def cache_limits(topology: Topology, workload: Workload, clients: tuple[str, ...
     speed the topology leaves out is left out too.
     """
     op = workload.operation.value
-    speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in clients]
+    chosen = set(clients)
+    speeds = [(g.capacity("memory_bandwidth", op), counts[g.name]) for g in topology.of_kind(Kind.CLIENT) if g.name in chosen]
     client = None
     if speeds and all(c is not None for c, _ in speeds):
         client = math.fsum(math.inf if c.value is None else canonical(c.value) * n for c, n in speeds)

@@ -14,23 +14,24 @@ a cut's value has one without a sweep paying for it.
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from probes.core.units import canonical
+from probes.core.units import Metric, canonical
 from probes.core.workload import Access, Operation, Workload
-from models.formulas import count_symbol, group_symbol, least, workload_symbols
+from models.ceiling import rate
+from models.formulas import count_symbol, group_symbol, workload_symbols
 from models.layers import STAGES, SYMBOL
 from models.maxflow import FlowGraph
-from topologies.topology import Component, Forwarding, Group, Kind, Topology
+from models.request_time import RequestTime
+from topologies.topology import Component, Group, Kind, Topology
 
 if TYPE_CHECKING:  # sympy loads when a formula is asked for, not for a ceiling's value
     import sympy as sp
     from pint import Quantity
 
-__all__ = ["Stage", "Shape", "FlowNetwork", "Scale", "UNKNOWN_CONCURRENCY"]
+__all__ = ["Stage", "Shape", "FlowNetwork", "Limit", "Scale", "UNKNOWN_CONCURRENCY"]
 
 CLIENTS, STORAGE = "⊤clients", "⊥storage"  # reserved node names; group names hold only [A-Za-z0-9_-]
 UNKNOWN_CONCURRENCY = ("the number of nodes that ran it is not known (nor, then, its processes), so the limit of "
@@ -119,15 +120,34 @@ class Stage:
         return nodes * ppn * depth * size / (self.fixed + size * self.per_byte)
 
 
+@dataclass(frozen=True)
+class Limit:
+    """A minimum cut of a flow network: its value in B/s (math.inf when nothing limits the way), its stages, and
+    the components that state them."""
+
+    value: float
+    stages: tuple[Stage, ...]
+    components: tuple[Component, ...]
+
+    @functools.cached_property
+    def quantity(self) -> Quantity:
+        """The value as a quantity, made once: a sweep asks for it in every ceiling the cut is part of."""
+        return rate(self.value, Metric.BANDWIDTH)
+
+
 class FlowNetwork:
     """A directed graph between CLIENTS and STORAGE for one shape, edges in the direction data moves.
 
     ``source`` and ``sink`` are CLIENTS and STORAGE for a write, the other way round for a read.
-    Solve it for a workload with :meth:`capacities` and ``graph.solve``.
+    Solve it for a workload with :meth:`capacities` and :meth:`limit`.
     """
 
-    def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...]):
+    def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...], shared: dict | None = None):
+        """``shared``: what the networks of ``topology`` share, filled as made (None: made here): a group's chain
+        is the same in every network of one shape whatever its clients, and networks with the same edges
+        have the same graph."""
         self.topology, self.shape, self.clients = topology, shape, clients
+        self._shared = {} if shared is None else shared
         self.op = shape.operation.value
         self.edges: list[tuple[str, str]] = []
         self.stages: list[Stage | None] = []  # per edge; None: unlimited
@@ -150,10 +170,18 @@ class FlowNetwork:
         nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
-        self.graph = FlowGraph(nodes, edges, source, sink)
-        series = _Series(edges, source, sink)
-        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer] for layer in self.layers()}
+        structure = (tuple(edges), source)
+        if structure not in self._shared:
+            self._shared[structure] = FlowGraph(nodes, edges, source, sink), _Series(edges, source, sink)
+        self.graph, series = self._shared[structure]
+        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer]
+                          for layer in dict.fromkeys(s.layer for s in self.limited)}
+        self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
         self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
+        self._limits: dict[tuple, Limit] = {}
+        # what the workload does not change, filled in once: the unlimited edges and the constant stages
+        self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
+        self._varying = [(i, s) for i, s in enumerate(self.stages) if s is not None and s.scale != Scale.CONSTANT]
 
     @property
     def limited(self) -> list[Stage]:
@@ -170,13 +198,15 @@ class FlowNetwork:
 
     def layers(self) -> list[str]:
         """The names of the layers that have stages, in path order."""
-        return list(dict.fromkeys(s.layer for s in self.limited))
+        return list(self._edges_of)
 
     def capacities(self, workload: Workload, nodes: dict[str, int]) -> list[float]:
         """Each edge's capacity (B/s) for ``workload`` (infinite where nothing limits it)."""
         size = None if workload.transfer_size is None else canonical(workload.transfer_size)
-        return [math.inf if s is None else s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
-                for s in self.stages]
+        capacities = self._constant.copy()
+        for i, s in self._varying:
+            capacities[i] = s.capacity(nodes.get(s.group, 0), size, workload.ppn, workload.queue_depth)
+        return capacities
 
     def only(self, capacities: list[float], layer: str) -> list[float]:
         """``capacities`` with every stage of another layer unlimited: what the layer allows alone."""
@@ -185,11 +215,48 @@ class FlowNetwork:
             kept[i] = capacities[i]
         return kept
 
+    def limit(self, capacities: list[float], layer: str | None = None) -> Limit:
+        """The minimum cut for ``capacities``; with ``layer``, for that layer's stages alone (see :meth:`only`),
+        the sum of its edges when they are in series.
+
+        Found once per distinct figures of the edges it depends on: a sweep repeats them (a layer
+        of constant capacities, the same node counts), and the same figures give the same cut.
+        """
+        figures = capacities if layer is None else map(capacities.__getitem__, self._edges_of[layer])
+        key = (layer, tuple(figures))
+        found = self._limits.get(key)
+        if found is None:
+            series = None if layer is None else self.in_series[layer]
+            if series:
+                value, edges = math.fsum(capacities[i] for i in series), series
+            else:
+                cut = self.graph.solve(capacities if layer is None else self.only(capacities, layer))
+                value, edges = cut.value, cut.edges
+            stages = tuple(self.stages[i] for i in edges)
+            found = self._limits[key] = Limit(value, stages, tuple(dict.fromkeys(c for s in stages for c in s.components)))
+        return found
+
     def _add(self, u: str, v: str, stage: Stage | None) -> None:
         self.edges.append((u, v))
         self.stages.append(stage)
 
     def _chain(self, group: Group) -> None:
+        """Add the group's chain of stages, and what it notes, made once per shape (see ``shared``)."""
+        made = self._shared.get((self.shape, group.name))
+        if made is None:
+            before = [len(part) for part in self._parts]
+            self._make_chain(group)
+            self._shared[self.shape, group.name] = [part[n:] for part, n in zip(self._parts, before)]
+        else:
+            for part, added in zip(self._parts, made):
+                part += added
+
+    @property
+    def _parts(self) -> tuple[list, ...]:
+        """What a group's chain adds to: the edges, their stages and the notes."""
+        return self.edges, self.stages, self.assumptions, self.unstated, self.sizeless
+
+    def _make_chain(self, group: Group) -> None:
         keys = STAGES[group.kind]
         if group.kind is Kind.SERVER and not self.shape.cached:
             keys = keys[:-1]
@@ -274,7 +341,13 @@ class FlowNetwork:
         before = set(self._into.get(name, ()))
         for fabric in [u for u in before if self.topology.group(u).kind is Kind.NETWORK]:
             before |= set(self._into.get(fabric, ()))
-        return [g for g in self.topology.of_kind(Kind.SERVER) if g.name in before]
+        servers, rank = self.topology.of_kind(Kind.SERVER), self._server_rank
+        return [servers[i] for i in sorted(rank[name] for name in before if name in rank)]
+
+    @functools.cached_property
+    def _server_rank(self) -> dict[str, int]:
+        """Each server group's place among the server groups, so that feeders keep the topology's order."""
+        return {g.name: i for i, g in enumerate(self.topology.of_kind(Kind.SERVER))}
 
     @functools.cached_property
     def _into(self) -> dict[str, list[str]]:
@@ -300,7 +373,7 @@ class FlowNetwork:
         """Little's law: n·p·q requests in flight, each taking at least a round trip, the fixed costs and its bytes' time."""
         if not self.shape.requests:
             return None
-        time = _RequestTime(self.topology, group, self.op, self.shape.cached, self.shape.tiers)
+        time = RequestTime(self.topology, group, self.op, self.shape.cached, self.shape.tiers)
         if not time.recipe:
             return None
         if not self._sized(time.components):
@@ -341,44 +414,11 @@ class FlowNetwork:
         return len(STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
 
-def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
-    """The groups of ``kind`` a client's data reaches, in tiers by how many groups lie between (nearest first)."""
-    distance = topology.reachable(client)
-    reached = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(kind)) if g.name in distance)
-    tiers: dict[int, list[Group]] = {}
-    for d, _, group in reached:
-        tiers.setdefault(d, []).append(group)
-    return list(tiers.values())
-
-
-def _crossed(topology: Topology, client: str, tier: list[Group], sinks: set[str]) -> bool:
-    """Whether every way from the client to the storage (``sinks``) crosses a group of ``tier``: only then does a
-    request surely pay that tier's round trip and latency (a ceiling takes the quickest way)."""
-    return not topology.reachable(client, frozenset(g.name for g in tier)).keys() & sinks
-
-
-def _seconds_per_byte(start, chosen, end) -> float:
-    """The time per byte through the client (``start``), one (group, limits) per server tier and the devices (``end``):
-    each segment between storing groups takes its slowest stage's time, and the segments add."""
-    total, segment = 0.0, [start]
-    for group, limits in chosen:
-        segment.append(limits)
-        if group.forwarding is Forwarding.STORE:
-            total += _segment(segment)
-            segment = [limits]
-    return total + _segment(segment + end)
-
-
-def _segment(stages) -> float:
-    speeds = [x[0] for stage in stages if stage is not None for x in stage]
-    return 1 / min(speeds) if speeds else 0.0
-
-
 class _Series:
     """Which layers of a network are in series: every path from source to sink crosses exactly one of their edges.
 
     Then each of those edges must be cut and all of them together are a cut, so the layer's
-    own limit is their sum, no flow to solve. Built once per network, from its structure.
+    own limit is their sum, no flow to solve. Built once per network structure, each layer's answer found once.
     """
 
     def __init__(self, edges: list[tuple[str, str]], source: str, sink: str):
@@ -388,162 +428,34 @@ class _Series:
         for i, (a, b) in enumerate(edges):
             self.out.setdefault(a, []).append((i, b))
             self.into.setdefault(b, []).append((i, a))
-        self.ahead = self.reach({source}, lambda i: True)
-        self.behind = self.reach({sink}, lambda i: True, forward=False)
+        self.ahead = self.reach({source})
+        self.behind = self.reach({sink}, forward=False)
+        self._found: dict[tuple[int, ...], tuple[int, ...] | None] = {}
 
-    def reach(self, start: set[str], usable, forward: bool = True) -> set[str]:
+    def reach(self, start: set[str], avoiding: set[int] = frozenset(), forward: bool = True) -> set[str]:
+        """The nodes reached from ``start`` over edges not in ``avoiding`` (backwards unless ``forward``)."""
         seen, arcs = set(start), self.out if forward else self.into
         todo = list(seen)
         while todo:
             for i, v in arcs.get(todo.pop(), ()):
-                if v not in seen and usable(i):
+                if v not in seen and i not in avoiding:
                     seen.add(v)
                     todo.append(v)
         return seen
 
     def edges_of(self, layer: list[int]) -> tuple[int, ...] | None:
         """The layer's edges on some path from source to sink when it is in series; else None (solve)."""
+        key = tuple(layer)
+        if key not in self._found:
+            self._found[key] = self._in_series(layer)
+        return self._found[key]
+
+    def _in_series(self, layer: list[int]) -> tuple[int, ...] | None:
         edges, inside = self.edges, set(layer)
-        if self.sink in self.reach({self.source}, lambda i: i not in inside):
+        if self.sink in self.reach({self.source}, inside):
             return None  # some path avoids the layer: it does not limit alone (solving says so too)
         used = [i for i in layer if edges[i][0] in self.ahead and edges[i][1] in self.behind]
-        after = self.reach({edges[i][1] for i in used}, lambda j: True)
+        after = self.reach({edges[i][1] for i in used})
         if any(edges[j][0] in after for j in used):
             return None  # a path may cross two of them: solve
         return tuple(used)
-
-
-class _RequestTime:
-    """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
-
-    Every hop may state a ``latency``, the fixed time a request costs there besides moving its
-    bytes: the client itself (its call into the file system), each tier of networks (a switch, a
-    proxy's buffer copy), each tier of servers, and the devices; of each tier the least counts.
-
-    Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
-    way); a server group that stores and forwards (a gateway) receives a request whole before
-    passing it on, so the segments before and after it add. Server groups are taken in tiers
-    by their distance from the client (a gateway before the storage servers); of the tiers the
-    groups that together make a request quickest, and of the devices the fastest group (an
-    upper bound when groups differ, and monotone in every figure). With
-    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s;
-    ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
-    stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
-    """
-
-    def __init__(self, topology: Topology, client: Group, op: str, cached: bool, served: frozenset[str] | None = None):
-        self.recipe: list[tuple[tuple[str, str], ...]] = []  # per term: (prefix, group) of its symbols
-        self.values: dict[tuple[str, str], Quantity] = {}
-        self.components: list[Component] = []
-        self.parts: list[str] = []
-        self.fixed = self.per_byte = 0.0
-        tiers = _tiers(topology, client.name, Kind.SERVER)
-        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
-            served is None or g.name in served))]
-        sinks = {g.name for g in (devices[0] if devices and topology.of_kind(Kind.DEVICE) else topology.of_kind(Kind.SERVER))}
-        # a request and its answer cross each tier of networks every way to the storage crosses: a round trip of each
-        networks = [n for n in _tiers(topology, client.name, Kind.NETWORK) if _crossed(topology, client.name, n, sinks)]
-        for groups in networks:
-            nearest = least(groups, "rtt")
-            if nearest:
-                rtt, network = nearest
-                self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
-        crossed = [t for t in tiers if _crossed(topology, client.name, t, sinks)]
-        for groups in [[client]] + networks + crossed + devices:
-            self._latency(groups)
-        start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
-        choices = itertools.product(*(self._candidates(groups, op) for groups in tiers))
-        stream = [start]
-        for group, limits in min(choices, key=lambda chosen: _seconds_per_byte(start, chosen, end)):
-            stream.append(limits)
-            if group.forwarding is Forwarding.STORE:
-                self._bytes(stream)
-                stream = [limits]
-                self.parts.append(f"{group.name} receives each request whole before passing it on")
-        self._bytes(stream + end)
-        self.described = ", ".join(self.parts)
-        self.text = " + ".join(_name(term[0]) if len(term) == 1 and term[0][0] in ("RTT", "L") else f"s/{_name(*term)}"
-                               for term in self.recipe)
-
-    def symbolic(self) -> tuple[sp.Expr, dict]:
-        """The time as a sympy expression, and the values of its symbols."""
-        import sympy as sp
-
-        size, _, _ = workload_symbols()
-        terms = []
-        for term in self.recipe:
-            symbols = [group_symbol(*name) for name in term]
-            fixed = len(term) == 1 and term[0][0] in ("RTT", "L")
-            terms.append(symbols[0] if fixed else size / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
-        return sp.Add(*terms), {group_symbol(*name): value for name, value in self.values.items()}
-
-    def _latency(self, groups) -> None:
-        """The smallest stated latency of one tier of groups, added to every request."""
-        smallest = least(groups, "latency")
-        if smallest:
-            latency, group = smallest
-            self._fixed(("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
-
-    def _fixed(self, name: tuple[str, str], value: Quantity, component: Component, words: str) -> None:
-        self.recipe.append((name,))
-        self.values[name] = value
-        self.components.append(component)
-        self.parts.append(words)
-        self.fixed += canonical(value)
-
-    @staticmethod
-    def _limits(group: Group, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
-        """What sets how fast a member of ``group`` moves one stream: (B/s, key, group, value) of each limit at that speed.
-
-        A member's speed is the least of its NIC (one port: a stream crosses one) and its own bandwidth; where both state it, both
-        are returned, since raising one alone leaves the member as slow. None if nothing limits it.
-        """
-        stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
-                  if (c := group.capacity(key, op)) is not None and c.value is not None]
-        if not stated:
-            return None
-        speed = min(x[0] for x in stated)
-        return [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
-
-    @classmethod
-    def _candidates(cls, groups, op: str) -> list[tuple[Group, list | None]]:
-        """The groups of a tier worth trying, with their limits: with no storing group, only the fastest (a
-        pipeline takes the fastest way); with one, every group, since a store's hop may cost more than it gains."""
-        limits = [(g, cls._limits(g, op)) for g in groups]
-        if any(g.forwarding is Forwarding.STORE for g in groups):
-            return limits
-        return [max(limits, key=lambda pair: math.inf if pair[1] is None else pair[1][0][0])]
-
-    @classmethod
-    def _fastest(cls, groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
-        """The limits of the group whose members move one stream fastest; None if one of them has no limit."""
-        best = None
-        for group in groups:
-            limits = cls._limits(group, op)
-            if limits is None:
-                return None  # a group that nothing limits: some path has no per-member limit of this kind
-            if best is None or limits[0][0] > best[0][0]:
-                best = limits
-        return best
-
-    def _bytes(self, segment: list) -> None:
-        """Add the time of s bytes through a segment of pipelined stages: s over the slowest of them."""
-        limits = [x for stage in segment if stage is not None for x in stage]
-        if not limits:
-            return
-        slowest = min(x[0] for x in limits)
-        names = []
-        for speed, key, group, value in limits:
-            if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
-                names.append((SYMBOL[key], group.name))
-                self.values[names[-1]] = value
-                self.components.append(Component(group.name, key))
-        self.recipe.append(tuple(names))
-        self.parts.append(f"s / {_name(*names)} for its bytes")
-        self.per_byte += 1 / slowest
-
-
-def _name(*names: tuple[str, str]) -> str:
-    """``NIC_compute``, or ``Min(B_ssd, NIC_compute)`` for stages that tie: as sympy prints them."""
-    shown = sorted(f"{prefix}_{group}" for prefix, group in names)
-    return shown[0] if len(shown) == 1 else f"Min({', '.join(shown)})"

@@ -18,7 +18,7 @@ from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
-from models.flow import FlowNetwork, Shape, Stage
+from models.flow import FlowNetwork, Limit, Shape
 from models.formulas import workload_values
 from models.layers import DEVICE_LAYERS, REQUESTS
 
@@ -49,6 +49,7 @@ class Model:
         # figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones
         self.assumed = {place: c for place, c in topology.assumed().items() if c.metric in _MONOTONE}
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
+        self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -93,7 +94,7 @@ class Model:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
         if key not in self._networks:
-            self._networks[key] = FlowNetwork(self.topology, shape, clients)
+            self._networks[key] = FlowNetwork(self.topology, shape, clients, self._shared)
         return self._networks[key]
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
@@ -108,8 +109,9 @@ class Model:
         topology = self.topology
         names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
         chosen = tuple(dict.fromkeys(clients)) if clients else names
+        known = set(names)
         for name in chosen:
-            if name not in names:
+            if name not in known:
                 raise TopologyError(topology.path, "clients", f"no client group {name!r}; the client groups are: {', '.join(names)}")
         counts = {name: topology.group(name).count for name in chosen}
         if workload.nodes is not None:
@@ -167,7 +169,7 @@ class Model:
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
             return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
-        value = self.cut(self.network(self.shape(workload), chosen), workload, counts)[0]
+        value = self.cut(self.network(self.shape(workload), chosen), workload, counts).value
         shared = self._shared_nodes(workload, counts)
         return min(value, shared[1]) if shared else value
 
@@ -209,10 +211,11 @@ class Model:
             return metadata.ceiling(self.topology, workload, chosen, counts)
         network = self.network(self.shape(workload), chosen)
         full = network.capacities(workload, counts)
-        value, cut = self.cut(network, workload, counts, full=full)
+        cut = self.cut(network, workload, counts, full=full)
+        value = cut.value
         shared = self._shared_nodes(workload, counts)
         if shared and shared[1] < value * (1 - TIE):  # nodes that are clients and servers at once bind
-            value, cut = shared[1], []
+            value, cut = shared[1], None
 
         @functools.cache
         def values() -> dict:  # the symbols' values, made when a formula is first asked for
@@ -221,8 +224,8 @@ class Model:
         layers, binding_layers = [], []
         for name in network.layers():
             solved = self.cut(network, workload, counts, only=name, full=full)
-            layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, *solved, values, Metric.BANDWIDTH))
-            if solved is not None and math.isclose(solved[0], value, rel_tol=TIE):
+            layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, solved, values))
+            if solved is not None and math.isclose(solved.value, value, rel_tol=TIE):
                 binding_layers.append(name)
         if shared:
             layers.append(shared[0])
@@ -233,11 +236,11 @@ class Model:
         mixed = None
         if not binding_layers:  # the cut mixes layers and is lower than any one of them
             binding_layers = ("combined cut",)
-            mixed = _limit("combined cut", value, cut, values, Metric.BANDWIDTH)
-        binding = tuple(dict.fromkeys(_components(cut) + tuple(
+            mixed = _limit("combined cut", cut, values)
+        binding = tuple(dict.fromkeys((cut.components if cut else ()) + tuple(
             c for layer in limited if layer.layer in binding_layers for c in layer.components)))
-        return Ceiling(workload, rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
-                       tuple(dict.fromkeys(network.assumptions)), Metric.BANDWIDTH,
+        return Ceiling(workload, cut.quantity if cut else rate(value, Metric.BANDWIDTH), binding, binding_layers, tuple(layers),
+                       network.noted, Metric.BANDWIDTH,
                        self._caches(workload, chosen, counts) if caches else (), mixed)
 
     def _shared_nodes(self, workload: Workload, counts: dict[str, int]) -> tuple[LayerLimit, float] | None:
@@ -305,14 +308,14 @@ class Model:
         server = None
         if all(g.capacity("memory_bandwidth", workload.operation.value) is not None for g in self.topology.of_kind(Kind.SERVER)):
             try:
-                server = self.cut(self.network(self.shape(workload, cached=True), chosen), workload, counts)[0]
+                server = self.cut(self.network(self.shape(workload, cached=True), chosen), workload, counts).value
             except TopologyError:
                 server = None  # nothing limits the way to the servers' memory: no figure to give
         return cache_limits(self.topology, workload, chosen, counts, server, self.memory(counts))
 
     def cut(self, network: FlowNetwork, workload: Workload, counts: dict[str, int],
-            only: str | None = None, full: list[float] | None = None) -> tuple[float, list[Stage]] | None:
-        """The minimum cut (B/s, its stages); with ``only``, every other layer is unlimited.
+            only: str | None = None, full: list[float] | None = None) -> Limit | None:
+        """The minimum cut (its value in B/s, stages and components); with ``only``, every other layer is unlimited.
 
         ``full`` is every edge's capacity for the workload when the caller has it already (one per layer asked).
 
@@ -324,11 +327,7 @@ class Model:
             If nothing limits the path (no ``only``), or the clients have no path to the storage.
         """
         full = network.capacities(workload, counts) if full is None else full
-        series = network.in_series.get(only) if only is not None else None
-        if series:  # the layer's own limit is the sum of its edges on the way: no flow to solve
-            return math.fsum(full[i] for i in series), [network.stages[i] for i in series]
-        capacities = full if only is None else network.only(full, only)
-        solved = network.graph.solve(capacities)
+        solved = network.limit(full, only)
         if solved.value == math.inf:
             if only is not None:
                 return None
@@ -337,7 +336,7 @@ class Model:
         if solved.value <= 0 and only is None:
             raise TopologyError(self.topology.path, "links", "the chosen clients have no path to the storage in the "
                                 "direction data moves")
-        return solved.value, [network.stages[i] for i in solved.edges]
+        return solved
 
 
 def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:
@@ -393,12 +392,8 @@ def _mixed_formula(name: str, detail, share: float, parts: dict) -> Callable[[],
     return made
 
 
-def _limit(layer: str, value: float, stages: list[Stage], values: Callable[[], dict], metric: Metric) -> LayerLimit:
-    return LayerLimit(layer, rate(value, metric), _components(stages), lambda: (tuple(s.term for s in stages), values()))
-
-
-def _components(stages: list[Stage]) -> tuple[Component, ...]:
-    return tuple(dict.fromkeys(c for s in stages for c in s.components))
+def _limit(layer: str, cut: Limit, values: Callable[[], dict]) -> LayerLimit:
+    return LayerLimit(layer, cut.quantity, cut.components, lambda: (tuple(s.term for s in cut.stages), values()))
 
 
 # What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a

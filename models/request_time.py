@@ -1,0 +1,192 @@
+"""The least time one request takes on its way from a client to the storage, for Little's law's limit.
+
+A flow network (see :mod:`models.flow`) bounds the requests a client group keeps in flight by
+this time: round trips, fixed costs and the bytes through the slowest stage, walked from the
+client through its tiers of networks and servers to the devices.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import TYPE_CHECKING
+
+from probes.core.units import canonical
+from models.formulas import group_symbol, least, workload_symbols
+from models.layers import SYMBOL
+from topologies.topology import Component, Forwarding, Group, Kind, Topology
+
+if TYPE_CHECKING:  # sympy loads when a formula is asked for
+    import sympy as sp
+    from pint import Quantity
+
+__all__ = ["RequestTime"]
+
+
+def _tiers(topology: Topology, client: str, kind: Kind) -> list[list[Group]]:
+    """The groups of ``kind`` a client's data reaches, in tiers by how many groups lie between (nearest first)."""
+    distance = topology.reachable(client)
+    reached = sorted((distance[g.name], i, g) for i, g in enumerate(topology.of_kind(kind)) if g.name in distance)
+    tiers: dict[int, list[Group]] = {}
+    for d, _, group in reached:
+        tiers.setdefault(d, []).append(group)
+    return list(tiers.values())
+
+
+def _crossed(topology: Topology, client: str, tier: list[Group], sinks: set[str]) -> bool:
+    """Whether every way from the client to the storage (``sinks``) crosses a group of ``tier``: only then does a
+    request surely pay that tier's round trip and latency (a ceiling takes the quickest way)."""
+    return not topology.reachable(client, frozenset(g.name for g in tier)).keys() & sinks
+
+
+def _seconds_per_byte(start, chosen, end) -> float:
+    """The time per byte through the client (``start``), one (group, limits) per server tier and the devices (``end``):
+    each segment between storing groups takes its slowest stage's time, and the segments add."""
+    total, segment = 0.0, [start]
+    for group, limits in chosen:
+        segment.append(limits)
+        if group.forwarding is Forwarding.STORE:
+            total += _segment(segment)
+            segment = [limits]
+    return total + _segment(segment + end)
+
+
+def _segment(stages) -> float:
+    speeds = [x[0] for stage in stages if stage is not None for x in stage]
+    return 1 / min(speeds) if speeds else 0.0
+
+
+class RequestTime:
+    """The least time one request of s bytes takes: round trip, fixed costs, and its bytes through the slowest stage.
+
+    Every hop may state a ``latency``, the fixed time a request costs there besides moving its
+    bytes: the client itself (its call into the file system), each tier of networks (a switch, a
+    proxy's buffer copy), each tier of servers, and the devices; of each tier the least counts.
+
+    Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
+    way); a server group that stores and forwards (a gateway) receives a request whole before
+    passing it on, so the segments before and after it add. Server groups are taken in tiers
+    by their distance from the client (a gateway before the storage servers); of the tiers the
+    groups that together make a request quickest, and of the devices the fastest group (an
+    upper bound when groups differ, and monotone in every figure). With
+    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s;
+    ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
+    stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
+    """
+
+    def __init__(self, topology: Topology, client: Group, op: str, cached: bool, served: frozenset[str] | None = None):
+        self.recipe: list[tuple[tuple[str, str], ...]] = []  # per term: (prefix, group) of its symbols
+        self.values: dict[tuple[str, str], Quantity] = {}
+        self.components: list[Component] = []
+        self.parts: list[str] = []
+        self.fixed = self.per_byte = 0.0
+        tiers = _tiers(topology, client.name, Kind.SERVER)
+        devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
+            served is None or g.name in served))]
+        sinks = {g.name for g in (devices[0] if devices and topology.of_kind(Kind.DEVICE) else topology.of_kind(Kind.SERVER))}
+        # a request and its answer cross each tier of networks every way to the storage crosses: a round trip of each
+        networks = [n for n in _tiers(topology, client.name, Kind.NETWORK) if _crossed(topology, client.name, n, sinks)]
+        for groups in networks:
+            nearest = least(groups, "rtt")
+            if nearest:
+                rtt, network = nearest
+                self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
+        crossed = [t for t in tiers if _crossed(topology, client.name, t, sinks)]
+        for groups in [[client]] + networks + crossed + devices:
+            self._latency(groups)
+        start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
+        choices = itertools.product(*(self._candidates(groups, op) for groups in tiers))
+        stream = [start]
+        for group, limits in min(choices, key=lambda chosen: _seconds_per_byte(start, chosen, end)):
+            stream.append(limits)
+            if group.forwarding is Forwarding.STORE:
+                self._bytes(stream)
+                stream = [limits]
+                self.parts.append(f"{group.name} receives each request whole before passing it on")
+        self._bytes(stream + end)
+        self.described = ", ".join(self.parts)
+        self.text = " + ".join(_name(term[0]) if len(term) == 1 and term[0][0] in ("RTT", "L") else f"s/{_name(*term)}"
+                               for term in self.recipe)
+
+    def symbolic(self) -> tuple[sp.Expr, dict]:
+        """The time as a sympy expression, and the values of its symbols."""
+        import sympy as sp
+
+        size, _, _ = workload_symbols()
+        terms = []
+        for term in self.recipe:
+            symbols = [group_symbol(*name) for name in term]
+            fixed = len(term) == 1 and term[0][0] in ("RTT", "L")
+            terms.append(symbols[0] if fixed else size / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
+        return sp.Add(*terms), {group_symbol(*name): value for name, value in self.values.items()}
+
+    def _latency(self, groups) -> None:
+        """The smallest stated latency of one tier of groups, added to every request."""
+        smallest = least(groups, "latency")
+        if smallest:
+            latency, group = smallest
+            self._fixed(("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
+
+    def _fixed(self, name: tuple[str, str], value: Quantity, component: Component, words: str) -> None:
+        self.recipe.append((name,))
+        self.values[name] = value
+        self.components.append(component)
+        self.parts.append(words)
+        self.fixed += canonical(value)
+
+    @staticmethod
+    def _limits(group: Group, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
+        """What sets how fast a member of ``group`` moves one stream: (B/s, key, group, value) of each limit at that speed.
+
+        A member's speed is the least of its NIC (one port: a stream crosses one) and its own bandwidth; where both state it, both
+        are returned, since raising one alone leaves the member as slow. None if nothing limits it.
+        """
+        stated = [(canonical(c.value), key, group, c.value) for key in ("nic", "bandwidth")
+                  if (c := group.capacity(key, op)) is not None and c.value is not None]
+        if not stated:
+            return None
+        speed = min(x[0] for x in stated)
+        return [x for x in stated if math.isclose(x[0], speed, rel_tol=1e-9)]
+
+    @classmethod
+    def _candidates(cls, groups, op: str) -> list[tuple[Group, list | None]]:
+        """The groups of a tier worth trying, with their limits: with no storing group, only the fastest (a
+        pipeline takes the fastest way); with one, every group, since a store's hop may cost more than it gains."""
+        limits = [(g, cls._limits(g, op)) for g in groups]
+        if any(g.forwarding is Forwarding.STORE for g in groups):
+            return limits
+        return [max(limits, key=lambda pair: math.inf if pair[1] is None else pair[1][0][0])]
+
+    @classmethod
+    def _fastest(cls, groups, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
+        """The limits of the group whose members move one stream fastest; None if one of them has no limit."""
+        best = None
+        for group in groups:
+            limits = cls._limits(group, op)
+            if limits is None:
+                return None  # a group that nothing limits: some path has no per-member limit of this kind
+            if best is None or limits[0][0] > best[0][0]:
+                best = limits
+        return best
+
+    def _bytes(self, segment: list) -> None:
+        """Add the time of s bytes through a segment of pipelined stages: s over the slowest of them."""
+        limits = [x for stage in segment if stage is not None for x in stage]
+        if not limits:
+            return
+        slowest = min(x[0] for x in limits)
+        names = []
+        for speed, key, group, value in limits:
+            if math.isclose(speed, slowest, rel_tol=1e-9):  # all that tie: raising one alone changes nothing
+                names.append((SYMBOL[key], group.name))
+                self.values[names[-1]] = value
+                self.components.append(Component(group.name, key))
+        self.recipe.append(tuple(names))
+        self.parts.append(f"s / {_name(*names)} for its bytes")
+        self.per_byte += 1 / slowest
+
+
+def _name(*names: tuple[str, str]) -> str:
+    """``NIC_compute``, or ``Min(B_ssd, NIC_compute)`` for stages that tie: as sympy prints them."""
+    shown = sorted(f"{prefix}_{group}" for prefix, group in names)
+    return shown[0] if len(shown) == 1 else f"Min({', '.join(shown)})"
