@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -179,6 +180,8 @@ class FlowNetwork:
         self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
         self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
         self._limits: dict[tuple, Limit] = {}
+        # each layer's figures picked out of all edges' in one call: the key of the cuts it found
+        self._figures_of = {layer: operator.itemgetter(*edges) for layer, edges in self._edges_of.items()}
         # what the workload does not change, filled in once: the unlimited edges and the constant stages
         self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
         self._varying = [(i, s) for i, s in enumerate(self.stages) if s is not None and s.scale != Scale.CONSTANT]
@@ -215,6 +218,10 @@ class FlowNetwork:
             kept[i] = capacities[i]
         return kept
 
+    def forget_cuts(self) -> None:
+        """Forget the cuts found so far (see :meth:`limit`)."""
+        self._limits.clear()
+
     def limit(self, capacities: list[float], layer: str | None = None) -> Limit:
         """The minimum cut for ``capacities``; with ``layer``, for that layer's stages alone (see :meth:`only`),
         the sum of its edges when they are in series.
@@ -222,8 +229,7 @@ class FlowNetwork:
         Found once per distinct figures of the edges it depends on: a sweep repeats them (a layer
         of constant capacities, the same node counts), and the same figures give the same cut.
         """
-        figures = capacities if layer is None else map(capacities.__getitem__, self._edges_of[layer])
-        key = (layer, tuple(figures))
+        key = (layer, tuple(capacities) if layer is None else self._figures_of[layer](capacities))
         found = self._limits.get(key)
         if found is None:
             series = None if layer is None else self.in_series[layer]

@@ -90,6 +90,11 @@ class Model:
         return replace(shape, tiers=frozenset(g.name for g in self.topology.of_kind(Kind.DEVICE)
                                               if g.serves(workload.operation.value, workload.transfer_size)))
 
+    def forget_cuts(self) -> None:
+        """Forget the cuts the flow networks found (each keeps the cuts it solves): a timed pass then solves each again."""
+        for network in self._networks.values():
+            network.forget_cuts()
+
     def network(self, shape: Shape, clients: tuple[str, ...]) -> FlowNetwork:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
