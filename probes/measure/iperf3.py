@@ -108,17 +108,25 @@ def answers(peer: str, port: int) -> None:
     """ProbeError at once, saying what to start, when no iperf3 server takes connections at ``peer``:``port``.
 
     On this host /proc says whether something listens; elsewhere one TCP connection, opened and closed at
-    once, before the session's first test (a server that sees it closed goes back to listening)."""
+    once, before the session's first test (a server that sees it closed goes back to listening). A server still
+    ending another client's test refuses or resets for a moment: it is asked again for as long as a test would be."""
     if _loopback(peer):
         if _listens(port):
             return
         reason = "nothing listens on it"
     else:
-        try:
-            with socket.create_connection((peer, port), timeout=CONNECT_TIMEOUT):
-                return
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
+        waited, pause = 0.0, 0.05
+        while True:
+            try:
+                with socket.create_connection((peer, port), timeout=CONNECT_TIMEOUT):
+                    return
+            except OSError as exc:
+                reason = exc.strerror or str(exc)
+            if waited + pause > _BETWEEN_TESTS.get(reason, 0.0):
+                break
+            clock.sleep(pause)
+            waited += pause
+            pause = min(2 * pause, 0.4)
     raise ProbeError(f"no iperf3 server answers at {peer} port {port} ({reason}): start `iobound probe serve` on {peer}")
 
 
