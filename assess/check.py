@@ -56,7 +56,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                     raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
             judgement = judge(run, ceilings[id(model), run.workload], tolerance=tolerance, far_below=far_below,
                               below=below, implied=functools.partial(model.implied, run.workload, clients),
-                              stated=functools.partial(model.stated_bound, run.workload, clients) if model.assumed else None)
+                              stated=functools.partial(model.stated_bound, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)

@@ -98,10 +98,15 @@ def _once(commands, ports, peer, time, name):
             waits = [limit for said, limit in _BETWEEN_TESTS.items() if any(said in o.stdout for o in outputs)]
             if not waits or waited + pause > max(waits):
                 return {name: sum(_throughput(o, peer, p) for o, p in zip(outputs, ports))}
-            clock.sleep(pause)  # every stream again, together: a stream run alone would have the link to itself
-            waited += pause
-            pause = min(2 * pause, 0.4)
+            # every stream again, together: a stream run alone would have the link to itself
+            waited, pause = _paused(waited, pause)
     return once
+
+
+def _paused(waited: float, pause: float) -> tuple[float, float]:
+    """Waits ``pause`` before a server is asked again: the seconds waited then, and the next pause (doubling, to 0.4 s)."""
+    clock.sleep(pause)
+    return waited + pause, min(2 * pause, 0.4)
 
 
 def answers(peer: str, port: int) -> None:
@@ -124,9 +129,7 @@ def answers(peer: str, port: int) -> None:
                 reason = exc.strerror or str(exc)
             if waited + pause > _BETWEEN_TESTS.get(reason, 0.0):
                 break
-            clock.sleep(pause)
-            waited += pause
-            pause = min(2 * pause, 0.4)
+            waited, pause = _paused(waited, pause)
     raise ProbeError(f"no iperf3 server answers at {peer} port {port} ({reason}): start `iobound probe serve` on {peer}")
 
 
