@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import Any, Callable
 
 from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
@@ -43,14 +44,19 @@ def operation_arg(text: str) -> Operation:
 MOST = 10**7
 
 
-def count_arg(text: str) -> int:
+def _checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool], expected: str) -> Any:
+    """``read(text)`` where it reads and ``fits``; else argparse's one line: what was ``expected``, and what was given."""
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if not 1 <= value <= MOST:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MOST:,}. Got {text!r} instead.")
+        value = read(text)
+    except (ValueError, ZeroDivisionError):
+        value = None
+    if value is None or not fits(value):
+        raise argparse.ArgumentTypeError(f"must be {expected}. Got {text!r} instead.")
     return value
+
+
+def count_arg(text: str) -> int:
+    return _checked(text, int, lambda v: 1 <= v <= MOST, f"a whole number from 1 to {MOST:,}")
 
 
 def alias_arg(text: str) -> tuple[str, str]:
@@ -62,13 +68,7 @@ def alias_arg(text: str) -> tuple[str, str]:
 
 def fraction_arg(text: str) -> float:
     """A fraction strictly between 0 and 1, such as a noise band or a threshold."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be a fraction between 0 and 1, such as 0.05. Got {text!r} instead.")
-    return value
+    return _checked(text, float, lambda v: 0 < v < 1, "a fraction between 0 and 1, such as 0.05")
 
 
 def add_unit_alias(parser: argparse.ArgumentParser) -> None:
@@ -125,48 +125,31 @@ def seconds_arg(text: str) -> float:
 
 def share_arg(text: str) -> float:
     """A share such as 20% (or 0.2), from 0 up to below 100 %: a margin, an overhead, a fill."""
-    try:
-        value = float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 <= value < 1:
-        raise argparse.ArgumentTypeError(f"must be a share such as 20% (or 0.2), from 0 to below 100%. Got {text!r} instead.")
-    return value
+    return _checked(text, lambda t: float(t[:-1]) / 100 if t.strip().endswith("%") else float(t), lambda v: 0 <= v < 1,
+                    "a share such as 20% (or 0.2), from 0 to below 100%")
 
 
 def growth_arg(text: str) -> float:
     """Growth per year: 30%/year (or 30%), above 0 and at most 1000 %."""
-    share = text.strip().removesuffix("/year").removesuffix("/yr")
-    try:
-        value = float(share[:-1]) / 100 if share.endswith("%") else float("nan")
-    except ValueError:
-        value = float("nan")
-    if not 0 < value <= 10:
-        raise argparse.ArgumentTypeError(f"must be a yearly growth such as 30%/year. Got {text!r} instead.")
-    return value
+    def read(t: str) -> float | None:
+        share = t.strip().removesuffix("/year").removesuffix("/yr")
+        return float(share[:-1]) / 100 if share.endswith("%") else None
+
+    return _checked(text, read, lambda v: 0 < v <= 10, "a yearly growth such as 30%/year")
 
 
 def ratio_arg(text: str) -> float:
     """An oversubscription N:1 (or N), from 1 (non-blocking) to 64."""
-    head, sep, tail = text.partition(":")
-    try:
-        value = float(head) / (float(tail) if sep else 1.0)
-    except (ValueError, ZeroDivisionError):
-        value = float("nan")
-    if not 1 <= value <= 64:
-        raise argparse.ArgumentTypeError(f"must be a ratio such as 3:1, from 1:1 (non-blocking) to 64:1. Got {text!r} instead.")
-    return value
+    def read(t: str) -> float:
+        head, sep, tail = t.partition(":")
+        return float(head) / (float(tail) if sep else 1.0)
+
+    return _checked(text, read, lambda v: 1 <= v <= 64, "a ratio such as 3:1, from 1:1 (non-blocking) to 64:1")
 
 
 def spares_arg(text: str) -> int:
     """Hot spare drives per enclosure: a whole number from 0 to 16."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 16:
-        raise argparse.ArgumentTypeError(f"must be a whole number of spares from 0 to 16. Got {text!r} instead.")
-    return value
+    return _checked(text, int, lambda v: 0 <= v <= 16, "a whole number of spares from 0 to 16")
 
 
 def rate_arg(text: str):
