@@ -5,7 +5,7 @@ from __future__ import annotations
 from assess.cli import main
 
 
-def refusal(argv: list[str], capsys) -> str:
+def command_refusal(argv: list[str], capsys) -> str:
     """The one line iobound refuses ``argv`` with: exit 2, from the command itself or from an option's type (which
     argparse reports by the usage, then one line), never a traceback."""
     try:

@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from assess.cli import main
-from tests.commands import refusal
+from tests.commands import command_refusal
 
 # Question 1: 20 GiB/s write, 40 GiB/s read, 200k creates/s and 2 PB usable for 512 clients on 25 Gbit, 8+2 parity.
 BIG = ["size", "--clients", "512", "--client-nic", "25Gbit/s", "--target", "write=20GiB/s", "--target", "read=40GiB/s",
@@ -265,7 +265,7 @@ def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_p
     (["--fill", "0%"], "holds nothing"),
 ])
 def test_bad_presales_input_is_one_line(capsys, extra, message):
-    error = refusal([*NAS, *extra], capsys)  # a later --client-nic replaces the first
+    error = command_refusal([*NAS, *extra], capsys)  # a later --client-nic replaces the first
     assert message in error and error.startswith("iobound")
 
 

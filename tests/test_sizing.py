@@ -16,7 +16,7 @@ from probes.core.workload import Access, Operation, Workload
 from topologies.catalogues.catalogue import Part
 from topologies.load import load_topology
 from topologies.topology import Capacity, Component, Group, Kind, Source, WriteCost
-from tests.commands import refusal
+from tests.commands import command_refusal
 
 # A catalogue small enough to size by hand (decimal units throughout).
 CATALOGUE = """
@@ -270,7 +270,7 @@ def test_size_exits_1_and_says_why_when_nothing_meets_the_targets(tmp_path, caps
 def test_bad_input_is_one_line_naming_the_option(tmp_path, capsys, extra, message):
     argv = ["size", *_catalogue(tmp_path), "--networks", "net", "--metadata-servers", "mdbox", "--clients", "4",
             "--client-nic", "10GB/s", *extra]
-    assert message in refusal(argv, capsys)
+    assert message in command_refusal(argv, capsys)
 
 
 def test_prices_file_for_an_unknown_part_is_refused(tmp_path, capsys):
