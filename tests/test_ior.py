@@ -486,3 +486,13 @@ def test_no_corpus_output_disagrees_with_itself(corpus):
     for name in sorted(IOR_OUTPUTS):
         for run in ior.parse(_text(corpus, name), source=name):
             assert "inconsistent" not in dict(run.tags), (name, dict(run.tags)["inconsistent"])
+
+
+def test_no_tasks_is_refused_naming_its_line(corpus):
+    """A run of no processes has no placement: 0 tasks (a mangled file) is refused where it is written, not a crash."""
+    path = corpus / "ior" / "ddn-ai400_io500_ior-3.3alpha1_easy_read.txt"
+    if not path.is_file():
+        pytest.skip(f"{path.name} not in the corpus")
+    text = path.read_text().replace("tasks               : 160", "tasks               : 0")
+    with pytest.raises(ToolOutputError, match=r"line \d+: expected at least 1 task; found 0"):
+        ior.parse(text, source="x.txt")

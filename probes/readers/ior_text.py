@@ -300,6 +300,9 @@ def _text_workload(test: _Test, operation: Operation, direct: bool | None,
     if nodes is None and tasks is None:
         raise ToolOutputError(source, f"line {test.line}", "expected 'nodes' or 'tasks' in the test's options; "
                               "found neither, so the processes are unknown")
+    if tasks is not None and tasks < 1:  # a placement holds at least one process
+        line = options.get("tasks", options.get("clients", ("", test.line)))[1]
+        raise ToolOutputError(source, f"line {line}", f"expected at least 1 task; found {tasks}")
     if nodes is None and (tasks % ppn or tasks < ppn):
         # IOR counts its clients per node on node 0 only: tasks spread unevenly over the nodes do not divide.
         tags.append(("nodes", f"not stated: {tasks} tasks are not a multiple of the {ppn} clients per node IOR "
