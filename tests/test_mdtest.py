@@ -416,3 +416,10 @@ def test_a_table_whose_first_rows_are_cut_away_is_refused(corpus):
     rows[swapped - 1], rows[swapped] = rows[swapped], rows[swapped - 1]
     with pytest.raises(ToolOutputError, match="in mdtest's order; found 'File creation' after 'File stat'"):
         mdtest.parse("".join(rows), source="f")
+
+
+def test_a_table_left_with_only_the_phases_not_asked_for_is_refused(corpus):
+    """Found by the fuzz test in CI: cutting the one phase run (File read, -E) out of a table left no run at all."""
+    text = _text(corpus, "narval_io500_mdtest-3.4.0+dev_hard_read.txt")
+    with pytest.raises(ToolOutputError, match="line [0-9]+: expected a rate of a phase the command line asks for"):
+        mdtest.parse(text[:1652] + text[1824:], source="f")

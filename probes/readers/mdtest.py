@@ -194,6 +194,9 @@ def _invocation_runs(run: Invocation, source: str) -> list[Run]:
     runs = []
     for block in run.blocks:
         runs.extend(_block_runs(run, block, options, len(run.blocks) > 1, source))
+    if not runs:
+        raise ToolOutputError(source, f"line {run.line}", "expected a rate of a phase the command line asks for; "
+                              "found only rows of 0.000 for phases it does not ask for: the table is cut or mangled")
     return runs
 
 
