@@ -12,6 +12,7 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import os
 import re
 import signal
 import sys
@@ -22,6 +23,7 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
+from probes.core.outputs import WRITE_ERRORS
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -72,6 +74,13 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _drop_stdout() -> None:
+    """Point the standard output's descriptor at /dev/null, so that what is still buffered fails no second time at exit."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -92,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with input_limit(getattr(args, "max_input_size", None)):
             status = command(args.command).execute(args)
+            sys.stdout.flush()  # here, so that a full disk behind a redirection is an error, not a lost end
         return 128 + received[0] if received and status == EXIT_INTERRUPTED else status
     except KeyboardInterrupt:
         sys.stderr.write(f"\niobound: {'stopped by ' + signal.Signals(received[0]).name if received else 'interrupted'}\n")
@@ -104,9 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head and closed early
         sys.stderr.close()
         return EXIT_OK
-    except Exception as exc:  # a bug of iobound's, not the user's: say so in one line
+    except Exception as exc:
         if debug:
             raise
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno in WRITE_ERRORS:
+            # a write that names no file is the standard output's (the command's files name theirs): a redirection
+            # to a full disk or a read-only file system is the user's to fix, not a bug
+            sys.stderr.write(f"iobound: error: standard output: cannot be written: {exc.strerror}\n")
+            _drop_stdout()
+            return EXIT_INPUT
+        # a bug of iobound's, not the user's: say so in one line
         print(f"iobound: internal error: {type(exc).__name__}: {exc} (please report it; --debug shows the traceback)",
               file=sys.stderr)
         return EXIT_BUG

@@ -94,7 +94,8 @@ def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
     from assess.sizing import header, render, render_catalogue, write_bom
     from topologies.catalogues.catalogue import load_catalogue
-    from topologies.save import check_new, save_topology
+    from probes.core.outputs import check_new
+    from topologies.save import save_topology
     from models.sizing import SIZING_VERSION, size
 
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)

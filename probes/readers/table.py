@@ -16,6 +16,7 @@ import csv
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
+from probes.core.outputs import plain_cell
 from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
@@ -80,7 +81,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
             raise ToolOutputError(source, "", f"not CSV after line {header_line} ({exc})") from exc
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
-        row = dict(zip(header, (c.strip() for c in cells)))
+        row = dict(zip(header, (plain_cell(c.strip()) for c in cells)))
         workload, value, unit, metric, duration, placement = _row(row, source, line, aliases)
         tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS and v)  # an empty cell says nothing
         key = row.get("run") or f"line {line}"
