@@ -55,6 +55,8 @@ def disks(tmp_path_factory):
     full, source, ro, locked = base / "full", base / "source", base / "ro", base / "locked"
     for folder in (full, source, ro, locked):
         folder.mkdir()
+    for folder in (source, locked):
+        (folder / "existing").mkdir()  # a folder a report may go into (the full disk's is made once it is mounted)
     mounted = []
     try:
         for argv, target in ((["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full], full),
@@ -63,12 +65,13 @@ def disks(tmp_path_factory):
             if done.returncode:
                 pytest.skip(f"cannot mount here: {done.stderr.strip()}")
             mounted.append(target)
-        if subprocess.run(["chattr", "+i", str(locked)], capture_output=True).returncode:
+        (full / "existing").mkdir()
+        if subprocess.run(["chattr", "+i", str(locked), str(locked / "existing")], capture_output=True).returncode:
             pytest.skip("chattr +i is refused on this file system")
         _fill(full)
         yield {full: "No space left on device", ro: "Read-only file system", locked: "Operation not permitted"}
     finally:
-        subprocess.run(["chattr", "-i", str(locked)], capture_output=True)
+        subprocess.run(["chattr", "-i", str(locked), str(locked / "existing")], capture_output=True)
         for target in reversed(mounted):
             subprocess.run(["umount", str(target)], check=True)
 
@@ -80,6 +83,7 @@ def _outputs(small_list: Path) -> dict[str, tuple]:
         "size --bom": (*NAS, "--bom", "bom.csv"),
         "report -o": ("report", "lecture", "lecture-results.csv", "-o", "report"),
         "report -o (a folder and its parent)": ("report", "lecture", "lecture-results.csv", "-o", "new/report"),
+        "report -o (a folder that exists)": ("report", "lecture", "lecture-results.csv", "-o", "existing"),
         "review --html": ("review", small_list, "--fail-on", "never", "--html", "pages"),
         "probe -o": ("probe", "--jobs", "1", "--runtime", "0.2", "--budget", "4", "--quiet", "-o", "node.json"),
     }
@@ -97,17 +101,23 @@ def _refused(done: subprocess.CompletedProcess, path: Path, reason: str) -> None
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["size -o", "size --bom", "report -o", "report -o (a folder and its parent)",
-                                  "review --html", "probe -o", "topology from-io500 -o"])
+                                  "report -o (a folder that exists)", "review --html", "probe -o",
+                                  "topology from-io500 -o"])
 def test_an_output_the_disk_refuses_is_one_line_and_leaves_nothing(disks, small_list, name):
     commands = _outputs(small_list)
     if name not in commands:
         pytest.skip(f"the corpus's io500 description is not here ({DESCRIPTION})")
     *argv, target = commands[name]
     for folder, reason in disks.items():
-        before = sorted(os.listdir(folder))
+        before = _tree(folder)
         done = iobound(*argv, folder / target)
         _refused(done, folder / Path(target).parts[0], reason)
-        assert sorted(os.listdir(folder)) == before  # no file, no folder, no temporary name
+        assert _tree(folder) == before  # no file, no folder, no temporary name
+
+
+def _tree(folder: Path) -> list[str]:
+    return sorted(str(Path(top, name).relative_to(folder)) for top, folders, files in os.walk(folder)
+                  for name in folders + files)
 
 
 @pytest.mark.slow
@@ -128,11 +138,12 @@ def test_a_report_that_outgrows_the_disk_midway_leaves_nothing(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("argv", [("read", "lecture-results.csv", "--csv"), ("check", "lecture", "lecture-results.csv")])
-def test_a_full_disk_behind_the_standard_output_is_one_line(disks, argv):
+@pytest.mark.parametrize("argv", [("read", "lecture-results.csv", "--csv"), ("check", "lecture", "lecture-results.csv"),
+                                  ("review", "{list}", "--csv", "--fail-on", "never")])
+def test_a_full_disk_behind_the_standard_output_is_one_line(disks, small_list, argv):
     full = next(iter(disks))
     with open(full / "out.txt", "w") as out:
-        done = iobound(*argv, stdout=out)
+        done = iobound(*(str(word).format(list=small_list) for word in argv), stdout=out)
     (full / "out.txt").unlink()
     assert done.returncode == 2, done.stderr
     assert done.stderr == "iobound: error: standard output: cannot be written: No space left on device\n"
