@@ -90,9 +90,7 @@ def _write(path: Path, text: str, *, replace: bool) -> Path:
     except OSError as exc:
         raise cannot_write(path, exc) from None
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes the file private; an output should not be
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes the file private; an output should not be
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -111,6 +109,13 @@ def _write(path: Path, text: str, *, replace: bool) -> Path:
     return path
 
 
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
 def _link(tmp: str, path: Path) -> None:
     """Put the finished ``tmp`` at ``path`` unless something is there: a hard link fails rather than replace, and
     a file system without hard links gets a rename after a look."""
@@ -125,10 +130,10 @@ def _link(tmp: str, path: Path) -> None:
 
 
 @contextmanager
-def staged_in(folder: Path, name: str | None = None) -> Iterator[Path]:
+def staged_in(folder: Path, name: Path | None = None) -> Iterator[Path]:
     """A temporary folder inside ``folder`` (so on its disk) to fill; removed with what it holds when the block
     ends. A write error in the block becomes InputError naming ``name`` (default: the folder)."""
-    where = Path(name) if name else folder
+    where = name or folder
     _check_room(where, 1)
     try:
         staged = Path(tempfile.mkdtemp(prefix=f".{where.name}.", suffix=".tmp", dir=folder))
@@ -157,10 +162,9 @@ def new_folder(path: Path, *, parents: bool = False) -> Iterator[Path]:
         inner = staged / path.relative_to(top)
         inner.mkdir(parents=True, exist_ok=True)
         yield inner
-        umask = os.umask(0)
-        os.umask(umask)
-        for folder in (inner, *inner.relative_to(staged).parents):
-            os.chmod(staged / folder, 0o777 & ~umask)  # mkdtemp makes a folder private; an output should not be
+        inside = inner.relative_to(staged)
+        for folder in (staged / inside, *(staged / p for p in inside.parents)):
+            os.chmod(folder, 0o777 & ~_umask())  # mkdtemp makes a folder private; an output should not be
         taken = InputError(str(top), "", "was made by another command while this one worked; nothing was written: "
                            "give a new folder name")
         if os.path.lexists(top):
