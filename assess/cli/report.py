@@ -3,7 +3,8 @@
 The report has the system, the ceilings and their formulas, the runs with their findings, an
 I/O roofline over transfer size and the ceiling over node count per family of runs, and the
 probe results (--probes). It is written in full or not at all; a report that iobound wrote
-earlier in DIR is replaced only with --force, and no other file is ever replaced.
+earlier in DIR is replaced only with --force, and no other file is ever replaced. A second
+report into DIR while one is being written is refused at once.
 Example:  iobound report lecture lecture-results.csv -o lecture-report
 """
 
