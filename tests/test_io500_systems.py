@@ -82,6 +82,6 @@ def test_a_processes_column_that_is_no_count_is_a_one_line_error(processes, tmp_
     text = (Path(__file__).resolve().parents[1] / "topologies" / "examples" / "lrz-daos-io500.csv").read_text(encoding="utf-8")
     bad = tmp_path / "bad.csv"
     bad.write_text(text.replace(",21504,", f",{processes},", 1), encoding="utf-8")
-    with pytest.raises(InputError, match=f"line 6, column 'processes': must be a whole number of at least 1. "
+    with pytest.raises(InputError, match=f"line 6, column 'processes': must be a whole number from 1 to 10,000,000. "
                                          f"Got '{processes}' instead."):
         read_runs(str(bad))
