@@ -17,7 +17,7 @@ from assess.findings import Finding, Judgement, Severity
 if TYPE_CHECKING:
     from pint import Quantity, Unit
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "MARKS_LEGEND", "checked",
+__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "checked",
            "Fact", "facts", "as_given", "colour_wanted", "paint", "topology_rows", "TOPOLOGY_HEADERS", "envelope",
            "dumps"]
 
@@ -25,7 +25,6 @@ __all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEM
 JUDGEMENT_HEADERS = ("", "run", "measured", "ceiling", "ratio", "binding", "findings")
 JUDGEMENT_RIGHT = (2, 3, 4)  # measured, ceiling and ratio are numbers
 _MARKS = {Severity.ERROR: "✗", Severity.WARNING: "!"}
-MARKS_LEGEND = "✗ marks a run with an error, ! one with a warning (its worst finding)"
 # ANSI colours of the severities, as pytest's and hyperfine's: errors red, warnings yellow.
 _COLOURS = {Severity.ERROR: "\x1b[31m", Severity.WARNING: "\x1b[33m"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -121,6 +120,14 @@ def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> lis
                      f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
                      " ".join(paint(f.code, f.severity, colour) for f in j.findings)))
     return rows
+
+
+def marks_legend(judgements: Sequence[Judgement]) -> str:
+    """What the marks :func:`judgement_rows` gives ``judgements`` mean (``marks: ✗ a run with an error, ! a run with
+    a warning (its worst finding)``), or nothing when it gives none."""
+    worst = {max((f.severity for f in j.findings), default=None) for j in judgements}
+    said = [f"{mark} a run with {'an' if s is Severity.ERROR else 'a'} {s.label}" for s, mark in _MARKS.items() if s in worst]
+    return f"marks: {', '.join(said)} (its worst finding)" if said else ""
 
 
 @dataclass(frozen=True)

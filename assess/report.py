@@ -25,8 +25,8 @@ from models.predict import Model
 from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
-from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, MARKS_LEGEND, TOPOLOGY_HEADERS, Fact, checked, facts,
-                           judgement_rows, topology_rows)
+from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, Fact, checked, facts, judgement_rows,
+                           marks_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
            "FIGURES"]
@@ -132,9 +132,9 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
     """The runs' table, every finding worst first (one that several runs share once) with the remedies, and
     measured / ceiling per run."""
     told = facts(judgements)
-    rows = judgement_rows(judgements)
-    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(rows), "runs", JUDGEMENT_RIGHT),
-                    *([MARKS_LEGEND + "."] if any(row[0] for row in rows) else []), checked(judgements) + "."]
+    legend = marks_legend(judgements)
+    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", JUDGEMENT_RIGHT),
+                    *([legend + "."] if legend else []), checked(judgements) + "."]
     if told:
         blocks.append(Table(("severity", "code", "run", "message"),
                             tuple((t.finding.severity.label, t.finding.code, _runs_of(t, judgements), t.message)

@@ -129,7 +129,7 @@ def test_check_marks_the_rows_of_errors_and_of_warnings(capsys):
     assert len(rows) == 26
     assert rows[LUSTRE_4PPN_READ].startswith("✗ ") and "164%" in rows[LUSTRE_4PPN_READ]
     assert rows[LUSTRE_1PPN_READ].startswith("! ")  # AT-CEILING is info; its FEW-REPETITIONS a warning
-    assert "✗ marks a run with an error, ! one with a warning (its worst finding)" in out
+    assert "marks: ✗ a run with an error, ! a run with a warning (its worst finding)" in out
 
 
 def test_check_names_a_bundled_example_as_the_user_did(capsys):

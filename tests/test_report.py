@@ -65,7 +65,7 @@ def test_the_markdown_has_the_runs_and_links_its_plots(lecture, capsys):
     links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
     assert links and all((directory / link).is_file() and link.endswith(".svg") for link in links)
     assert "| ✗ | Lustre size / ppn read 256 KiB seq, 10 nodes x 4 ppn | 1,800 MiB/s | 1,100 MiB/s | 164% |" in text
-    assert r"✗ marks a run with an error, \! one with a warning (its worst finding)." in text
+    assert r"marks: ✗ a run with an error, \! a run with a warning (its worst finding)." in text
     # one finding row for what holds for every run
     assert "| warning | FEW-REPETITIONS | every run | each run has 1 repetition (one value: no spread and no " in text
     assert r"NIC\_compute\*n\_compute" in text and "ABOVE-CEILING" in text

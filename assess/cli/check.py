@@ -120,12 +120,11 @@ def execute(args: argparse.Namespace) -> int:
 def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
     """One row per run, marked by its worst finding; each fact the findings state once, worst first, with the runs it
     holds for; each distinct remedy once; and a count by severity. ``colour`` paints errors red and warnings yellow."""
-    from assess.render import JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, MARKS_LEGEND, checked, facts, judgement_rows, paint, table
+    from assess.render import JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint, table
 
-    rows = judgement_rows(judgements, colour)
-    lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, rows, right=JUDGEMENT_RIGHT)]
-    if any(row[0] for row in rows):
-        lines.append(MARKS_LEGEND)
+    lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements, colour), right=JUDGEMENT_RIGHT)]
+    if legend := marks_legend(judgements):
+        lines.append(legend)
     parts: dict[tuple[str, str], list[str]] = {}
     for j in judgements:
         if j.part is not None:
