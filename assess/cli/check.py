@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from topologies.topology import Topology
 
 
-# Findings of one code shown in full; the rest are listed by run (--json has them all).
+# Facts of one code told in full; the runs of the rest are counted (the table has their codes, --json every message).
 _SHOWN = 3
 _FAIL_ON = ("info", "warning", "error", "never")
 
