@@ -52,11 +52,11 @@ def _pad(cell: str, width: int, right: bool) -> str:
 
 
 def colour_wanted(choice: str, stream: TextIO) -> bool:
-    """Whether to colour text for ``stream`` (``--color auto|always|never``): auto colours a terminal unless NO_COLOR
-    is set to anything (https://no-color.org); an explicit ``always`` wins, as pytest's ``--color=yes`` does."""
+    """Whether to colour text for ``stream`` (``--color auto|always|never``): auto colours a terminal (not a dumb one)
+    unless NO_COLOR is set to anything (https://no-color.org); an explicit ``always`` wins, as pytest's ``--color=yes``."""
     if choice != "auto":
         return choice == "always"
-    return not os.environ.get("NO_COLOR") and stream.isatty()
+    return not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb" and stream.isatty()
 
 
 def paint(text: str, severity: Severity | None, colour: bool) -> str:

@@ -143,7 +143,7 @@ def _on_a_terminal(argv: list[str], **env: str) -> str:
     """What ``iobound argv`` prints when its standard output is a terminal (a pty)."""
     parent, child = pty.openpty()
     process = subprocess.Popen([sys.executable, "-m", "assess", *argv], stdout=child, stderr=subprocess.DEVNULL,
-                               env={k: v for k, v in os.environ.items() if k != "NO_COLOR"} | env)
+                               env={k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm"} | env)
     os.close(child)
     chunks = []
     while True:
@@ -175,6 +175,7 @@ def test_check_colours_errors_and_warnings_on_a_terminal_unless_no_color(capsys)
     terminal = _on_a_terminal(argv)
     assert RED in terminal and YELLOW in terminal
     assert "\x1b[" not in _on_a_terminal(argv, NO_COLOR="1")
+    assert "\x1b[" not in _on_a_terminal(argv, TERM="dumb")
 
 
 def test_check_shows_an_iops_run_as_the_bandwidth_it_implies_and_a_zero_run_far_below(capsys, tmp_path):
