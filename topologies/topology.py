@@ -452,9 +452,11 @@ class Topology:
 
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
+        touched = {place.group for place in changes if place.link is None}
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
-                       for g in self.groups)
-        links = tuple(replace(link, bandwidth=changes.get(Component.of_link(i), link.bandwidth)) for i, link in enumerate(self.links))
+                       if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
+        links = tuple(replace(link, bandwidth=changes[Component.of_link(i)]) if Component.of_link(i) in changes else link
+                      for i, link in enumerate(self.links))
         return replace(self, groups=groups, links=links)
 
     def at_ends(self, favourable: bool) -> Topology:
