@@ -16,7 +16,7 @@ import pytest
 
 from probes.core.host import this_host
 from probes.core.measurement import Measurement, Provenance
-from probes.core.stats import summarize
+from probes.core.stats import NEIGHBOURS_EXPLAIN, drift, summarize
 from probes.core.units import Metric
 from probes.measure.probe import Output, Probe
 from probes.measure.probeset import ProbeSetFile, document
@@ -92,6 +92,19 @@ def test_neighbours_that_take_the_cpus_make_a_figure_unstable_however_narrow():
     assert quiet.unstable == "" and quiet.reached
     following = _measurement([100, 90, 100, 80, 100, 70, 100, 60], times=range(8), others=[0, .1, 0, .2, 0, .3, 0, .4])
     assert following.unstable.startswith("values that follow the neighbours' CPU use (Spearman rho -1.00")
+
+
+def test_neighbours_too_idle_to_move_a_figure_do_not_make_it_unstable_however_well_it_follows_them():
+    """0.00 to 0.01 CPUs can move a figure 1 % at most: a figure spread over 10 % that follows them follows something
+    else, and is steady as far as the neighbours go; the same figure beside neighbours taking 0 to 0.3 CPUs is not."""
+    values = [100, 96, 100, 94, 100, 92, 100, 90]
+    idle = [0, .002, 0, .004, 0, .006, 0, .01]
+    assert drift(values, range(8), idle) == ""
+    quiet = _measurement(values, times=range(8), others=idle)
+    assert quiet.unstable == "" and quiet.reached
+    busy = _measurement(values, times=range(8), others=[30 * x for x in idle])
+    assert busy.unstable.startswith("values that follow the neighbours' CPU use (Spearman rho -1.00")
+    assert (max(values) - min(values)) / (sum(values) / 8) * NEIGHBOURS_EXPLAIN > max(idle)  # the bound it rests on
 
 
 def test_a_figure_short_of_its_target_says_why_and_what_to_do():
