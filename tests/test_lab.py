@@ -772,6 +772,9 @@ class TestLab:
             else:
                 assert written["servers"]["lab-servers"][f"{direction}_bandwidth"] == link | {"measurement": name}
                 assert served.kind == "probe"
+            ceiling = Model(loaded).ceiling(Workload(Operation(direction), _q("1 MiB", Metric.SIZE)))
+            # what binds is named "[assumed]" only where it is one: the measured NICs and file service never are
+            assert all(loaded.capacity_at(c, direction).source.kind == "assumption" for c in ceiling.assumed), ceiling
 
     @pytest.mark.parametrize("nodes", [1, 3])
     def test_fio_through_the_mounts_reaches_the_ceilings_the_probed_topology_predicts(self, lab, probed, nodes,
