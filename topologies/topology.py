@@ -210,6 +210,12 @@ class Capacity:
         low, high = self.range or (self.value, self.value)
         return (high, low) if self.metric is Metric.LATENCY else (low, high)
 
+    @property
+    def assumed(self) -> bool:
+        """Whether the figure is an assumption: its source says so, or it is a range nobody named a source for. A
+        measured, probed or data-sheet figure is stated, also as a range (a measurement's interval, its spread)."""
+        return self.source.kind == "assumption" or (self.range is not None and self.source.kind == "unstated")
+
     @classmethod
     def ranged(cls, low: Quantity, high: Quantity, metric: Metric, source: Source) -> Capacity:
         """A capacity known to lie between ``low`` and ``high``; its value the end most favourable to a ceiling."""
@@ -477,5 +483,4 @@ class Topology:
 
 def _one_assumed(capacity: Capacity | None) -> bool:
     """Whether a capacity is one assumed value: not a range, not unlimited."""
-    return capacity is not None and capacity.source.kind == "assumption" and capacity.range is None \
-        and capacity.value is not None
+    return capacity is not None and capacity.assumed and capacity.range is None and capacity.value is not None
