@@ -271,17 +271,8 @@ class FlowNetwork:
             self._add(u, v, self._stage(group, key, layer))
         if group.kind is Kind.CLIENT:
             self._add(CLIENTS, nodes[0], None)
-        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (self.shape.cached or self._stores(group))):
+        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (self.shape.cached or group.name in self.topology.holders)):
             self._add(nodes[-1], STORAGE, None)
-
-    def _stores(self, server: Group) -> bool:
-        """Whether a server group holds the data itself: with no devices anywhere, one that passes it to no server
-        farther from the clients (a gateway passes it on; two servers side by side both keep theirs)."""
-        if self.topology.of_kind(Kind.DEVICE):
-            return False
-        distance = self.topology.distance
-        return not any(u == server.name and self.topology.group(v).kind is Kind.SERVER and
-                       distance.get(v, 0) > distance.get(u, 0) for u, v, _ in self.topology.data_links())
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
         if key == "requests":

@@ -83,7 +83,9 @@ class RequestTime:
         tiers = _tiers(topology, client.name, Kind.SERVER)
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
             served is None or g.name in served))]
-        sinks = {g.name for g in (devices[0] if devices and topology.of_kind(Kind.DEVICE) else topology.of_kind(Kind.SERVER))}
+        # where the data ends: the devices, the servers' memory, or the servers that hold it where there are no devices
+        sinks = {g.name for g in devices[0]} if topology.of_kind(Kind.DEVICE) and not cached else \
+            {g.name for g in topology.of_kind(Kind.SERVER) if cached or g.name in topology.holders}
         # a request and its answer cross each tier of networks every way to the storage crosses: a round trip of each
         networks = [n for n in _tiers(topology, client.name, Kind.NETWORK) if _crossed(topology, client.name, n, sinks)]
         for groups in networks:

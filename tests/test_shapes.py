@@ -10,6 +10,7 @@ from probes.core.workload import Operation, Workload
 from models.predict import predict
 from topologies.load import parse_topology
 from topologies.topology import Component
+from tests import systems
 
 WRITE = Workload(Operation.WRITE, Q_(1, "MiB"))
 
@@ -274,3 +275,35 @@ def test_converged_servers_follow_a_change_of_the_nodes_nic():
                               '[devices.d]\ncount = 8\nbandwidth = "3 GB/s"\n' + _links(("c", "n"), ("n", "s"), ("s", "d")))
     changed = apply_changes(topology, (parse_change("c.nic=1Gbit/s"),))
     assert changed.group("s").capacity("nic").value == Q_(1, "Gbit/s")
+
+
+GATEWAY_CHAIN = """
+[clients.client]
+count = 1
+nic = "25 MB/s"
+[networks.net]
+[servers.proxy]
+forwarding = "store"
+latency = "12 us"
+{limit}
+[servers.server]
+latency = "12 us"
+nic = "unlimited"
+bandwidth = "25 MB/s"
+"""
+
+
+@pytest.mark.parametrize("limit", ["bandwidth", "nic"])
+@pytest.mark.parametrize("devices", ["", '[devices.disk]\nbandwidth = "unlimited"\n'])
+def test_the_end_server_behind_a_storing_gateway_adds_its_latency_with_or_without_devices(limit, devices):
+    """Issue 32: one 4 KiB write at a time, client -> proxy (stores) -> server, each hop 12 us and 25 MB/s: the
+    proxy's and the server's latency and the bytes twice, t = 2 t0 + 2 s / B, the proxy's own limit (its
+    bandwidth, or its NIC) on each segment it serves. With no devices the server's latency was lost: t0 + 2 s / B."""
+    stated = f'{limit} = "25 MB/s"' + ('\nnic = "unlimited"' if limit == "bandwidth" else "")  # a NIC is stated
+    system = systems.topology(GATEWAY_CHAIN.format(limit=stated) + devices,
+                              links="client net proxy server" + (" disk" if devices else ""))
+    ceiling = predict(system, Workload(Operation.WRITE, Q_(4, "KiB"), nodes=1, ppn=1, direct=True))
+    assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (2 * 12e-6 + 2 * 4096 / 25e6))
+    assert {Component("proxy", "latency"), Component("server", "latency"), Component("proxy", limit)} <= set(ceiling.binding)
+    requests = next(str(layer.expression) for layer in ceiling.layers if layer.layer == "requests in flight")
+    assert requests.count(f"{'B' if limit == 'bandwidth' else 'NIC'}_proxy") == 2, requests  # receiving and sending

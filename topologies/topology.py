@@ -338,6 +338,17 @@ class Topology:
         return frozenset(self._walk([g.name for g in self.of_kind(Kind.CLIENT)], frozenset(), fabric=False))
 
     @cached_property
+    def holders(self) -> frozenset[str]:
+        """The server groups that hold the data themselves, where no devices are stated: each that passes it to no
+        server farther from the clients (a gateway passes it on; two servers side by side both keep theirs)."""
+        if self.of_kind(Kind.DEVICE):
+            return frozenset()
+        distance = self.distance
+        passing = {u for u, v, _ in self._directed if self._named[u].kind is Kind.SERVER
+                   and self._named[v].kind is Kind.SERVER and distance.get(v, 0) > distance.get(u, 0)}
+        return frozenset(g.name for g in self.of_kind(Kind.SERVER) if g.name not in passing)
+
+    @cached_property
     def distance(self) -> dict[str, int]:
         """How many links each group lies from the nearest client group, along the ways data moves."""
         return self._walk([g.name for g in self.of_kind(Kind.CLIENT)], self.front_end, fabric=True)
