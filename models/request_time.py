@@ -114,6 +114,10 @@ class RequestTime:
     Every hop may state a ``latency``, the fixed time a request costs there besides moving its
     bytes: the client itself (its call into the file system), each tier of networks (a switch, a
     proxy's buffer copy), each tier of servers, and the devices; of each tier the least counts.
+    It is paid once per request that hop takes: where clients or servers state the
+    ``request_size`` they read and write with, a larger request is taken in pieces of it, and a
+    storing gateway collects smaller ones into requests of its size (issue 32). A network's
+    requests are those of the servers it carries them to, the devices' those of the last server.
 
     Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
     way); a server group that stores and forwards (a gateway) receives a request whole before
@@ -121,7 +125,8 @@ class RequestTime:
     by their distance from the client (a gateway before the storage servers); of the tiers the
     groups that together make a request quickest, and of the devices the fastest group (an
     upper bound when groups differ, and monotone in every figure). With
-    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s;
+    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s,
+    plus t · max(1, s / R) for each (t, R) of ``split``;
     ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
     stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
     """
@@ -132,7 +137,7 @@ class RequestTime:
         self.components: list[Component] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
-        self.split: list[tuple[float, float]] = []  # (s, B): a fixed time paid max(1, s / B) times
+        self.split: list[tuple[float, float]] = []  # (seconds, bytes): paid once per piece of at most those bytes
         tiers = _tiers(topology, client.name, Kind.SERVER)
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
             served is None or g.name in served))]
