@@ -20,6 +20,7 @@ Format (every capacity is per member of its group)::
     parity = "8+2"                    #   data + parity strips,
     write_amplification = 1.2         #   and any other factor (journaling)
     forwarding = "store"              # a gateway that receives each request whole (default "pipeline")
+    request_size = "4 KiB"            # the size it reads and writes with (a buffer; clients too)
     [devices.ssd]
     count = 5
     bandwidth = "270 MiB/s"
@@ -63,7 +64,8 @@ _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k i
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 # Settings (not capacities) a group of each kind may state besides its count, description and price.
-_SETTINGS = {Kind.CLIENT: ("nics",), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on"), Kind.DEVICE: ("operations", "transfers")}
+_SETTINGS = {Kind.CLIENT: ("nics", "request_size"), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on", "request_size"),
+             Kind.DEVICE: ("operations", "transfers")}
 _MOST_NICS = 64  # ports per node: more than any server board takes
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -185,7 +187,9 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
                  price=parse_price(body.get("price"), source, f"{where}.price"), nics=nics,
                  operations=_operations(body.get("operations"), source, f"{where}.operations"),
-                 transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"), **extra)
+                 transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"),
+                 request_size=None if "request_size" not in body else _quantity(body["request_size"], Metric.SIZE, source,
+                                                                                 f"{where}.request_size"), **extra)
 
 
 def _transfers(value: Any, source: str, where: str) -> tuple[str, Quantity] | None:
