@@ -202,7 +202,8 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 # review format history:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
 #   1.1  a phase gains narrowed_by: the ranges its verdict's least rests on that witnesses (runs no cache can have
-#        served, of the submission or of the same system's others) raised, each with its least and the witness
+#        served, of the submission or of the same system's others) raised, each with its least and the witness;
+#        a topology's groups may carry request_size (topology 1.2)
 REVIEW_VERSION = "1.1"
 
 
