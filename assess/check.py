@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
@@ -17,14 +17,18 @@ from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
+from assess.findings.hardware import implausible
 from assess.findings.siblings import ceiling_mixup, sibling_findings
+
+if TYPE_CHECKING:
+    from topologies.catalogues.achievable import Parts
 
 __all__ = ["check_runs", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
                nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
-               below: float = BELOW, limits: Limits = Limits()) -> list[Judgement]:
+               below: float = BELOW, limits: Limits = Limits(), hardware: Mapping[str, Parts] | None = None) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
 
     A job's run (a Darshan log) is judged over the part of the system it could use (see
@@ -60,7 +64,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
-            judgement = replace(judgement, findings=judgement.findings + ((mixup,) if mixup else ()), part=part)
+            unlike = implausible(run, judgement.ceiling, model, clients, hardware, tolerance) \
+                if hardware and any(f.code == "POSSIBLE-IF" for f in judgement.findings) else None
+            judgement = replace(judgement, findings=judgement.findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)

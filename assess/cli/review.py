@@ -3,7 +3,8 @@
 Each row's description becomes a topology (every unstated figure a range: ``iobound topology
 from-io500`` shows one); its phases are judged as ``check`` judges any run. One line per
 submission; below the table, the phases that need more than the stated hardware (ABOVE-CEILING, an
-error: exit 1), then those faster than every published metadata figure of their kind (ABOVE-PUBLISHED).
+error: exit 1), then those faster than every published metadata figure of their kind (ABOVE-PUBLISHED), then those
+that need more of a drive or port than any part of its class had done by the system's date (IMPLAUSIBLE-HARDWARE).
 Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 """
 
@@ -83,7 +84,9 @@ def render(reviewed: list[Reviewed], source: str) -> str:
     for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),
                              ("ABOVE-PUBLISHED", "faster per server than every published figure of its file system and "
                                                  "devices (ABOVE-PUBLISHED: metadata judged by published rates, not "
-                                                 "physics; a client cache, or a figure to ask about):")):
+                                                 "physics; a client cache, or a figure to ask about):"),
+                            ("IMPLAUSIBLE-HARDWARE", "needs more of a drive or port than any part of its class that "
+                                                     "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
         above = [(r, p) for r in reviewed for p in r.phases if p.verdict == verdict]
         if above:
             lines += ["", heading]
