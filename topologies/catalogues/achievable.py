@@ -180,13 +180,13 @@ def _capped(part: Shipped, rate: Quantity, bound: tuple[str | None, int | None])
 
 
 def fastest(parts: Parts, operation: str) -> Fastest | None:
-    """The fastest part of ``parts``'s classes for ``operation`` that had shipped by its year (the first of its
-    classes to ship where none had yet; any to date where no year is stated), on the link its words bound; None
+    """The fastest part of ``parts``'s classes for ``operation`` that had shipped by its year (of a class none of
+    whose parts had shipped yet, its first ones; any to date where no year is stated), on the link its words bound; None
     where the catalogue holds no part of them. A later year never gives a slower part."""
     candidates = _candidates(parts)
     if not candidates:
         return None
-    year = max(parts.year, min(p.year for p in candidates)) if parts.year is not None else None
-    shipped = [p for p in candidates if year is None or p.year <= year]
+    first = {p.part: min(q.year for q in candidates if q.part == p.part) for p in candidates}
+    shipped = [p for p in candidates if parts.year is None or p.year <= max(parts.year, first[p.part])]
     found = [Fastest(p, *_capped(p, p.rate(operation), parts.link)) for p in shipped]
     return max(found, key=lambda f: (f.rate, -f.part.year))
