@@ -155,7 +155,10 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        job, training and checkpoint; the evidence of AU-BELOW-MINIMUM and POTENTIAL-CACHING gives their figures
 #        as numbers (au_per_epoch a list, accelerators a count, dlio_verdict null where not stated), flags (a list
 #        per host, or one) and quantities (host_memory, data_per_host), not as tags' words
-CHECK_VERSION = "1.4"
+#   1.5  finding IMPLAUSIBLE-HARDWARE (a description's parts and date given): its evidence gains needs (the sentence)
+#        and implausible, per part beyond its class: component, needed, per_part, parts_per_member, year, dated,
+#        fastest, fastest_year, fastest_rate and source
+CHECK_VERSION = "1.5"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

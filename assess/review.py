@@ -186,7 +186,9 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 
 # review format history:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
-REVIEW_VERSION = "1.0"
+#   1.1  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
+#        fastest of its class by the description's date and that part's source
+REVIEW_VERSION = "1.1"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

@@ -135,6 +135,34 @@ def test_a_published_systems_own_description_implies_no_part_beyond_what_had_shi
     assert sorted(j.run.label for j in scaled if {f.code for f in j.findings} & CAUGHT) == CAUGHT_TWENTY_TIMES_OVER[name]
 
 
+def test_check_holds_what_a_description_implies_to_the_parts_of_its_date(tmp_path, capsys):
+    """OCI's BeeGFS (one NVMe drive a server, refreshed 2020-06) with its easy IOR results four times over: 10.7 GB/s
+    of reads a drive, within the range any NVMe generation spans, beyond every drive shipping by 2020."""
+    import json
+
+    from assess.cli import main
+
+    path = CORPUS / DESCRIPTIONS["oci-beegfs"]
+    if not path.is_file():
+        pytest.skip(f"the corpus is not here ({path})")
+    lines = (Path(__file__).resolve().parents[1] / "topologies" / "examples" / "oci-beegfs-io500.csv").read_text(
+        encoding="utf-8").splitlines()
+    header = next(i for i, line in enumerate(lines) if line.startswith("run,"))
+    value = lines[header].split(",").index("value")
+    scaled = [",".join(f"{float(x) * 4!r}" if i == value and line.startswith("ior-easy") else x
+                       for i, x in enumerate(line.split(","))) if n > header else line for n, line in enumerate(lines)]
+    results = tmp_path / "x4.csv"
+    results.write_text("\n".join(scaled) + "\n", encoding="utf-8")
+    assert main(["check", str(path), str(results), "--json", "--fail-on", "never"]) == 0
+    found = {j["run"]["label"]: [f for f in j["findings"] if f["code"] == "IMPLAUSIBLE-HARDWARE"]
+             for j in json.loads(capsys.readouterr().out)["runs"]}
+    assert sorted(label for label, f in found.items() if f) == ["ior-easy-read", "ior-easy-write"]
+    (read,) = found["ior-easy-read"]
+    (evidence,) = read["evidence"]["implausible"]
+    assert evidence["fastest"] == "Samsung PM1735 (add-in card)" and evidence["year"] == 2020
+    assert evidence["per_part"]["value"] / 1e9 == pytest.approx(4 * 2.666, rel=1e-2) and read["severity"] == "warning"
+
+
 @pytest.fixture(scope="module")
 def qflash():
     if not LIST.is_file():

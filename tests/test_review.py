@@ -163,7 +163,7 @@ def test_review_prints_a_line_per_submission_and_fails_on_what_it_is_asked_to(li
 def test_review_json_is_versioned_and_carries_each_topology(listed, capsys):
     assert main(["review", str(listed), "--json", "--fail-on", "never"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.0")
+    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.1")
     first = doc["submissions"][0]
     assert first["id"] == "3" and first["topology"]["groups"] and first["phases"][0]["verdict"] == "POSSIBLE-IF"
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from probes.readers.io500_system import Description
     from topologies.topology import Topology
 
-__all__ = ["Described", "describe", "is_description", "submission_files", "described_topology"]
+__all__ = ["Described", "describe", "is_description", "submission_files", "described", "described_topology"]
 
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?(?:\s*\(.*\))?", re.IGNORECASE)
 _METADATA_CLASSES = {"hdd": "hdd", "sata": ANY, "ssd": "ssd", "sas-ssd": "ssd", "cloud-ssd": "ssd", "cloud-hdd": "hdd",
@@ -404,7 +404,13 @@ def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
 
 def described_topology(path: Path, nodes: int | None = None) -> Topology:
     """The topology of a submission's description (a folder or its file), every unstated figure a range; ``nodes``
-    gives the client nodes where the description does not (the web form's does not).
+    gives the client nodes where the description does not (the web form's does not). See :func:`described`."""
+    return described(path, nodes).topology
+
+
+def described(path: Path, nodes: int | None = None) -> Described:
+    """A submission's description (a folder or its file) described: its topology, every unstated figure a range,
+    and its parts; ``nodes`` gives the client nodes where the description does not (the web form's does not).
 
     Raises
     ------
@@ -418,7 +424,7 @@ def described_topology(path: Path, nodes: int | None = None) -> Topology:
     description_path, _ = submission_files(path)
     with open_input(description_path, error=TopologyError) as file:
         description = read_description(file.text(), source=str(description_path))
-    described = describe(description if nodes is None else description.given("client_nodes", str(nodes), "--nodes"))
-    if described.topology is None:
-        raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
-    return described.topology
+    found = describe(description if nodes is None else description.given("client_nodes", str(nodes), "--nodes"))
+    if found.topology is None:
+        raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(found.blocking))
+    return found
