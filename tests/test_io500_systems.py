@@ -181,6 +181,17 @@ def test_a_list_submission_with_its_easy_ior_results_twenty_times_over_needs_dri
         raised["ior-easy-read"] and "reads 6.20 GB/s" in raised["ior-easy-read"]
 
 
+def test_without_an_install_date_the_run_dates_the_parts_and_without_any_date_the_newest_parts_stand(qflash):
+    submission, _ = qflash
+    fields = submission.description.fields
+    undated = replace(submission.description, fields={k: v for k, v in fields.items() if not k.startswith("storage_")})
+    storage = describe(undated).parts["storage"]
+    assert (storage.year, storage.dated) == (2019, f"submission_date {fields['submission_date']!r}")
+    never = replace(undated, fields={k: v for k, v in undated.fields.items() if k not in ("submission_date", "list_name")})
+    storage = describe(never).parts["storage"]
+    assert storage.year is None and storage.dated.endswith("the newest parts")
+
+
 @settings(max_examples=12)
 @given(year=st.integers(2005, 2026), later=st.integers(0, 10), factor=st.sampled_from((5, 20, 100)))
 def test_a_later_date_never_makes_a_verdict_more_implausible(qflash, year, later, factor):
