@@ -64,8 +64,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
-            unlike = implausible(run, judgement.ceiling, model, clients, hardware, tolerance) \
-                if hardware and any(f.code == "POSSIBLE-IF" for f in judgement.findings) else None
+            possible = next((f for f in judgement.findings if f.code == "POSSIBLE-IF"), None)
+            unlike = implausible(run, possible, judgement.ceiling, model, clients, hardware, tolerance) \
+                if hardware and possible else None
             judgement = replace(judgement, findings=judgement.findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         if part is not None:

@@ -24,22 +24,29 @@ __all__ = ["implausible"]
 _DRIVE_KEYS = {Operation.READ: ("bandwidth", "read_bandwidth"), Operation.WRITE: ("bandwidth", "write_bandwidth")}
 
 
-def implausible(run: Run, ceiling: Ceiling, model: Model, clients: tuple[str, ...] | None, parts: Mapping[str, Parts],
-                tolerance: float = TOLERANCE) -> Finding | None:
-    """IMPLAUSIBLE-HARDWARE where the run's fastest repetition needs more of one part (a drive, a port) than the
+def implausible(run: Run, possible: Finding, ceiling: Ceiling, model: Model, clients: tuple[str, ...] | None,
+                parts: Mapping[str, Parts], tolerance: float = TOLERANCE) -> Finding | None:
+    """IMPLAUSIBLE-HARDWARE where a POSSIBLE-IF (``possible``) needs more of one part (a drive, a port) than the
     fastest part of its class that had shipped by the system's date achieves, every other assumed figure unlimited;
-    None where every part it needs existed (or no part's class and date are known)."""
+    None where every part it needs existed (or no part's class and date are known).
+
+    What the POSSIBLE-IF implies of a figure, the others at their most, is at least what it needs with the others
+    unlimited: where that is within its range and a part of the date reaches it, the part is not asked again."""
     operation = ceiling.workload.operation
     if ceiling.metric is not Metric.BANDWIDTH or operation not in (Operation.READ, Operation.WRITE):
         return None
     target = summary_in(run, Metric.BANDWIDTH).max
     beyond = []
-    for place in (model.ranges | model.assumed):
+    for implied in possible.implied or ():
+        place = implied.component
         part = parts.get(place.group)
         if part is None or place.key != {"port": "nic"}.get(part.kind) and place.key not in _DRIVE_KEYS[operation]:
             continue
         best = fastest(part, operation.value)
-        needed = None if best is None else model.alone(ceiling.workload, clients, target, place)
+        within = implied.needed < implied.stated.ends[1]  # not held at its range's end: an upper bound on the need
+        if best is None or within and implied.needed / part.most <= best.rate * (1 + tolerance):
+            continue
+        needed = model.alone(ceiling.workload, clients, target, place)
         if needed is None:
             continue
         each = needed / part.most
