@@ -91,7 +91,7 @@ def render(reviewed: list[Reviewed], source: str) -> str:
         if above:
             lines += ["", heading]
             lines += [f"  {r.submission.id} {r.submission.description.title}: {p.label} {_figure(p.measured)} "
-                      f"> {_figure(p.high)}: {p.implies}" for r, p in above]
+                      f"{_where(p)}: {p.implies}" for r, p in above]
     thin = Counter(r.thin for r in reviewed if r.thin)
     if thin:
         lines += ["", "too thin to judge (the fields they lack):"]
@@ -109,6 +109,13 @@ def _headline(r: Reviewed) -> str:
         return r.thin.split(";")[0] if r.thin else "-"
     return (f"{phase.label} {_figure(phase.measured)} in {_figure(phase.low)}–{_figure(phase.high)} "
             f"({phase.efficiency:.0%})")
+
+
+def _where(phase) -> str:
+    """``> 373 GiB/s`` for a phase above its ceiling, ``in 11.2–373 GiB/s`` for one within it."""
+    if phase.verdict == "IMPLAUSIBLE-HARDWARE":
+        return f"in {_figure(phase.low)}–{_figure(phase.high)}"
+    return f"> {_figure(phase.high)}"
 
 
 def _figure(q) -> str:
