@@ -51,7 +51,8 @@ def runs_table(runs: list[Run]) -> str:
         spread = "" if s.std is None else f" ± {shown(s.std)}"
         ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}" + ("†" if s.bounded else "")
         tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
-        rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
+        mark = "‡" if dict(r.tags).get("inconsistent") else ""
+        rows.append((r.label, mean + spread + mark, str(s.n) + ("" if r.samples else "*"), ci,
                      r.workload.describe() if r.workload else "-", tool, str(r.origin)))
     lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
     if any(not r.samples for r in runs):
@@ -59,6 +60,9 @@ def runs_table(runs: list[Run]) -> str:
     if any(s.bounded for s in summaries):
         lines.append("† the interval's low end is bounded at 0: Student's t interval reaches below zero, which a "
                      "bandwidth, rate or latency cannot (its coverage is unchanged)")
+    if any(dict(r.tags).get("inconsistent") for r in runs):
+        lines.append("‡ the tool's output disagrees with itself (e.g. fio's bandwidth against its bytes over its "
+                     "runtime): which figure is right is unknown; --json names both (check: INCONSISTENT-OUTPUT)")
     return "\n".join(lines)
 
 

@@ -10,19 +10,20 @@ allows, the hardware it implies, said in ports where the network's name fixes a 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
 from probes.core.units import Q_, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
-from assess.check import check_runs
+from assess.check import check_runs, witnesses_of
 from assess.findings import Judgement, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity
 
     from models.ceiling import Implied
+    from assess.witness import Witness
 
 __all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "VERDICT_SEVERITY", "UNJUDGED",
            "severity"]
@@ -52,6 +53,7 @@ class Phase:
     verdict: str
     implies: str
     reason: str  # why it has no ceiling, for an unjudged phase
+    narrowed_by: tuple[dict, ...] = ()  # the ranges its verdict's least rests on that witnesses raised (Narrowing.to_dict)
 
     def to_dict(self) -> dict:
         def q(value):
@@ -59,7 +61,7 @@ class Phase:
 
         return {"phase": self.label, "measured": q(self.measured), "ceiling_low": q(self.low), "ceiling": q(self.high),
                 "efficiency": self.efficiency, "verdict": self.verdict, "implies": self.implies or None,
-                "no_ceiling": self.reason or None}
+                "no_ceiling": self.reason or None, "narrowed_by": list(self.narrowed_by)}
 
 
 @dataclass(frozen=True)
@@ -92,17 +94,34 @@ class Reviewed:
 
 
 def review(submissions: Iterable[Submission]) -> list[Reviewed]:
-    """Every submission judged on its own description's topology (one model per submission)."""
-    return [_reviewed(s) for s in submissions]
+    """Every submission judged on its own description's topology (one model per submission), each range's least end
+    raised by the witnesses (:mod:`assess.witness`) of the submission and of the same system's other submissions."""
+    submissions = list(submissions)
+    described = [describe(s.description) for s in submissions]
+    found = [() if d.topology is None else witnesses_of(d.topology, s.runs) for s, d in zip(submissions, described)]
+    systems: dict[tuple[str, str], list[int]] = {}
+    for index, s in enumerate(submissions):
+        systems.setdefault(_system(s), []).append(index)
+    reviewed = []
+    for index, (s, d) in enumerate(zip(submissions, described)):
+        others = [replace(w, of=f"submission {submissions[i].id}") for i in systems[_system(s)] if i != index
+                  for w in found[i]] if any(_system(s)) else []
+        reviewed.append(_reviewed(s, d, found[index] + tuple(others)))
+    return reviewed
 
 
-def _reviewed(submission: Submission) -> Reviewed:
-    described = describe(submission.description)
+def _system(submission: Submission) -> tuple[str, str]:
+    """What names a system across submissions: its name and institution as stated, ("", "") where it states neither."""
+    d = submission.description
+    return d.get("system").casefold(), d.get("institution").casefold()
+
+
+def _reviewed(submission: Submission, described: Described, witnesses: tuple[Witness, ...]) -> Reviewed:
     if described.topology is None:
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
-    judgements = tuple(check_runs(described.topology, submission.runs, hardware=described.parts))
+    judgements = tuple(check_runs(described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 
@@ -121,7 +140,8 @@ def _phase(j: Judgement, described: Described) -> Phase:
         implies = _beyond(j, described)
         if _published(j, described):
             verdict = "ABOVE-PUBLISHED"
-    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "")
+    narrowed = tuple(codes[verdict].evidence.get("narrowed_by", ())) if verdict in codes else ()
+    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "", narrowed)
 
 
 def _unjudged(j: Judgement, described: Described) -> str:
@@ -186,9 +206,11 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 
 # review format history:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
-#   1.1  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
+#   1.1  a phase gains narrowed_by: the ranges its verdict's least rests on that witnesses (runs no cache can have
+#        served, of the submission or of the same system's others) raised, each with its least and the witness
+#   1.2  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
 #        fastest of its class by the description's date and that part's source
-REVIEW_VERSION = "1.1"
+REVIEW_VERSION = "1.2"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

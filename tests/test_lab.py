@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 import probes.lab
 from probes.measure import ping
 from probes.readers import fio as fio_output, ping as ping_output
-from probes.core.document import dumps, envelope, write_atomic
+from probes.core.document import dumps, envelope
+from probes.core.outputs import write_replacing
 from probes.core.errors import InputError, ProbeError
 from probes.lab import (LOCK, PREFIX, STOPPED, SUBNET, Backing, Lab, Role, Service, Settings, Spec, down, leftovers,
                         parse_spec, probe, service, state, status, up)
@@ -295,7 +296,7 @@ def _lab_state(root: Path, objects: list, version: str = "1.0", drop: str | None
     state.make(root)
     body = {"spec": SPEC.to_dict(), "netem": False, "complete": True, "objects": objects}
     body.pop(drop, None)
-    write_atomic(root / "state.json", dumps(envelope("lab-state", version, body)))
+    write_replacing(root / "state.json", dumps(envelope("lab-state", version, body)))
     return root
 
 
