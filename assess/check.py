@@ -17,7 +17,7 @@ from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
-from assess.findings.hardware import implausible
+from assess.findings.hardware import beyond, implausible
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
 
@@ -37,7 +37,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     :func:`assess.findings.application.part_of`), and gets the findings about an application. ``nodes`` places a
     run that states only its processes on that many nodes (``check --nodes``). The runs no cache can have served
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
-    their path for every run but themselves.
+    their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
+    drives and ports, and their date): a POSSIBLE-IF that needs more of one than any such part did is also
+    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing.
     """
     runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
@@ -52,6 +54,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
         return ceilings[id(model), run.workload]
 
     evidence = tuple(_witnesses(whole, runs, clients, ceiling) if witnesses is None else witnesses)
+    if hardware:  # a witness that needs more of a part than any of its date did is itself the anomaly: it proves nothing
+        evidence = tuple(w for w in evidence if not beyond(w.run.workload, w.proves, canonical(w.measured), whole, clients,
+                                                           hardware, tolerance))
     judgements = []
     for run in runs:
         part, model, narrowings = None, whole, ()
