@@ -30,9 +30,12 @@ __all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERD
 
 # The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within". ABOVE-PUBLISHED
 # is ABOVE-CEILING where every figure that binds is a published metadata rate (metadata_rates.toml): faster than
-# every published figure of its kind, not shown to be beyond physics.
-VERDICTS = ("ABOVE-CEILING", "ABOVE-PUBLISHED", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
-VERDICT_SEVERITY = {"ABOVE-CEILING": Severity.ERROR, "ABOVE-PUBLISHED": Severity.WARNING, "POSSIBLE-IF": Severity.WARNING,
+# every published figure of its kind, not shown to be beyond physics. IMPLAUSIBLE-HARDWARE is a POSSIBLE-IF that
+# needs more of a drive or port than any part of its class had done by the description's date.
+VERDICTS = ("ABOVE-CEILING", "ABOVE-PUBLISHED", "IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING",
+            "BELOW-CEILING")
+VERDICT_SEVERITY = {"ABOVE-CEILING": Severity.ERROR, "ABOVE-PUBLISHED": Severity.WARNING,
+                    "IMPLAUSIBLE-HARDWARE": Severity.WARNING, "POSSIBLE-IF": Severity.WARNING,
              "FAR-BELOW": Severity.WARNING, "AT-CEILING": Severity.INFO, "BELOW-CEILING": Severity.INFO}
 WITHIN = "within"
 UNJUDGED = "unjudged"
@@ -118,7 +121,7 @@ def _reviewed(submission: Submission, described: Described, witnesses: tuple[Wit
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
-    judgements = tuple(check_runs(described.topology, submission.runs, witnesses=witnesses))
+    judgements = tuple(check_runs(described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 
@@ -129,7 +132,9 @@ def _phase(j: Judgement, described: Described) -> Phase:
     codes = {f.code: f for f in j.findings}
     verdict = next((code for code in VERDICTS if code in codes), WITHIN)
     implies = ""
-    if verdict == "POSSIBLE-IF":
+    if verdict == "IMPLAUSIBLE-HARDWARE":
+        implies = codes[verdict].evidence["needs"]
+    elif verdict == "POSSIBLE-IF":
         implies = _needs(codes[verdict].implied or (), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
@@ -202,9 +207,11 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 # review format history:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
 #   1.1  a phase gains narrowed_by: the ranges its verdict's least rests on that witnesses (runs no cache can have
-#        served, of the submission or of the same system's others) raised, each with its least and the witness;
-#        a topology's groups may carry request_size (topology 1.2)
-REVIEW_VERSION = "1.1"
+#        served, of the submission or of the same system's others) raised, each with its least and the witness
+#   1.2  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
+#        fastest of its class by the description's date and that part's source; a topology's groups may carry
+#        request_size (topology 1.2)
+REVIEW_VERSION = "1.2"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

@@ -1,2 +1,3 @@
 """The data iobound ships with its loaders: parts and prices for sizing (``catalogue.toml``), what a description's
-words for hardware imply (``hardware.toml``) and the published metadata rates per server (``metadata_rates.toml``)."""
+words for hardware imply (``hardware.toml``), the published metadata rates per server (``metadata_rates.toml``) and
+the dated catalogue of what shipped parts achieve (``achievable.toml``)."""
