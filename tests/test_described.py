@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from probes.core.errors import ToolOutputError, UnitError
-from probes.readers.io500_system import Description, read_form, read_list
+from probes.readers.io500_system import Description, read_list
 from probes.readers.mlperf_system import read_mlperf_description
 from topologies.catalogues.hardware import network_ports
 from topologies.described.io500 import describe

@@ -9,7 +9,6 @@ import io
 import json
 import re
 import shutil
-import subprocess
 
 import pytest
 
