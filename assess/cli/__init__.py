@@ -23,7 +23,6 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
-from probes.core.outputs import WRITE_ERRORS
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -134,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if debug:
             raise
+        from probes.core.outputs import WRITE_ERRORS  # tempfile, shutil and csv: only a command that writes pays
+
         if isinstance(exc, OSError) and exc.filename is None and exc.errno in WRITE_ERRORS:
             # a write that names no file is the standard output's (the command's files name theirs): a redirection
             # to a full disk or a read-only file system is the user's to fix, not a bug
