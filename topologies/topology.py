@@ -50,21 +50,24 @@ _RANK = {kind: i for i, kind in enumerate(Kind)}
 # ``latency`` (any kind) is the fixed time one request costs there besides moving its bytes;
 # ``metadata`` the metadata operations per second one (metadata) server completes, and
 # ``directory`` the rate one directory sustains when every process works in it (a lock
-# serialises them); ``memory_bandwidth`` how fast the page cache serves data.
+# serialises them; per operation, create_directory); ``journal`` the creates and removes per second
+# its metadata devices make durable; ``memory_bandwidth`` how fast the page cache serves data.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
-                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE},
+                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE,
+                  "journal": Metric.OPERATION_RATE},
     Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE,
                   "latency": Metric.LATENCY},
 }
 # Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata).
 PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
                  "memory_bandwidth": ("read", "write"),
-                 "metadata": ("create", "stat", "open", "rename", "remove", "find")}
+                 "metadata": ("create", "stat", "open", "rename", "remove", "find"),
+                 "directory": ("create", "stat", "open", "rename", "remove", "find")}
 
 
 # What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:
