@@ -13,11 +13,11 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
-from probes.core.units import Q_, format_quantity
+from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
-from assess.check import check_runs
 from topologies.topology import Kind
+from assess.check import check_runs
 from assess.findings import Judgement, Severity
 from assess.findings.published import band_finding
 
@@ -165,7 +165,9 @@ def _beyond(j: Judgement, described: Described) -> str:
         else:
             key = f"{operation}_{component.key}" if component.key == "metadata" else component.key
             unit = (capacity.range[1] if capacity.range else capacity.value).units
-            said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share, unit=unit)} "
+            latency = capacity.metric is Metric.LATENCY  # a round trip must be shorter, not larger
+            needed = capacity.value / share if latency else capacity.value * share
+            said.append(f"{component.group}.{key} {'≤' if latency else '≥'} {format_quantity(needed, unit=unit)} "
                         f"({_stated(capacity)})")
     return ("needs " + " and ".join(said) + ", or a cache") if said else "needs more than the stated hardware, or a cache"
 

@@ -238,9 +238,8 @@ def _operations(value: Any, source: str, where: str) -> tuple[str, ...]:
 
 def _typical_metadata(body: dict, source: str, where: str) -> dict:
     """``metadata = { typical = "beegfs", devices = "nvme", cores = 96 }``: a metadata service whose rates nobody states,
-    bound by what bounds a server (metadata_bounds.toml: its cores, what a core answers, one directory's lock, a
-    find's bytes per entry through the group's NICs where it states them). The published rates of the service
-    (metadata_rates.toml) are not a ceiling: the service and devices are only checked against the table."""
+    bound by what bounds a server (metadata_bounds.toml); its published rates (metadata_rates.toml) are no ceiling:
+    the service and devices are only checked against that table."""
     from topologies.catalogues.metadata_bounds import server_figures  # read only by a topology that asks for it
     from topologies.catalogues.metadata_rates import entry
 
@@ -259,11 +258,12 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     except LookupError as exc:
         raise TopologyError(source, where, str(exc).strip("'\"")) from None
     extra = _text(stated.get("note", ""), source, f"{where}.note")
-    nic = None if "nic" not in body else parse_capacity(body["nic"], Metric.BANDWIDTH, source, f"{where[:-9]}.nic")
+    group = where.removesuffix(".metadata")
+    nic = None if "nic" not in body else parse_capacity(body["nic"], Metric.BANDWIDTH, source, f"{group}.nic")
     ends = None if nic is None or nic.value is None else nic.range or (nic.value, nic.value)
-    count = body.get("count", 1)
+    count = body.get("count", 1) if isinstance(body.get("count", 1), int) else 1  # a wrong one is refused below
     expanded = {key: value for key, value in body.items() if key != "metadata"}
-    for key, figure in server_figures(count if isinstance(count, int) else 1, cores=cores, nic=ends).items():
+    for key, figure in server_figures(count, cores=cores, nic=ends).items():
         if key.endswith("directory") and "directory" in body:  # a directory the file states is its own, every operation's
             continue
         expanded.setdefault(key, figure | {"note": f"{service} on {devices}: {figure['note']}" + (f"; {extra}" if extra else "")})

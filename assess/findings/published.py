@@ -36,12 +36,13 @@ def band_finding(run: Run, service: str, devices: str, servers: int, system: str
     measured = Q_(summary.mean / servers, "op/s")
     where = "within" if found.low <= measured <= found.high else "outside"
     own = ", leaving out this system's own" if found.left_out else ""
+    shown = format_quantity(found.low) if found.low == found.high else \
+        f"{format_quantity(found.low)} to {format_quantity(found.high)}"
     return Finding(
         "PUBLISHED-BAND", Severity.INFO, run.label,
         f"{run.label} of {format_quantity(measured)} per {found.basis} ({servers} of them) is {where} what "
-        f"{found.systems} system(s) of {service} on {devices} devices published per {found.basis}, "
-        f"{format_quantity(found.low)} to {format_quantity(found.high)} (io500 lists{own}): typical figures, "
-        "not a ceiling.",
+        f"{found.systems} system(s) of {service} on {devices} devices published per {found.basis}, {shown} "
+        f"(io500 lists{own}): typical figures, not a ceiling.",
         "for information only: a result outside the band is judged by its ceiling, not by the band",
         {"per_server": quantity_json(measured), "band_low": quantity_json(found.low),
          "band_high": quantity_json(found.high), "systems": found.systems, "left_out_own": found.left_out})
