@@ -76,8 +76,13 @@ def test_a_device_count_is_per_server_or_in_all_and_the_range_spans_both():
     nic = described.topology.group("data").capacity("nic")
     assert [q.m_as("Gbit/s") for q in nic.range] == [100, 800] and described.ports["data"] == Q_(100, "Gbit/s")
     metadata = described.topology.group("metadata")
-    assert metadata.capacity("metadata", "create").source.kind == "assumption" and "lustre on ssd" in \
-        metadata.capacity("metadata", "create").source.note
+    # what bounds a server, not the published rates of Lustre on SSD: those are only named, as the band
+    create = metadata.capacity("metadata", "create")
+    assert create.source.kind == "assumption" and "eRPC" in create.source.note
+    assert [q.m_as("op/s") for q in create.range] == [4 * 1000, 384 * 10_000_000] and described.band == ("lustre", "ssd")
+    # the metadata devices are not counted: the journal bounds nothing, and the assumptions say so
+    assert metadata.capacity("journal") is None and any(line.startswith("metadata journal: md_storage_devices")
+                                                        for line in described.assumptions)
     assert any("1 to 8 port(s) per node" in line for line in described.assumptions)
 
 

@@ -1,2 +1,3 @@
 """The data iobound ships with its loaders: parts and prices for sizing (``catalogue.toml``), what a description's
-words for hardware imply (``hardware.toml``) and the published metadata rates per server (``metadata_rates.toml``)."""
+words for hardware imply (``hardware.toml``), what bounds a metadata server nobody states a rate for
+(``metadata_bounds.toml``) and the published metadata rates per server, shown as information (``metadata_rates.toml``)."""
