@@ -159,6 +159,6 @@ def test_no_service_of_the_table_is_a_ceiling_of_a_topology_naming_it(service):
     server = topology(text, links="c ib md").group("md")
     published = {(low, high) for low, high, _ in typical_metadata(service, "any").values()}
     ranges = {key: c.range for key, c in server.capacities.items() if key != "nic"}
-    assert {"metadata", "find_metadata", "directory", "create_directory"} <= set(ranges)
+    assert {"metadata", "find_metadata", "stat_directory", "create_directory"} <= set(ranges)
     assert not set(ranges.values()) & published
     assert server.capacity("metadata", "create").range[1] == Q_(384 * 10_000_000, "op/s")

@@ -22,11 +22,13 @@ from probes.core.units import Q_
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["BOUNDS", "bounds", "server_figures", "WRITING"]
+__all__ = ["BOUNDS", "bounds", "server_figures", "WRITING", "READING"]
 
 BOUNDS = Path(__file__).with_name("metadata_bounds.toml")
-# The metadata operations that change a directory and make a journal record durable.
+# The metadata operations that change a directory and make a journal record durable, and those that read one
+# (a find walks a tree of directories, not one shared by every process).
 WRITING = ("create", "remove", "rename")
+READING = ("stat", "open")
 
 
 @functools.cache
@@ -65,9 +67,9 @@ def server_figures(servers: int, *, cores: int | None = None, nic: tuple[Quantit
                   f"one directory shared by every process: from its lock held {longest:~P} per operation on the one "
                   f"server that holds it, to no lock beyond the {servers} server(s) ({table['lock']['source']})")
     figures |= {f"{op}_directory": lock for op in WRITING}
-    figures["directory"] = _range(least, most * servers,
-                                  f"one directory shared by every process, read (stat, open): on the one server that "
-                                  f"holds it, to striped over the {servers} server(s)")
+    held = _range(least, most * servers, f"one directory shared by every process, read: on the one server that holds "
+                                         f"it, to striped over the {servers} server(s)")
+    figures |= {f"{op}_directory": held for op in READING}
     if devices is not None:
         small, large = (Q_(x) for x in table["journal"]["range"])
         figures["journal"] = _range(devices[0] / large * Q_(1, "op"), devices[1] / small * Q_(1, "op"),
