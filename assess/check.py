@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Iterable
+from typing import Callable, Iterable
 
 from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
-from probes.core.workload import Workload
-from probes.core.units import Metric
+from probes.core.workload import Operation, Workload
+from probes.core.units import Metric, canonical
 from models.caches import Memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
@@ -18,49 +18,61 @@ from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceilin
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.siblings import ceiling_mixup, sibling_findings
+from assess.witness import Witness, cited, narrowed, uncached, witness
 
-__all__ = ["check_runs", "CHECK_VERSION", "check_body"]
+__all__ = ["check_runs", "witnesses_of", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
                nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
-               below: float = BELOW, limits: Limits = Limits()) -> list[Judgement]:
+               below: float = BELOW, limits: Limits = Limits(), witnesses: Iterable[Witness] | None = None) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
 
     A job's run (a Darshan log) is judged over the part of the system it could use (see
     :func:`assess.findings.application.part_of`), and gets the findings about an application. ``nodes`` places a
-    run that states only its processes on that many nodes (``check --nodes``).
+    run that states only its processes on that many nodes (``check --nodes``). The runs no cache can have served
+    (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
+    their path for every run but themselves.
     """
     runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
     whole = Model(topology)
     parts: dict[tuple[int, ...], tuple[Part, Model]] = {}
+    narrowed_models: dict[tuple, Model] = {}
     ceilings: dict[tuple[int, Workload], Ceiling] = {}
+
+    def ceiling(model: Model, run: Run) -> Ceiling:
+        if (id(model), run.workload) not in ceilings:
+            ceilings[id(model), run.workload] = _predicted(model, run, clients)
+        return ceilings[id(model), run.workload]
+
+    evidence = tuple(_witnesses(whole, runs, clients, ceiling) if witnesses is None else witnesses)
     judgements = []
     for run in runs:
-        part, model = None, whole
+        part, model, narrowings = None, whole, ()
         if is_job(run):
             key = run.job.lustre.osts if run.job.lustre else ()
             if key not in parts:
                 found = part_of(topology, run)
                 parts[key] = found, (whole if found.topology is topology else Model(found.topology))
             part, model = parts[key]
+        elif evidence:
+            raised, narrowings = narrowed(topology, evidence, run)
+            key = tuple((n.component, canonical(n.least)) for n in narrowings)
+            model = narrowed_models.setdefault(key, Model(raised) if narrowings else whole)
         reason = _no_ceiling(topology, run, clients)
         if reason:
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
-            if (id(model), run.workload) not in ceilings:
-                try:
-                    ceilings[id(model), run.workload] = model.ceiling(run.workload, clients)
-                except TopologyError as exc:
-                    raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
-            judgement = judge(run, ceilings[id(model), run.workload], tolerance=tolerance, far_below=far_below,
+            judged = ceiling(model, run)
+            judgement = judge(run, judged, tolerance=tolerance, far_below=far_below,
                               below=below, implied=functools.partial(model.implied, run.workload, clients),
                               stated=functools.partial(model.stated_bound, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
-            judgement = replace(judgement, findings=judgement.findings + ((mixup,) if mixup else ()), part=part)
+            findings = tuple(cited(f, judged, narrowings) for f in judgement.findings)
+            judgement = replace(judgement, findings=findings + ((mixup,) if mixup else ()), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
@@ -68,6 +80,47 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     for index, found in sibling_findings(runs).items():
         judgements[index] = replace(judgements[index], findings=judgements[index].findings + tuple(found))
     return judgements
+
+
+def witnesses_of(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
+                 nodes: int | None = None) -> tuple[Witness, ...]:
+    """The runs no cache can have served, placed as :func:`check_runs` places them, with what each proves of the
+    topology's ranges: a result's evidence for another result of the same system."""
+    model = Model(topology)
+    return _witnesses(model, [_placed(topology, run, clients, nodes) for run in runs], clients,
+                      lambda m, run: _predicted(m, run, clients))
+
+
+def _predicted(model: Model, run: Run, clients: tuple[str, ...] | None) -> Ceiling:
+    """The run's ceiling on ``model``.
+
+    Raises
+    ------
+    InputError
+        If the run does not fit the topology (more nodes than its group has, an unknown client group).
+    """
+    try:
+        return model.ceiling(run.workload, clients)
+    except TopologyError as exc:
+        raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
+
+
+def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None,
+               ceiling: Callable[[Model, Run], Ceiling]) -> tuple[Witness, ...]:
+    """The two strongest witnesses among ``runs`` on ``model`` of each operation: its fastest runs no cache can have
+    served that are not above their own ceilings (the second judges the first, which never judges itself; a job's run
+    is none: it is judged over its own part)."""
+    if not model.ranges:
+        return ()
+    candidates = sorted((run for run in runs if not is_job(run) and uncached(run)
+                         and not _no_ceiling(model.topology, run, clients)),
+                        key=lambda run: summary_in(run, Metric.BANDWIDTH).mean, reverse=True)
+    found: dict[Operation, list[Witness]] = {}
+    for run in candidates:
+        kept = found.setdefault(run.workload.operation, [])
+        if len(kept) < 2 and (w := witness(model, run, ceiling(model, run), clients)) is not None:
+            kept.append(w)
+    return tuple(w for kept in found.values() for w in kept)
 
 
 def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes: int | None = None) -> Run:
@@ -149,7 +202,9 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        job, training and checkpoint; the evidence of AU-BELOW-MINIMUM and POTENTIAL-CACHING gives their figures
 #        as numbers (au_per_epoch a list, accelerators a count, dlio_verdict null where not stated), flags (a list
 #        per host, or one) and quantities (host_memory, data_per_host), not as tags' words
-CHECK_VERSION = "1.4"
+#   1.5  a ceiling finding resting on the ceiling's least gains evidence narrowed_by where runs no cache can have
+#        served (witnesses) raised the least of ranges on its path: each range, its new least and the witness
+CHECK_VERSION = "1.5"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

@@ -2,33 +2,67 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+import os
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from probes.core.document import dumps, envelope
 from probes.core.run import Run
 from probes.core.stats import Summary
 from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity, format_value
 from topologies.topology import Topology
-from assess.findings import Judgement, Severity
+from assess.findings import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
     from pint import Quantity, Unit
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "checked", "topology_rows",
-           "TOPOLOGY_HEADERS", "envelope", "dumps"]
+__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "checked",
+           "Fact", "facts", "as_given", "colour_wanted", "paint", "topology_rows", "TOPOLOGY_HEADERS", "envelope",
+           "dumps"]
 
-JUDGEMENT_HEADERS = ("run", "measured", "ceiling", "ratio", "binding", "findings")
+# The first column marks a run by its worst finding, an error apart from a warning; the legend says so.
+JUDGEMENT_HEADERS = ("", "run", "measured", "ceiling", "ratio", "binding", "findings")
+JUDGEMENT_RIGHT = (2, 3, 4)  # measured, ceiling and ratio are numbers
+_MARKS = {Severity.ERROR: "✗", Severity.WARNING: "!"}
+# ANSI colours of the severities, as pytest's and hyperfine's: errors red, warnings yellow.
+_COLOURS = {Severity.ERROR: "\x1b[31m", Severity.WARNING: "\x1b[33m"}
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TOPOLOGY_HEADERS = ("group", "kind", "count", "capacity", "per member (source)")
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
     """An aligned plain-text table; columns listed in ``right`` are right-aligned (numbers)."""
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
+    widths = [max(_width(cell) for cell in column) for column in zip(headers, *rows)]
 
     def line(cells):
-        return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(_pad(str(c), w, i in right) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     return "\n".join([line(headers), line("-" * w for w in widths), *(line(r) for r in rows)])
+
+
+def _width(cell) -> int:
+    """The columns a cell takes on a terminal: its colours take none."""
+    return len(_ANSI.sub("", str(cell)))
+
+
+def _pad(cell: str, width: int, right: bool) -> str:
+    spaces = " " * (width - _width(cell))
+    return spaces + cell if right else cell + spaces
+
+
+def colour_wanted(choice: str, stream: TextIO) -> bool:
+    """Whether to colour text for ``stream`` (``--color auto|always|never``): auto colours a terminal (not a dumb one)
+    unless NO_COLOR is set to anything (https://no-color.org); an explicit ``always`` wins, as pytest's ``--color=yes``."""
+    if choice != "auto":
+        return choice == "always"
+    return not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb" and stream.isatty()
+
+
+def paint(text: str, severity: Severity | None, colour: bool) -> str:
+    """``text`` in the colour of ``severity`` (errors red, warnings yellow), or as it is without colour or for info."""
+    start = _COLOURS.get(severity) if colour else None
+    return f"{start}{text}\x1b[0m" if start else text
 
 
 def runs_table(runs: list[Run]) -> str:
@@ -51,7 +85,8 @@ def runs_table(runs: list[Run]) -> str:
         spread = "" if s.std is None else f" ± {shown(s.std)}"
         ci = "-" if s.ci_low is None else f"{shown(s.ci_low)} - {shown(s.ci_high)}" + ("†" if s.bounded else "")
         tool = " ".join(x for x in (r.origin.tool, r.origin.tool_version) if x)
-        rows.append((r.label, mean + spread, str(s.n) + ("" if r.samples else "*"), ci,
+        mark = "‡" if dict(r.tags).get("inconsistent") else ""
+        rows.append((r.label, mean + spread + mark, str(s.n) + ("" if r.samples else "*"), ci,
                      r.workload.describe() if r.workload else "-", tool, str(r.origin)))
     lines = [table(("run", "mean ± std", "n", "95% CI", "workload", "tool", "read from"), rows, right=(1, 2))]
     if any(not r.samples for r in runs):
@@ -59,6 +94,9 @@ def runs_table(runs: list[Run]) -> str:
     if any(s.bounded for s in summaries):
         lines.append("† the interval's low end is bounded at 0: Student's t interval reaches below zero, which a "
                      "bandwidth, rate or latency cannot (its coverage is unchanged)")
+    if any(dict(r.tags).get("inconsistent") for r in runs):
+        lines.append("‡ the tool's output disagrees with itself (e.g. fio's bandwidth against its bytes over its "
+                     "runtime): which figure is right is unknown; --json names both (check: INCONSISTENT-OUTPUT)")
     return "\n".join(lines)
 
 
@@ -75,19 +113,65 @@ def _column_units(runs: list[Run], summaries: list[Summary]) -> dict[Metric, Uni
     return {metric: display_unit(mean, metric) for metric, mean in largest.items()}
 
 
-def judgement_rows(judgements: Sequence[Judgement]) -> list[tuple[str, ...]]:
-    """A row per judged run under :data:`JUDGEMENT_HEADERS`: measured, ceiling, ratio, what binds, finding codes."""
-    return [(j.run.label, _measured(j), "-" if j.ceiling is None else j.ceiling.shown,
-             "-" if j.ratio is None else f"{j.ratio:.0%}",
-             f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
-             " ".join(f.code for f in j.findings))
-            for j in judgements]
+def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> list[tuple[str, ...]]:
+    """A row per judged run under :data:`JUDGEMENT_HEADERS`: its mark, measured, ceiling, ratio, what binds, finding
+    codes; ``colour`` paints the mark and the codes of errors and warnings."""
+    rows = []
+    for j in judgements:
+        worst = max((f.severity for f in j.findings), default=None)
+        rows.append((paint(_MARKS.get(worst, ""), worst, colour), j.run.label, _measured(j),
+                     "-" if j.ceiling is None else j.ceiling.shown, "-" if j.ratio is None else f"{j.ratio:.0%}",
+                     f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
+                     " ".join(paint(f.code, f.severity, colour) for f in j.findings)))
+    return rows
 
 
-def checked(judgements: Sequence[Judgement]) -> str:
-    """``26 runs checked: 1 error, 46 warnings, 1 info``: the findings counted by severity, worst first."""
+def marks_legend(judgements: Sequence[Judgement]) -> str:
+    """What the marks :func:`judgement_rows` gives ``judgements`` mean (``marks: ✗ a run with an error, ! a run with
+    a warning (its worst finding)``), or nothing when it gives none."""
+    worst = {max((f.severity for f in j.findings), default=None) for j in judgements}
+    said = [f"{mark} a run with {'an' if s is Severity.ERROR else 'a'} {s.label}" for s, mark in _MARKS.items() if s in worst]
+    return f"marks: {', '.join(said)} (its worst finding)" if said else ""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """What one finding says of one or more runs, told once: ``message`` names no run where it holds for several
+    ("each run" stands for their names), ``judgements`` are the runs it holds for, in the order judged."""
+
+    finding: Finding
+    message: str
+    judgements: tuple[Judgement, ...]
+
+
+def facts(judgements: Sequence[Judgement]) -> list[Fact]:
+    """The findings of ``judgements`` worst first, those that say the same of several runs (the same code, severity,
+    remedy and message but for the run's name) folded into one fact."""
+    found: dict[tuple, tuple[Finding, list[Judgement]]] = {}
+    for j in judgements:
+        for f in j.findings:
+            key = (f.code, f.severity, f.remedy, f.message.replace(f.run, "\0") if f.run else f.message)
+            found.setdefault(key, (f, []))[1].append(j)
+    told = [Fact(f, f.message if len(js) == 1 else key[3].replace("\0", "each run"), tuple(js))
+            for key, (f, js) in found.items()]
+    return sorted(told, key=lambda fact: -fact.finding.severity)
+
+
+def as_given(text: str, names: Mapping[str, str]) -> str:
+    """``text`` with each path in ``names`` (a file read) replaced by the word the user named it by (a bundled
+    example's name rather than where it is installed)."""
+    for path, word in sorted(names.items(), key=lambda item: -len(item[0])):
+        if path != word:
+            text = text.replace(path, word)
+    return text
+
+
+def checked(judgements: Sequence[Judgement], colour: bool = False) -> str:
+    """``26 runs checked: 1 error, 46 warnings, 1 info``: the findings counted by severity, worst first (``colour``
+    paints the errors and warnings found)."""
     counts = {s: sum(f.severity is s for j in judgements for f in j.findings) for s in reversed(Severity)}
-    summary = ", ".join(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}" for s, n in counts.items())
+    summary = ", ".join(paint(f"{n} {s.label}{'s' if n != 1 and s is not Severity.INFO else ''}", s if n else None,
+                              colour) for s, n in counts.items())
     return f"{len(judgements)} run{'s' if len(judgements) != 1 else ''} checked: {summary}"
 
 

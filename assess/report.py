@@ -25,7 +25,8 @@ from models.predict import Model
 from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
-from assess.render import JUDGEMENT_HEADERS, TOPOLOGY_HEADERS, checked, judgement_rows, topology_rows
+from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, Fact, checked, facts, judgement_rows,
+                           marks_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
            "FIGURES"]
@@ -128,15 +129,18 @@ def _ceilings(judged: list[Judgement]) -> Section:
 
 
 def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance: float) -> Section:
-    """The runs' table, every finding worst first with the remedies, and measured / ceiling per run."""
-    findings = sorted((f for j in judgements for f in j.findings), key=lambda f: -f.severity)
-    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", (1, 2, 3)),
-                    checked(judgements) + "."]
-    if findings:
+    """The runs' table, every finding worst first (one that several runs share once) with the remedies, and
+    measured / ceiling per run."""
+    told = facts(judgements)
+    legend = marks_legend(judgements)
+    blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", JUDGEMENT_RIGHT),
+                    *([legend + "."] if legend else []), checked(judgements) + "."]
+    if told:
         blocks.append(Table(("severity", "code", "run", "message"),
-                            tuple((f.severity.label, f.code, f.run, f.message) for f in findings), "findings"))
-        blocks.append(Table(("code", "what to do"), tuple(dict.fromkeys((f.code, f.remedy) for f in findings)),
-                            "remedies"))
+                            tuple((t.finding.severity.label, t.finding.code, _runs_of(t, judgements), t.message)
+                                  for t in told), "findings"))
+        blocks.append(Table(("code", "what to do"),
+                            tuple(dict.fromkeys((t.finding.code, t.finding.remedy) for t in told)), "remedies"))
     rated = [j for j in judgements if j.ratio is not None]
     if len(rated) > MOST_ROWS:
         worst = sorted(rated, key=lambda j: (-max((f.severity for f in j.findings), default=0),
@@ -150,6 +154,13 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
         blocks.append(draw("ratios", plots.plot_dots, dots, f"Each run against its ceiling (1 is the ceiling, the "
                            f"band ± {tolerance:.0%} its noise): red is impossible, orange worth a look."))
     return Section("Runs", tuple(blocks))
+
+
+def _runs_of(fact: Fact, judgements: Sequence[Judgement]) -> str:
+    """The run a finding is of, or the runs (every run) that share it."""
+    if len(fact.judgements) == 1:
+        return fact.finding.run
+    return "every run" if len(fact.judgements) == len(judgements) else "; ".join(j.run.label for j in fact.judgements)
 
 
 def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients) -> Section:

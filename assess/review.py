@@ -17,7 +17,7 @@ from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
 from topologies.topology import Kind
-from assess.check import check_runs
+from assess.check import check_runs, witnesses_of
 from assess.findings import Judgement, Severity
 from assess.findings.published import band_finding
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from pint import Quantity
 
     from models.ceiling import Implied
+    from assess.witness import Witness
 
 __all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED",
            "severity"]
@@ -49,6 +50,7 @@ class Phase:
     verdict: str
     implies: str
     reason: str  # why it has no ceiling, for an unjudged phase
+    narrowed_by: tuple[dict, ...] = ()  # the ranges its verdict's least rests on that witnesses raised (Narrowing.to_dict)
     severity: Severity | None = None  # its verdict's, None for within and unjudged
 
     def to_dict(self) -> dict:
@@ -57,7 +59,7 @@ class Phase:
 
         return {"phase": self.label, "measured": q(self.measured), "ceiling_low": q(self.low), "ceiling": q(self.high),
                 "efficiency": self.efficiency, "verdict": self.verdict, "implies": self.implies or None,
-                "no_ceiling": self.reason or None}
+                "no_ceiling": self.reason or None, "narrowed_by": list(self.narrowed_by)}
 
 
 @dataclass(frozen=True)
@@ -90,18 +92,36 @@ class Reviewed:
 
 
 def review(submissions: Iterable[Submission]) -> list[Reviewed]:
-    """Every submission judged on its own description's topology (one model per submission)."""
-    return [_reviewed(s) for s in submissions]
+    """Every submission judged on its own description's topology (one model per submission), each range's least end
+    raised by the witnesses (:mod:`assess.witness`) of the submission and of the same system's other submissions."""
+    submissions = list(submissions)
+    described = [describe(s.description) for s in submissions]
+    found = [() if d.topology is None else witnesses_of(d.topology, s.runs) for s, d in zip(submissions, described)]
+    systems: dict[tuple[str, str], list[int]] = {}
+    for index, s in enumerate(submissions):
+        systems.setdefault(_system(s), []).append(index)
+    reviewed = []
+    for index, (s, d) in enumerate(zip(submissions, described)):
+        others = [replace(w, of=f"submission {submissions[i].id}") for i in systems[_system(s)] if i != index
+                  for w in found[i]] if any(_system(s)) else []
+        reviewed.append(_reviewed(s, d, found[index] + tuple(others)))
+    return reviewed
 
 
-def _reviewed(submission: Submission) -> Reviewed:
-    described = describe(submission.description)
+def _system(submission: Submission) -> tuple[str, str]:
+    """What names a system across submissions: its name and institution as stated, ("", "") where it states neither."""
+    d = submission.description
+    return d.get("system").casefold(), d.get("institution").casefold()
+
+
+def _reviewed(submission: Submission, described: Described, witnesses: tuple[Witness, ...]) -> Reviewed:
     if described.topology is None:
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
     system = submission.description.title
-    judgements = tuple(_banded(j, described, system) for j in check_runs(described.topology, submission.runs))
+    judgements = tuple(_banded(j, described, system)
+                       for j in check_runs(described.topology, submission.runs, witnesses=witnesses))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 
@@ -126,7 +146,8 @@ def _phase(j: Judgement, described: Described) -> Phase:
         implies = _needs(codes[verdict].implied or (), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
-    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "",
+    narrowed = tuple(codes[verdict].evidence.get("narrowed_by", ())) if verdict in codes else ()
+    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "", narrowed,
                  codes[verdict].severity if verdict in codes else None)
 
 
@@ -187,7 +208,9 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 
 # review format history:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
-REVIEW_VERSION = "1.0"
+#   1.1  a phase gains narrowed_by: the ranges its verdict's least rests on that witnesses (runs no cache can have
+#        served, of the submission or of the same system's others) raised, each with its least and the witness
+REVIEW_VERSION = "1.1"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

@@ -12,7 +12,7 @@ from typing import Sequence
 from matplotlib.figure import Figure
 
 import probes
-from probes.core.errors import InputError
+from probes.core.outputs import new_folder
 from probes.core.units import format_quantity
 from assess import plots
 from assess.plotdata import Estimate, Strips
@@ -20,7 +20,7 @@ from assess.render import TOPOLOGY_HEADERS, topology_rows
 from assess.report import FIGURES, Plot, Report, Section, Table, to_html
 from assess.review import UNJUDGED, VERDICTS, Reviewed
 
-__all__ = ["check_folder", "write_pages", "efficiencies", "PAGES"]
+__all__ = ["write_pages", "efficiencies", "PAGES"]
 
 PAGES = "submissions"  # the folder of the pages per submission, inside the report's
 _PHASE_HEADERS = ("phase", "measured", "ceiling (least–most)", "efficiency", "verdict", "implies or why not judged")
@@ -29,29 +29,22 @@ _LIST_HEADERS = ("id", "list", "status", "system", "file system", "clients", "da
 
 
 
-def check_folder(directory: Path) -> None:
-    """InputError unless ``directory`` can be made anew (nothing of the user's is overwritten); before any work."""
-    if directory.exists():
-        raise InputError(str(directory), "", "exists already; give a new folder for the report (nothing was overwritten)")
-    if not directory.parent.is_dir():
-        raise InputError(str(directory), "", f"its folder {str(directory.parent)!r} does not exist")
-
-
 def write_pages(reviewed: Sequence[Reviewed], directory: Path, source: str) -> Path:
-    """Write index.html, its figure and a page per submission into the new folder ``directory``; returns the index."""
-    check_folder(directory)
-    (directory / FIGURES).mkdir(parents=True)
-    (directory / PAGES).mkdir()
-    strips = efficiencies(reviewed, source)
-    figure = Figure(figsize=plots.figure_size(strips), layout="constrained")
-    plots.plot_strips(strips, figure.add_subplot())
-    plots.save(figure, directory / FIGURES / "efficiencies")
-    names = _page_names(reviewed)
-    index = directory / "index.html"
-    index.write_text(to_html(_index(reviewed, source, dict(zip(map(id, reviewed), names))), directory), encoding="utf-8")
-    for r, name in zip(reviewed, names):
-        (directory / PAGES / name).write_text(to_html(_submission(r), directory), encoding="utf-8")
-    return index
+    """Write index.html, its figure and a page per submission into the new folder ``directory``, which appears whole
+    or not at all; returns the index."""
+    with new_folder(directory) as staged:
+        (staged / FIGURES).mkdir()
+        (staged / PAGES).mkdir()
+        strips = efficiencies(reviewed, source)
+        figure = Figure(figsize=plots.figure_size(strips), layout="constrained")
+        plots.plot_strips(strips, figure.add_subplot())
+        plots.save(figure, staged / FIGURES / "efficiencies")
+        names = _page_names(reviewed)
+        (staged / "index.html").write_text(to_html(_index(reviewed, source, dict(zip(map(id, reviewed), names))), staged),
+                                           encoding="utf-8")
+        for r, name in zip(reviewed, names):
+            (staged / PAGES / name).write_text(to_html(_submission(r), staged), encoding="utf-8")
+    return directory / "index.html"
 
 
 def efficiencies(reviewed: Sequence[Reviewed], source: str) -> Strips:

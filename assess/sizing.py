@@ -4,11 +4,10 @@ a spreadsheet opens, and the parts catalogue."""
 
 from __future__ import annotations
 
-import csv
 import math
 from typing import TYPE_CHECKING
 
-from probes.core.errors import InputError
+from probes.core.outputs import csv_text, write_new
 from probes.core.units import Metric, canonical, display_unit, format_quantity
 from assess.render import table
 from models.sizing import DAY, Configuration, Question, Sizing
@@ -221,25 +220,18 @@ def _alternatives(alternatives: tuple[Configuration, ...], question: Question, c
 
 def write_bom(configuration: Configuration, currency: str, path: str) -> None:
     """The bill of materials as CSV a spreadsheet opens: one line per part, then the totals; a new file only."""
-    try:
-        with open(path, "x", newline="", encoding="utf-8") as out:
-            writer = csv.writer(out)
-            writer.writerow(["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
-                             "power max W", "source", "total low", "total high"])
-            for line in configuration.bill:
-                typical, most = line.total_power or (None, None)
-                writer.writerow([line.part, line.what, f"{line.count:g}", _cell(line.unit_price), _cell(line.total),
-                                 currency, f"{line.total_rack_units:g}", "" if typical is None else f"{typical.m_as('W'):g}",
-                                 "" if most is None else f"{most.m_as('W'):g}", line.source,
-                                 *map(_cell, line.total_range)])
-            typical, most = configuration.bill.power
-            writer.writerow(["total", "hardware", "", "", _cell(configuration.total), currency,
-                             f"{configuration.bill.rack_units:g}", f"{typical.m_as('W'):g}", f"{most.m_as('W'):g}",
-                             "sum of the lines above that are hardware", *map(_cell, configuration.total_range)])
-    except FileExistsError:
-        raise InputError(path, "", "exists already; give a new file name (nothing was overwritten)") from None
-    except OSError as exc:
-        raise InputError(path, "", f"cannot be written: {exc.strerror}") from None
+    rows: list[list] = [["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
+                         "power max W", "source", "total low", "total high"]]
+    for line in configuration.bill:
+        typical, most = line.total_power or (None, None)
+        rows.append([line.part, line.what, f"{line.count:g}", _cell(line.unit_price), _cell(line.total), currency,
+                     f"{line.total_rack_units:g}", "" if typical is None else f"{typical.m_as('W'):g}",
+                     "" if most is None else f"{most.m_as('W'):g}", line.source, *map(_cell, line.total_range)])
+    typical, most = configuration.bill.power
+    rows.append(["total", "hardware", "", "", _cell(configuration.total), currency, f"{configuration.bill.rack_units:g}",
+                 f"{typical.m_as('W'):g}", f"{most.m_as('W'):g}", "sum of the lines above that are hardware",
+                 *map(_cell, configuration.total_range)])
+    write_new(path, csv_text(rows, line_end="\r\n"))
 
 
 def _cell(amount: float | None) -> str:

@@ -112,7 +112,7 @@ class Ceiling:
     caches: tuple[CacheLimit, ...] = ()
     mixed: LayerLimit | None = field(default=None, compare=False, repr=False)  # a cut lower than any one layer
     low: Ceiling | None = field(default=None, compare=False, repr=False)  # every range at its least favourable end
-    assumed: tuple[Component, ...] = ()  # of ``binding`` (and ``low.binding``): figures assumed or known as ranges
+    assumed: tuple[Component, ...] = ()  # of ``binding`` (and ``low.binding``): assumed figures (Capacity.assumed)
 
     @property
     def least(self) -> Quantity:

@@ -53,9 +53,8 @@ class Model:
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
-        self._assumes = bool(self.ranges) or any(c.source.kind == "assumption" for g in topology.groups
-                                                 for c in g.capacities.values()) or any(
-            link.bandwidth is not None and link.bandwidth.source.kind == "assumption" for link in topology.links)
+        self._assumes = any(c.assumed for g in topology.groups for c in g.capacities.values()) or any(
+            link.bandwidth is not None and link.bandwidth.assumed for link in topology.links)
         self._memory: dict[tuple, Memory] = {}
 
     @property
@@ -163,8 +162,7 @@ class Model:
         if key not in self._assumptions:  # asked for every component of every ceiling: once each
             ops = ("read", "write") if workload.operation is Operation.MIXED else (workload.operation.value,)
             stated = [self.topology.capacity_at(component, op) for op in ops]
-            self._assumptions[key] = any(c is not None and (c.range is not None or c.source.kind == "assumption")
-                                         for c in stated)
+            self._assumptions[key] = any(c is not None and c.assumed for c in stated)
         return self._assumptions[key]
 
     def bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:

@@ -224,23 +224,36 @@ class Chain:
         return json.loads(done.stdout)
 
 
-@contextmanager
-def awake() -> Iterator[bool]:
-    """Keep the CPUs from halting when idle, as long as this lasts; yields whether that could be asked (root only).
+CPUIDLE = Path("/sys/devices/system/cpu/cpuidle/current_driver")
 
-    Linux keeps every CPU in its shallowest idle state (here haltpoll's polling) while
-    /dev/cpu_dma_latency is held open with 0 in it, as benchmarks that time microseconds do.
-    On this virtual machine a process woken on a halted CPU waits for the hypervisor to run
-    that CPU again: on an idle machine the proxied chain's fixed cost was 100 µs instead of 23.
+
+@contextmanager
+def awake() -> Iterator[str | None]:
+    """Keep the CPUs from halting when idle, as long as this lasts; yields None when they are, else why they are not.
+
+    Linux keeps every CPU in its shallowest idle state (haltpoll's polling on the VM the
+    recording was made on) while /dev/cpu_dma_latency is held open with 0 in it, as benchmarks
+    that time microseconds do. That takes root, and a cpuidle driver: without one (``none``) an
+    idle CPU halts whatever is asked. On a virtual machine a process woken on a halted CPU waits
+    for the hypervisor to run that CPU again: on an idle machine the proxied chain's fixed cost
+    was 100 µs instead of 23.
     """
     try:
-        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+        driver = CPUIDLE.read_text(encoding="ascii").strip()
     except OSError:
-        yield False
+        driver = "none"
+    if driver == "none":
+        yield (f"this machine has no cpuidle driver ({CPUIDLE}: none), so an idle CPU halts whatever "
+               "/dev/cpu_dma_latency asks")
+        return
+    try:
+        fd = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
+    except OSError as exc:
+        yield f"holding /dev/cpu_dma_latency needs root ({exc.strerror})"
         return
     try:
         os.write(fd, struct.pack("i", 0))
-        yield True
+        yield None
     finally:
         os.close(fd)
 
@@ -286,7 +299,7 @@ def record(made: Chain, idle: bool = False, **options) -> dict:
     """
     started = time.monotonic()
     with ExitStack() as stack:
-        held = False if idle else stack.enter_context(awake())
+        held = False if idle else stack.enter_context(awake()) is None
         batches = made.measure(**options)
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION,

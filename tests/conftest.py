@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 from pathlib import Path
 
@@ -19,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The corpus of real tool outputs sits beside the project (../shared/corpus); it is
 # never copied in. IOBOUND_CORPUS points elsewhere if needed.
 CORPUS = Path(os.environ.get("IOBOUND_CORPUS", ROOT.parent / "shared" / "corpus"))
+LIST = CORPUS / "io500-list" / "io500-db-2017-2019_submissions.csv"
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +29,30 @@ def corpus() -> Path:
     if not CORPUS.is_dir():
         pytest.skip(f"corpus of real tool outputs not found at {CORPUS}")
     return CORPUS
+
+
+@pytest.fixture(scope="session")
+def small_list(tmp_path_factory):
+    """The first five submissions of the io500 list: review's pages in seconds."""
+    if not LIST.is_file():
+        pytest.skip(f"the io500 list database is not in the corpus ({LIST})")
+    with open(LIST, encoding="utf-8", newline="") as f:
+        rows = [row for _, row in zip(range(6), csv.reader(f))]
+    path = tmp_path_factory.mktemp("list") / "small.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return path
+
+
+def edited_list(small: Path, folder: Path, column: str, value: str) -> Path:
+    """A copy of the list ``small`` in ``folder`` with its first submission's ``column`` set to ``value``."""
+    with open(small, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    rows[1][rows[0].index(column)] = value
+    path = folder / "edited.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -125,24 +125,27 @@ def test_no_module_is_over_about_500_lines():
     assert all(long.get(path, 0) > 500 for path in _LONG), "a module of _LONG is short now: take it out"
 
 
+def _lines_matching(pattern: str, packages=LAYERS, *, besides: tuple[str, ...] = ()) -> list[str]:
+    """Every ``path:line`` of ``packages`` (but the modules ``besides``) where ``pattern`` is found."""
+    found = re.compile(pattern)
+    return [f"{path.relative_to(ROOT)}:{number}" for package in packages for path in (ROOT / package).rglob("*.py")
+            if str(path.relative_to(ROOT)) not in besides
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1) if found.search(line)]
+
+
 def test_only_topologies_reads_a_topology_s_private_parts():
     """models and assess use what Topology names in public (front_end, reachable, ...), never _front."""
-    private = re.compile(r"\btopology\._[a-z]")
-    offenders = [f"{path.relative_to(ROOT)}:{number}" for package in ("models", "assess")
-                 for path in (ROOT / package).rglob("*.py")
-                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-                 if private.search(line)]
-    assert offenders == []
+    assert _lines_matching(r"\btopology\._[a-z]", ("models", "assess")) == []
 
 
 def test_a_run_s_tags_are_words_and_nothing_parses_a_number_back_from_them():
     """What only some tools report is a typed record of Run (probes/core/records.py); tags are labels."""
-    parsed = re.compile(r"removesuffix\(\s*[\"'] ?(s|B|%)[\"']\s*\)")
-    offenders = [f"{path.relative_to(ROOT)}:{number}" for package in ("assess", "models", "topologies")
-                 for path in (ROOT / package).rglob("*.py")
-                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-                 if parsed.search(line)]
-    assert offenders == []
+    assert _lines_matching(r"removesuffix\(\s*[\"'] ?(s|B|%)[\"']\s*\)", ("assess", "models", "topologies")) == []
+
+
+def test_every_csv_is_written_by_the_one_writer_that_neutralises_formulas():
+    """A cell a spreadsheet would run (=, +, -, @) gets its quote in probes/core/outputs.py's csv_text alone."""
+    assert _lines_matching(r"csv\.(writer|DictWriter)\(", besides=("probes/core/outputs.py",)) == []
 
 
 def test_distribution_installs_the_four_packages_and_the_command():

@@ -31,7 +31,7 @@ def _run(name: str, *args: str, timeout: float = 120) -> str:
 
 
 def test_the_benchmarks_are_where_the_tests_expect_them():
-    assert {p.stem for p in SCRIPTS} == {"ceilings", "probe_default", "readers", "review", "sizing", "startup"}
+    assert {p.stem for p in SCRIPTS} == {"accuracy", "ceilings", "probe_default", "readers", "review", "sizing", "startup"}
 
 
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
@@ -151,3 +151,17 @@ def test_startup_times_every_command_beside_pip():
     assert re.search(r"iobound --help +(none|[a-z.]+(, [a-z.]+)*)$", heavy, re.M)
     assert re.search(r"iobound report .* matplotlib", heavy)  # the report draws its figures
     assert re.search(r"^goals met: \d/7", out, re.M)
+
+
+@pytest.mark.slow
+def test_accuracy_counts_the_verdicts_and_the_planted_anomalies_caught(corpus, tmp_path):
+    page = tmp_path / "accuracy.md"
+    out = _run("accuracy", "-o", str(page))
+    assert re.search(r"^list: +37 submissions, \d+ described, \d+ phases: ", out, re.M)
+    shares = re.findall(r"^planted: +x(\d+): ior-easy (\d+)/(\d+) \(\d+%\), mdtest-easy (\d+)/(\d+)", out, re.M)
+    assert [int(f) for f, *_ in shares] == [5, 20]
+    assert all(int(c) <= int(j) for _, c, j, d, m in shares for c, j in ((c, j), (d, m)))
+    assert int(shares[0][1]) <= int(shares[1][1])  # a larger anomaly is never caught less often
+    assert re.search(r"^goal: +x5 ior-easy: >= 50% caught: \d+%: (PASS|MISS)$", out, re.M)
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# How often iobound is right") and "| x20 |" in text and "## MLPerf Storage runs" in text

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from probes.core import machine
 from probes.core.host import this_host
 from probes.core.measurement import Measurement, Provenance
-from probes.core.stats import summarize
+from probes.core.stats import NEIGHBOURS_EXPLAIN, drift, summarize
 from probes.core.units import Metric
 from probes.measure.probe import Output, Probe
 from probes.measure.probeset import ProbeSetFile, document
@@ -94,6 +95,50 @@ def test_neighbours_that_take_the_cpus_make_a_figure_unstable_however_narrow():
     assert following.unstable.startswith("values that follow the neighbours' CPU use (Spearman rho -1.00")
 
 
+def test_neighbours_too_idle_to_move_a_figure_do_not_make_it_unstable_however_well_it_follows_them():
+    """0.00 to 0.01 CPUs can move a figure 1 % at most: a figure spread over 10 % that follows them follows something
+    else, and is steady as far as the neighbours go; the same figure beside neighbours taking 0 to 0.3 CPUs is not."""
+    values = [100, 96, 100, 94, 100, 92, 100, 90]
+    idle = [0, .002, 0, .004, 0, .006, 0, .01]
+    assert drift(values, range(8), idle) == ""
+    quiet = _measurement(values, times=range(8), others=idle)
+    assert quiet.unstable == "" and quiet.reached
+    busy = _measurement(values, times=range(8), others=[30 * x for x in idle])
+    assert busy.unstable.startswith("values that follow the neighbours' CPU use (Spearman rho -1.00")
+    assert (max(values) - min(values)) / (sum(values) / 8) * NEIGHBOURS_EXPLAIN > max(idle)  # the bound it rests on
+
+
+def test_a_process_the_probe_measures_takes_its_own_cpu_not_the_neighbours():
+    """A process that works for the probe without being its child (a lab's sshd, sshfs, ssh) counts as the probe's
+    own CPU time: the same moments with it named as a helper and without differ by what it took."""
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])  # alive throughout: not in getrusage yet
+    try:
+        time.sleep(0.2)
+        plain, helped = machine.snapshot(), machine.snapshot([burner.pid])
+        time.sleep(1.0)
+        plain_after, helped_after = machine.snapshot(), machine.snapshot([burner.pid])
+    finally:
+        burner.kill()
+        burner.wait()
+    without, with_ = machine.share(plain, plain_after), machine.share(helped, helped_after)
+    took = with_.own - without.own
+    assert 0.05 < took <= 1.05  # what it took of one CPU, beside this machine's other work
+    assert without.others >= took - 0.05  # without: one of the others
+    assert with_.others == pytest.approx(max(without.others - took, 0.0), abs=0.05)
+
+
+def test_a_session_asks_which_processes_help_its_probes_at_each_repetitions_start_and_end(tmp_path):
+    asked = []
+
+    def helpers() -> list[int]:
+        asked.append(time.monotonic())
+        return []  # (lab probe: the processes in the lab's namespaces)
+
+    outcome = run_probes([_probe("p.rate", [100.0] * 100)], ProbeSetFile(tmp_path / "p.json"), _Quiet(), budget=1.0,
+                         helpers=helpers)
+    assert len(asked) == 2 * outcome.measurements[0].summary.n
+
+
 def test_a_figure_short_of_its_target_says_why_and_what_to_do():
     narrow = _measurement([100.0, 100.1, 99.9], times=range(3), others=[0.0] * 3)
     assert not narrow.reached  # within 5 %, but three repetitions cannot show a drift
@@ -147,7 +192,7 @@ def test_probe_warns_of_a_busy_machine_before_it_starts_and_marks_what_it_measur
     assert all(m["unstable"] and not m["reached"] for m in doc["measurements"] if m["target"])
 
 
-def _long_run(m: dict, seconds: int = 30) -> float:
+def _long_run(m: dict, seconds: int = 15) -> float:
     """The same fio command as a probe's repetition, run for ``seconds``: its first figure."""
     argv = [re.sub(r"--runtime=\d+ms", f"--runtime={seconds * 1000}ms", word) for word in m["provenance"]["commands"][0]]
     folder = Path(m["parameters"]["directory"])
@@ -161,10 +206,11 @@ def _long_run(m: dict, seconds: int = 30) -> float:
 
 @pytest.mark.slow
 @pytest.mark.skipif(STRESS is None, reason="stress-ng is not installed (apt-get install stress-ng)")
-def test_under_load_the_default_probes_are_within_5_percent_of_a_30_s_run_or_unstable(tmp_path):
+def test_under_load_the_default_probes_are_within_5_percent_of_a_long_run_or_unstable(tmp_path):
     """Issue 25's measure: the default probe set with a CPU-bound load of our own on one CPU through the whole
-    session; each figure within 5 % of the same command's 30 s run (under the same load) or UNSTABLE-MACHINE, and
-    none that claims convergence more than 10 % off."""
+    session; each figure within 5 % of the same command's long run (15 s, under the same load; issue 25 took 30 s:
+    eight such runs were four minutes of CI) or UNSTABLE-MACHINE, and none that claims
+    convergence more than 10 % off."""
     out = tmp_path / "loaded.json"
     with _loaded():
         done = subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(out), "--quiet"], cwd=ROOT,

@@ -8,8 +8,8 @@ topology in those two figures, and iobound's model predicts it: within 10 % from
 table, with the median error over all sizes, is printed (``pytest -s``) and shown on failure.
 
 Two runs are checked: the one recorded in tests/data/chain/ (see its README) and a fresh one
-(about 10 s, root for holding the CPUs awake; it skips, saying why, without root or when the
-machine is too busy for steady figures).
+(about 10 s; it keeps the CPUs awake, which takes root and a cpuidle driver, and skips, saying
+why, without them or when the machine is too busy for steady figures).
 
 What the recorded run shows: the proxied chain's own fit has a fixed cost of 22.9 µs, 1.9 times
 the direct 11.9 µs, and half the direct rate, so a stored hop adds one more call and its bytes
@@ -215,10 +215,10 @@ def test_a_run_on_halting_cpus_is_not_steady_enough_to_judge():
 def test_a_fresh_chain_is_predicted_from_its_direct_runs():
     """Measured now (~10 s); a run that is not steady is made again if there is time, then the test skips."""
     started = time.monotonic()
-    with chain.chain() as made, chain.awake() as held:
-        if not held:
-            pytest.skip("holding the CPUs awake (/dev/cpu_dma_latency) needs root: a CPU that halts between requests "
-                        "costs a hypervisor's wake-up, which the proxied chain meets more often than the direct one")
+    with chain.chain() as made, chain.awake() as halting:
+        if halting:
+            pytest.skip(f"the CPUs cannot be kept awake: {halting}. A CPU that halts between requests costs a "
+                        "hypervisor's wake-up, which the proxied chain meets more often than the direct one")
         while shaky := unsteady(runs := made.measure()):
             if time.monotonic() - started > 15:  # another run would take as long: past the ~60 s a test may take
                 pytest.skip(f"the machine was too busy for steady figures (load {os.getloadavg()[0]:.1f} on "

@@ -1,8 +1,11 @@
 """The command line end to end on the lecture example: text, JSON, exit status, and errors without tracebacks."""
 
 import json
+import os
+import pty
 import shutil
 import subprocess
+import sys
 
 from pathlib import Path
 
@@ -104,7 +107,75 @@ def test_check_catches_the_lecture_cache_read_and_the_network_limited_read(capsy
     assert "read of 1,095 MiB/s is at the ceiling of 1,100 MiB/s (100%) set by client NICs (compute.nic)." in out
     # 18 runs far below, 2 Lustre reads 7-8x their writes, and every run a single value (FEW-REPETITIONS)
     assert out.rstrip().endswith("26 runs checked: 1 error, 46 warnings, 7 info")
-    assert "FEW-REPETITIONS also for 23 more run(s)" in out
+    assert "FAR-BELOW also for 15 more run(s)" in out
+
+
+def test_check_tells_each_fact_once_with_the_runs_it_holds_for(capsys):
+    """The lecture published one value per cell: one FEW-REPETITIONS line for every run, not one per run."""
+    _, out, _ = run(capsys, "check", "lecture", "lecture-results.csv")
+    _, doc, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json")
+    lines = out.splitlines()
+    findings = [f for r in json.loads(doc)["runs"] for f in r["findings"]]
+    for f in findings:  # what the finding says, its run's name left out
+        said = max(f["message"].split(f["run"]), key=len)
+        assert sum(said in line for line in lines) <= 1, said
+    (few,) = [i for i, line in enumerate(lines) if "FEW-REPETITIONS" in line and "every run" in line]
+    assert lines[few + 1].strip() == "each run has 1 repetition (one value: no spread and no confidence interval)."
+
+
+def test_check_marks_the_rows_of_errors_and_of_warnings(capsys):
+    _, out, _ = run(capsys, "check", "lecture", "lecture-results.csv")
+    rows = {line[3:].split("  ")[0]: line for line in out.splitlines() if "MiB/s  1,100 MiB/s" in line}
+    assert len(rows) == 26
+    assert rows[LUSTRE_4PPN_READ].startswith("✗ ") and "164%" in rows[LUSTRE_4PPN_READ]
+    assert rows[LUSTRE_1PPN_READ].startswith("! ")  # AT-CEILING is info; its FEW-REPETITIONS a warning
+    assert "marks: ✗ a run with an error, ! a run with a warning (its worst finding)" in out
+
+
+def test_check_names_a_bundled_example_as_the_user_did(capsys):
+    _, out, _ = run(capsys, "check", "lecture", "lecture-results.csv")
+    assert str(example_path("lecture-results.csv")) not in out and str(example_path("lecture")) not in out
+    assert out.startswith("system: lecture\n")
+    assert f"{LUSTRE_4PPN_READ}  (lecture-results.csv:29)" in out
+
+
+def _on_a_terminal(argv: list[str], **env: str) -> str:
+    """What ``iobound argv`` prints when its standard output is a terminal (a pty)."""
+    parent, child = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "assess", *argv], stdout=child, stderr=subprocess.DEVNULL,
+                               env={k: v for k, v in os.environ.items() if k != "NO_COLOR"} | {"TERM": "xterm"} | env)
+    os.close(child)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(parent, 65536)
+        except OSError:  # EIO: the terminal closed with the process
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    process.wait(timeout=120)
+    os.close(parent)
+    return b"".join(chunks).decode()
+
+
+RED, YELLOW = "\x1b[31m", "\x1b[33m"
+
+
+def test_check_colours_errors_and_warnings_on_a_terminal_unless_no_color(capsys):
+    argv = ["check", "lecture", "lecture-results.csv"]
+    assert "\x1b[" not in run(capsys, *argv)[1]  # not a terminal
+    assert "\x1b[" not in run(capsys, *argv, "--color", "never")[1]
+    forced = run(capsys, *argv, "--color", "always")[1]
+    assert f"{RED}✗\x1b[0m  {LUSTRE_4PPN_READ}" in forced and f"{RED}error  \x1b[0m ABOVE-CEILING" in forced
+    assert f"{RED}1 error\x1b[0m, {YELLOW}46 warnings\x1b[0m, 7 info" in forced
+    # the table's columns stay aligned: the colours take no width
+    assert [len(line) for line in run(capsys, *argv, "--color", "never")[1].splitlines()[2:5]] == \
+        [len(line.replace(RED, "").replace(YELLOW, "").replace("\x1b[0m", "")) for line in forced.splitlines()[2:5]]
+    terminal = _on_a_terminal(argv)
+    assert RED in terminal and YELLOW in terminal
+    assert "\x1b[" not in _on_a_terminal(argv, NO_COLOR="1")
+    assert "\x1b[" not in _on_a_terminal(argv, TERM="dumb")
 
 
 def test_check_shows_an_iops_run_as_the_bandwidth_it_implies_and_a_zero_run_far_below(capsys, tmp_path):
@@ -114,7 +185,7 @@ def test_check_shows_an_iops_run_as_the_bandwidth_it_implies_and_a_zero_run_far_
                        "stalled,read,1 MiB,10,0,MiB/s\nstalled,read,1 MiB,10,0,MiB/s\n")
     status, out, err = run(capsys, "check", "lecture", str(results), "--fail-on", "never")
     assert status == 0, err
-    rows = {line.split()[0]: line for line in out.splitlines()[4:6]}
+    rows = {line[3:].split()[0]: line for line in out.splitlines()[4:6]}
     assert "117 MiB/s" in rows["iops"] and "11%" in rows["iops"]
     assert "0 MiB/s (n=2)" in rows["stalled"] and "0%" in rows["stalled"] and "FAR-BELOW" in rows["stalled"]
 
@@ -127,7 +198,7 @@ def test_check_exit_status_follows_fail_on(capsys, fail_on, status):
 def test_check_json(capsys):
     status, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json")
     doc = json.loads(out)
-    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.4", 1)
+    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.5", 1)
     by_label = {r["run"]["label"]: r for r in doc["runs"]}
     above = by_label[LUSTRE_4PPN_READ]
     assert [f["code"] for f in above["findings"]] == ["ABOVE-CEILING", "FEW-REPETITIONS"]

@@ -276,10 +276,12 @@ def test_utf16_with_its_byte_order_mark_is_read_as_text(tmp_path):
     assert [run.samples for run in read_results(path)] == [run.samples for run in read_results(PING)]
 
 
-def test_a_character_beyond_the_first_65536_reads_as_a_replacement(tmp_path):
-    """An emoji would make Python hold the whole text at 4 bytes a character."""
+def test_a_character_beyond_the_first_65536_is_kept_unless_the_text_is_large(tmp_path, monkeypatch):
+    """An emoji in a name is kept; in a large text it would make Python hold all of it at 4 bytes a character."""
     path = tmp_path / "note.txt"
     path.write_text("job 🚀 done\n", encoding="utf-8")
+    assert read_input(path) == read_input(path, errors="strict") == "job 🚀 done\n"
+    monkeypatch.setattr(inputs, "_ASTRAL_ABOVE", 8)
     assert read_input(path) == "job \ufffd done\n"
     assert read_input(path, errors="strict") == "job 🚀 done\n"
 

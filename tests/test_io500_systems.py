@@ -17,9 +17,9 @@ from assess.check import check_runs
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "io500"
 SYSTEMS = {"narval": "narval_io500-sc21_result.txt", "oci-beegfs": "oci-beegfs_io500-isc20-bash_full_summary.txt",
            "lrz-daos": "lrz-daos_io500-isc25_result.txt"}
-# What each easy IOR phase implies of the figure that decides it: (component, least value in GB/s).
+# What each easy IOR phase implies of the figure that decides it: (component, least value in GB/s). Narval's easy
+# write implies 6.198 GB/s (127.0 GiB/s over 22 OSS), less than its easy read proves (below).
 IMPLIED = {
-    ("narval", "ior-easy-write"): ("pools.bandwidth", 6.198),  # 127.0 GiB/s over 22 OSS
     ("narval", "ior-easy-read"): ("pools.bandwidth", 8.941),  # 183.2 GiB/s over 22 OSS
     ("oci-beegfs", "ior-easy-write"): ("nvme.write_bandwidth", 2.109),  # 333.9 GiB/s over 170 drives
     ("oci-beegfs", "ior-easy-read"): ("nvme.read_bandwidth", 2.666),  # 422.1 GiB/s over 170 drives
@@ -62,6 +62,18 @@ def test_an_easy_ior_phase_names_the_unstated_figure_that_decides_it(name, phase
     assert f"possible only if {component} ≥ {least:.2f} GB/s (stated: assumption" in possible.message
 
 
+def test_a_phase_below_what_its_read_proves_is_judged_against_that_least_and_names_the_read():
+    """Narval's easy read (183 GiB/s by other nodes, 119 TiB past the servers' 4.63 TiB) proves 8.94 GB/s per OSS
+    pool: its easy write (127 GiB/s) is no longer possible-if but below that least, and says which run raised it."""
+    (judgement,) = [j for j in _judged("narval", "narval-io500.csv") if j.run.label == "ior-easy-write"]
+    (below,) = [f for f in judgement.findings if f.code == "BELOW-CEILING"]
+    assert judgement.ceiling.least.m_as("GiB/s") == pytest.approx(183.2, rel=1e-3)
+    assert "pools.bandwidth ≥ 8.94 GB/s (of 2 to 25 GB/s) by ior-easy-read (183 GiB/s, read by another node" \
+        in below.message
+    (narrowing,) = below.to_dict()["evidence"]["narrowed_by"]
+    assert narrowing["component"] == "pools.bandwidth" and narrowing["witness"] == "ior-easy-read"
+
+
 def test_the_process_count_of_a_result_file_spreads_over_the_client_nodes():
     """LRZ's result.txt states procs = 21504 only: on the topology's 192 nodes, 112 per node."""
     judged = _judged("lrz-daos", "lrz-daos-io500.csv")
@@ -84,6 +96,6 @@ def test_a_processes_column_that_is_no_count_is_a_one_line_error(processes, tmp_
     text = (Path(__file__).resolve().parents[1] / "topologies" / "examples" / "lrz-daos-io500.csv").read_text(encoding="utf-8")
     bad = tmp_path / "bad.csv"
     bad.write_text(text.replace(",21504,", f",{processes},", 1), encoding="utf-8")
-    with pytest.raises(InputError, match=f"line 6, column 'processes': must be a whole number of at least 1. "
+    with pytest.raises(InputError, match=f"line 6, column 'processes': must be a whole number from 1 to 10,000,000. "
                                          f"Got '{processes}' instead."):
         read_runs(str(bad))

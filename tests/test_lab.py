@@ -32,7 +32,8 @@ from hypothesis import strategies as st
 import probes.lab
 from probes.measure import ping
 from probes.readers import fio as fio_output, ping as ping_output
-from probes.core.document import dumps, envelope, write_atomic
+from probes.core.document import dumps, envelope
+from probes.core.outputs import write_replacing
 from probes.core.errors import InputError, ProbeError
 from probes.lab import (LOCK, PREFIX, STOPPED, SUBNET, Backing, Lab, Role, Service, Settings, Spec, down, leftovers,
                         parse_spec, probe, service, state, status, up)
@@ -238,6 +239,34 @@ def test_the_topology_of_a_lab_has_what_tcp_carries_the_file_service_and_the_rtt
         lab_topology(alone)
 
 
+def test_what_lab_probe_measured_binds_as_stated_never_as_assumed(tmp_path):
+    """The topology lab probe writes links each NIC and the file service it measured to its probe set: a ceiling they
+    bind names them without "[assumed]" (their ranges are the measurements' intervals)."""
+    from probes.core.host import this_host
+    from probes.core.measurement import Measurement, Provenance
+    from probes.measure.probeset import document
+    from topologies.described.lab import save_probed
+
+    spec = Spec(1, 1, Settings(), {Role.CLIENT: Settings(rate=_q("1 Gbit/s")), Role.SERVER: Settings(rate=_q("2 Gbit/s"))},
+                {})
+    made = Lab(spec, tmp_path / "state", False, True, (), None, Service("s1", 1, 1.0, (500e6, 600e6, 550e6)))
+    provenance = Provenance("iperf3", "3.16", (("iperf3",),), this_host(), "2026-11-28T08:00:00Z", 9.0)
+    figures = {"lab-clients.iperf3.send.p1": 115e6, "lab-clients.iperf3.receive.p1": 116e6,
+               "lab-servers.iperf3.send.p1": 232e6, "lab-servers.iperf3.receive.p1": 231e6,
+               "lab-servers.sshfs.read": 40e6}  # the file service short of the links: it stands for the servers' reads
+    measurements = [Measurement(name, name, Metric.BANDWIDTH, "B/s", (v * 0.99, v, v * 1.01, v * 1.005), provenance)
+                    for name, v in figures.items()]
+    (tmp_path / "probed.json").write_text(json.dumps(document(measurements)))
+    path, _ = save_probed(made, tmp_path / "probed.toml", "probed.json", {m.name: m.value.m_as("B/s") for m in measurements},
+                          header="a probed lab")
+    model = Model(load_topology(path))
+    read = model.ceiling(Workload(Operation.READ, _q("1 MiB", Metric.SIZE)))
+    write = model.ceiling(Workload(Operation.WRITE, _q("1 MiB", Metric.SIZE)))
+    assert read.marked(read.binding) == "lab-servers.bandwidth"  # its read_bandwidth, of the probe set
+    assert write.marked(write.binding) == "lab-clients.nic"  # its write_nic
+    assert read.assumed == write.assumed == ()
+
+
 # ---- /proc/self/mountinfo ---------------------------------------------------------------------
 
 
@@ -295,7 +324,7 @@ def _lab_state(root: Path, objects: list, version: str = "1.0", drop: str | None
     state.make(root)
     body = {"spec": SPEC.to_dict(), "netem": False, "complete": True, "objects": objects}
     body.pop(drop, None)
-    write_atomic(root / "state.json", dumps(envelope("lab-state", version, body)))
+    write_replacing(root / "state.json", dumps(envelope("lab-state", version, body)))
     return root
 
 
@@ -744,6 +773,9 @@ class TestLab:
             else:
                 assert written["servers"]["lab-servers"][f"{direction}_bandwidth"] == link | {"measurement": name}
                 assert served.kind == "probe"
+            ceiling = Model(loaded).ceiling(Workload(Operation(direction), _q("1 MiB", Metric.SIZE)))
+            # what binds is named "[assumed]" only where it is one: the measured NICs and file service never are
+            assert all(loaded.capacity_at(c, direction).source.kind == "assumption" for c in ceiling.assumed), ceiling
 
     @pytest.mark.parametrize("nodes", [1, 3])
     def test_fio_through_the_mounts_reaches_the_ceilings_the_probed_topology_predicts(self, lab, probed, nodes,

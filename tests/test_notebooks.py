@@ -80,9 +80,14 @@ def _run(notebook, where):
     return "".join(o.get("text", "") for o in outputs)
 
 
+# Each copy of each lab; a measuring lab's student copy runs on recorded data below, as on a laptop without the
+# tools: with them it would measure again what its teacher copy measures (a minute and a half each in CI).
+COPIES = [(path, which) for path in NOTEBOOKS for which in ("student", "teacher")
+          if not (which == "student" and path in MEASURING)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("which", ["student", "teacher"])
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path, which", COPIES, ids=[f"{p.name}-{w}" for p, w in COPIES])
 def test_each_copy_runs_to_its_end_and_draws(path, which, tmp_path, monkeypatch):
     # Run where a student would: in a directory of their own, which the lab may write to; the AI lab judges a
     # published MLPerf Storage result where the shared corpus is (IOBOUND_CORPUS tells it where).

@@ -115,6 +115,30 @@ def test_a_probed_capacity_is_its_probes_95_percent_interval(tmp_path):
     assert nic.source.kind == "probe" and "95 % CI" in nic.source.note
 
 
+def test_a_probed_or_measured_range_that_binds_is_stated_not_assumed(tmp_path):
+    """A probe's interval and a measurement's spread are ranges of stated figures: a ceiling they bind names them
+    without "[assumed]"; only a figure whose source is an assumption (or a range without a source) says so."""
+    from probes.core.host import Host
+    from probes.core.measurement import Measurement, Provenance
+    from probes.measure.probeset import document
+
+    provenance = Provenance("iperf3", "3.16", (("iperf3", "-c", "peer"),), Host("n1", "6.8", "cpu", 4, 2**34),
+                            "2026-11-24T20:00:00Z", 3.0)
+    measurement = Measurement("iperf3.send.p1", "send", Metric.BANDWIDTH, "Gbit/s", (9.0, 9.2, 8.8, 9.1), provenance)
+    (tmp_path / "n1.json").write_text(json.dumps(document([measurement])), encoding="utf-8")
+    probed = _small(SMALL.replace(
+        'nic = { range = ["10 Gbit/s", "100 Gbit/s"], source = "assumption", note = "not stated" }',
+        'nic = { probe = "n1.json", measurement = "iperf3.send.p1" }').replace(
+        'bandwidth = "2..3 GB/s"', 'bandwidth = { range = ["0.4 GB/s", "0.6 GB/s"], source = "measured", note = "fio" }'),
+        path=tmp_path / "t.toml")
+    ceiling = Model(probed).ceiling(Workload(Operation.WRITE, Q_(1, "MiB")))  # 4 x 8.9-9.3 Gbit/s, 8 x 0.4-0.6 GB/s
+    assert ceiling.binding == (Component("c", "nic"),) and ceiling.low.binding == (Component("d", "bandwidth"),)
+    assert ceiling.assumed == () and "[assumed]" not in ceiling.marked(ceiling.binding + ceiling.low.binding)
+    # the same ranges as assumptions, or without a source, are assumed
+    assumed = Model(_small()).ceiling(Workload(Operation.WRITE, Q_(1, "MiB")))
+    assert assumed.marked(assumed.binding + assumed.low.binding) == "d.bandwidth [assumed], c.nic [assumed]"
+
+
 def test_a_topology_without_ranges_is_judged_as_before():
     topology = _small(SMALL.replace('"2..3 GB/s"', '"3 GB/s"').replace('"50..200 us"', '"50 us"')
                               .replace('{ range = ["10 us", "100 us"] }', '"10 us"')

@@ -64,7 +64,10 @@ def test_the_markdown_has_the_runs_and_links_its_plots(lecture, capsys):
         assert f"| {label} |" in text
     links = re.findall(r"!\[[^]]*\]\(([^)]+)\)", text)
     assert links and all((directory / link).is_file() and link.endswith(".svg") for link in links)
-    assert "| Lustre size / ppn read 256 KiB seq, 10 nodes x 4 ppn | 1,800 MiB/s | 1,100 MiB/s | 164% |" in text
+    assert "| ✗ | Lustre size / ppn read 256 KiB seq, 10 nodes x 4 ppn | 1,800 MiB/s | 1,100 MiB/s | 164% |" in text
+    assert r"marks: ✗ a run with an error, \! a run with a warning (its worst finding)." in text
+    # one finding row for what holds for every run
+    assert "| warning | FEW-REPETITIONS | every run | each run has 1 repetition (one value: no spread and no " in text
     assert r"NIC\_compute\*n\_compute" in text and "ABOVE-CEILING" in text
 
 
@@ -75,7 +78,7 @@ def test_the_page_renders_in_chromium_with_its_images_and_runs(lecture, capsys, 
   const images = [...d.images];
   return {title: d.title, headings: [...d.querySelectorAll("h2")].map(h => h.textContent), images: images.length,
           loaded: images.filter(i => i.complete && i.naturalWidth > 0).length,
-          runs: [...d.querySelectorAll("#runs tbody tr td:first-child")].map(c => c.textContent)};""", tmp_path)
+          runs: [...d.querySelectorAll("#runs tbody tr td:nth-child(2)")].map(c => c.textContent)};""", tmp_path)
     assert page["title"] == "iobound report: lecture"
     assert page["headings"][:3] == ["System", "Ceilings", "Runs"] and "Probes" in page["headings"]
     assert page["images"] == len(list((directory / "figures").glob("*.png"))) == page["loaded"]

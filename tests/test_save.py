@@ -5,7 +5,8 @@ import pytest
 from probes.core.errors import InputError
 from topologies.bundled import example_names, load_example
 from topologies.load import load_topology, parse_topology, topology_from_dict
-from topologies.save import check_new, save_topology, topology_document
+from probes.core.outputs import check_new
+from topologies.save import save_topology, topology_document
 
 PRICED = """
 name = "priced"

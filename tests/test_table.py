@@ -97,9 +97,11 @@ def test_a_results_csv_with_the_wrong_columns_says_which_it_lacks(tmp_path):
         read_results(path)
     assert str(err.value) == f"{path}: line 1: a results CSV needs transfer_size and unit; it has op, size, value"
     other = tmp_path / "other.csv"
-    other.write_text("name,size,value\nx,1,2\n")  # one required column is no results CSV: the formats are listed
-    with pytest.raises(ToolOutputError, match="not a format iobound reads"):
+    other.write_text("name,size,value\nx,1,2\n")  # one required column is no results CSV: the columns are named
+    with pytest.raises(ToolOutputError) as err:
         read_results(other)
+    assert str(err.value).startswith(f"{other}: line 1: a CSV with the columns name, size, value, not a results table: "
+                                     "expected the columns op, transfer_size, value, unit (and optionally run, nodes")
 
 
 def test_a_placement_goes_out_and_back_as_the_processes_column():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
@@ -41,7 +42,7 @@ def load_example(name: str) -> Topology:
 def resolve(word: str) -> Path:
     """A file the user named, or else the bundled example of that name; an existing file always wins."""
     path = Path(word)
-    if path.exists():
+    if os.path.lexists(path):  # a link that loops or leads nowhere is the user's file too: its opener says what is wrong
         return path
     bundled = example_path(word)
     if bundled is not None:

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 import tomli_w
 
-from probes.core.errors import InputError
+from probes.core.outputs import write_new
 from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["topology_document", "document_text", "save_topology", "save_document", "check_new"]
+__all__ = ["topology_document", "document_text", "save_topology", "save_document"]
 
 
 def topology_document(topology: Topology) -> dict:
@@ -30,15 +30,6 @@ def topology_document(topology: Topology) -> dict:
     doc["links"] = [{"between": [link.a, link.b], **({"bandwidth": _capacity(link.bandwidth)} if link.bandwidth else {})}
                     for link in topology.links]
     return doc
-
-
-def check_new(path: str | Path) -> None:
-    """InputError unless ``path`` can be a new file: it does not exist and its folder does; for a check before work."""
-    path = Path(path)
-    if path.exists():
-        raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)")
-    if not path.parent.is_dir():
-        raise InputError(str(path), "", f"its folder {str(path.parent)!r} does not exist")
 
 
 def save_topology(topology: Topology, path: str | Path, *, header: str = "") -> Path:
@@ -67,15 +58,7 @@ def save_document(doc: dict, path: str | Path, *, header: str = "") -> Path:
     InputError
         If ``path`` exists (nothing is overwritten) or cannot be written.
     """
-    path = Path(path)
-    try:
-        with open(path, "x", encoding="utf-8") as file:
-            file.write(document_text(doc, header=header))
-    except FileExistsError:
-        raise InputError(str(path), "", "exists already; give a new file name (nothing was overwritten)") from None
-    except OSError as exc:
-        raise InputError(str(path), "", f"cannot write the topology ({exc.strerror or exc})") from None
-    return path
+    return write_new(path, document_text(doc, header=header))
 
 
 def _group(group: Group, host: Group | None = None) -> dict:

@@ -213,6 +213,12 @@ class Capacity:
         low, high = self.range or (self.value, self.value)
         return (high, low) if self.metric is Metric.LATENCY else (low, high)
 
+    @property
+    def assumed(self) -> bool:
+        """Whether the figure is an assumption: its source says so, or it is a range nobody named a source for. A
+        measured, probed or data-sheet figure is stated, also as a range (a measurement's interval, its spread)."""
+        return self.source.kind == "assumption" or (self.range is not None and self.source.kind == "unstated")
+
     @classmethod
     def ranged(cls, low: Quantity, high: Quantity, metric: Metric, source: Source) -> Capacity:
         """A capacity known to lie between ``low`` and ``high``; its value the end most favourable to a ceiling."""
@@ -455,9 +461,11 @@ class Topology:
 
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
+        touched = {place.group for place in changes if place.link is None}
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
-                       for g in self.groups)
-        links = tuple(replace(link, bandwidth=changes.get(Component.of_link(i), link.bandwidth)) for i, link in enumerate(self.links))
+                       if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
+        links = tuple(replace(link, bandwidth=changes[Component.of_link(i)]) if Component.of_link(i) in changes else link
+                      for i, link in enumerate(self.links))
         return replace(self, groups=groups, links=links)
 
     def at_ends(self, favourable: bool) -> Topology:
@@ -478,5 +486,4 @@ class Topology:
 
 def _one_assumed(capacity: Capacity | None) -> bool:
     """Whether a capacity is one assumed value: not a range, not unlimited."""
-    return capacity is not None and capacity.source.kind == "assumption" and capacity.range is None \
-        and capacity.value is not None
+    return capacity is not None and capacity.assumed and capacity.range is None and capacity.value is not None

@@ -12,6 +12,7 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import os
 import re
 import signal
 import sys
@@ -22,6 +23,7 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
+from probes.core.outputs import WRITE_ERRORS
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -72,9 +74,33 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _drop_stdout() -> None:
+    """Point the standard output's descriptor at /dev/null, so that what is still buffered fails no second time at exit."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+
+
+# A value with a minus before a digit ("-1GiB", "-100Gbit/s"): argparse takes it for an option unless it is a bare number.
+_NEGATIVE = re.compile(r"-\d")
+
+
+def _joined(argv: list[str]) -> list[str]:
+    """``argv`` with each long option followed by a negative value ("--data-set -1GiB") joined into one word
+    ("--data-set=-1GiB"), so that argparse hands the value to the option's type, which says what is wrong with it,
+    rather than reporting the option as missing its value."""
+    out: list[str] = []
+    for word in argv:
+        if out and _NEGATIVE.match(word) and out[-1].startswith("--") and "=" not in out[-1] and out[-1] != "--":
+            out[-1] += "=" + word
+        else:
+            out.append(word)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _joined(sys.argv[1:] if argv is None else list(argv))
     # The first word that is not an option names the command (the top level has only flags).
     chosen = next((word for word in argv if not word.startswith("-")), "")
     args = build_parser(chosen if chosen in COMMANDS else "").parse_args(argv)
@@ -92,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with input_limit(getattr(args, "max_input_size", None)):
             status = command(args.command).execute(args)
+            sys.stdout.flush()  # here, so that a full disk behind a redirection is an error, not a lost end
         return 128 + received[0] if received and status == EXIT_INTERRUPTED else status
     except KeyboardInterrupt:
         sys.stderr.write(f"\niobound: {'stopped by ' + signal.Signals(received[0]).name if received else 'interrupted'}\n")
@@ -104,9 +131,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head and closed early
         sys.stderr.close()
         return EXIT_OK
-    except Exception as exc:  # a bug of iobound's, not the user's: say so in one line
+    except Exception as exc:
         if debug:
             raise
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno in WRITE_ERRORS:
+            # a write that names no file is the standard output's (the command's files name theirs): a redirection
+            # to a full disk or a read-only file system is the user's to fix, not a bug
+            sys.stderr.write(f"iobound: error: standard output: cannot be written: {exc.strerror}\n")
+            _drop_stdout()
+            return EXIT_INPUT
+        # a bug of iobound's, not the user's: say so in one line
         print(f"iobound: internal error: {type(exc).__name__}: {exc} (please report it; --debug shows the traceback)",
               file=sys.stderr)
         return EXIT_BUG

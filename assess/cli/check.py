@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from topologies.topology import Topology
 
 
-# Findings of one code shown in full; the rest are listed by run (--json has them all).
+# Facts of one code told in full; the runs of the rest are counted (the table has their codes, --json every message).
 _SHOWN = 3
 _FAIL_ON = ("info", "warning", "error", "never")
 
@@ -28,6 +28,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour errors red and warnings yellow: auto (default) on a terminal unless NO_COLOR is "
+                             "set, always, or never")
 
 
 def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,10 +63,23 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from assess.check import check_runs
 
     topology = edited_topology(args, args.nodes)
-    words = args.results or [str(path) for path in _submission_results(args.topology)]
-    runs = [r for word in words for r in read_runs(word, dict(args.unit_alias))]
+    runs = [r for word in _result_words(args) for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                                 nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below)
+
+
+def _result_words(args: argparse.Namespace) -> list[str]:
+    """The results files as the user named them, or those beside the submission named as the topology."""
+    return args.results or [str(path) for path in _submission_results(args.topology)]
+
+
+def _names(args: argparse.Namespace) -> dict[str, str]:
+    """Where each bundled example the user named (the topology, the results) is installed, to its name."""
+    from pathlib import Path
+
+    from topologies.bundled import resolve
+
+    return {str(path): word for word in (args.topology, *_result_words(args)) if (path := resolve(word)) != Path(word)}
 
 
 def _submission_results(word: str) -> tuple:
@@ -82,25 +98,33 @@ def _submission_results(word: str) -> tuple:
 
 
 def execute(args: argparse.Namespace) -> int:
+    import sys
+
     from assess.check import CHECK_VERSION, check_body
     from assess.findings import Severity
-    from assess.render import dumps, envelope
+    from assess.render import as_given, colour_wanted, dumps, envelope
 
     topology, judgements = judged(args)
     if args.json:
         print(dumps(envelope("check", CHECK_VERSION, check_body(topology, judgements))))
     else:
-        print(render(judgements, f"{topology.name} ({topology.path})"))
+        names = _names(args)
+        where = as_given(str(topology.path), names)  # a bundled example by its name alone
+        system = topology.name if where == topology.name else f"{topology.name} ({where})"
+        print(as_given(render(judgements, system, colour_wanted(args.color, sys.stdout)), names))
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
-def render(judgements: list[Judgement], system: str) -> str:
-    """One row per run, every finding (worst first), each distinct remedy once, and a count by severity."""
-    from assess.render import JUDGEMENT_HEADERS, checked, judgement_rows, table
+def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
+    """One row per run, marked by its worst finding; each fact the findings state once, worst first, with the runs it
+    holds for; each distinct remedy once; and a count by severity. ``colour`` paints errors red and warnings yellow."""
+    from assess.render import JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint, table
 
-    lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements), right=(1, 2, 3))]
+    lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements, colour), right=JUDGEMENT_RIGHT)]
+    if legend := marks_legend(judgements):
+        lines.append(legend)
     parts: dict[tuple[str, str], list[str]] = {}
     for j in judgements:
         if j.part is not None:
@@ -108,21 +132,36 @@ def render(judgements: list[Judgement], system: str) -> str:
     if parts:
         lines += ["", "jobs judged over:", *(f"  {path} ({', '.join(labels)}): {said}"
                                             for (path, said), labels in parts.items())]
-    located = sorted(((f, j.run.origin) for j in judgements for f in j.findings), key=lambda pair: -pair[0].severity)
-    if located:
+    told = facts(judgements)
+    if told:
         lines.append("")
-    shown: dict[str, list[str]] = {}
-    for f, origin in located:
+    shown: dict[str, list[int]] = {}  # per code, the runs of each fact told of it
+    for fact in told:
+        f = fact.finding
         others = shown.setdefault(f.code, [])
-        others.append(f.run)
+        others.append(len(fact.judgements))
         if len(others) <= _SHOWN:
-            lines += [f"{f.severity.label:7} {f.code}  {f.run}  ({origin})", f"        {f.message}"]
+            lines += [f"{paint(f'{f.severity.label:7}', f.severity, colour)} {f.code}  {_which(fact, judgements)}",
+                      f"        {fact.message}"]
     for code, runs in shown.items():
         if len(runs) > _SHOWN:
-            lines.append(f"{'':7} {code} also for {len(runs) - _SHOWN} more run(s): see the table's findings "
+            lines.append(f"{'':7} {code} also for {sum(runs[_SHOWN:])} more run(s): see the table's findings "
                          "column (--json has every message)")
-    remedies = dict.fromkeys((f.code, f.remedy) for f, _ in located)
+    remedies = dict.fromkeys((fact.finding.code, fact.finding.remedy) for fact in told)
     if remedies:
         lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]
-    lines += ["", checked(judgements)]
+    lines += ["", checked(judgements, colour)]
     return "\n".join(lines)
+
+
+def _which(fact, judgements: list[Judgement]) -> str:
+    """The runs a fact holds for and where they were read: one by its name and line, several by their names (every
+    run, or as many as the table's findings column shows) and files."""
+    if len(fact.judgements) == 1:
+        return f"{fact.finding.run}  ({fact.judgements[0].run.origin})"
+    files = ", ".join(dict.fromkeys(j.run.origin.path for j in fact.judgements))
+    if len(fact.judgements) == len(judgements):
+        return f"every run  ({files})"
+    if len(fact.judgements) <= _SHOWN:
+        return f"{'; '.join(j.run.label for j in fact.judgements)}  ({files})"
+    return f"{len(fact.judgements)} runs (the table's findings column shows which)  ({files})"

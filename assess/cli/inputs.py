@@ -8,9 +8,9 @@ from typing import Any, Callable
 
 from probes.core.errors import UnitError
 from probes.core.units import Metric, parse_quantity
-from probes.core.workload import Operation
+from probes.core.workload import MOST_COUNT, Operation, checked_transfer_size
 
-__all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
+__all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "transfer_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
            "share_arg", "growth_arg", "ratio_arg", "spares_arg", "rate_arg", "ports_arg"]
 
 
@@ -23,6 +23,14 @@ def size_arg(text: str):
     if size.m_as("B") < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1 byte. Got {text!r} instead.")
     return size
+
+
+def transfer_arg(text: str):
+    """The size of one request: at least one byte, and no more than a process's memory holds."""
+    try:
+        return checked_transfer_size(size_arg(text))
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
 
 
 def list_arg(item):
@@ -40,8 +48,6 @@ def operation_arg(text: str) -> Operation:
         raise argparse.ArgumentTypeError(f"must be one of {', '.join(o.value for o in Operation)}. Got {text!r} instead.") from None
 
 
-# No count a workload states (nodes, processes per node, queue depth) beyond this: a slip, not a system.
-MOST = 10**7
 
 
 def _checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool], expected: str) -> Any:
@@ -56,7 +62,7 @@ def _checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool],
 
 
 def count_arg(text: str) -> int:
-    return _checked(text, int, lambda v: 1 <= v <= MOST, f"a whole number from 1 to {MOST:,}")
+    return _checked(text, int, lambda v: 1 <= v <= MOST_COUNT, f"a whole number from 1 to {MOST_COUNT:,}")
 
 
 def alias_arg(text: str) -> tuple[str, str]:

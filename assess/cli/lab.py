@@ -109,7 +109,8 @@ def _up(args: argparse.Namespace) -> int:
     """Build the lab, write its topology, show it."""
     from assess.render import dumps, envelope
     from topologies.described.lab import lab_topology
-    from topologies.save import check_new, save_topology
+    from probes.core.outputs import check_new
+    from topologies.save import save_topology
 
     spec = parse_spec(args.spec)
     output = args.output
@@ -138,7 +139,7 @@ def _probe(args: argparse.Namespace) -> int:
     from probes.measure.probeset import ProbeSetFile, machine_state
     from topologies.described.lab import save_probed
     from topologies.load import load_topology
-    from topologies.save import check_new
+    from probes.core.outputs import check_new
 
     output = args.output
     probe_set = output.with_suffix(".json")

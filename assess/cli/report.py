@@ -3,19 +3,23 @@
 The report has the system, the ceilings and their formulas, the runs with their findings, an
 I/O roofline over transfer size and the ceiling over node count per family of runs, and the
 probe results (--probes). It is written in full or not at all; a report that iobound wrote
-earlier in DIR is replaced only with --force, and no other file is ever replaced.
+earlier in DIR is replaced only with --force, and no other file is ever replaced. A second
+report into DIR while one is being written is refused at once.
 Example:  iobound report lecture lecture-results.csv -o lecture-report
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
-import shutil
-import tempfile
+import os
 from pathlib import Path
+from typing import Iterator
 
 from probes.core.errors import InputError
+from probes.core.outputs import new_folder, staged_in, write_replacing
 from probes.core.inputs import read_input
 from assess.cli.check import add_judging_arguments, judged
 from assess.cli.status import EXIT_OK
@@ -37,34 +41,78 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def execute(args: argparse.Namespace) -> int:
     from probes.measure.probeset import read_probe_set
 
-    from assess.report import FIGURES, build_report, to_html, to_markdown
+    from assess.report import FIGURES
 
     directory: Path = args.output
-    earlier = _earlier_report(directory, args.force)
-    measurements = [m for path in args.probes for m in read_probe_set(path).values()]
-    topology, judgements = judged(args)
-    with tempfile.TemporaryDirectory(prefix="iobound-report-") as staging:
-        staged = Path(staging)
-        (staged / FIGURES).mkdir()
-        report = build_report(topology, judgements, staged, measurements=measurements,
-                              clients=tuple(args.clients) if args.clients else None, tolerance=args.tolerance)
-        (staged / "report.html").write_text(to_html(report, staged), encoding="utf-8")
-        (staged / "report.md").write_text(to_markdown(report), encoding="utf-8")
-        written = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
-        theirs = [name for name in written if (directory / name).exists() and name not in earlier]
-        if theirs:
-            raise InputError(str(directory), "", f"holds files iobound did not write ({', '.join(theirs[:3])}); "
-                             "choose another directory")
-        for name in earlier:
-            (directory / name).unlink(missing_ok=True)
-        (directory / FIGURES).mkdir(parents=True, exist_ok=True)
-        for name in written:
-            shutil.move(staged / name, directory / name)
-    (directory / MANIFEST).write_text(json.dumps({"written": written}, indent=1) + "\n", encoding="utf-8")
+    with _locked(directory):
+        earlier = _earlier_report(directory, args.force)
+        existing = directory.is_dir()
+        # the folder to build in is made before the work, so that a disk that refuses it says so at once
+        with staged_in(directory) if existing else new_folder(directory, parents=True) as staged:
+            measurements = [m for path in args.probes for m in read_probe_set(path).values()]
+            topology, judgements = judged(args)
+            written = _build(topology, judgements, measurements, args, staged)
+            if existing:
+                _move_in(staged, directory, earlier, written)
     plots = sum(name.endswith(".png") for name in written)
     print(f"wrote {directory / 'report.html'} (open it in a browser), {directory / 'report.md'} and "
           f"{plots} plots as PNG and SVG in {directory / FIGURES}")
     return EXIT_OK
+
+
+def _build(topology, judgements, measurements, args: argparse.Namespace, staged: Path) -> list[str]:
+    """Write the report into the empty folder ``staged``, and the manifest that lists its files; returns their names."""
+    from assess.report import FIGURES, build_report, to_html, to_markdown
+
+    (staged / FIGURES).mkdir()
+    report = build_report(topology, judgements, staged, measurements=measurements,
+                          clients=tuple(args.clients) if args.clients else None, tolerance=args.tolerance)
+    (staged / "report.html").write_text(to_html(report, staged), encoding="utf-8")
+    (staged / "report.md").write_text(to_markdown(report), encoding="utf-8")
+    written = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
+    (staged / MANIFEST).write_text(_manifest(written), encoding="utf-8")
+    return written
+
+
+def _manifest(written: list[str]) -> str:
+    return json.dumps({"written": written}, indent=1) + "\n"
+
+
+def _move_in(staged: Path, directory: Path, earlier: list[str], written: list[str]) -> None:
+    """Put the report built in ``staged`` in place of the earlier one in ``directory``: the manifest first (listing
+    both), so that whatever stops the moves leaves a report --force can replace."""
+    from assess.report import FIGURES
+
+    theirs = [name for name in written if (directory / name).exists() and name not in earlier]
+    if theirs:
+        raise InputError(str(directory), "", f"holds files iobound did not write ({', '.join(theirs[:3])}); "
+                         "choose another directory")
+    write_replacing(directory / MANIFEST, _manifest(sorted(set(written) | set(earlier))))
+    for name in earlier:
+        (directory / name).unlink(missing_ok=True)
+    (directory / FIGURES).mkdir(exist_ok=True)
+    for name in written:
+        os.replace(staged / name, directory / name)
+    write_replacing(directory / MANIFEST, _manifest(written))
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Hold ``directory`` (where it exists) for this report alone while it is written: a second report into it
+    is refused at once, rather than finding the first one's files half moved in."""
+    if not directory.is_dir():
+        yield  # a new folder: new_folder refuses to rename onto one another report made meanwhile
+        return
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(str(directory), "", "another iobound report is being written into it now; wait for it "
+                             "to end, then replace it with --force or choose another directory") from None
+        yield
+    finally:
+        os.close(fd)
 
 
 def _earlier_report(directory: Path, force: bool) -> list[str]:

@@ -47,8 +47,8 @@ def execute(args: argparse.Namespace) -> int:
     from assess.review import REVIEW_VERSION, review, review_body, severity
 
     if args.html:
-        from assess.review_page import check_folder
-        check_folder(Path(args.html))
+        from probes.core.outputs import check_new
+        check_new(Path(args.html), "folder")  # before the work, not after it
     with open_input(args.list, error=ToolOutputError) as file:
         submissions = read_list(file.text(), source=args.list)
     reviewed = review(submissions)
@@ -113,19 +113,16 @@ def _figure(q) -> str:
 
 
 def _csv(reviewed: list[Reviewed]) -> str:
-    import csv
-    import io
+    from probes.core.outputs import csv_text
 
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(_CSV_HEADERS)
+    rows: list = [_CSV_HEADERS]
     for r in reviewed:
         s = r.submission
         for p in r.phases:
             unit = p.high.units if p.high is not None else None
-            writer.writerow((s.id, s.list_name, s.status, s.description.title, s.description.get("filesystem_type"),
-                             p.label, f"{p.measured.magnitude:g}", f"{p.measured.units:~P}",
-                             "" if unit is None else f"{p.low.m_as(unit):.6g}",
-                             "" if unit is None else f"{p.high.magnitude:.6g}", "" if unit is None else f"{unit:~P}",
-                             "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason))
-    return out.getvalue()
+            rows.append((s.id, s.list_name, s.status, s.description.title, s.description.get("filesystem_type"),
+                         p.label, f"{p.measured.magnitude:g}", f"{p.measured.units:~P}",
+                         "" if unit is None else f"{p.low.m_as(unit):.6g}",
+                         "" if unit is None else f"{p.high.magnitude:.6g}", "" if unit is None else f"{unit:~P}",
+                         "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason))
+    return csv_text(rows)

@@ -29,7 +29,7 @@ from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Access, Operation, Workload
 from assess.cli.inputs import (add_input_limit, count_arg, growth_arg, list_arg, operation_arg, ports_arg, rate_arg,
-                               ratio_arg, share_arg, size_arg, spares_arg)
+                               ratio_arg, share_arg, size_arg, spares_arg, transfer_arg)
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -79,9 +79,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prices", metavar="FILE", help="your prices: [kind.name] tables with price (and currency), "
                         "and [lines.NAME] software or support priced per TB, server or node")
     add_input_limit(parser)
-    parser.add_argument("--transfer-size", type=size_arg, default="1MiB", metavar="SIZE",
+    parser.add_argument("--transfer-size", type=transfer_arg, default="1MiB", metavar="SIZE",
                         help="request size of the bandwidth targets, sequential (default 1MiB)")
-    parser.add_argument("--iops-size", type=size_arg, default="4KiB", metavar="SIZE",
+    parser.add_argument("--iops-size", type=transfer_arg, default="4KiB", metavar="SIZE",
                         help="request size of IOPS targets, random (default 4KiB)")
     parser.add_argument("--ppn", type=count_arg, default=1, metavar="N", help="processes per client node (default 1)")
     parser.add_argument("--queue-depth", type=count_arg, default=1, metavar="N", help="requests in flight per process (default 1)")
@@ -94,7 +94,8 @@ def execute(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
     from assess.sizing import header, render, render_catalogue, write_bom
     from topologies.catalogues.catalogue import load_catalogue
-    from topologies.save import check_new, save_topology
+    from probes.core.outputs import check_new
+    from topologies.save import save_topology
     from models.sizing import SIZING_VERSION, size
 
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)

@@ -70,7 +70,8 @@ def _import(args: argparse.Namespace) -> int:
     from probes.core.inputs import open_input
     from probes.readers.io500_system import looks_like_list, read_description, read_list
     from topologies.described.io500 import describe, submission_files
-    from topologies.save import check_new, document_text, save_document
+    from probes.core.outputs import check_new
+    from topologies.save import document_text, save_document
 
     if not args.file:
         raise InputError(_IMPORT, "", "names no FILE: iobound topology from-io500 system-information.txt (or a "

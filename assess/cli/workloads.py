@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.workload import Access, Operation, Workload
 from assess.cli.inputs import (add_input_limit, add_set_argument, count_arg, fraction_arg, list_arg, operation_arg,
-                               size_arg)
+                               size_arg, transfer_arg)
 
 if TYPE_CHECKING:
     from topologies.topology import Topology
@@ -48,7 +48,7 @@ def add_workload_arguments(parser: argparse.ArgumentParser, *, op_required: bool
                              "(create, stat, open, rename, remove, find)")
     parser.add_argument("--read-share", type=fraction_arg, default=0.5, metavar="R",
                         help="for read+write, the share of the bytes read (default 0.5)")
-    parser.add_argument("--transfer-size", type=list_arg(size_arg), default=[None], metavar="SIZE[,SIZE]",
+    parser.add_argument("--transfer-size", type=list_arg(transfer_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
     parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
                         help="client nodes that run it (default: all of the client group; with several groups, "

@@ -1,17 +1,16 @@
-"""iobound's JSON files: a format name and version around every document, read back strictly, written atomically."""
+"""iobound's JSON files: a format name and version around every document, read back strictly (written by
+:mod:`probes.core.outputs`)."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
-from pathlib import Path
 
 import probes
 from probes.core.errors import InputError
 from probes.core.inputs import read_input
 
-__all__ = ["envelope", "dumps", "read_document", "write_atomic"]
+__all__ = ["envelope", "dumps", "read_document"]
 
 
 def envelope(kind: str, version: str, body: dict) -> dict:
@@ -44,21 +43,3 @@ def read_document(path: str | os.PathLike, kind: str, versions: tuple[str, ...])
         raise InputError(source, "format_version", f"version {doc.get('format_version')!r} of {wanted} cannot be read; "
                                                    f"this iobound reads {', '.join(versions)}")
     return doc
-
-
-def write_atomic(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename, so a reader never sees half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes the file private; a result file should not be
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise

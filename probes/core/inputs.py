@@ -38,8 +38,10 @@ _PIECE = 16 * 2**20
 _SLICE = 2**20
 _KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-# A character beyond Unicode's first 65,536 (an emoji) makes Python hold a whole text at 4 bytes a character.
+# A character beyond Unicode's first 65,536 (an emoji) makes Python hold a whole text at 4 bytes a character: in
+# a text larger than _ASTRAL_ABOVE such characters read as U+FFFD; a smaller one keeps them (a name in a list).
 _ASTRAL = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
+_ASTRAL_ABOVE = 16 * 2**20
 _ASTRAL_LEADS = tuple(bytes([lead]) for lead in range(0xF0, 0xF5))
 _limit: int | None = None  # set by --max-input-size, for one command
 
@@ -122,7 +124,8 @@ class InputFile:
 
     def text(self, errors: str = "replace") -> str:
         """The whole file as text: UTF-8 (UTF-16 with its byte-order mark); with ``errors="strict"`` a byte that is
-        not UTF-8 raises UnicodeDecodeError, else it reads as U+FFFD, as do characters beyond U+FFFF."""
+        not UTF-8 raises UnicodeDecodeError, else it reads as U+FFFD, as do characters beyond U+FFFF in a text over
+        16 MiB (Python would hold it at 4 bytes a character)."""
         return _decode(self.data(), errors)
 
     def data(self) -> bytes:
@@ -152,9 +155,13 @@ class InputFile:
         try:
             return call(*args)
         except FileNotFoundError:
-            raise self._error(self.source, "", self._cannot("no such file")) from None
+            dangling = os.path.islink(self.source)
+            raise self._error(self.source, "", self._cannot("a symbolic link to a file that does not exist" if dangling
+                                                            else "no such file")) from None
         except OSError as exc:
-            reason = "a file that blocks when opened" if exc.errno == errno.EAGAIN else (exc.strerror or str(exc)).lower()
+            reason = {errno.EAGAIN: "a file that blocks when opened",
+                      errno.ELOOP: "a symbolic link that loops: too many levels of symbolic links"}.get(
+                exc.errno, (exc.strerror or str(exc)).lower())
             raise self._error(self.source, "", self._cannot(reason)) from None
         except ValueError:  # a NUL byte in the name
             raise self._error(self.source, "", "is not a file name (it holds a NUL character)") from None
@@ -237,6 +244,6 @@ def _kind_of(status: os.stat_result) -> str | None:
 def _decode(data: bytearray, errors: str) -> str:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # UTF-16 with its byte-order mark (Windows tools, PowerShell's >)
         return data.decode("utf-16", errors)
-    if errors != "strict" and not data.isascii() and any(data.find(lead) >= 0 for lead in _ASTRAL_LEADS):  # memchr
+    if errors != "strict" and len(data) > _ASTRAL_ABOVE and not data.isascii() and any(data.find(lead) >= 0 for lead in _ASTRAL_LEADS):  # memchr
         data = _ASTRAL.sub("\ufffd".encode(), data)
     return data.decode("utf-8", errors)

@@ -3,7 +3,8 @@
 A probe's figure is honest only about the machine it was measured on, as it was then. This
 reads /proc/stat (every CPU's busy and steal time) against this process's and its children's
 own CPU time (getrusage), so that what neighbours take during a repetition is known apart from
-what the probe's own tool takes.
+what the probe's own tool takes, and from what the processes it measures take that are not its
+children (a lab's sshd, sshfs and ssh: /proc/PID/stat).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import os
 import resource
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["Snapshot", "Share", "snapshot", "share", "governor", "busy_now", "cpus", "BUSY"]
@@ -25,12 +27,14 @@ _GOVERNOR = Path("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """CPU seconds at one moment: the machine's busy and steal time over all CPUs, and ours (self and children)."""
+    """CPU seconds at one moment: the machine's busy and steal time over all CPUs, ours (self and children), and each
+    helper's (a process, by PID and start time, that works for the probe without being its child)."""
 
     wall: float
     busy: float
     steal: float
     own: float
+    helpers: dict[tuple[int, int], float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +50,10 @@ def _clock_ticks() -> int:
     return os.sysconf("SC_CLK_TCK")
 
 
-def snapshot() -> Snapshot:
+def snapshot(helpers: Iterable[int] = ()) -> Snapshot:
     """The CPU times now, over the CPUs this process may run on (``--cpus`` pins it: the neighbours elsewhere do not
-    count); busy and steal are 0 where /proc/stat cannot be read (not Linux)."""
+    count), with those of the processes ``helpers`` (PIDs); busy and steal are 0 where /proc/stat cannot be read
+    (not Linux)."""
     busy = steal = 0.0
     allowed = {f"cpu{n}" for n in os.sched_getaffinity(0)} if hasattr(os, "sched_getaffinity") else None
     try:
@@ -66,13 +71,26 @@ def snapshot() -> Snapshot:
         busy = steal = 0.0
     own = sum(getattr(resource.getrusage(who), field) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
               for field in ("ru_utime", "ru_stime"))
-    return Snapshot(time.monotonic(), busy, steal, own)
+    return Snapshot(time.monotonic(), busy, steal, own, dict(found for pid in helpers if (found := _process(pid))))
+
+
+def _process(pid: int) -> tuple[tuple[int, int], float] | None:
+    """(PID, start time in ticks) and the CPU seconds process ``pid`` has taken (user and system), None if it ended."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as file:
+            fields = file.read().rpartition(")")[2].split()  # after the command name, which may hold anything
+        return (pid, int(fields[19])), (int(fields[11]) + int(fields[12])) / _clock_ticks()
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def share(before: Snapshot, after: Snapshot) -> Share:
-    """Others' CPU use, steal and ours between two snapshots, each in CPUs; others never below zero."""
+    """Others' CPU use, steal and ours between two snapshots, each in CPUs; others never below zero. What the helpers
+    took is ours: each one's since the first snapshot, or since it started (a process that ended between them took
+    its part as one of the others)."""
     wall = max(after.wall - before.wall, 1e-9)
-    own = (after.own - before.own) / wall
+    helped = sum(seconds - before.helpers.get(key, 0.0) for key, seconds in after.helpers.items())
+    own = (after.own - before.own + helped) / wall
     others = max((after.busy - before.busy) / wall - own, 0.0)
     return Share(others, max((after.steal - before.steal) / wall, 0.0), own)
 

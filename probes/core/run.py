@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from probes.core.outputs import csv_text
 from probes.core.records import Checkpoint, Job, Placement, Training, record_json
 from probes.core.samples import Repeated
 from probes.core.stats import Summary
@@ -117,13 +116,10 @@ def results_csv(runs: list[Run]) -> str:
     """A results table: a row per repetition (or one row with the reported mean), with units spelled out;
     the runs' tags follow as columns of their own, which reading the table back keeps as tags, and so do the
     processes of their placements (a ``processes`` column, read back as the placement)."""
-    out = io.StringIO()
-    out.write(f"# iobound/results {RESULTS_VERSION} as CSV\n")
-    writer = csv.writer(out, lineterminator="\n")
     placed = ("processes",) if any(r.placement for r in runs) else ()
     tags = tuple(dict.fromkeys(key for r in runs for key, _ in r.tags if key not in CSV_COLUMNS + placed))
     columns = CSV_COLUMNS + placed + tags
-    writer.writerow(columns)
+    rows: list = [columns]
     for r in runs:
         w = r.workload
         fields = {key: value for key, value in r.tags if key in tags}
@@ -138,12 +134,12 @@ def results_csv(runs: list[Run]) -> str:
         if r.samples:
             durations = r.durations or ("",) * len(r.samples)
             for value, seconds in zip(r.samples, durations):
-                writer.writerow([{**fields, "value": value, "duration": f"{seconds} s" if seconds != "" else ""}.get(c, "")
-                                 for c in columns])
+                rows.append([{**fields, "value": value, "duration": f"{seconds} s" if seconds != "" else ""}.get(c, "")
+                             for c in columns])
         else:
             row = {**fields, "value": r.summary.mean, "statistic": "mean", "n": r.summary.n}
-            writer.writerow([row.get(c, "") for c in columns])
-    return out.getvalue()
+            rows.append([row.get(c, "") for c in columns])
+    return csv_text(rows, preamble=f"# iobound/results {RESULTS_VERSION} as CSV\n")
 
 
 def _flag(value: bool | None) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 __all__ = ["Summary", "summarize", "from_reported", "t_quantile", "load", "CONFIDENCE", "drift", "DRIFT_LEVEL",
-           "DRIFT_LEAST"]
+           "DRIFT_LEAST", "NEIGHBOURS_EXPLAIN"]
 
 # Two-sided level of the confidence intervals iobound reports (the usual 95 %).
 CONFIDENCE = 0.95
@@ -131,6 +131,12 @@ def from_reported(n: int, mean: float, std: float | None, low: float, high: floa
 DRIFT_LEVEL = 0.01
 # Repetitions a drift test needs: fewer cannot tell a trend from noise.
 DRIFT_LEAST = 6
+# Of a figure's spread, the least share the neighbours must be able to explain for a correlation with them to count.
+# Neighbours that take d CPUs more in one repetition than in another run at most d s of each second on the CPUs the
+# probe needs, so they lower a rate (or raise a latency) by at most d of itself: 0.00 to 0.01 CPUs move a figure
+# 1 % at most. Unless that bound reaches half the figure's spread (max - min over mean), something else moves it,
+# and an effect that small is within its noise: a correlation then is no instability.
+NEIGHBOURS_EXPLAIN = 0.5
 
 
 def drift(samples: Sequence[float], times: Sequence[float], others: Sequence[float] = (), *, rises: bool = False) -> str:
@@ -139,7 +145,8 @@ def drift(samples: Sequence[float], times: Sequence[float], others: Sequence[flo
     Three tests at :data:`DRIFT_LEVEL`: a trend of value against time (Spearman's rank
     correlation), a change between the first and the second half (Welch's t test), and values that
     follow what other processes took of the CPUs during each repetition (Spearman against
-    ``others``, one-sided: more of theirs, less of the figure; more of a latency where ``rises``). Each looks at the
+    ``others``, one-sided: more of theirs, less of the figure; more of a latency where ``rises``), where their swing
+    could move the figure that much (:data:`NEIGHBOURS_EXPLAIN`). Each looks at the
     order the repetitions were taken in, which an interval of their
     mean ignores: a steady neighbour shifts every value alike, a changing one shows here.
 
@@ -176,10 +183,17 @@ def _drift(values: list[float], times: list[float], load: list[float], rises: bo
         t, p = ttest_ind(first, second, equal_var=False)
         if p < DRIFT_LEVEL:
             return f"a change between the session's halves ({change:+.0%}, Welch p {p:.3f})"
-    if len(load) == len(values) and len(set(load)) > 1:
+    if len(load) == len(values) and len(set(load)) > 1 and _could_move(load, values):
         # one-sided: neighbours taking CPU lower a figure; a peer's server working harder for more throughput does not
         rho, p = spearmanr(load, values, alternative="greater" if rises else "less")
         if p < DRIFT_LEVEL:
             return (f"values that follow the neighbours' CPU use (Spearman rho {rho:+.2f}, p {p:.3f}; "
                     f"they took {min(load):.2f} to {max(load):.2f} CPUs)")
     return ""
+
+
+def _could_move(load: list[float], values: list[float]) -> bool:
+    """Whether neighbours whose CPU use swung over ``load`` (CPUs) could explain at least
+    :data:`NEIGHBOURS_EXPLAIN` of the values' spread: they move a figure by at most their swing, of itself."""
+    mean = abs(statistics.fmean(values))
+    return mean > 0 and max(load) - min(load) >= NEIGHBOURS_EXPLAIN * (max(values) - min(values)) / mean

@@ -11,7 +11,25 @@ from probes.core.units import Metric, format_quantity, quantity_from_json, quant
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Operation", "Access", "Workload"]
+__all__ = ["Operation", "Access", "Workload", "MOST_COUNT", "MOST_TRANSFER", "checked_transfer_size"]
+
+# No count a workload states (nodes, processes per node, queue depth, processes) beyond this: a slip, not a system
+# (the largest machines have some 160,000 nodes and ten million cores).
+MOST_COUNT = 10**7
+# No request larger than this: a request is held in one process's memory, and no node has a PiB of it.
+MOST_TRANSFER = "1 PiB"
+
+
+def checked_transfer_size(size: Quantity) -> Quantity:
+    """``size`` if a request can be that large; UnitError beyond :data:`MOST_TRANSFER` (a slip of the unit)."""
+    from probes.core.errors import UnitError
+    from probes.core.units import Q_
+
+    most = Q_(MOST_TRANSFER)
+    if size > most:
+        raise UnitError(f"The transfer size must be at most {MOST_TRANSFER}: a request is held in one process's "
+                        f"memory. Got {format_quantity(size, Metric.SIZE)} instead.")
+    return size
 
 
 class Operation(enum.Enum):

@@ -122,7 +122,8 @@ def probe(store: ProbeSetFile, reporter: Reporter, state_dir: str | os.PathLike 
     :mod:`probes.lab.probing`), and the file service as every client meets every server at once
     through the shaped links, in one session (:func:`probes.measure.session.run_probes`) of ``budget``
     seconds, their repetitions interleaved; the lab's lock is held throughout, so no other lab command
-    changes it meanwhile.
+    changes it meanwhile. The processes in the lab's namespaces (its sshd, sshfs and ssh, the iperf3 servers) are
+    what the probes measure, so their CPU time is the probes' own, not the neighbours' (UNSTABLE-MACHINE).
 
     Raises
     ------
@@ -134,11 +135,14 @@ def probe(store: ProbeSetFile, reporter: Reporter, state_dir: str | os.PathLike 
     with locked():
         lab = _running(root)
         made = probing.plan(lab, runtime=runtime)
+        ids = {name: ident for name in (*(h.namespace for h in lab.hosts), SWITCH)
+               if (ident := network.identity(name)) is not None}
         if not made.probes:
             raise ProbeError(f"nothing to probe in the lab in {root}: " + ("; ".join(made.notes) or "one host alone"))
         with probing.serving(made.peers), ExitStack() as stack:
             served = stack.enter_context(service.service_probes(lab, runtime)) if lab.servers and lab.clients else ()
-            outcome = run_probes(made.probes + served, store, reporter, target=target, budget=budget)
+            outcome = run_probes(made.probes + served, store, reporter, target=target, budget=budget,
+                                 helpers=lambda: sweep.members(ids))
     return Probed(lab, outcome, made.notes)
 
 

@@ -17,7 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from probes.core.document import dumps, envelope, read_document, write_atomic
+from probes.core.document import dumps, envelope, read_document
+from probes.core.outputs import write_replacing
 from probes.core.errors import InputError, ProbeError
 from probes.lab.layout import MOUNTED, OWN, Service, down_command
 from probes.lab.spec import PREFIX, Spec, spec_from
@@ -107,7 +108,7 @@ class Journal:
         return tuple(obj["name"] for obj in self.body["objects"])
 
     def _save(self) -> None:
-        write_atomic(self.root / STATE, dumps(envelope(KIND, VERSION, self.body)) + "\n")
+        write_replacing(self.root / STATE, dumps(envelope(KIND, VERSION, self.body)) + "\n")
 
 
 def resolve(path: str | os.PathLike) -> Path:

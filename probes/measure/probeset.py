@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from probes.core.document import dumps, envelope, read_document, write_atomic
+from probes.core.document import dumps, envelope, read_document
+from probes.core.outputs import check_writable, write_replacing
 from probes.core.errors import InputError
 from probes.core.host import this_host
 from probes.core.inputs import not_a_file
@@ -81,8 +82,7 @@ class ProbeSetFile:
                 raise InputError(str(path), "", "exists already; --resume continues it, --force replaces it")
         elif not self.path.parent.is_dir():
             raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} does not exist")
-        if not os.access(self.path.parent, os.W_OK):
-            raise InputError(str(path), "", f"its folder {str(self.path.parent)!r} is not writable")
+        check_writable(self.path)
 
     def done(self, probe: Probe) -> list[Measurement] | None:
         """The finished measurements of ``probe`` if this file has them from the same commands on this host."""
@@ -109,10 +109,7 @@ class ProbeSetFile:
         """Add or replace ``measurements`` and save the whole set."""
         for measurement in measurements:
             self.measurements[measurement.name] = measurement
-        try:
-            write_atomic(self.path, dumps(document(self.measurements.values(), self.machine)) + "\n")
-        except OSError as exc:
-            raise InputError(str(self.path), "", f"cannot be written: {exc.strerror or exc}") from None
+        write_replacing(self.path, dumps(document(self.measurements.values(), self.machine)) + "\n")
 
 
 def _same(measurement: Measurement, probe: Probe) -> bool:

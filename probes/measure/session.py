@@ -6,7 +6,7 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Callable, Iterable, Mapping, Protocol, Sequence
 
 from probes.core import machine
 from probes.core.errors import ProbeError
@@ -50,7 +50,7 @@ class Outcome:
 
 
 def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter, *, target: float = TARGET,
-               budget: float = BUDGET, seed: int = 0) -> Outcome:
+               budget: float = BUDGET, seed: int = 0, helpers: Callable[[], Iterable[int]] | None = None) -> Outcome:
     """Measure ``probes`` interleaved, saving after every repetition, within ``budget`` seconds in all.
 
     Repetitions go round the probes, in order for the first rounds (every probe's minimum
@@ -58,7 +58,9 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
     probe that has not yet reached ``target`` on a steady machine while its next repetition fits in
     what is left of the budget. So a figure's repetitions span the whole session, and its interval
     and drift tests (:attr:`Measurement.unstable`) see how the machine changed over it, not one
-    moment of it. Each repetition records its start and what other processes took of the CPUs.
+    moment of it. Each repetition records its start and what other processes took of the CPUs: those ``helpers``
+    returns (PIDs, asked at each repetition's start and end) are not others but part of what is measured (a lab's
+    sshd, sshfs and ssh), their CPU time counted as the probes' own.
 
     Every tool is looked up before the first measurement, so a missing one stops the run at once with
     how to install it; each probe's own check (a peer's server answering) runs before any budget is
@@ -85,7 +87,7 @@ def run_probes(probes: Sequence[Probe], store: ProbeSetFile, reporter: Reporter,
             failures.append((probe, exc))
             reporter.failed(probe, exc)
             continue
-        running.append(_Running(index, probe, store.partial(probe), target))
+        running.append(_Running(index, probe, store.partial(probe), target, helpers))
     clock = time.monotonic()
     order = random.Random(seed)
     rounds = 0
@@ -144,8 +146,9 @@ def measure(probe: Probe, *, target: float = TARGET, budget: float = 10.0, max_r
 class _Running:
     """One probe's repetitions in a session: samples per output, when each began, and the neighbours' CPU use."""
 
-    def __init__(self, index: int, probe: Probe, previous: dict[str, Measurement], target: float):
-        self.index, self.probe, self.target = index, probe, target
+    def __init__(self, index: int, probe: Probe, previous: dict[str, Measurement], target: float,
+                 helpers: Callable[[], Iterable[int]] | None = None):
+        self.index, self.probe, self.target, self.helpers = index, probe, target, helpers
         self.samples = {o.name: list(previous[o.name].samples) if o.name in previous else [] for o in probe.outputs}
         old = previous.get(probe.name)
         self.times = list(old.times) if old and old.times else []
@@ -179,9 +182,10 @@ class _Running:
     def repeat(self, clock: float) -> list[Measurement]:
         """One repetition, with its start and the neighbours' CPU use; the measurements so far."""
         began = time.monotonic()
-        before = machine.snapshot()
+        helpers = self.helpers or tuple  # no helpers: none of the others is part of what is measured
+        before = machine.snapshot(helpers())
         values = self.probe.once()
-        taken = machine.share(before, machine.snapshot())
+        taken = machine.share(before, machine.snapshot(helpers()))
         self.seconds.append(time.monotonic() - began)
         for output in self.probe.outputs:
             self.samples[output.name].append(float(values[output.name]))

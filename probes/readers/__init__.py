@@ -92,8 +92,7 @@ def read_results(path: str | Path, *, aliases: Mapping[str, str] | None = None) 
             return read_text(text, source=source, aliases=aliases)
         known = tuple(name for name, module in _readers().items() if module.looks_like(text))
         if not known:
-            raise ToolOutputError(source, "", f"not a format iobound reads (judged by its first {format_size(_SNIFF)}); "
-                                  "expected " + " or ".join(_formats()))
+            raise _unknown(text, source, f" (judged by its first {format_size(_SNIFF)})")
         text = None  # the head goes before the whole text comes
         text = file.text()
     return read_text(text, source=source, aliases=aliases, only=known)
@@ -125,4 +124,16 @@ def read_text(text: str, *, source: str, aliases: Mapping[str, str] | None = Non
 
             runs += [run for other in others for run in other.parse(text, source=source)]
             return distinct_labels(sorted(runs, key=lambda run: run.origin.line or 0))
-    raise ToolOutputError(source, "", "not a format iobound reads; expected " + " or ".join(_formats()))
+    raise _unknown(text, source)
+
+
+def _unknown(text: str, source: str, judged: str = "") -> ToolOutputError:
+    """The error of a text no reader takes: a CSV with other columns is told the columns a results table has."""
+    from probes.readers.table import REQUIRED, WORKLOAD_COLUMNS, foreign_header
+
+    header = foreign_header(text)
+    if header is not None:
+        return ToolOutputError(source, "line 1", f"a CSV with the columns {', '.join(header)[:200]}, not a results "
+                               f"table{judged}: expected the columns {', '.join(REQUIRED)} (and optionally "
+                               f"{', '.join(WORKLOAD_COLUMNS)}), or another format iobound reads")
+    return ToolOutputError(source, "", f"not a format iobound reads{judged}; expected " + " or ".join(_formats()))

@@ -23,11 +23,11 @@ from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.io500_phases import PROTOTYPE_LINE, Phase, read_app_results, read_prototype, read_summary
-from probes.readers.ior import readback
+from probes.readers.ior import Readback, readback
 from probes.readers.mdtest import stride, stride_tags
 from probes.readers.textlines import COUNT, beginning, binary_size, split_words
 
-__all__ = ["looks_like", "parse", "FORMAT", "phase_run"]
+__all__ = ["looks_like", "parse", "FORMAT", "phase_run", "LEAST_WRITE_SECONDS"]
 
 # What iobound read says it reads.
 FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
@@ -39,6 +39,14 @@ FORMAT = "io500 results (result.txt, result_summary.txt, io500.sh summaries)"
 _HARD_TRANSFER = 47008
 _HARD_NOTE = ("47008 B into one shared file, fixed for ior-hard by io500's rules and scripts "
               "of this version; this file does not print it")
+# io500's rules let no write phase of an official score run under 5 minutes (io500.sh: IO500_MIN_WRITE_RUNTIME=300 and
+# "This cannot be official score. The runtime of ... seconds is below 5 minutes"; the C app's stonewall, -D 300): a
+# listed write phase whose time is not stated wrote at least its rate for this long.
+LEAST_WRITE_SECONDS = 300.0
+# io500's scripts and C app pass "-C -Q 1" (each task reads what a task on the next node wrote) and "-e" (fsync on
+# close) to every ior-easy and ior-hard run, in every version from 2017 on; a file that prints no command is read so.
+_BY_RULES = Readback("-C", 1, "-e")
+_RULES_NOTE = "fixed by io500's rules and scripts; this file does not print it"
 # The C app's random phases name their transfer size, which its source fixes: ior-rnd4K-easy-read
 # (and the older ior-rnd4K-write/-read) pass -t=4096, ior-rnd1MB-write/-read -t=1048576.
 _RANDOM_SIZE = re.compile(r"rnd([0-9]{1,4})(K|MB)\b")
@@ -245,6 +253,8 @@ def _ior_workload(kind: str, operation: str, phase: Phase, nodes: int | None, pp
     if words is not None:
         tags += readback(words, source=source, where=f"line {phase.command_line}").tags(
             workload.operation, nodes, wrote=False)
+    elif phase.hard_by_rules and not named:  # ior-easy and ior-hard: io500's scripts fix -C -Q 1 -e
+        tags += [(key, f"{value}, {_RULES_NOTE}") for key, value in _BY_RULES.tags(workload.operation, nodes, wrote=False)]
     return workload, tags
 
 

@@ -41,6 +41,8 @@ _INFO_SNIFF = re.compile(r"^\s*(?:export\s+)?io500_info_[\w-]+=", re.MULTILINE)
 _LIST_COLUMNS = ("information_system", "information_client_nodes", "ior_easy_write")
 # A count's parts: "16 + 8", "12 All Flash, 56 Hybrid": a number, and words that say what it counts.
 _PARTS = re.compile(r"\s*(?:[,;+&]|\band\b)\s*")
+# A number with a minus before it (ASCII, or the typographic signs a word processor puts there).
+_NEGATIVE = re.compile(r"\s*[-\u2212\u2012\u2013]\s*\d")
 _COUNTED = re.compile(r"(\d{1,7})(?:\s+[A-Za-z][A-Za-z -]*)?")
 _PREFIX = "information_"
 _FORM_SNIFF = re.compile(r'\s*\{\s*"DATA"\s*:\s*\{')
@@ -169,6 +171,9 @@ def read_form(text: str, *, source: str) -> Description:
         kind, att = str(node.get("type", "")), _attributes(node)
         link = _attributes(_child(node, "Interconnect"))
         network = f"{link.get('type', '')} {link.get('speed', '')}".strip()
+        if _NEGATIVE.match(str(link.get("speed", ""))):
+            raise ToolOutputError(source, f"{place}/Interconnect speed", f"a port's speed must be more than zero. Got "
+                                  f"{link['speed']!r} instead.")
         storage = "/StorageSystem" in place
         if any(place.startswith(f"{group}/") for group in counted):
             continue  # a part of a server group already counted (its disks, its processors)

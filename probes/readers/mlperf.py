@@ -21,7 +21,7 @@ from probes.core.inputs import read_input
 from probes.core.records import Caching, Checkpoint, Placement, Training
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
-from probes.core.workload import Operation, Workload
+from probes.core.workload import MOST_TRANSFER, Operation, Workload
 from probes.readers.dlio_config import Config, folder_of, positive, whole
 from probes.readers.jsonfields import check, describe, field, json_object, number
 
@@ -48,6 +48,8 @@ _CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the who
 # The least AU a run must reach where its config states no metric.au: DLIO's default (ConfigArguments.au =
 # 0.90); DLIO of MLPerf Storage v0.5 compared the mean AU with a fixed 90 %.
 DEFAULT_AU = 0.90
+# An accelerator's utilisation: the share of the time it computed, in percent (a little over 100: rounding).
+_PERCENT = {"expected": "a percentage from 0 to 100", "below": 100.000001}
 # The submission-level report of v0.5 and v1.0 (report.py), up to two folders above a run's summary
 # (v0.5: <workload>/run<N>/<host>/summary.json); v0.5 summaries state no hosts, but the report does.
 _REPORT = "mlperf_storage_report.json"
@@ -137,11 +139,11 @@ def parse(text: str, *, source: str) -> list[Run]:
     return distinct_labels(runs)
 
 
-def _numbers(metric: dict, key: str, source: str) -> tuple[float, ...]:
+def _numbers(metric: dict, key: str, source: str, **bounds) -> tuple[float, ...]:
     values = field(metric, key, list, "metric", source)
     if not values:
         raise ToolOutputError(source, f"metric.{key}", "expected one value per epoch; found an empty list")
-    return tuple(number(v, f"metric.{key}[{i}]", source) for i, v in enumerate(values))
+    return tuple(number(v, f"metric.{key}[{i}]", source, **bounds) for i, v in enumerate(values))
 
 
 def _mean_agrees(values: tuple[float, ...], stated: float) -> bool:
@@ -258,13 +260,13 @@ class _Context:
 
     def training(self, metric: dict) -> list[Run]:
         source, config = self.source, self.config
-        au = _numbers(metric, "train_au_percentage", source)
+        au = _numbers(metric, "train_au_percentage", source, **_PERCENT)
         rates = _numbers(metric, "train_throughput_samples_per_second", source)
         if len(au) != len(rates):
             raise ToolOutputError(source, "metric.train_throughput_samples_per_second", f"expected one value per epoch "
                                   f"({len(au)}, as train_au_percentage); found {len(rates)}")
         au_mean = number(field(metric, "train_au_mean_percentage", (int, float), "metric", source),
-                         "metric.train_au_mean_percentage", source)
+                         "metric.train_au_mean_percentage", source, **_PERCENT)
         rate_mean = number(field(metric, "train_throughput_mean_samples_per_second", (int, float), "metric", source),
                            "metric.train_throughput_mean_samples_per_second", source)
         io_mean = number(field(metric, "train_io_mean_MB_per_second", (int, float), "metric", source),
@@ -322,6 +324,11 @@ class _Context:
         stated = self.config.positive("a record length in bytes", "dataset.record_length_bytes", "dataset.record_length")
         if rate_mean > 0 and io_mean > 0:
             used = io_mean * 2**20 / rate_mean
+            if not 1 <= used <= Q_(MOST_TRANSFER).m_as("B"):
+                raise ToolOutputError(self.source, "metric.train_throughput_mean_samples_per_second", f"expected a "
+                                      f"rate that with train_io_mean_MB_per_second ({_figure(io_mean)}) gives a sample "
+                                      f"of 1 B to {MOST_TRANSFER}; found {_figure(rate_mean)}, a sample of "
+                                      f"{used:.3g} B")
             agrees = stated is not None and math.isclose(used, stated, rel_tol=_SAME)
             if stated is not None and not agrees:
                 self.inconsistent.append(f"the config's record length is {_figure(stated)} B, but the summary's MB/s / "

@@ -26,7 +26,7 @@ UNIT = "ms"
 # iputils (and BSD): "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.", "PING ::1(::1) 56 data bytes".
 _LINUX = re.compile(r"^PING ([^\s(]+)\s*(?:\(([^)\s]*)\))?[^\n]*?(?:bytes of data|data bytes)", re.MULTILINE)
 # One iputils reply ("icmp_req" before 2012); replies may share a line in captured logs; "dup" marks a duplicate.
-REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
+REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>-?\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
 # The statistics are read wherever they stand on a line: a log may glue them to the text before them
 # (a reply without its line break, "^C", a timestamp); the sniff still wants them at a line's start.
 _LINUX_STATISTICS = re.compile(r"^--- (\S+) ping statistics ---", re.MULTILINE)
@@ -35,7 +35,7 @@ _LINUX_COUNTS = re.compile(r"(?<![\d.])(?P<sent>\d+) packets transmitted, (?P<re
                            r"(?: \+\d+ duplicates,)?(?: \+\d+ errors,)? (?P<loss>\d+(?:\.\d+)?)% packet loss")
 _LINUX_RTT = re.compile(r"(?<![\w-])(?:rtt|round-trip) (min/avg/max/\w+ = [\d./]+ ms)")
 _WINDOWS = re.compile(r"^Pinging (\S+)(?: \[([^\]\s]+)\])? (?:from \S+ )?with \d+ bytes of data:", re.MULTILINE)
-_WINDOWS_REPLY = re.compile(r"Reply from [^\n]*?: (?:bytes=\d+ )?time(?P<below><)?=?(?P<time>\d+)ms")
+_WINDOWS_REPLY = re.compile(r"Reply from [^\n]*?: (?:bytes=\d+ )?time(?P<below><)?=?(?P<time>-?\d+)ms")
 _WINDOWS_STATISTICS = re.compile(r"Ping statistics for ")
 _WINDOWS_COUNTS = re.compile(r"\bPackets: Sent = (?P<sent>\d+), Received = (?P<received>\d+), Lost = \d+ "
                              r"\((?P<loss>\d+)% loss\)")
@@ -144,6 +144,11 @@ def _run(block: str, header: re.Match, line: int, flavour: _Flavour, source: str
     if below:
         tags.append(("below_1ms", f"{below} replies printed time<1ms are left out: Windows does not say how "
                                   "far below 1 ms they were, so the samples over-state the typical RTT"))
+    negative = next((m for m in flavour.reply.finditer(block) if m["time"].startswith("-")), None)
+    if negative:
+        raise ToolOutputError(source, f"line {line + line_of(block, negative.start()) - 1}", f"expected round-trip "
+                              f"times of 0 ms or more; found {negative['time']} ms in this ping of {host} (a clock "
+                              "set back while it ran?): no time of this ping can be trusted")
     if not all(map(math.isfinite, samples)):
         raise ToolOutputError(source, f"line {line}", f"expected round-trip times that are numbers; found one "
                               f"too large to compute with in this ping of {host}")

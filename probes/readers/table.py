@@ -16,12 +16,13 @@ import csv
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
+from probes.core.outputs import plain_cell
 from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
-from probes.core.workload import Access, Operation, Workload
+from probes.core.workload import MOST_COUNT, Access, Operation, Workload, checked_transfer_size
 
-__all__ = ["looks_like", "parse", "FORMAT"]
+__all__ = ["looks_like", "parse", "foreign_header", "FORMAT"]
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
@@ -44,6 +45,21 @@ def looks_like(text: str) -> bool:
     except csv.Error:
         return False
     return sum(c in _columns(header) for c in REQUIRED) >= 2
+
+
+def foreign_header(text: str) -> list[str] | None:
+    """The header of a CSV that is not a results table (its first row not a comment, two columns or more, and the
+    next row as wide), for a message that says which columns a results table has; None for any other text.
+
+    >>> foreign_header("name,bw,size\\na,1,2\\n"), foreign_header("hello world\\n")
+    (['name', 'bw', 'size'], None)
+    """
+    try:
+        rows = _rows(text)
+        (_, header), (_, first) = next(rows), next(rows)
+    except (StopIteration, csv.Error):
+        return None
+    return [c.strip() for c in header] if len(header) >= 2 and len(first) == len(header) else None
 
 
 def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -> list[Run]:
@@ -80,7 +96,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
             raise ToolOutputError(source, "", f"not CSV after line {header_line} ({exc})") from exc
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
-        row = dict(zip(header, (c.strip() for c in cells)))
+        row = dict(zip(header, (plain_cell(c.strip()) for c in cells)))
         workload, value, unit, metric, duration, placement = _row(row, source, line, aliases)
         tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS and v)  # an empty cell says nothing
         key = row.get("run") or f"line {line}"
@@ -143,14 +159,17 @@ def _row(row: dict[str, str], source: str, line: int,
         if operation.is_metadata and metric is not Metric.OPERATION_RATE:
             raise UnitError(f"A metadata operation ({operation.value}) is counted in op/s, not in {row['unit']!r}.")
         column = "transfer_size"
-        size = (parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases)
-                if row["transfer_size"].strip() else None)
+        size = (checked_transfer_size(parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size",
+                                                     aliases=aliases)) if row["transfer_size"].strip() else None)
         column = "access"
         access = Access((row.get("access") or "sequential").lower())
         counts = {}
         for column in ("nodes", "ppn", "queue_depth"):
             if row.get(column):
                 counts[column] = _count(row[column])
+        column = "ppn" if "ppn" in counts else "nodes"
+        if counts.get("nodes", 1) * counts.get("ppn", 1) > MOST_COUNT:
+            raise ValueError(f"{counts.get('nodes', 1):,} nodes x {counts.get('ppn', 1):,} processes each")
         column = "direct"
         direct = _flag(row.get("direct", ""))
         column = "shared_file"
@@ -186,7 +205,9 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
         "shared_file": "true or false",
         "shared_directory": "true or false",
         "read_share": "the share of the bytes read, between 0 and 1, for op read+write only",
-    }.get(column, "a whole number of at least 1")
+    }.get(column, f"a whole number from 1 to {MOST_COUNT:,}")
+    if column in ("nodes", "ppn") and " x " in str(exc):
+        return f"must make at most {MOST_COUNT:,} processes with the nodes' count. Got {exc} instead."
     return f"must be {expected}. Got {cell!r} instead."
 
 
@@ -199,7 +220,7 @@ def _number(cell: str) -> float:
 
 def _count(cell: str) -> int:
     value = int(cell)
-    if value < 1:
+    if not 1 <= value <= MOST_COUNT:
         raise ValueError(cell)
     return value
 

@@ -87,7 +87,7 @@ def network_ports(text: str) -> Network | None:
         If a speed it states is negative, zero or beyond any network's ("-100 GBit", "0 Gb", "40000 Gbps").
     """
     found = []
-    for part in filter(None, _PARTS.split(text.strip().lower())):
+    for part in filter(None, _PARTS.split(text.strip().lower().replace("\u2212", "-"))):  # a typeset minus too
         words = _words(part)
         ports = _ports(words)
         speed = _SPEED.search(words)
