@@ -204,7 +204,9 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        per host, or one) and quantities (host_memory, data_per_host), not as tags' words
 #   1.5  a ceiling finding resting on the ceiling's least gains evidence narrowed_by where runs no cache can have
 #        served (witnesses) raised the least of ranges on its path: each range, its new least and the witness
-CHECK_VERSION = "1.5"
+#   1.6  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
+#        hard: small or unaligned transfers interleaved in one shared file, metadata servers that state no rate
+CHECK_VERSION = "1.6"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:
