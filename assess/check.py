@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
@@ -17,22 +17,29 @@ from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
+from assess.findings.hardware import beyond, implausible
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
+
+if TYPE_CHECKING:
+    from topologies.catalogues.achievable import Parts
 
 __all__ = ["check_runs", "witnesses_of", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
                nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
-               below: float = BELOW, limits: Limits = Limits(), witnesses: Iterable[Witness] | None = None) -> list[Judgement]:
+               below: float = BELOW, limits: Limits = Limits(), witnesses: Iterable[Witness] | None = None,
+               hardware: Mapping[str, Parts] | None = None) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
 
     A job's run (a Darshan log) is judged over the part of the system it could use (see
     :func:`assess.findings.application.part_of`), and gets the findings about an application. ``nodes`` places a
     run that states only its processes on that many nodes (``check --nodes``). The runs no cache can have served
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
-    their path for every run but themselves.
+    their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
+    drives and ports, and their date): a POSSIBLE-IF that needs more of one than any such part did is also
+    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing.
     """
     runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
@@ -47,6 +54,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
         return ceilings[id(model), run.workload]
 
     evidence = tuple(_witnesses(whole, runs, clients, ceiling) if witnesses is None else witnesses)
+    if hardware:  # a witness that needs more of a part than any of its date did is itself the anomaly: it proves nothing
+        evidence = tuple(w for w in evidence if not beyond(w.run.workload, w.proves, canonical(w.measured), whole, clients,
+                                                           hardware, tolerance))
     judgements = []
     for run in runs:
         part, model, narrowings = None, whole, ()
@@ -72,7 +82,10 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
             mixup = ceiling_mixup(run, judgement.ratio, noise)
             findings = tuple(cited(f, judged, narrowings) for f in judgement.findings)
-            judgement = replace(judgement, findings=findings + ((mixup,) if mixup else ()), part=part)
+            possible = next((f for f in findings if f.code == "POSSIBLE-IF"), None)
+            unlike = implausible(run, possible, judged, model, clients, hardware, tolerance) \
+                if hardware and possible else None
+            judgement = replace(judgement, findings=findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
@@ -204,9 +217,12 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        per host, or one) and quantities (host_memory, data_per_host), not as tags' words
 #   1.5  a ceiling finding resting on the ceiling's least gains evidence narrowed_by where runs no cache can have
 #        served (witnesses) raised the least of ranges on its path: each range, its new least and the witness
-#   1.6  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
+#   1.6  finding IMPLAUSIBLE-HARDWARE (a description's parts and date given): its evidence gains needs (the sentence)
+#        and implausible, per part beyond its class: component, needed, per_part, parts_per_member, year, dated,
+#        fastest, fastest_year, fastest_rate and source
+#   1.7  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
 #        hard: small or unaligned transfers interleaved in one shared file, metadata servers that state no rate
-CHECK_VERSION = "1.6"
+CHECK_VERSION = "1.7"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

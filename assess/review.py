@@ -31,9 +31,10 @@ __all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERD
            "severity"]
 
 # The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within"; its severity is
-# that finding's (FAR-BELOW is information where the ceiling leaves out what makes the phase hard). A metadata
-# phase's published band (PUBLISHED-BAND) is information beside its verdict, never one.
-VERDICTS = ("ABOVE-CEILING", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
+# that finding's (FAR-BELOW is information where the ceiling leaves out what makes the phase hard). IMPLAUSIBLE-HARDWARE
+# is a POSSIBLE-IF that needs more of a drive or port than any part of its class had done by the description's date.
+# A metadata phase's published band (PUBLISHED-BAND) is information beside its verdict, never one.
+VERDICTS = ("ABOVE-CEILING", "IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
 WITHIN = "within"
 UNJUDGED = "unjudged"
 
@@ -120,8 +121,8 @@ def _reviewed(submission: Submission, described: Described, witnesses: tuple[Wit
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
     system = submission.description.title
-    judgements = tuple(_banded(j, described, system)
-                       for j in check_runs(described.topology, submission.runs, witnesses=witnesses))
+    judgements = tuple(_banded(j, described, system) for j in check_runs(
+        described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 
@@ -142,7 +143,9 @@ def _phase(j: Judgement, described: Described) -> Phase:
     codes = {f.code: f for f in j.findings}
     verdict = next((code for code in VERDICTS if code in codes), WITHIN)
     implies = ""
-    if verdict == "POSSIBLE-IF":
+    if verdict == "IMPLAUSIBLE-HARDWARE":
+        implies = codes[verdict].evidence["needs"]
+    elif verdict == "POSSIBLE-IF":
         implies = _needs(codes[verdict].implied or (), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
@@ -210,7 +213,10 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 #   1.0  first version: per submission its verdict, assumptions, missing fields, topology and phases
 #   1.1  a phase gains narrowed_by: the ranges its verdict's least rests on that witnesses (runs no cache can have
 #        served, of the submission or of the same system's others) raised, each with its least and the witness
-REVIEW_VERSION = "1.1"
+#   1.2  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
+#        fastest of its class by the description's date and that part's source; a topology's groups may carry
+#        request_size (topology 1.2)
+REVIEW_VERSION = "1.2"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

@@ -76,7 +76,7 @@ def _index(reviewed: Sequence[Reviewed], source: str, pages: dict[int, str]) -> 
            "metadata_bounds.toml); the published io500 rates of their file system are shown beside them as "
            "information (PUBLISHED-BAND), never as a ceiling, and never with the system's own runs.")
     above = [(r, p) for r in reviewed for p in r.phases if p.verdict == "ABOVE-CEILING"]
-    possible = [(r, p) for r in reviewed for p in r.phases if p.verdict == "POSSIBLE-IF"]
+    possible = [(r, p) for r in reviewed for p in r.phases if p.verdict in ("IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF")]
     needing = Table(("id", "system", "phase", "measured", "ceiling (least–most)", "verdict", "implies"),
                     tuple(_need_row(r, p) for r, p in above + possible), "needs",
                     links=tuple(f"{PAGES}/{pages[id(r)]}" for r, _ in above + possible), sortable=True)
@@ -87,7 +87,9 @@ def _index(reviewed: Sequence[Reviewed], source: str, pages: dict[int, str]) -> 
         Section("Summary", (summary, how)),
         Section("Results that need more than the stated hardware",
                 (f"{len(above)} phase(s) above the most their stated hardware allows (ABOVE-CEILING), then "
-                 f"{len(possible)} possible only if the hardware is better than its least (POSSIBLE-IF).", needing)),
+                 f"{len(possible)} possible only if the hardware is better than its least (POSSIBLE-IF; "
+                 "IMPLAUSIBLE-HARDWARE where no part of its class that had shipped by its date was that good).",
+                 needing)),
         Section("Efficiency per phase", (Plot(f"{FIGURES}/efficiencies",
                                               "Each judged phase's result over the most its stated hardware allows "
                                               "(1: at that ceiling), coloured by its verdict."),)),

@@ -86,7 +86,8 @@ class Stage:
     is the group whose member count the workload may change; ``term`` is the capacity as
     a sympy expression and ``constants`` the topology's values of its symbols, which
     ``symbolic`` makes when a formula is first asked for (a sweep of ceilings needs none). For
-    :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte``).
+    :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte`` + the ``split`` times), each split
+    time (t, R) paid once per piece of at most R bytes: t·max(1, s / R).
     """
 
     components: tuple[Component, ...]
@@ -97,6 +98,7 @@ class Stage:
     constant: float = 1.0
     fixed: float = 0.0
     per_byte: float = 0.0
+    split: tuple[tuple[float, float], ...] = ()
 
     @functools.cached_property
     def _made(self) -> tuple[sp.Expr, dict]:
@@ -118,7 +120,10 @@ class Stage:
             return self.constant * nodes
         if self.scale == Scale.SIZE:
             return self.constant * size
-        return nodes * ppn * depth * size / (self.fixed + size * self.per_byte)
+        seconds = self.fixed + size * self.per_byte
+        for fixed, piece in self.split:
+            seconds += fixed * max(1.0, size / piece)
+        return nodes * ppn * depth * size / seconds
 
 
 @dataclass(frozen=True)
@@ -271,17 +276,8 @@ class FlowNetwork:
             self._add(u, v, self._stage(group, key, layer))
         if group.kind is Kind.CLIENT:
             self._add(CLIENTS, nodes[0], None)
-        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (self.shape.cached or self._stores(group))):
+        elif group.kind is Kind.DEVICE or (group.kind is Kind.SERVER and (self.shape.cached or group.name in self.topology.holders)):
             self._add(nodes[-1], STORAGE, None)
-
-    def _stores(self, server: Group) -> bool:
-        """Whether a server group holds the data itself: with no devices anywhere, one that passes it to no server
-        farther from the clients (a gateway passes it on; two servers side by side both keep theirs)."""
-        if self.topology.of_kind(Kind.DEVICE):
-            return False
-        distance = self.topology.distance
-        return not any(u == server.name and self.topology.group(v).kind is Kind.SERVER and
-                       distance.get(v, 0) > distance.get(u, 0) for u, v, _ in self.topology.data_links())
 
     def _stage(self, group: Group, key: str, layer: str) -> Stage | None:
         if key == "requests":
@@ -394,7 +390,7 @@ class FlowNetwork:
             return count_symbol(group.name) * ppn * depth * size / expression, constants
 
         return Stage(tuple(time.components), layer, group.name, symbolic, Scale.REQUESTS, fixed=time.fixed,
-                     per_byte=time.per_byte)
+                     per_byte=time.per_byte, split=tuple(time.split))
 
     def _connect(self, active: set[str]) -> None:
         for u, v, index in self.topology.data_links():

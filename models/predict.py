@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, canonical
@@ -25,6 +25,9 @@ from models.layers import DEVICE_LAYERS, REQUESTS
 # Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
 HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
 from topologies.topology import Capacity, Component, Kind, Topology
+
+if TYPE_CHECKING:
+    from pint import Quantity
 
 # The metrics a ceiling is monotone in: it rises with bandwidths and rates and falls with latencies.
 _MONOTONE = (Metric.BANDWIDTH, Metric.OPERATION_RATE, Metric.LATENCY)
@@ -205,6 +208,36 @@ class Model:
             t = _least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, high)
             found.append(Implied(place, capacity, Q_(worst + t * (best - worst), unit)))
         return tuple(found)
+
+    def alone(self, workload: Workload, clients: tuple[str, ...] | None, target: float, place: Component) -> Quantity | None:
+        """What a run at ``target`` (B/s or op/s) needs of the assumed figure at ``place`` (a range, or one value)
+        whatever every other assumed figure is (each unlimited), past its range's end where it must: the least any
+        part there must carry. None where its least favourable end already allows ``target`` or no value of it does."""
+        capacity = (self.ranges | self.assumed).get(place)
+        if capacity is None or capacity.metric is Metric.LATENCY or not _concerns(place.key, workload.operation):
+            return None
+        free = self.topology.replaced({p: Capacity(None, c.metric, c.source)
+                                       for p, c in (self.ranges | self.assumed).items() if p != place})
+        unit = capacity.value.units
+
+        def bound(value: float) -> float:
+            return _most(Model(free.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
+
+        worst = capacity.ends[0].m_as(unit)
+        least = bound(worst)
+        if least >= target:
+            return None
+        best = worst * target / least if least > 0 else worst  # a ceiling proportional to the figure reaches it here
+        reached = bound(best)
+        if math.isclose(reached, target, rel_tol=1e-9):  # proportional, as where the figure alone binds: solved
+            return Q_(best, unit)
+        if reached < target:
+            best = _reaching(bound, best, target, capacity.metric)
+            if best is None:
+                return None
+            reached = bound(best)
+        t = _least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
+        return Q_(worst + t * (best - worst), unit)
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         if workload.operation is Operation.MIXED:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from probes.core.units import canonical
+from probes.core.units import Q_, Metric, canonical, format_quantity
 from models.formulas import group_symbol, least, workload_symbols
 from models.layers import SYMBOL
 from topologies.topology import Component, Forwarding, Group, Kind, Topology
@@ -39,6 +39,58 @@ def _crossed(topology: Topology, client: str, tier: list[Group], sinks: set[str]
     return not topology.reachable(client, frozenset(g.name for g in tier)).keys() & sinks
 
 
+class _Sized(NamedTuple):
+    """The size of the requests a tier takes (B), whether it collects smaller ones into it (a storing gateway), and
+    the group that states it, with its figure."""
+
+    size: float
+    collects: bool
+    group: str
+    stated: Quantity
+
+
+def _sized(groups) -> _Sized | None:
+    """What a tier of groups states of its request size: None where one of them states none (requests pass as they
+    come) or they forward differently; of several sizes the largest, the fewest requests (a ceiling is an upper bound)."""
+    stated = [_Sized(canonical(g.request_size), g.forwarding is Forwarding.STORE, g.name, g.request_size)
+              for g in groups if g.request_size is not None]
+    if len(stated) < len(groups) or len({x.collects for x in stated}) > 1:
+        return None
+    return max(stated, key=lambda x: x.size)
+
+
+def _pieces(sizes: list[_Sized]) -> tuple[float | None, float, tuple[_Sized, ...]]:
+    """How many pieces a request of s bytes is, where the ``sizes`` on its way (nearest the client first) cut it:
+    s / ``collected`` from the last storing gateway on (it takes requests of its size whatever comes; None if there is
+    none), else max(1, s / ``split``) (infinite where no size is stated); and the sizes whose least sets it."""
+    last = max((i for i, x in enumerate(sizes) if x.collects), default=None)
+    counted = tuple(sizes[last or 0:])
+    least = min((x.size for x in counted), default=math.inf)
+    return (least, math.inf, counted) if last is not None else (None, least, counted)
+
+
+class _Term(NamedTuple):
+    """One term of a request's time: its symbols (prefix, group), the groups whose ``request_size`` makes a fixed
+    time count once per piece, and whether a storing gateway set those pieces (s / R) or they split (max(1, s / R))."""
+
+    names: tuple[tuple[str, str], ...]
+    sizes: tuple[str, ...] = ()
+    collected: bool = False
+
+    @property
+    def fixed(self) -> bool:
+        return len(self.names) == 1 and self.names[0][0] in ("RTT", "L")
+
+    @property
+    def text(self) -> str:
+        if not self.fixed:
+            return f"s/{_name(*self.names)}"
+        if not self.sizes:
+            return _name(*self.names)
+        pieces = f"s/{_name(*(('R', g) for g in self.sizes))}"
+        return f"{_name(*self.names)}·{pieces if self.collected else f'max(1, {pieces})'}"
+
+
 def _seconds_per_byte(start, chosen, end) -> float:
     """The time per byte through the client (``start``), one (group, limits) per server tier and the devices (``end``):
     each segment between storing groups takes its slowest stage's time, and the segments add."""
@@ -62,6 +114,10 @@ class RequestTime:
     Every hop may state a ``latency``, the fixed time a request costs there besides moving its
     bytes: the client itself (its call into the file system), each tier of networks (a switch, a
     proxy's buffer copy), each tier of servers, and the devices; of each tier the least counts.
+    It is paid once per request that hop takes: where clients or servers state the
+    ``request_size`` they read and write with, a larger request is taken in pieces of it, and a
+    storing gateway collects smaller ones into requests of its size (issue 32). A network's
+    requests are those of the servers it carries them to, the devices' those of the last server.
 
     Pipelined stages overlap, so the bytes take s / (the slowest per-member bandwidth on the
     way); a server group that stores and forwards (a gateway) receives a request whole before
@@ -69,31 +125,50 @@ class RequestTime:
     by their distance from the client (a gateway before the storage servers); of the tiers the
     groups that together make a request quickest, and of the devices the fastest group (an
     upper bound when groups differ, and monotone in every figure). With
-    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s;
+    ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s,
+    plus t · max(1, s / R) for each (t, R) of ``split``;
     ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
     stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
     """
 
     def __init__(self, topology: Topology, client: Group, op: str, cached: bool, served: frozenset[str] | None = None):
-        self.recipe: list[tuple[tuple[str, str], ...]] = []  # per term: (prefix, group) of its symbols
+        self.recipe: list[_Term] = []
         self.values: dict[tuple[str, str], Quantity] = {}
         self.components: list[Component] = []
         self.parts: list[str] = []
         self.fixed = self.per_byte = 0.0
+        self.split: list[tuple[float, float]] = []  # (seconds, bytes): paid once per piece of at most those bytes
         tiers = _tiers(topology, client.name, Kind.SERVER)
         devices = [] if cached else [tuple(g for g in topology.of_kind(Kind.DEVICE) if g.serves(op) and (
             served is None or g.name in served))]
-        sinks = {g.name for g in (devices[0] if devices and topology.of_kind(Kind.DEVICE) else topology.of_kind(Kind.SERVER))}
+        # where the data ends: the devices, the servers' memory, or the servers that hold it where there are no devices
+        sinks = {g.name for g in devices[0]} if topology.of_kind(Kind.DEVICE) and not cached else \
+            {g.name for g in topology.of_kind(Kind.SERVER) if cached or g.name in topology.holders}
         # a request and its answer cross each tier of networks every way to the storage crosses: a round trip of each
         networks = [n for n in _tiers(topology, client.name, Kind.NETWORK) if _crossed(topology, client.name, n, sinks)]
+        crossed = [t for t in tiers if _crossed(topology, client.name, t, sinks)]
+        # the request sizes on the way: a tier's requests are those the sizes up to it made (a network's, those of the
+        # servers it carries them to), each fixed time paid once per piece
+        distance = topology.reachable(client.name)
+        sized = [(distance[t[0].name], x) for t in crossed if (x := _sized(t)) is not None]
+        own = [x] if (x := _sized([client])) is not None else []
+
+        def sizes(upto: float) -> list[_Sized]:
+            return own + [x for d, x in sized if d <= upto]
+
+        def receiver(groups) -> float:
+            return min((distance[t[0].name] for t in crossed if distance[t[0].name] > distance[groups[0].name]),
+                       default=math.inf)
+
         for groups in networks:
             nearest = least(groups, "rtt")
             if nearest:
                 rtt, network = nearest
-                self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}")
-        crossed = [t for t in tiers if _crossed(topology, client.name, t, sinks)]
-        for groups in [[client]] + networks + crossed + devices:
-            self._latency(groups)
+                self._fixed(("RTT", network.name), rtt, Component(network.name, "rtt"), f"one round trip of {network.name}",
+                            sizes(receiver(groups)))
+        for groups, upto in [([client], -1)] + [(n, receiver(n)) for n in networks] + \
+                [(t, distance[t[0].name]) for t in crossed] + [(d, math.inf) for d in devices]:
+            self._latency(groups, sizes(upto))
         start, end = self._limits(client, op), [self._fastest(d, op) for d in devices]
         choices = itertools.product(*(self._candidates(groups, op) for groups in tiers))
         stream = [start]
@@ -105,8 +180,7 @@ class RequestTime:
                 self.parts.append(f"{group.name} receives each request whole before passing it on")
         self._bytes(stream + end)
         self.described = ", ".join(self.parts)
-        self.text = " + ".join(_name(term[0]) if len(term) == 1 and term[0][0] in ("RTT", "L") else f"s/{_name(*term)}"
-                               for term in self.recipe)
+        self.text = " + ".join(term.text for term in self.recipe)
 
     def symbolic(self) -> tuple[sp.Expr, dict]:
         """The time as a sympy expression, and the values of its symbols."""
@@ -115,24 +189,43 @@ class RequestTime:
         size, _, _ = workload_symbols()
         terms = []
         for term in self.recipe:
-            symbols = [group_symbol(*name) for name in term]
-            fixed = len(term) == 1 and term[0][0] in ("RTT", "L")
-            terms.append(symbols[0] if fixed else size / (sp.Min(*symbols) if len(symbols) > 1 else symbols[0]))
+            symbols = [group_symbol(*name) for name in term.names]
+            least_of = sp.Min(*symbols) if len(symbols) > 1 else symbols[0]
+            if not term.fixed:
+                terms.append(size / least_of)
+            elif not term.sizes:
+                terms.append(least_of)
+            else:
+                pieces = size / sp.Min(*(group_symbol("R", g) for g in term.sizes))
+                terms.append(least_of * (pieces if term.collected else sp.Max(1, pieces)))
         return sp.Add(*terms), {group_symbol(*name): value for name, value in self.values.items()}
 
-    def _latency(self, groups) -> None:
-        """The smallest stated latency of one tier of groups, added to every request."""
+    def _latency(self, groups, sizes: list[_Sized]) -> None:
+        """The smallest stated latency of one tier of groups, added to every request (once per piece, see :meth:`_fixed`)."""
         smallest = least(groups, "latency")
         if smallest:
             latency, group = smallest
-            self._fixed(("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}")
+            self._fixed(("L", group.name), latency, Component(group.name, "latency"), f"the latency of {group.name}", sizes)
 
-    def _fixed(self, name: tuple[str, str], value: Quantity, component: Component, words: str) -> None:
-        self.recipe.append((name,))
+    def _fixed(self, name: tuple[str, str], value: Quantity, component: Component, words: str,
+               sizes: list[_Sized]) -> None:
+        """A fixed time of each request, paid once per piece where the ``sizes`` on its way cut or collect it."""
+        collected, split, counted = _pieces(sizes)
+        self.recipe.append(_Term((name,), tuple(x.group for x in counted), collected is not None))
         self.values[name] = value
+        for x in counted:
+            self.values["R", x.group] = x.stated
         self.components.append(component)
-        self.parts.append(words)
-        self.fixed += canonical(value)
+        seconds = canonical(value)
+        if collected is not None:
+            self.per_byte += seconds / collected
+            self.parts.append(f"{words} per {_bytes(collected)} it takes")
+        elif split < math.inf:
+            self.split.append((seconds, split))
+            self.parts.append(f"{words} per piece of at most {_bytes(split)}")
+        else:
+            self.fixed += seconds
+            self.parts.append(words)
 
     @staticmethod
     def _limits(group: Group, op: str) -> list[tuple[float, str, Group, Quantity]] | None:
@@ -181,9 +274,13 @@ class RequestTime:
                 names.append((SYMBOL[key], group.name))
                 self.values[names[-1]] = value
                 self.components.append(Component(group.name, key))
-        self.recipe.append(tuple(names))
+        self.recipe.append(_Term(tuple(names)))
         self.parts.append(f"s / {_name(*names)} for its bytes")
         self.per_byte += 1 / slowest
+
+
+def _bytes(size: float) -> str:
+    return format_quantity(Q_(size, "B"), Metric.SIZE)
 
 
 def _name(*names: tuple[str, str]) -> str:

@@ -7,6 +7,14 @@ and passes it back. The client keeps one request in flight and times each from t
 starts sending to the acknowledgement's arrival, on two connections taken in turn: one to the
 server (direct) and one through the proxy (proxied). Every socket has TCP_NODELAY.
 
+Hops may use different request sizes (``--hops``, issue 32): a connection to the proxy opens
+with a header giving the size the server reads (0: each request whole), and the proxy passes
+each request on in pieces of at most that size, each acknowledged, before it acknowledges the
+request. A case ``write/buffer/forward`` has the client write ``write`` bytes at a time into
+requests of the proxy's ``buffer`` (several writes collected into one request, or one write
+split into several), which the proxy forwards in requests of ``forward``; its unit, timed as
+one, is max(write, buffer) bytes.
+
 Every link is shaped in the tool, to the same ``rate``: whatever writes to a socket (the
 client, the proxy both ways, the server's acknowledgements) writes a message in chunks, each
 when its last byte would have left a wire of that rate that started the message when the write
@@ -45,11 +53,13 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 # format history:
 #   1.0  first version
-FORMAT, FORMAT_VERSION = "iobound-tests/chain", "1.0"
+#   1.1  batches may hold "hops": per case "write/buffer/forward" (bytes), the time of one unit of max(write, buffer)
+FORMAT, FORMAT_VERSION = "iobound-tests/chain", "1.1"
+READABLE = ("1.0", FORMAT_VERSION)
 
 HEADER = struct.Struct("!Q")
 LARGEST = 1 << 20
@@ -58,6 +68,10 @@ RATE = 25e6  # B/s on every link (200 Mbit/s): 4 KiB takes 164 µs, a direct req
 CHUNK = 16384  # bytes written at once by a shaped writer
 SPIN = 300e-6  # the last stretch before a write's time is spun, not slept: a sleep wakes up to ~50 µs late
 LOCALHOST = "127.0.0.1"
+# (write, buffer, forward) in bytes: writes collected into a larger buffer, or split over smaller ones, and the
+# buffer forwarded whole, in pieces, or to a server that reads more than it is given; 2 KiB / 4 KiB / 512 B is issue 32's
+HOPS = ((2048, 4096, 512), (512, 4096, 4096), (4096, 4096, 1024), (65536, 16384, 4096), (1024, 65536, 8192),
+        (8192, 8192, 65536), (256, 1024, 256), (16384, 262144, 262144), (4096, 512, 4096))
 
 
 # ---- the three roles ------------------------------------------------------------------------------------------------
@@ -76,15 +90,15 @@ def _until(deadline: float) -> None:
             time.sleep(left - SPIN)
 
 
-def send(sock: socket.socket, data: memoryview, rate: float) -> None:
-    """Write ``data`` as a wire of ``rate`` B/s would pass it on: each chunk when its last byte would have crossed.
+def send(sock: socket.socket, data: memoryview, rate: float, chunk: int = CHUNK) -> None:
+    """Write ``data`` as a wire of ``rate`` B/s would pass it on: each ``chunk`` when its last byte would have crossed.
 
     The wire starts the message when this is called; a chunk written late (the process was not
     running) does not delay the next one beyond its own time.
     """
     start, sent = time.perf_counter(), 0
     while sent < len(data):
-        end = min(sent + CHUNK, len(data))
+        end = min(sent + chunk, len(data))
         _until(start + end / rate)
         sock.sendall(data[sent:end])
         sent = end
@@ -148,56 +162,85 @@ def serve(rate: float) -> None:
 
 
 def relay(upstream: int, rate: float) -> None:
-    """The proxy: receive each request whole, send it on to the server at ``upstream``, and pass its acknowledgement back."""
+    """The proxy: receive each request whole, send it on to the server at ``upstream`` in pieces of the size the
+    connection's first header gives (0: whole), each acknowledged, then acknowledge the request."""
     def handle(conn: socket.socket) -> None:
         view = memoryview(bytearray(HEADER.size + LARGEST))
         ack = memoryview(bytearray(HEADER.size))
         with conn, _connected(upstream) as up:
+            _exactly(conn, ack)
+            forward = HEADER.unpack_from(ack)[0] or LARGEST
             while (n := _receive(conn, view)) >= 0:
-                send(up, view[:HEADER.size + n], rate)
-                _exactly(up, ack)
+                for start in range(0, n, forward):
+                    piece = min(forward, n - start)
+                    HEADER.pack_into(view, start, piece)  # over the bytes already sent on
+                    send(up, view[start:start + HEADER.size + piece], rate)
+                    _exactly(up, ack)
+                HEADER.pack_into(ack, 0, n)
                 send(conn, ack, rate)
 
     _each_connection(handle)
 
 
-def client(ports: dict[str, int], rate: float, sizes: Sequence[int], passes: int, least_count: int,
-           least_seconds: float) -> dict[str, dict[str, list[list[float]]]]:
-    """Time requests of each size on each path, one in flight: ``passes`` rounds over sizes and paths.
+Hop = tuple[int, int, int]  # the client's write, the proxy's buffer and the size it forwards, in bytes
 
-    In each round each (size, path) gets one batch: requests until at least ``least_count`` are
-    made and ``least_seconds`` have passed. The order of the paths and of the sizes (up, then
-    down) turns from round to round, so that a slow spell of the machine falls on all of them.
-    A round of warm-up, not kept, comes first. Returns, per path and size, one
-    ``[count, seconds, median, least]`` per batch: its requests, their total time, and the
-    median and least time of one, in seconds.
+
+def client(ports: dict[str, int], rate: float, sizes: Sequence[int], passes: int, least_count: int,
+           least_seconds: float, hops: Sequence[Hop] = ()) -> dict[str, dict[str, list[list[float]]]]:
+    """Time requests of each size on each path, one in flight, and each case of ``hops`` through the proxy: ``passes``
+    rounds over the cases.
+
+    In each round each case (path and size, or hop sizes) gets one batch: units until at least
+    ``least_count`` are made and ``least_seconds`` have passed. The order of the cases turns from
+    round to round (up, then down), so that a slow spell of the machine falls on all of them. A
+    round of warm-up, not kept, comes first. Returns, per path (and "hops") and case, one
+    ``[count, seconds, median, least]`` per batch: its units, their total time, and the median
+    and least time of one, in seconds.
     """
     _precise_timers()
     socks = {name: _connected(port) for name, port in ports.items()}
-    messages = {b: memoryview(HEADER.pack(b) + bytes(b)) for b in sizes}
+    socks["proxied"].sendall(HEADER.pack(0))  # passes each request on whole
     ack = memoryview(bytearray(HEADER.size))
 
-    def batch(name: str, b: int, count: int, seconds: float) -> list[float]:
-        sock, message, times, total = socks[name], messages[b], [], 0.0
+    def requests(sock: socket.socket, payload: int, write: int, count: int) -> Callable[[], None]:
+        """One unit: ``count`` requests of ``payload`` bytes, each written ``write`` bytes at a time and acknowledged."""
+        message = memoryview(HEADER.pack(payload) + bytes(payload))
+
+        def unit() -> None:
+            for _ in range(count):
+                send(sock, message, rate, min(write, CHUNK))
+                _exactly(sock, ack)
+                if ack != message[:HEADER.size]:
+                    raise ValueError(f"the acknowledgement of a {payload}-byte request was {bytes(ack)!r}")
+        return unit
+
+    cases = [(name, str(b), requests(socks[name], b, b, 1)) for b in sizes for name in ports]
+    forwarding: dict[int, socket.socket] = {}  # per size the proxy forwards in, a connection that asked for it
+    for write, buffer, forward in hops:
+        if forward not in forwarding:
+            forwarding[forward] = _connected(ports["proxied"])
+            forwarding[forward].sendall(HEADER.pack(forward))
+        cases.append(("hops", f"{write}/{buffer}/{forward}",
+                      requests(forwarding[forward], buffer, write, max(1, write // buffer))))
+
+    def batch(unit: Callable[[], None], count: int, seconds: float) -> list[float]:
+        times, total = [], 0.0
         while len(times) < count or total < seconds:
             start = time.perf_counter()
-            send(sock, message, rate)
-            _exactly(sock, ack)
+            unit()
             times.append(time.perf_counter() - start)
             total += times[-1]
-            if ack != message[:HEADER.size]:
-                raise ValueError(f"{name}: the acknowledgement of a {b}-byte request was {bytes(ack)!r}")
         return [len(times), total, statistics.median(times), min(times)]
 
-    for name in ports:
-        for b in sizes:
-            batch(name, b, 2, 0.0)
-    kept: dict[str, dict[str, list[list[float]]]] = {name: {str(b): [] for b in sizes} for name in ports}
+    for _, _, unit in cases:
+        batch(unit, 2, 0.0)
+    kept: dict[str, dict[str, list[list[float]]]] = {}
+    for name, key, _ in cases:
+        kept.setdefault(name, {})[key] = []
     for round_ in range(passes):
-        for b in sizes if round_ % 2 == 0 else reversed(sizes):
-            for name in ports if round_ % 2 == 0 else reversed(list(ports)):
-                kept[name][str(b)].append(batch(name, b, least_count, least_seconds))
-    for sock in socks.values():
+        for name, key, unit in cases if round_ % 2 == 0 else reversed(cases):
+            kept[name][key].append(batch(unit, least_count, least_seconds))
+    for sock in [*socks.values(), *forwarding.values()]:
         sock.close()
     return kept
 
@@ -213,11 +256,12 @@ class Chain:
     rate: float
 
     def measure(self, sizes: Sequence[int] = SIZES, passes: int = 9, least_count: int = 2,
-                least_seconds: float = 0.01, timeout: float = 300) -> dict[str, dict[str, list[list[float]]]]:
+                least_seconds: float = 0.01, hops: Sequence[Hop] = (),
+                timeout: float = 300) -> dict[str, dict[str, list[list[float]]]]:
         """Run the client in its own process; its batches, as :func:`client` returns them."""
         argv = [*_script(), "client", "--direct", str(self.server), "--proxied", str(self.proxy), "--rate", str(self.rate),
                 "--sizes", ",".join(map(str, sizes)), "--passes", str(passes), "--least-count", str(least_count),
-                "--least-seconds", str(least_seconds)]
+                "--least-seconds", str(least_seconds), "--hops", _hops_text(hops)]
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
             raise RuntimeError(f"the chain's client failed: {done.stderr.strip()}")
@@ -258,6 +302,36 @@ def awake() -> Iterator[str | None]:
         os.close(fd)
 
 
+def spin(cpu: int) -> None:
+    """Keep ``cpu`` from halting: run on it without end at the lowest priority Linux has (SCHED_IDLE), which any task
+    that wakes there takes over at once."""
+    os.sched_setaffinity(0, {cpu})
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    while True:
+        pass
+
+
+@contextmanager
+def spinning() -> Iterator[None]:
+    """A :func:`spin` on every CPU this process may use, as long as this lasts: a CPU that always has something to
+    run never halts, where no cpuidle driver lets :func:`awake` keep it polling. Tried for issue 32's recording
+    (``record --spin``); see tests/data/chain/README.md for what it changed."""
+    with ExitStack() as stack:
+        for cpu in sorted(os.sched_getaffinity(0)):
+            process = subprocess.Popen([*_script(), "spin", str(cpu)])
+            stack.callback(_stop, process)
+        yield
+
+
+def _stop(process: subprocess.Popen) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextmanager
 def chain(rate: float = RATE) -> Iterator[Chain]:
     """The server and the proxy running on loopback, stopped on exit."""
@@ -282,24 +356,22 @@ def _started(role: str, *argv: str) -> Iterator[int]:
             raise RuntimeError(f"the chain's {role} did not start: {process.stderr.read().strip()}")
         yield int(port)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop(process)
 
 
 # ---- records --------------------------------------------------------------------------------------------------------
 
-def record(made: Chain, idle: bool = False, **options) -> dict:
+def record(made: Chain, idle: bool = False, spin: bool = False, **options) -> dict:
     """A measurement of ``made`` as a versioned document, with where and how it was made.
 
-    The CPUs are kept from halting (:func:`awake`) unless ``idle``.
+    The CPUs are kept from halting (:func:`awake`) unless ``idle``; with ``spin``, a spinner runs on each
+    (:func:`spinning`).
     """
     started = time.monotonic()
     with ExitStack() as stack:
         held = False if idle else stack.enter_context(awake()) is None
+        if spin:
+            stack.enter_context(spinning())
         batches = made.measure(**options)
     return {
         "format": FORMAT, "format_version": FORMAT_VERSION,
@@ -309,8 +381,8 @@ def record(made: Chain, idle: bool = False, **options) -> dict:
             "made": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "seconds": round(time.monotonic() - started, 1), "tool": "tests/chain.py",
             "links": f"loopback TCP, each writer shaped in the tool to {made.rate:g} B/s", "rate": made.rate,
-            "cpus_kept_awake": held,
-            "options": options,
+            "cpus_kept_awake": held, "spinners": spin, "nice": os.getpriority(os.PRIO_PROCESS, 0),
+            "options": {**options, "hops": _hops_text(options.get("hops", ())).split(",") if options.get("hops") else []},
         },
         "batches": batches,
     }
@@ -327,24 +399,38 @@ def dumps(doc: dict) -> str:
 def load(path: str | Path) -> dict:
     """A document :func:`record` wrote; refused if it is of another format or version."""
     doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    if doc.get("format") != FORMAT or doc.get("format_version") != FORMAT_VERSION:
-        raise ValueError(f"{path} is not a {FORMAT} {FORMAT_VERSION} document: "
+    if doc.get("format") != FORMAT or doc.get("format_version") not in READABLE:
+        raise ValueError(f"{path} is not a {FORMAT} {' or '.join(READABLE)} document: "
                          f"got {doc.get('format')!r} {doc.get('format_version')!r}")
     return doc
 
 
 # ---- command line ---------------------------------------------------------------------------------------------------
 
+def _hops_text(hops: Sequence[Hop]) -> str:
+    return ",".join("/".join(map(str, hop)) for hop in hops)
+
+
+def _hops(text: str) -> list[Hop]:
+    """``2048/4096/512,...`` as (write, buffer, forward) cases: sizes from 1 B to LARGEST."""
+    hops = [tuple(int(x) for x in case.split("/")) for case in text.split(",") if case]
+    if not all(len(hop) == 3 and all(0 < x <= LARGEST for x in hop) for hop in hops):
+        raise argparse.ArgumentTypeError(f"cases are write/buffer/forward, each from 1 to {LARGEST} B: got {text!r}")
+    return hops
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tests/chain.py", description=__doc__.splitlines()[0])
     roles = parser.add_subparsers(dest="role", required=True)
     serve_parser, relay_parser = roles.add_parser("serve"), roles.add_parser("relay")
+    roles.add_parser("spin").add_argument("cpu", type=int)
     relay_parser.add_argument("upstream", type=int, help="the server's port")
     client_parser, record_parser = roles.add_parser("client"), roles.add_parser("record")
     client_parser.add_argument("--direct", type=int, required=True, help="the server's port")
     client_parser.add_argument("--proxied", type=int, required=True, help="the proxy's port")
     record_parser.add_argument("-o", "--output", required=True)
     record_parser.add_argument("--idle", action="store_true", help="let the CPUs halt when idle (see awake())")
+    record_parser.add_argument("--spin", action="store_true", help="a spinner at SCHED_IDLE on each CPU (see spinning())")
     for p in (serve_parser, relay_parser, client_parser, record_parser):
         p.add_argument("--rate", type=float, default=RATE, help="B/s of every link (default %(default)g)")
     for p in (client_parser, record_parser):
@@ -352,19 +438,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.add_argument("--passes", type=int, default=9)
         p.add_argument("--least-count", type=int, default=2)
         p.add_argument("--least-seconds", type=float, default=0.01)
+        p.add_argument("--hops", nargs="?", default="", const=_hops_text(HOPS), type=_hops,
+                       help="cases write/buffer/forward in bytes, by commas (alone: %(const)s)")
     args = parser.parse_args(argv)
-    if args.role == "serve":
+    if args.role == "spin":
+        spin(args.cpu)
+    elif args.role == "serve":
         serve(args.rate)
     elif args.role == "relay":
         relay(args.upstream, args.rate)
     else:
         options = dict(sizes=[int(x) for x in args.sizes.split(",")], passes=args.passes,
-                       least_count=args.least_count, least_seconds=args.least_seconds)
+                       least_count=args.least_count, least_seconds=args.least_seconds, hops=args.hops)
         if args.role == "client":
             json.dump(client({"direct": args.direct, "proxied": args.proxied}, args.rate, **options), sys.stdout)
         else:
             with chain(args.rate) as made:
-                doc = record(made, args.idle, **options)
+                doc = record(made, args.idle, args.spin, **options)
             Path(args.output).write_text(dumps(doc), encoding="utf-8")
     return 0
 

@@ -209,3 +209,8 @@ def test_each_face_exports_documented_names_that_load_on_first_use(package):
     done = subprocess.run([sys.executable, "-c", f"import sys, {package}; print(' '.join(m for m in {_HEAVY!r} "
                            "if m in sys.modules))"], capture_output=True, text=True, cwd=ROOT, check=True)
     assert done.stdout.split() == []
+
+
+def test_whether_a_figure_is_assumed_is_decided_in_one_place():
+    """Capacity.assumed says it (an assumption, or a range nobody stated): a probed or measured range is no assumption."""
+    assert _lines_matching(r"kind == [\"']assumption[\"']", besides=("topologies/topology.py",)) == []

@@ -13,7 +13,9 @@ from probes.core.units import Metric, Q_, canonical
 from models.predict import Model
 from probes.core.errors import InputError
 from probes.core.workload import Operation, Workload
+from topologies.catalogues.achievable import Parts, catalogue, drive_classes, fastest, link, link_bound, year_of
 from topologies.catalogues.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
+from topologies.catalogues.hardware import hardware
 from topologies.load import topology_from_dict
 from topologies.save import topology_document
 from topologies.topology import (
@@ -442,3 +444,104 @@ def test_a_gateway_names_its_two_fabrics_and_a_price_range_holds_its_price(tmp_p
     path.write_text(f'[gateways.gw]\n{body}\nports = 2\nbandwidth = "100 Gbit/s"\nprice = 1\n', encoding="utf-8")
     with pytest.raises(InputError, match=message):
         load_catalogue((path,))
+
+
+# ---------------------------------------------------------------------------------------------
+# The dated catalogue of achievable rates (achievable.toml)
+
+SHIPPED = catalogue()
+DRIVE_CLASSES = ("hdd", "sata-ssd", "sas-ssd", "nvme", "optane-ssd", "pmem")
+
+
+def test_the_catalogue_of_achievable_rates_holds_every_generation_asked_of_it():
+    ports = {p.name for p in SHIPPED if p.kind == "port"}
+    assert {f"{n} GbE" for n in (1, 10, 25, 40, 50, 100, 200, 400)} <= ports
+    assert {f"InfiniBand {g} 4x" for g in ("SDR", "DDR", "QDR", "FDR", "EDR", "HDR", "NDR", "XDR")} <= ports
+    assert {"Intel Omni-Path 100", "HPE Slingshot 11 (Cassini)"} <= ports
+    assert {p.name for p in SHIPPED if p.kind == "link"} == {f"PCIe {g}.0 x{w}" for g in range(1, 7) for w in (1, 2, 4, 8, 16)}
+    drives = {p.part for p in SHIPPED if p.kind == "drive"}
+    assert drives == set(DRIVE_CLASSES)
+    nvme = {p.interface.split(" x")[0] for p in SHIPPED if p.part == "nvme"}
+    assert nvme == {"PCIe 3.0", "PCIe 4.0", "PCIe 5.0", "PCIe 6.0"}  # NVMe per PCIe generation
+
+
+@pytest.mark.parametrize("part", SHIPPED, ids=lambda p: p.name)
+def test_every_part_has_its_year_and_source_and_achieves_no_more_than_its_nameplate(part):
+    assert 1995 <= part.year <= 2026 and len(part.source) > 20
+    for rate in (part.read, part.write, part.nameplate):
+        assert rate.check("[]/[time]") and not rate.check("[operation]/[time]") and rate.m > 0
+    assert part.read <= part.nameplate and part.write <= part.nameplate
+    for rate in (part.random_read, part.random_write):
+        assert rate is None or (rate.check("[operation]/[time]") and rate.m > 0)
+
+
+def test_a_pcie_drive_achieves_no_more_than_its_link_carries():
+    drives = [p for p in SHIPPED if p.kind == "drive" and p.interface.startswith("PCIe")]
+    assert len(drives) >= 10
+    for drive in drives:
+        generation, lanes = drive.interface.removeprefix("PCIe ").split(" x")
+        carried = link(generation, int(lanes))
+        assert max(drive.read, drive.write) <= carried.read, drive.name
+        assert drive.year >= carried.year, drive.name  # no drive before its link
+
+
+def test_a_link_is_its_lanes_times_one_lanes_rate():
+    assert link("3.0", 4).nameplate.m_as("GB/s") == pytest.approx(3.938, rel=1e-3)
+    assert link("4.0", 16).read.m_as("GB/s") == pytest.approx(16 * link("4.0", 1).read.m_as("GB/s"))
+
+
+@pytest.mark.parametrize("name", [n for n in hardware()["devices"] if not n.startswith("cloud")])
+def test_every_device_class_a_description_may_name_has_parts_but_the_clouds(name):
+    classes = drive_classes((name,))
+    assert classes and set(classes) <= set(DRIVE_CLASSES)
+    assert fastest(Parts("drive", classes, 1, None, "", name), "read") is not None
+
+
+@pytest.mark.parametrize("name", [n for n in hardware()["networks"] if n != "aries"])
+def test_every_network_a_description_may_name_has_its_ports(name):
+    found = fastest(Parts("port", (name,), 1, None, "", name), "read")
+    port = hardware()["networks"][name]["port"]
+    assert found is not None
+    if isinstance(port, str):  # a generation: its port, achieving no more than its data rate
+        assert found.part.nameplate == Q_(port) and found.rate <= Q_(port)
+
+
+def test_the_fastest_part_by_a_year_is_the_best_that_had_shipped_and_said_speeds_pick_their_generation():
+    nvme = Parts("drive", ("nvme",), 1, 2016, "", "NVMe drive")
+    assert fastest(nvme, "read").part.name.startswith("Intel SSD DC P3608")  # 5.0 GB/s on PCIe 3.0 x8
+    assert fastest(nvme, "write").rate.m_as("GB/s") == pytest.approx(3.0)
+    assert fastest(Parts("drive", ("sas-ssd",), 1, 2012, "", "SAS SSD"), "read").part.year == 2018  # the class's first
+    fdr = Parts("port", ("rdma",), 1, 2019, "", "56 Gbit port", speed=Q_(56, "Gbit/s"))
+    assert fastest(fdr, "read").part.name == "InfiniBand FDR 4x"
+    assert fastest(Parts("port", ("ethernet",), 1, 2019, "", "10 GbE", speed=Q_(10, "Gbit/s")), "read").part.name == "10 GbE"
+
+
+@pytest.mark.parametrize("words, bound", [
+    ("NVMe PCIe 3.0 x8", ("3.0", 8)), ("NVMe Gen4", ("4.0", None)), ("U.2 NVMe", (None, 4)), ("NVMe", (None, None)),
+    ("pcie4 x4", ("4.0", 4)), ("PCIe Gen 5", ("5.0", None))])
+def test_the_words_of_a_drive_bound_its_link(words, bound):
+    assert link_bound(words) == bound
+
+
+def test_a_drive_is_held_to_the_link_its_description_names():
+    newest = fastest(Parts("drive", ("nvme",), 1, None, "", "NVMe drive"), "read")
+    on_gen3 = fastest(Parts("drive", ("nvme",), 1, None, "", "NVMe drive", link_bound("PCIe 3.0 x4")), "read")
+    assert newest.rate.m_as("GB/s") == pytest.approx(28) and newest.capped is None
+    assert on_gen3.rate == link("3.0", 4).read and on_gen3.capped is not None
+
+
+@pytest.mark.parametrize("text, year", [
+    ("04/2012", 2012), ("10/18", 2018), ("1/2019", 2019), ("2019-08-01", 2019), ("3/7/2019", 2019), ("isc19", 2019),
+    ("sc18*", 2018), ("today", None), ("", None), ("111919", None)])
+def test_a_date_as_descriptions_write_it_names_its_year(text, year):
+    assert year_of(text) == year
+
+
+@settings(max_examples=200)
+@given(year=st.integers(1995, 2030), later=st.integers(0, 20), classes=st.sampled_from(
+    [("nvme",), ("hdd",), ("sata-ssd", "sas-ssd"), ("optane-ssd", "nvme"), ("pmem",), ("hdd", "sata-ssd")]),
+       operation=st.sampled_from(("read", "write")), bound=st.sampled_from(["", "PCIe 3.0 x4", "gen4", "U.2"]))
+def test_a_later_year_never_gives_a_slower_fastest_part(year, later, classes, operation, bound):
+    def rate(when):
+        return fastest(Parts("drive", classes, 1, when, "", "drive", link_bound(bound)), operation).rate
+    assert rate(year) <= rate(year + later) <= rate(None)

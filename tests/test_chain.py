@@ -11,6 +11,11 @@ Two runs are checked: the one recorded in tests/data/chain/ (see its README) and
 (about 10 s; it keeps the CPUs awake, which takes root and a cpuidle driver, and skips, saying
 why, without them or when the machine is too busy for steady figures).
 
+Issue 32: a third recording, hops.json, has the hops use request sizes of their own: the client
+writes w bytes at a time into requests of the proxy's buffer b, which the proxy forwards in the
+server's read size f. The chain is ONE topology whose proxy and server state their
+request_size, predicted from the fit of that recording's direct runs alone (see the last test).
+
 What the recorded run shows: the proxied chain's own fit has a fixed cost of 22.9 µs, 1.9 times
 the direct 11.9 µs, and half the direct rate, so a stored hop adds one more call and its bytes
 again, as the topology says; the prediction is within 3.8 % at every size, 2.1 % at 4 KiB, and
@@ -39,6 +44,7 @@ from tests import chain, systems
 
 RECORDED = Path(__file__).parent / "data" / "chain" / "loopback.json"  # the CPUs kept awake
 IDLE = RECORDED.with_name("loopback-idle.json")  # the same, on an idle machine whose CPUs halt
+HOPS = RECORDED.with_name("hops.json")  # hops with request sizes of their own (issue 32), the CPUs kept awake
 WITHIN = 0.10  # the largest error allowed ...
 FROM = 4096  # ... from this request size (B) up
 STEADY = 0.25  # a figure stands when the middle half of its passes spans at most this much of their median
@@ -75,9 +81,37 @@ nic = {B}
 """
 
 
-def _medians(batches: Batches) -> dict[int, list[float]]:
-    """Per size, the median time of one request in each pass (s)."""
-    return {int(b): [run[2] for run in runs] for b, runs in sorted(batches.items(), key=lambda item: int(item[0]))}
+# The chain as one would write it: each hop's fixed cost is the receiver's latency, paid once per request of the
+# receiver's size: the proxy's buffer, which collects smaller writes, and the server's read size.
+SIZED = """
+[clients.client]
+count = 1
+nic = {B}
+[networks.to_proxy]
+[servers.proxy]
+forwarding = "store"
+latency = {t0}
+nic = {B}
+request_size = "{buffer} B"
+[networks.to_server]
+[servers.server]
+latency = {t0}
+nic = {B}
+request_size = "{forward} B"
+"""
+
+
+Hop = tuple[int, int, int]  # a case of the hops' runs: the client's write, the proxy's buffer, the server's read size
+
+
+def _key(text: str) -> int | Hop:
+    """A size, or a case of the hops' runs ("2048/4096/512")."""
+    return tuple(map(int, text.split("/"))) if "/" in text else int(text)
+
+
+def _medians(batches: Batches) -> dict:
+    """Per size (or case), the median time of one request (or unit) in each pass (s)."""
+    return {_key(b): [run[2] for run in runs] for b, runs in sorted(batches.items(), key=lambda item: _key(item[0]))}
 
 
 def measured(batches: Batches) -> dict[int, float]:
@@ -100,7 +134,7 @@ def middle(batches: Batches) -> dict[int, float]:
     return out
 
 
-def unsteady(runs: dict[str, Batches]) -> list[tuple[str, int, float]]:
+def unsteady(runs: dict[str, Batches]) -> list[tuple[str, int | Hop, float]]:
     """The (path, size, span) whose passes' middle half spans more than STEADY: figures a busy or halting machine set."""
     return [(name, b, m) for name, batches in runs.items() for b, m in middle(batches).items() if m > STEADY]
 
@@ -111,12 +145,12 @@ def fit_path(batches: Batches) -> Fit:
     return fit(TRANSFER_SIZE, list(figures), list(figures.values()), source="the chain's measurements")
 
 
-def topology(template: str, links: str, result: Fit) -> Topology:
-    """``template`` with t0 and B of ``result``, its groups linked in the chain ``links``."""
+def topology(template: str, links: str, result: Fit, **sizes: int) -> Topology:
+    """``template`` with t0 and B of ``result`` (and ``sizes``), its groups linked in the chain ``links``."""
     t0, bandwidth = result.parameters["t0"].value, result.parameters["B"].value
     return systems.topology(template.format(
         t0=f'{{ value = "{t0 * 1e6:.9g} us", source = "measured", note = "t0 of the direct fit" }}',
-        B=f'{{ value = "{bandwidth:.9g} B/s", source = "measured", note = "B of the direct fit" }}'),
+        B=f'{{ value = "{bandwidth:.9g} B/s", source = "measured", note = "B of the direct fit" }}', **sizes),
         links=links, source="test_chain", name="chain")
 
 
@@ -174,7 +208,8 @@ def compare(runs: dict[str, Batches]) -> Comparison:
     """Fit the direct runs, predict the proxied ones from that fit alone, and set them side by side."""
     direct = fit_path(runs["direct"])
     proxied = topology(PROXIED, "client to_proxy proxy to_server server", direct)
-    return Comparison(runs, direct, fit_path(runs["proxied"]), predicted(proxied, measured(runs["proxied"])))
+    return Comparison({name: runs[name] for name in ("direct", "proxied")}, direct, fit_path(runs["proxied"]),
+                      predicted(proxied, measured(runs["proxied"])))
 
 
 def _check(comparison: Comparison) -> None:
@@ -237,3 +272,78 @@ def test_the_proxy_stores_each_request_before_passing_it_on():
     direct, proxied = (min(_medians(runs[name])[65536]) for name in ("direct", "proxied"))
     wire = (chain.HEADER.size + 65536) / 10e6
     assert direct >= wire and proxied >= 2 * wire
+
+
+# ---- hops with request sizes of their own (issue 32) ----------------------------------------------------------------
+
+def hops_measured(batches: Batches) -> dict[Hop, float]:
+    """Per case, the bytes of its unit, max(write, buffer), over the median of the passes' median unit (B/s)."""
+    return {case: max(case[:2]) / statistics.median(times) for case, times in _medians(batches).items()}
+
+
+def hops_predicted(result: Fit, cases, sized: bool = True) -> dict[Hop, float]:
+    """Per case, the model's throughput of the client writing its size, one request in flight, on the chain written as
+    one topology in the direct fit's figures: each hop with its request size, or (not ``sized``) none stated."""
+    template = SIZED if sized else "\n".join(line for line in SIZED.splitlines() if not line.startswith("request_size"))
+    out = {}
+    for write, buffer, forward in cases:
+        system = topology(template, "client to_proxy proxy to_server server", result, buffer=buffer, forward=forward)
+        out[write, buffer, forward] = predict(system, Workload(Operation.WRITE, Q_(write, "B"), nodes=1, ppn=1,
+                                                               direct=True)).value.m_as("B/s")
+    return out
+
+
+@dataclass(frozen=True)
+class HopComparison:
+    """The hops' runs measured, and predicted from the direct fit alone with and without each hop's request size."""
+
+    fit: Fit
+    measured: dict[Hop, float]
+    predicted: dict[Hop, float]
+    unsized: dict[Hop, float]  # the chain written with no request sizes: one transfer size throughout
+
+    def errors(self, predicted: dict[Hop, float]) -> dict[Hop, float]:
+        return {case: predicted[case] / figure - 1 for case, figure in self.measured.items()}
+
+    def table(self) -> str:
+        lines = [_described("direct fit", self.fit),
+                 f"{'write B':>8} {'buffer B':>9} {'server B':>9} {'measured MB/s':>13} {'predicted':>9} {'error':>7} "
+                 f"{'no sizes':>8} {'error':>7}"]
+        sized, unsized = self.errors(self.predicted), self.errors(self.unsized)
+        for case, figure in self.measured.items():
+            lines.append(f"{case[0]:8d} {case[1]:9d} {case[2]:9d} {figure / 1e6:13.4f} {self.predicted[case] / 1e6:9.4f} "
+                         f"{sized[case]:+7.1%} {self.unsized[case] / 1e6:8.4f} {unsized[case]:+7.1%}")
+        lines.append(f"median |error|: {statistics.median(map(abs, sized.values())):.1%} with the hops' sizes, "
+                     f"{statistics.median(map(abs, unsized.values())):.1%} without")
+        return "\n".join(lines)
+
+
+def fastest(batches: Batches) -> Batches:
+    """The batches with each pass's fastest request (or unit) in place of its median: the time no other process on a
+    shared machine delayed, which is what a ceiling bounds."""
+    return {key: [[count, seconds, least, least] for count, seconds, _, least in runs] for key, runs in batches.items()}
+
+
+def compare_hops(runs: dict[str, Batches]) -> HopComparison:
+    """Fit the direct runs, and predict each case of the hops' runs from that fit alone."""
+    direct, measured_ = fit_path(runs["direct"]), hops_measured(runs["hops"])
+    return HopComparison(direct, measured_, hops_predicted(direct, measured_), hops_predicted(direct, measured_, False))
+
+
+def test_a_chain_whose_hops_have_their_own_request_sizes_is_one_topology_predicted_from_the_direct_runs():
+    """Issue 32: the client writes 256 B to 64 KiB into a proxy that reads 512 B to 256 KiB and forwards in the
+    server's 256 B to 256 KiB. Written as one topology with each hop's request_size, in the figures of the direct
+    runs' fit alone, the chain is predicted with a median error of 3.1 % over its nine cases (the same chain without
+    the sizes: 26.9 %, up to 188 %), eight of them within 10 %. The ninth, issue 32's own 2 KiB into 4 KiB forwarded
+    in 512 B, is 15.1 % slower than measured: its eight back-to-back 512 B pieces took some 39 µs each against a direct
+    call's 55 µs (t0), and 256 B pieces show the same (-7.9 %). A case off by more than twice 10 % fails.
+    Each pass's fastest unit counts (see :func:`fastest`): the recording was made on a shared, busy machine."""
+    runs = {name: fastest(chain.load(HOPS)["batches"][name]) for name in ("direct", "hops")}
+    assert not unsteady(runs)
+    comparison = compare_hops(runs)
+    print(comparison.table())
+    errors, unsized = comparison.errors(comparison.predicted), comparison.errors(comparison.unsized)
+    assert statistics.median(map(abs, errors.values())) <= WITHIN, comparison.table()
+    far = {case: f"{e:+.1%}" for case, e in errors.items() if abs(e) > 2 * WITHIN}
+    assert not far, f"off by more than {2 * WITHIN:.0%} at {far}:\n{comparison.table()}"
+    assert statistics.median(map(abs, unsized.values())) > 2 * WITHIN, comparison.table()

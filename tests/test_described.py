@@ -43,15 +43,6 @@ def test_a_negative_zero_or_absurd_speed_is_refused(text):
         network_ports(text)
 
 
-def test_a_negative_speed_in_the_web_form_leaves_the_description_unjudged_naming_the_field():
-    form = ('{"DATA":{"type":"Site","att":{"institution":"X"},"childs":[{"type":"StorageSystem","att":{"software":'
-            '"Lustre"},"childs":[{"type":"OSS","att":{"count":"4"},"childs":[{"type":"Interconnect","att":{"type":'
-            '"Infiniband","speed":"-100 GBit"}}]}]}]}}')
-    described = describe(read_form(form, source="form.json").given("client_nodes", "8", "--nodes"))
-    assert described.topology is None
-    assert described.blocking[0].startswith("ds_network: 'Infiniband -100 GBit' states a speed no network port has")
-
-
 def test_the_storage_interface_wins_over_a_generic_device_word():
     described = describe(_description(**_STATED | dict(ds_storage_type="SSD", ds_storage_interface="NVMe")))
     note = described.document["devices"]["storage"]["bandwidth"]["note"]

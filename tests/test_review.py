@@ -206,7 +206,7 @@ def pages(listed, tmp_path_factory):
 @pytest.mark.slow
 def test_review_json_is_versioned_and_carries_each_topology(pages):
     doc = json.loads((pages.parent / "review.json").read_text(encoding="utf-8"))
-    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.1")
+    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.2")
     first = doc["submissions"][0]
     verdicts = {p["phase"]: p["verdict"] for p in first["phases"]}
     assert first["id"] == "3" and first["topology"]["groups"] and verdicts["ior-easy-read"] == "POSSIBLE-IF"

@@ -10,6 +10,7 @@ from probes.core.workload import Operation, Workload
 from models.predict import predict
 from topologies.load import parse_topology
 from topologies.topology import Component
+from tests import systems
 
 WRITE = Workload(Operation.WRITE, Q_(1, "MiB"))
 
@@ -274,3 +275,63 @@ def test_converged_servers_follow_a_change_of_the_nodes_nic():
                               '[devices.d]\ncount = 8\nbandwidth = "3 GB/s"\n' + _links(("c", "n"), ("n", "s"), ("s", "d")))
     changed = apply_changes(topology, (parse_change("c.nic=1Gbit/s"),))
     assert changed.group("s").capacity("nic").value == Q_(1, "Gbit/s")
+
+
+CHAIN = """
+[clients.client]
+count = 1
+nic = "25 MB/s"
+[networks.to_proxy]
+{network}
+[servers.proxy]
+forwarding = "{forwarding}"
+latency = "12 us"
+{proxy}
+[servers.server]
+latency = "12 us"
+{server}
+"""
+
+
+@pytest.mark.parametrize("limit", ["bandwidth", "nic"])
+@pytest.mark.parametrize("devices", ["", '[devices.disk]\nbandwidth = "unlimited"\n'])
+@pytest.mark.parametrize("between", ["", "to_server"])
+def test_the_end_server_behind_a_storing_gateway_adds_its_latency_with_or_without_devices(limit, devices, between):
+    """Issue 32: one 4 KiB write at a time, client -> proxy (stores) -> server, each hop 12 us and 25 MB/s: the
+    proxy's and the server's latency and the bytes twice, t = 2 t0 + 2 s / B, the proxy's own limit (its
+    bandwidth, or its NIC) on each segment it serves, whether a network lies between the proxy and the server or not.
+    With no devices the server's latency was lost: t0 + 2 s / B."""
+    stated = f'{limit} = "25 MB/s"' + ('\nnic = "unlimited"' if limit == "bandwidth" else "")  # a NIC is stated
+    text = CHAIN.format(network="", forwarding="store", proxy=stated, server='nic = "unlimited"\nbandwidth = "25 MB/s"')
+    system = systems.topology(text + devices + (f"[networks.{between}]\n" if between else ""),
+                              links=f"client to_proxy proxy {between} server" + (" disk" if devices else ""))
+    ceiling = predict(system, Workload(Operation.WRITE, Q_(4, "KiB"), nodes=1, ppn=1, direct=True))
+    assert ceiling.value.m_as("B/s") == pytest.approx(4096 / (2 * 12e-6 + 2 * 4096 / 25e6))
+    assert {Component("proxy", "latency"), Component("server", "latency"), Component("proxy", limit)} <= set(ceiling.binding)
+    requests = next(str(layer.expression) for layer in ceiling.layers if layer.layer == "requests in flight")
+    assert requests.count(f"{'B' if limit == 'bandwidth' else 'NIC'}_proxy") == 2, requests  # receiving and sending
+
+
+@pytest.mark.parametrize("forwarding, server, size, seconds", [
+    # issue 32's chain: the proxy collects two 2 KiB writes into each 4 KiB read (its latency and the round trip to it
+    # once per 4 KiB), and forwards in the server's 512 B (its latency 8 times per 4 KiB); the bytes cross twice
+    ("store", "512 B", 2048, 2048 * ((10e-6 + 12e-6) / 4096 + 12e-6 / 512 + 2 / 25e6)),
+    # a 64 KiB write is 16 reads of the proxy's 4 KiB, and the server, reading up to 1 MiB, gets 4 KiB requests
+    ("store", "1 MiB", 65536, 16 * (10e-6 + 12e-6 + 12e-6) + 2 * 65536 / 25e6),
+    # a proxy that streams cannot collect: a 2 KiB write is one request at the proxy and at the server,
+    ("pipeline", "512 B", 2048, 10e-6 + 12e-6 + 4 * 12e-6 + 2048 / 25e6),
+    # and a 64 KiB one is split into 4 KiB at the proxy and into 512 B at the server
+    ("pipeline", "512 B", 65536, 16 * (10e-6 + 12e-6) + 128 * 12e-6 + 65536 / 25e6),
+])
+def test_each_hop_pays_its_fixed_costs_per_request_of_its_own_size(forwarding, server, size, seconds):
+    """Issue 32: one request in flight through a proxy (4 KiB buffer) to a server (its read size), 12 us at each
+    and 25 MB/s links: each latency, and the round trip of the network before a hop, counts once per request that
+    hop takes; a storing proxy collects small writes into its larger reads."""
+    text = CHAIN.format(network='rtt = "10 us"', forwarding=forwarding, proxy='nic = "25 MB/s"\nrequest_size = "4 KiB"',
+                        server=f'nic = "25 MB/s"\nrequest_size = "{server}"') + "[networks.to_server]\n"
+    workload = Workload(Operation.WRITE, Q_(size, "B"), nodes=1, ppn=1, direct=True)
+    ceiling = predict(systems.topology(text, links="client to_proxy proxy to_server server"), workload)
+    assert ceiling.value.m_as("B/s") == pytest.approx(size / seconds)
+    assert ceiling.evaluate() == pytest.approx(ceiling.value.m_as("B/s"))
+    unsized = systems.topology(text.replace("request_size", "# request_size"), links="client to_proxy proxy to_server server")
+    assert predict(unsized, workload).value != ceiling.value

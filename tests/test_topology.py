@@ -109,6 +109,13 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     (('nic = "10 GbE"\n', 'nic = "10 GbE"\nprice = "9000 EUR"\n'), "servers.s.price", "a number of at least 0"),
     (('nic = "10 GbE"\n', 'nic = "10 GbE"\nprice = -1\n'), "servers.s.price", "a number of at least 0"),
     (('name = "t"', 'name = "t"\ncurrency = 978'), "currency", "must be a string"),
+    # a request size is a size with its unit, as every figure (issue 32)
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nrequest_size = 4096\n'), "servers.s.request_size", "must have a unit"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nrequest_size = "4 KiB/s"\n'), "servers.s.request_size", "must be a size"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nrequest_size = "0 B"\n'), "servers.s.request_size", "positive"),
+    (('nic = "10 GbE"\n', 'nic = "10 GbE"\nrequest_size = "4 KB"\n'), "servers.s.request_size", "ambiguous"),
+    (('bandwidth = "200 MiB/s"', 'bandwidth = "200 MiB/s"\nrequest_size = "4 KiB"'), "devices.d.request_size",
+     "unknown key"),
 ])
 def test_mistakes_are_named_with_file_and_key(change, where, message):
     with pytest.raises(TopologyError) as err:
@@ -221,3 +228,18 @@ def test_a_component_is_the_group_and_key_a_file_states_it_at():
     assert Component.parse("links[2].bandwidth") == Component.of_link(2) and Component.of_link(2).link == 2
     assert [Component.parse(t) for t in ("ssd", "ssd.", ".nic", "")] == [None] * 4
     assert sorted([Component("s", "nic"), Component("c", "nic")]) == [Component("c", "nic"), Component("s", "nic")]
+
+
+def test_clients_and_servers_may_state_the_request_size_they_read_and_write_with():
+    """Issue 32: a proxy's buffer, a server's read size; kept by the JSON and by a saved file."""
+    from topologies.save import topology_document
+
+    t = parse_topology(GOOD.replace('nic = "10 GbE"\n', 'nic = "10 GbE"\nrequest_size = "512 B"\n')
+                       .replace("count = 4\nnic", 'count = 4\nrequest_size = "4 KiB"\nnic'))
+    assert t.group("s").request_size.m_as("B") == 512 and t.group("c").request_size.m_as("B") == 4096
+    assert t.group("d").request_size is None
+    assert [g["request_size"] for g in t.to_dict()["groups"]] == [{"value": 4096, "unit": "B"} if g.name == "c" else
+                                                                   {"value": 512, "unit": "B"} if g.name == "s" else None
+                                                                   for g in t.groups]
+    again = topology_from_dict(topology_document(t), source=t.path)
+    assert [g.request_size for g in again.groups] == [g.request_size for g in t.groups]

@@ -20,6 +20,7 @@ Format (every capacity is per member of its group)::
     parity = "8+2"                    #   data + parity strips,
     write_amplification = 1.2         #   and any other factor (journaling)
     forwarding = "store"              # a gateway that receives each request whole (default "pipeline")
+    request_size = "4 KiB"            # the size it reads and writes with (a buffer; clients too)
     [devices.ssd]
     count = 5
     bandwidth = "270 MiB/s"
@@ -63,7 +64,8 @@ _TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k i
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 # Settings (not capacities) a group of each kind may state besides its count, description and price.
-_SETTINGS = {Kind.CLIENT: ("nics",), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on"), Kind.DEVICE: ("operations", "transfers")}
+_SETTINGS = {Kind.CLIENT: ("nics", "request_size"), Kind.NETWORK: (), Kind.SERVER: _SERVER_KEYS + ("nics", "on", "request_size"),
+             Kind.DEVICE: ("operations", "transfers")}
 _MOST_NICS = 64  # ports per node: more than any server board takes
 _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -185,7 +187,9 @@ def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
     return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
                  price=parse_price(body.get("price"), source, f"{where}.price"), nics=nics,
                  operations=_operations(body.get("operations"), source, f"{where}.operations"),
-                 transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"), **extra)
+                 transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"),
+                 request_size=None if "request_size" not in body else _quantity(body["request_size"], Metric.SIZE, source,
+                                                                                 f"{where}.request_size"), **extra)
 
 
 def _transfers(value: Any, source: str, where: str) -> tuple[str, Quantity] | None:
@@ -237,9 +241,8 @@ def _operations(value: Any, source: str, where: str) -> tuple[str, ...]:
 
 
 def _typical_metadata(body: dict, source: str, where: str) -> dict:
-    """``metadata = { typical = "beegfs", devices = "nvme", cores = 96 }``: a metadata service whose rates nobody states,
-    bound by what bounds a server (metadata_bounds.toml); its published rates (metadata_rates.toml) are no ceiling:
-    the service and devices are only checked against that table."""
+    """``metadata = { typical = "beegfs", devices = "nvme", cores = 96 }``: what bounds a server (metadata_bounds.toml);
+    the service's published rates (metadata_rates.toml) are no ceiling: they only check the names."""
     from topologies.catalogues.metadata_bounds import server_figures  # read only by a topology that asks for it
     from topologies.catalogues.metadata_rates import entry
 
@@ -249,8 +252,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     if not isinstance(service, str) or not isinstance(devices, str):
         raise TopologyError(source, where, "names a metadata service and a device class, e.g. "
                             f"{{ typical = \"lustre\", devices = \"nvme\" }}. Got {stated!r} instead.")
-    cores = stated.get("cores")
-    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int) or not 1 <= cores <= 10**4):
+    if (cores := stated.get("cores")) is not None and (type(cores) is not int or not 1 <= cores <= 10**4):
         raise TopologyError(source, f"{where}.cores", f"must be a whole number of cores per server from 1 to 10,000. "
                             f"Got {cores!r} instead.")
     try:
@@ -258,15 +260,13 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     except LookupError as exc:
         raise TopologyError(source, where, str(exc).strip("'\"")) from None
     extra = _text(stated.get("note", ""), source, f"{where}.note")
-    group = where.removesuffix(".metadata")
-    nic = None if "nic" not in body else parse_capacity(body["nic"], Metric.BANDWIDTH, source, f"{group}.nic")
-    ends = None if nic is None or nic.value is None else nic.range or (nic.value, nic.value)
+    nic = body.get("nic") and parse_capacity(body["nic"], Metric.BANDWIDTH, source, where.replace(".metadata", ".nic"))
+    ends = None if not nic or nic.value is None else nic.range or (nic.value, nic.value)
     count = body.get("count", 1) if isinstance(body.get("count", 1), int) else 1  # a wrong one is refused below
     expanded = {key: value for key, value in body.items() if key != "metadata"}
     for key, figure in server_figures(count, cores=cores, nic=ends).items():
-        if key.endswith("directory") and "directory" in body:  # a directory the file states is its own, every operation's
-            continue
-        expanded.setdefault(key, figure | {"note": f"{service} on {devices}: {figure['note']}" + (f"; {extra}" if extra else "")})
+        if not (key.endswith("directory") and "directory" in body):  # a directory the file states is every operation's
+            expanded.setdefault(key, figure | {"note": f"{service} on {devices}: {figure['note']}" + (f"; {extra}" if extra else "")})
     return expanded
 
 

@@ -73,6 +73,8 @@ def _group(group: Group, host: Group | None = None) -> dict:
              if value and value != 1}
     if group.transfers:
         body["transfers"] = f"{group.transfers[0]} {_quantity(group.transfers[1])}"
+    if group.request_size is not None:
+        body["request_size"] = _quantity(group.request_size)
     if group.kind is Kind.SERVER:
         body |= _write_cost(group.write_cost)
         if group.forwarding is not Forwarding.PIPELINE:

@@ -45,29 +45,26 @@ class Kind(enum.Enum):
 
 _RANK = {kind: i for i, kind in enumerate(Kind)}
 
-# The capacities a group of each kind may state, per member, with their metric. A server's
-# ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit);
-# ``latency`` (any kind) is the fixed time one request costs there besides moving its bytes;
-# ``metadata`` the metadata operations per second one (metadata) server completes, and
-# ``directory`` the rate one directory sustains when every process works in it (a lock
-# serialises them; per operation, create_directory); ``journal`` the creates and removes per second
-# its metadata devices make durable; ``memory_bandwidth`` how fast the page cache serves data.
+# The capacities a group of each kind may state, per member, with their metric. A server's ``block_size`` is the
+# file system's block or stripe size it serves (not a limit, a fit); ``latency`` (any kind) is the fixed time one
+# request costs there besides moving its bytes; ``metadata`` the metadata operations per second one (metadata) server
+# completes, ``directory`` the rate one directory sustains when every process works in it (a lock serialises them),
+# ``journal`` the creates and removes per second its metadata devices make durable; ``memory_bandwidth`` how fast the
+# page cache serves data.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
-                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE,
-                  "journal": Metric.OPERATION_RATE},
+                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE, "journal": Metric.OPERATION_RATE},
     Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE,
                   "latency": Metric.LATENCY},
 }
-# Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata).
+# Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata, create_directory).
+_METADATA_OPERATIONS = ("create", "stat", "open", "rename", "remove", "find")
 PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
-                 "memory_bandwidth": ("read", "write"),
-                 "metadata": ("create", "stat", "open", "rename", "remove", "find"),
-                 "directory": ("create", "stat", "open", "rename", "remove", "find")}
+                 "memory_bandwidth": ("read", "write"), **dict.fromkeys(("metadata", "directory"), _METADATA_OPERATIONS)}
 
 
 # What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:
@@ -260,6 +257,7 @@ class Group:
     operations: tuple[str, ...] = ()  # a device tier's data operations (all when empty): writes to a buffer, reads from flash
     on: str = ""  # a server group's: the client group whose nodes it runs on (converged), "" for nodes of its own
     transfers: tuple[str, Quantity] | None = None  # a device tier's: the requests it takes, ("<", 4 KiB) for under 4 KiB
+    request_size: Quantity | None = None  # a client's or server's: the size it reads and writes with (None: as they come)
 
     def capacity(self, key: str, operation: str | None = None) -> Capacity | None:
         """The capacity ``key`` for an operation: ``read_nic`` before ``nic``, None if not stated."""
@@ -290,7 +288,8 @@ class Link:
 #   1.1  a capacity gains "range": [least, greatest] (null for a single value; "value" is then its favourable end);
 #        a group gains nics (ports per member), operations and transfers (a device tier's, null for all) and on
 #        (a converged server group's client group, null for nodes of its own)
-TOPOLOGY_VERSION = "1.1"
+#   1.2  a group gains request_size (a client's or server's, in B; null where requests pass as they come)
+TOPOLOGY_VERSION = "1.2"
 
 
 @dataclass(frozen=True)
@@ -345,6 +344,17 @@ class Topology:
     def front_end(self) -> frozenset[str]:
         """The groups clients reach without moving from a server into a network; a network outside it is a back end."""
         return frozenset(self._walk([g.name for g in self.of_kind(Kind.CLIENT)], frozenset(), fabric=False))
+
+    @cached_property
+    def holders(self) -> frozenset[str]:
+        """The server groups that hold the data themselves, where no devices are stated: each that passes it to no
+        server farther from the clients, directly or over a network (a gateway passes it on; two servers side by side
+        both keep theirs)."""
+        if self.of_kind(Kind.DEVICE):
+            return frozenset()
+        distance = self.distance
+        return frozenset(g.name for g in self.of_kind(Kind.SERVER) if not any(
+            self._named[v].kind is Kind.SERVER and distance.get(v, 0) > distance.get(g.name, 0) for v in self.reachable(g.name)))
 
     @cached_property
     def distance(self) -> dict[str, int]:
@@ -432,6 +442,7 @@ class Topology:
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
                         "price": g.price, "nics": g.nics, "operations": list(g.operations) or None, "on": g.on or None,
                         "transfers": None if g.transfers is None else [g.transfers[0], quantity_json(g.transfers[1])],
+                        "request_size": None if g.request_size is None else quantity_json(g.request_size),
                         "capacities": {key: capacity(c) for key, c in g.capacities.items()},
                         **({"write_cost": {"replicas": g.write_cost.replicas,
                                            "parity": list(g.write_cost.parity) if g.write_cost.parity else None,

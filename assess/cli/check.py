@@ -65,7 +65,21 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     topology = edited_topology(args, args.nodes)
     runs = [r for word in _result_words(args) for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
-                                nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below)
+                                nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below,
+                                hardware=_described_parts(args.topology, args.nodes))
+
+
+def _described_parts(word: str, nodes: int | None):
+    """What an io500 description says its drives and ports are, and of what date (None for a topology file), so
+    that a figure a run implies is held to the parts that existed."""
+    from topologies.bundled import resolve
+    from topologies.described.io500 import described, is_description
+    from topologies.described.mlperf import is_system_description
+
+    path = resolve(word)
+    if path.suffix == ".toml" or is_system_description(path) or not is_description(path):
+        return None
+    return described(path, nodes).parts
 
 
 def _result_words(args: argparse.Namespace) -> list[str]:

@@ -3,8 +3,10 @@
 Each row's description becomes a topology (every unstated figure a range: ``iobound topology
 from-io500`` shows one); its phases are judged as ``check`` judges any run. One line per
 submission; below the table, the phases that need more than the stated hardware (ABOVE-CEILING, an
-error: exit 1). Metadata phases are judged by what bounds the servers; the published io500 rates of their kind
-are shown beside them as information (PUBLISHED-BAND), never with the submission's own runs.
+error: exit 1), then those that need more of a drive or port than any part of its class had done by the
+system's date (IMPLAUSIBLE-HARDWARE). Metadata phases are judged by what bounds the servers; the published
+io500 rates of their kind are shown beside them as information (PUBLISHED-BAND), never with the submission's
+own runs.
 Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 """
 
@@ -81,12 +83,14 @@ def render(reviewed: list[Reviewed], source: str) -> str:
             for r in reviewed]
     lines = [f"list: {source} ({len(reviewed)} submissions)", "",
              table(("id", "list", "system", "file system", "judged", "verdict", "its strongest phase"), rows, right=(4,))]
-    for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),):
+    for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),
+                            ("IMPLAUSIBLE-HARDWARE", "needs more of a drive or port than any part of its class that "
+                                                     "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
         above = [(r, p) for r in reviewed for p in r.phases if p.verdict == verdict]
         if above:
             lines += ["", heading]
             lines += [f"  {r.submission.id} {r.submission.description.title}: {p.label} {_figure(p.measured)} "
-                      f"> {_figure(p.high)}: {p.implies}" for r, p in above]
+                      f"{_where(p)}: {p.implies}" for r, p in above]
     thin = Counter(r.thin for r in reviewed if r.thin)
     if thin:
         lines += ["", "too thin to judge (the fields they lack):"]
@@ -104,6 +108,13 @@ def _headline(r: Reviewed) -> str:
         return r.thin.split(";")[0] if r.thin else "-"
     return (f"{phase.label} {_figure(phase.measured)} in {_figure(phase.low)}–{_figure(phase.high)} "
             f"({phase.efficiency:.0%})")
+
+
+def _where(phase) -> str:
+    """``> 373 GiB/s`` for a phase above its ceiling, ``in 11.2–373 GiB/s`` for one within it."""
+    if phase.verdict == "IMPLAUSIBLE-HARDWARE":
+        return f"in {_figure(phase.low)}–{_figure(phase.high)}"
+    return f"> {_figure(phase.high)}"
 
 
 def _figure(q) -> str:

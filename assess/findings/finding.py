@@ -54,10 +54,11 @@ class Finding:
 
 
 # The codes of a benchmark's run, as the face's docstring and the README's table list them (a test holds them to
-# it): against its ceiling (assess.findings.ceiling), on its own (alone), beside others (siblings). A job's and a
+# it): against its ceiling (assess.findings.ceiling), against the parts that existed (hardware), on its own (alone),
+# beside others (siblings). A job's and a
 # training run's own codes are application.JOB_CODES and training.TRAINING_CODES.
 CEILING_CODES = ("ABOVE-CEILING", "POSSIBLE-IF", "AT-CEILING", "BELOW-CEILING", "FAR-BELOW")
-CODES = (*CEILING_CODES, "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE", "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES",
+CODES = (*CEILING_CODES, "IMPLAUSIBLE-HARDWARE", "FEW-REPETITIONS", "HIGH-VARIATION", "MAX-HEADLINE", "SHORT-RUN", "SMALL-DATA-SET", "OWN-WRITES",
          "TOOL-INVALID", "INCONSISTENT-OUTPUT", "TRANSFER-MISFIT", "UNIT-MIXUP", "RANDOM-NOT-SLOWER", "READ-FAR-FASTER")
 
 

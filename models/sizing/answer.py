@@ -39,7 +39,8 @@ DAY = Q_(24, "hour")  # a rebuild longer than this is warned of: a second failur
 #        gateways), and is given when either a switch or a gateway is known; configurations gain failover (each
 #        target's ceiling, least and most, while one server of a pair or a controller is down), total_range (the hardware at
 #        the low and high ends of its parts' price ranges) and bill lines unit_price_range
-SIZING_VERSION = "1.3"
+#   1.4  a configuration's topology groups may carry request_size (topology 1.2)
+SIZING_VERSION = "1.4"
 
 
 @dataclass(frozen=True)

@@ -40,13 +40,15 @@ _ADAPTERS = re.compile(r"\b(?:ports?|hcas?|hfis?|adapters?|nics?|cards?|rails?)\
 
 @dataclass(frozen=True)
 class Network:
-    """What a network's name says: its per-port rate (low, high), ports per node if stated, and family."""
+    """What a network's name says: its per-port rate (low, high), ports per node if stated, and family; ``names``,
+    the networks it names: hardware.toml's entries ("infiniband-edr"), or a family and its stated speed ("ethernet 10")."""
 
     low: Quantity
     high: Quantity
     ports: int | None
     family: str
     why: str
+    names: tuple[str, ...] = ()
 
 
 @functools.cache
@@ -98,20 +100,22 @@ def network_ports(text: str) -> Network | None:
                 raise UnitError(f"{text.strip()!r} states a speed no network port has ({'-' if sign else ''}"
                                 f"{rate.m_as('Gbit/s'):g} Gbit/s; none carries more than {_FASTEST_PORT.m:g} Gbit/s)")
             family = "rdma" if any(_matches(w, words) for w in _RDMA_WORDS) else "ethernet"
-            found.append(Network(rate, rate, ports, family, f"{part.strip()!r} states the speed"))
+            found.append(Network(rate, rate, ports, family, f"{part.strip()!r} states the speed",
+                                 (f"{family} {rate.m_as('Gbit/s'):g}",)))
             continue
         for name, body in hardware()["networks"].items():
             if any(_matches(word, words) for word in body["words"]):
                 low, high = (Q_(body["port"]).to("Gbit/s"),) * 2 if isinstance(body["port"], str) else \
                     (Q_(body["port"][0]).to("Gbit/s"), Q_(body["port"][1]).to("Gbit/s"))
                 found.append(Network(low, high, ports, body["family"],
-                                     f"{part.strip()!r} is {name}: {body['source']}"))
+                                     f"{part.strip()!r} is {name}: {body['source']}", (name,)))
                 break
     if not found:
         return None
     return Network(min(n.low for n in found), max(n.high for n in found),
                    found[0].ports if len(found) == 1 else None,
-                   "ethernet" if any(n.family == "ethernet" for n in found) else "rdma", "; ".join(n.why for n in found))
+                   "ethernet" if any(n.family == "ethernet" for n in found) else "rdma", "; ".join(n.why for n in found),
+                   tuple(name for n in found for name in n.names))
 
 
 def device_classes(text: str) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Q_
 from probes.readers.io500_system import count
+from topologies.catalogues.achievable import Parts, drive_classes, link_bound, year_of
 from topologies.catalogues.hardware import Network, class_rate, device_classes, hardware, network_ports
 from topologies.catalogues.metadata_bounds import server_figures
 from topologies.catalogues.metadata_rates import ALIASES, ANY, entry, known
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from probes.readers.io500_system import Description
     from topologies.topology import Topology
 
-__all__ = ["Described", "describe", "is_description", "submission_files", "described_topology"]
+__all__ = ["Described", "describe", "is_description", "submission_files", "described", "described_topology"]
 
 _MEMORY = re.compile(r"(\d+(?:\.\d+)?)\s*(?:(k|m|g|t|p)(i)?b?)?(?:\s*\(.*\))?", re.IGNORECASE)
 _METADATA_CLASSES = {"hdd": "hdd", "sata": ANY, "ssd": "ssd", "sas-ssd": "ssd", "cloud-ssd": "ssd", "cloud-hdd": "hdd",
@@ -43,6 +44,10 @@ _ON_DATA_SERVERS = "data server"
 _FRONT_END = re.compile(r"\b(?:c-?nodes?|front[- ]?ends?|gateways?|protocol (?:nodes?|servers?))\b", re.IGNORECASE)
 _FRONT_END_SYSTEMS = re.compile(r"\bvast\b", re.IGNORECASE)
 _DATES = ("storage_install_date", "storage_refresh_date")
+# What dates a run when no install or refresh date does: no part in it can be newer than the run.
+_RUN_DATES = ("submission_date", "list_name")
+_DRIVES = {"hdd": "hard disk", "sata-ssd": "SATA SSD", "sas-ssd": "SAS SSD", "nvme": "NVMe drive",
+           "optane-ssd": "Optane SSD", "pmem": "persistent memory module"}
 
 
 @dataclass(frozen=True)
@@ -51,7 +56,9 @@ class Described:
     ``blocking``, what of it stopped a topology being built.
 
     ``ports`` maps a server or client group to the rate of one of its ports, where the network's name
-    fixes it, so that a figure implied for its NIC can be said in ports.
+    fixes it, so that a figure implied for its NIC can be said in ports. ``parts`` maps a group to what its
+    members are built of (drives, ports), their class and date, so that an implied figure can be held to the
+    parts that existed (:mod:`topologies.catalogues.achievable`).
     """
 
     topology: Topology | None
@@ -61,6 +68,7 @@ class Described:
     ports: dict[str, Quantity]
     blocking: tuple[str, ...] = ()
     dates: dict[str, str] = field(default_factory=dict)  # storage_install_date, storage_refresh_date, as stated
+    parts: dict[str, Parts] = field(default_factory=dict)
     band: tuple[str, str] | None = None  # the metadata service and device class of metadata_rates.toml it is typical of
 
 
@@ -105,6 +113,7 @@ class _Builder:
         self.missing: list[str] = []
         self.blocking: list[str] = []  # what stops a topology being built at all
         self.ports: dict[str, Quantity] = {}
+        self.parts: dict[str, Parts] = {}
         self.band: tuple[str, str] | None = None
 
     def field(self, name: str, why: str) -> str:
@@ -145,7 +154,28 @@ class _Builder:
     def dates(self) -> dict[str, str]:
         return {name: self.d.get(name) for name in _DATES if self.d.get(name)}
 
-    def nic(self, group: str, network: Network, side: str, cite: str) -> dict:
+    def dated(self, side: str) -> tuple[int | None, str]:
+        """The year by which a side's parts had shipped, and the field that says it: the storage's latest install or
+        refresh date for servers, else (and for clients) the run's own date or list, which no part can postdate."""
+        for names in ((_DATES, _RUN_DATES) if side == "servers" else (_RUN_DATES,)):
+            found = [(year, name) for name in names if (year := year_of(self.d.get(name))) is not None]
+            if found:
+                year, name = max(found)
+                return year, f"{name} {self.d.get(name)!r}"
+        return None, "no install, refresh or submission date stated: the newest parts"
+
+    def port_parts(self, group: str, network: Network, side: str, most: int, text: str) -> None:
+        """What the NICs of ``group`` are built of, where the network's words name one network."""
+        if len(network.names) != 1:
+            return
+        name = network.names[0]
+        family, _, speed = name.partition(" ")
+        year, dated = self.dated(side)
+        self.parts[group] = Parts("port", (family if speed else name,), most, year, dated, f"{text} port",
+                                  speed=Q_(float(speed), "Gbit/s") if speed else None)
+
+    def nic(self, group: str, network: Network, side: str, cite: str, named: str) -> dict:
+        """The NICs of ``group``: ``network``'s ports (as the field ``named`` names it), the count stated or a range."""
         table = hardware()["ports"]
         # a count the description states is the servers' (the network it names is theirs); clients keep the range
         stated = network.ports if side == "servers" else None
@@ -154,6 +184,7 @@ class _Builder:
             self.ports[group] = network.high
         if stated is None:
             self.assumptions.append(f"{group}.nic: {low_ports} to {high_ports} port(s) per node ({table['note']})")
+        self.port_parts(group, network, side, high_ports, self.d.get(named))
         if network.low != network.high:
             self.assumptions.append(f"{group}.nic: the port's rate {_figure(network.low, 'Gbit/s')} to "
                                     f"{_figure(network.high, 'Gbit/s')}: {network.why}")
@@ -188,19 +219,20 @@ def describe(description: Description) -> Described:
     if clients is None or servers is None or network is None:
         b.blocking = list(b.missing)
         return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(),
-                         b.band)
+                         b.parts, b.band)
     client_cite = d.cite(network_field)
     client_network = b.network("client_network")
     if client_network is None:
         client_network = _unstated_clients(b)
     b.doc["clients"] = {"clients": {"count": clients, "description": f"client nodes ({d.cite('client_nodes')})",
                                     "nic": b.nic("clients", client_network, "clients", d.cite("client_network")
-                                                 if d.get("client_network") else "client_network not stated")}}
+                                                 if d.get("client_network") else "client_network not stated",
+                                                 "client_network")}}
     rtt = hardware()["rtt"][network.family]
     b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
     b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
     data = {"count": servers, "description": f"data servers ({d.cite('ds_nodes')})",
-            "nic": b.nic("data", network, "servers", client_cite)}
+            "nic": b.nic("data", network, "servers", client_cite, network_field)}
     memory = _memory(d.get("ds_volatile_memory_capacity"))
     if memory is not None:
         data["memory"] = {"value": memory, "source": "datasheet",
@@ -227,7 +259,7 @@ def describe(description: Description) -> Described:
         b.missing.append(b.blocking[-1])
         topology = None
     return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(),
-                     b.band)
+                     b.parts, b.band)
 
 
 def _unstated_clients(b: _Builder) -> Network:
@@ -277,6 +309,11 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict:
     how = (f"{stated} device(s) per server, or {stated} in all: the description does not say which"
            if stated != servers else f"{stated} device(s): one per server, or {stated} per server")
     group = {"count": servers, "description": f"the devices of one data server together ({d.get('ds_storage_type')})"}
+    drives = drive_classes(classes)
+    if drives:
+        year, dated = b.dated("servers")
+        b.parts["storage"] = Parts("drive", drives, stated, year, dated, " or ".join(_DRIVES[c] for c in drives),
+                                   link_bound(f"{d.get('ds_storage_type')} {d.get('ds_storage_interface')}"))
     split = any("read_bandwidth" in table[c] for c in classes)
     for key in ("read_bandwidth", "write_bandwidth") if split else ("bandwidth",):
         low, high = per_device[key]
@@ -319,7 +356,7 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     md_network = b.network("md_network")
     group = {"count": servers, "description": f"metadata servers ({d.cite('md_nodes')})",
              "nic": b.nic("metadata", md_network or network, "servers",
-                          d.cite("md_network" if md_network else "ds_network"))}
+                          d.cite("md_network" if md_network else "ds_network"), "md_network" if md_network else "ds_network")}
     group |= server_figures(servers, nic=_ends(group["nic"]), devices=_journal(b, side, servers))
     b.assumptions.append(f"metadata: {servers} metadata server(s) ({service}): {_bounded()}")
     memory = _memory(d.get("md_volatile_memory_capacity"))
@@ -398,7 +435,13 @@ def submission_files(path: Path) -> tuple[Path, tuple[Path, ...]]:
 
 def described_topology(path: Path, nodes: int | None = None) -> Topology:
     """The topology of a submission's description (a folder or its file), every unstated figure a range; ``nodes``
-    gives the client nodes where the description does not (the web form's does not).
+    gives the client nodes where the description does not (the web form's does not). See :func:`described`."""
+    return described(path, nodes).topology
+
+
+def described(path: Path, nodes: int | None = None) -> Described:
+    """A submission's description (a folder or its file) described: its topology, every unstated figure a range,
+    and its parts; ``nodes`` gives the client nodes where the description does not (the web form's does not).
 
     Raises
     ------
@@ -412,7 +455,7 @@ def described_topology(path: Path, nodes: int | None = None) -> Topology:
     description_path, _ = submission_files(path)
     with open_input(description_path, error=TopologyError) as file:
         description = read_description(file.text(), source=str(description_path))
-    described = describe(description if nodes is None else description.given("client_nodes", str(nodes), "--nodes"))
-    if described.topology is None:
-        raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(described.blocking))
-    return described.topology
+    found = describe(description if nodes is None else description.given("client_nodes", str(nodes), "--nodes"))
+    if found.topology is None:
+        raise TopologyError(str(description_path), "", "too thin to build a topology from: " + "; ".join(found.blocking))
+    return found
