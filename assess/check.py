@@ -220,7 +220,9 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #   1.6  finding IMPLAUSIBLE-HARDWARE (a description's parts and date given): its evidence gains needs (the sentence)
 #        and implausible, per part beyond its class: component, needed, per_part, parts_per_member, year, dated,
 #        fastest, fastest_year, fastest_rate and source
-CHECK_VERSION = "1.6"
+#   1.7  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
+#        hard: small or unaligned transfers interleaved in one shared file, metadata servers that state no rate
+CHECK_VERSION = "1.7"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

@@ -30,7 +30,7 @@ COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.I
 _RUNS = {Severity.ERROR: "runs (error found)", Severity.WARNING: "runs (warning found)", Severity.INFO: "runs",
          None: "runs"}
 # Findings of one severity told apart where many are drawn together (a list's phases).
-_CODE_COLOURS = {"ABOVE-PUBLISHED": "tab:pink", "IMPLAUSIBLE-HARDWARE": "tab:brown", "POSSIBLE-IF": "tab:orange", "FAR-BELOW": "tab:purple", "AT-CEILING": "tab:blue",
+_CODE_COLOURS = {"IMPLAUSIBLE-HARDWARE": "tab:brown", "POSSIBLE-IF": "tab:orange", "FAR-BELOW": "tab:purple", "AT-CEILING": "tab:blue",
                  "BELOW-CEILING": "tab:cyan", "within": "tab:green"}
 # How each style of :class:`Line` is drawn; a layer's and a cache's colour is the layer's (:func:`layer_colour`).
 STYLES = {"ceiling": dict(color="black", linewidth=6, alpha=0.25, zorder=1),  # under the layers: the binding one shows

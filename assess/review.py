@@ -13,11 +13,13 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
-from probes.core.units import Q_, format_quantity
+from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
+from topologies.topology import Kind
 from assess.check import check_runs, witnesses_of
 from assess.findings import Judgement, Severity
+from assess.findings.published import band_finding
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -25,18 +27,14 @@ if TYPE_CHECKING:
     from models.ceiling import Implied
     from assess.witness import Witness
 
-__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "VERDICT_SEVERITY", "UNJUDGED",
+__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED",
            "severity"]
 
-# The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within". ABOVE-PUBLISHED
-# is ABOVE-CEILING where every figure that binds is a published metadata rate (metadata_rates.toml): faster than
-# every published figure of its kind, not shown to be beyond physics. IMPLAUSIBLE-HARDWARE is a POSSIBLE-IF that
-# needs more of a drive or port than any part of its class had done by the description's date.
-VERDICTS = ("ABOVE-CEILING", "ABOVE-PUBLISHED", "IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING",
-            "BELOW-CEILING")
-VERDICT_SEVERITY = {"ABOVE-CEILING": Severity.ERROR, "ABOVE-PUBLISHED": Severity.WARNING,
-                    "IMPLAUSIBLE-HARDWARE": Severity.WARNING, "POSSIBLE-IF": Severity.WARNING,
-             "FAR-BELOW": Severity.WARNING, "AT-CEILING": Severity.INFO, "BELOW-CEILING": Severity.INFO}
+# The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within"; its severity is
+# that finding's (FAR-BELOW is information where the ceiling leaves out what makes the phase hard). IMPLAUSIBLE-HARDWARE
+# is a POSSIBLE-IF that needs more of a drive or port than any part of its class had done by the description's date.
+# A metadata phase's published band (PUBLISHED-BAND) is information beside its verdict, never one.
+VERDICTS = ("ABOVE-CEILING", "IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF", "FAR-BELOW", "AT-CEILING", "BELOW-CEILING")
 WITHIN = "within"
 UNJUDGED = "unjudged"
 
@@ -54,6 +52,7 @@ class Phase:
     implies: str
     reason: str  # why it has no ceiling, for an unjudged phase
     narrowed_by: tuple[dict, ...] = ()  # the ranges its verdict's least rests on that witnesses raised (Narrowing.to_dict)
+    severity: Severity | None = None  # its verdict's, None for within and unjudged
 
     def to_dict(self) -> dict:
         def q(value):
@@ -121,8 +120,20 @@ def _reviewed(submission: Submission, described: Described, witnesses: tuple[Wit
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
-    judgements = tuple(check_runs(described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
+    system = submission.description.title
+    judgements = tuple(_banded(j, described, system) for j in check_runs(
+        described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
+
+
+def _banded(j: Judgement, described: Described, system: str) -> Judgement:
+    """A metadata phase's judgement with the published band of its kind beside it (information), the submission's
+    own system left out of the band."""
+    if described.band is None or j.ceiling is None or not j.run.workload.operation.is_metadata:
+        return j
+    servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
+    found = band_finding(j.run, *described.band, servers, system) if servers else None
+    return replace(j, findings=j.findings + (found,)) if found else j
 
 
 def _phase(j: Judgement, described: Described) -> Phase:
@@ -138,10 +149,9 @@ def _phase(j: Judgement, described: Described) -> Phase:
         implies = _needs(codes[verdict].implied or (), described)
     elif verdict == "ABOVE-CEILING":
         implies = _beyond(j, described)
-        if _published(j, described):
-            verdict = "ABOVE-PUBLISHED"
     narrowed = tuple(codes[verdict].evidence.get("narrowed_by", ())) if verdict in codes else ()
-    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "", narrowed)
+    return Phase(j.run.label, measured, j.ceiling.least, j.ceiling.value, j.ratio, verdict, implies, "", narrowed,
+                 codes[verdict].severity if verdict in codes else None)
 
 
 def _unjudged(j: Judgement, described: Described) -> str:
@@ -163,13 +173,6 @@ def _needs(implied: Iterable[Implied], described: Described) -> str:
     return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
 
 
-def _published(j: Judgement, described: Described) -> bool:
-    """Whether every figure that binds a phase's ceiling is a published metadata rate, not a stated part."""
-    operation = j.run.workload.operation.value
-    stated = [described.topology.capacity_at(c, operation) for c in j.ceiling.binding]
-    return bool(stated) and all(c is not None and c.source.note.startswith("typical ") for c in stated)
-
-
 def _beyond(j: Judgement, described: Described) -> str:
     """What an ABOVE-CEILING result would need of the component that binds at the high end, or a cache."""
     ceiling = j.ceiling
@@ -186,7 +189,9 @@ def _beyond(j: Judgement, described: Described) -> str:
         else:
             key = f"{operation}_{component.key}" if component.key == "metadata" else component.key
             unit = (capacity.range[1] if capacity.range else capacity.value).units
-            said.append(f"{component.group}.{key} ≥ {format_quantity(capacity.value * share, unit=unit)} "
+            latency = capacity.metric is Metric.LATENCY  # a round trip must be shorter, not larger
+            needed = capacity.value / share if latency else capacity.value * share
+            said.append(f"{component.group}.{key} {'≤' if latency else '≥'} {format_quantity(needed, unit=unit)} "
                         f"({_stated(capacity)})")
     return ("needs " + " and ".join(said) + ", or a cache") if said else "needs more than the stated hardware, or a cache"
 
@@ -220,6 +225,6 @@ def review_body(source: str, reviewed: list[Reviewed]) -> dict:
 
 
 def severity(reviewed: Reviewed) -> Severity | None:
-    """The severity of a submission's strongest verdict (ABOVE-CEILING an error, ABOVE-PUBLISHED a warning); None
-    without one."""
-    return max((VERDICT_SEVERITY[p.verdict] for p in reviewed.phases if p.verdict in VERDICT_SEVERITY), default=None)
+    """The most severe of its phases' verdicts (ABOVE-CEILING an error; FAR-BELOW information where the ceiling leaves
+    out what makes the phase hard); None without one."""
+    return max((p.severity for p in reviewed.phases if p.severity is not None), default=None)

@@ -1,12 +1,14 @@
-"""Ceilings of metadata operations (mdtest's create, stat, remove ...): round trips, metadata servers, one directory.
+"""Ceilings of metadata operations (mdtest's create, stat, remove ...): round trips, metadata servers, their journal,
+one directory.
 
 Each process waits for one operation at a time (times its queue depth), so n·p·q processes
 complete at most n·p·q / (RTT + the servers' latency) operations per second. The metadata
 servers (server groups that state a ``metadata`` rate) together complete the sum of their
-rates when every process works in its own directory; a directory shared by all processes
-lives on one server, and a lock serialises its updates, so one server's rate (or the
-stated ``directory`` rate, if lower) bounds it, unless the servers state
-``directory = "unlimited"``: a directory striped over them all (DAOS's SX directories,
+rates when every process works in its own directory; a create or a remove is also bound by
+what their devices make durable (``journal``). A directory shared by all processes bounds
+them at its own ``directory`` rate where the servers state one (its lock, or striped over
+several servers: then above one server's rate), else at one server's rate, where it lives;
+``directory = "unlimited"`` is a directory striped over them all (DAOS's SX directories,
 Lustre's striped directories).
 """
 
@@ -30,7 +32,9 @@ if TYPE_CHECKING:  # sympy loads when a formula is asked for
 
 __all__ = ["ceiling", "unlimited", "LAYERS"]
 
-LAYERS = ("round trips", "metadata servers", "shared directory")
+LAYERS = ("round trips", "metadata servers", "metadata journal", "shared directory")
+# The operations that make a record durable on the metadata devices: bound by the servers' journal.
+_JOURNALED = ("create", "remove", "rename")
 
 
 def unlimited(topology: Topology, workload: Workload, clients: tuple[str, ...]) -> str | None:
@@ -73,6 +77,9 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
             return [count_symbol(g.name) * values.symbol("MD", g, v) for g, v in servers]
         total = math.fsum(g.count * canonical(v) for g, v in servers)
         layers.append(_layer("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms, values))
+        journal = _journal(topology, values) if op in _JOURNALED else None
+        if journal:
+            layers.append(journal)
         if workload.shared_directory and _spread(servers, op):
             assumptions.append("one directory is spread over every metadata server (directory = \"unlimited\"), so "
                                "a shared directory is bound by the servers together")
@@ -117,19 +124,35 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
     return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if waiting else None
 
 
+def _journal(topology: Topology, values: _Values) -> LayerLimit | None:
+    """Σ count·JOURNAL over the server groups that state what their devices make durable; None where none does."""
+    stating = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
+               if (c := g.capacity("journal")) is not None and c.value is not None]
+    if not stating:
+        return None
+
+    def terms() -> list:
+        for g, _ in stating:
+            values.made[count_symbol(g.name)] = g.count
+        return [count_symbol(g.name) * values.symbol("J", g, v) for g, v in stating]
+    total = math.fsum(g.count * canonical(v) for g, v in stating)
+    return _layer("metadata journal", total, tuple(Component(g.name, "journal") for g, _ in stating), terms, values)
+
+
 def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
     """Whether a metadata server states ``directory = "unlimited"``: a directory may be striped over them all."""
     return any((stated := g.capacity("directory", op)) is not None and stated.value is None for g, _ in servers)
 
 
 def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) -> LayerLimit:
-    """One directory: on one metadata server, at its rate or its ``directory`` rate if lower; the best server's.
+    """One directory: at the ``directory`` rate its servers state (its lock, or striped over them), else on one
+    metadata server at that server's rate; the best group's.
 
-    Each server's own limit rises with its figures, so their greatest does too (the ceiling stays
-    monotone when a range changes which server is fastest)."""
+    Each group's own limit rises with its figures, so their greatest does too (the ceiling stays
+    monotone when a range changes which group is fastest)."""
     def own(group: Group, speed: Quantity) -> tuple[float, str, str, Quantity]:
         stated = group.capacity("directory", op)
-        if stated is not None and stated.value is not None and stated.value < speed:
+        if stated is not None and stated.value is not None:
             return canonical(stated.value), "DIR", "directory", stated.value
         return canonical(speed), "MD", "metadata", speed
     limit, (group, _) = max(((own(g, v), (g, v)) for g, v in servers), key=lambda pair: pair[0][0])

@@ -434,8 +434,8 @@ def _limit(layer: str, cut: Limit, values: Callable[[], dict]) -> LayerLimit:
 
 # What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a
 # workload of the other (a quick way past solving for it).
-_METADATA_KEYS = ("metadata", "directory")
-_DATA_KEYS = ("bandwidth", "iops", "memory_bandwidth", "memory")
+_METADATA_KEYS = ("metadata", "directory", "journal")
+_DATA_KEYS = ("bandwidth", "iops", "memory_bandwidth", "memory", "nic")
 _OPERATIONS = frozenset(op.value for op in Operation)
 
 

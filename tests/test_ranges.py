@@ -259,18 +259,28 @@ def test_check_says_what_a_run_between_the_ends_implies():
     assert judgement.ratio == pytest.approx(20 / 24)
 
 
-def test_typical_metadata_expands_to_the_published_ranges_per_operation(tmp_path):
+def test_typical_metadata_expands_to_what_bounds_a_server_not_to_the_published_rates(tmp_path):
     from topologies.catalogues.metadata_rates import typical_metadata
 
     topology = _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\n'
-                                            'metadata = { typical = "beegfs", devices = "nvme" }'))
+                                            'metadata = { typical = "beegfs", devices = "nvme", cores = 96 }'))
     server = topology.group("s")
-    for operation, (low, high, note) in typical_metadata("beegfs", "nvme").items():
+    published = {(low, high) for low, high, _ in typical_metadata("beegfs", "nvme").values()}
+    for operation in ("create", "stat", "open", "remove", "find"):
         stated = server.capacity("metadata", operation)
-        assert stated.range == (low, high) and stated.source.kind == "assumption" and note in stated.source.note
+        assert stated.source.kind == "assumption" and stated.range not in published
+    # 96 cores (stated), each answering 1,000 to 10 million requests a second (eRPC's)
+    assert [q.m_as("op/s") for q in server.capacity("metadata", "create").range] == [96_000, 960_000_000]
+    assert "96 cores (stated)" in server.capacity("metadata", "create").source.note
+    # a find reads each entry through the server's 100 Gbit/s: at most 12.5 GB/s over 16 B
+    assert server.capacity("metadata", "find").range[1].m_as("op/s") == pytest.approx(12.5e9 / 16)
+    # one shared directory: from its lock held 1 ms to no lock beyond the servers together
+    assert [q.m_as("op/s") for q in server.capacity("directory", "create").range] == [1000, server.count * 960_000_000]
     assert load_topology(save_topology(topology, tmp_path / "saved.toml")).ranged() == topology.ranged()
     with pytest.raises(TopologyError, match=r"servers.s.metadata: The typical metadata service must be one of: lustre"):
         _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "zfs" }'))
+    with pytest.raises(TopologyError, match=r"servers.s.metadata.cores: must be a whole number of cores"):
+        _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { typical = "beegfs", cores = 0 }'))
 
 
 def _two_servers(first: str, second: str, extra: str = "") -> str:

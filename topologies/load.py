@@ -241,25 +241,32 @@ def _operations(value: Any, source: str, where: str) -> tuple[str, ...]:
 
 
 def _typical_metadata(body: dict, source: str, where: str) -> dict:
-    """``metadata = { typical = "beegfs", devices = "nvme" }``: per operation, the published range per server."""
-    from topologies.catalogues.metadata_rates import typical_metadata  # read only by a topology that asks for it
+    """``metadata = { typical = "beegfs", devices = "nvme", cores = 96 }``: what bounds a server (metadata_bounds.toml);
+    the service's published rates (metadata_rates.toml) are no ceiling: they only check the names."""
+    from topologies.catalogues.metadata_bounds import server_figures  # read only by a topology that asks for it
+    from topologies.catalogues.metadata_rates import entry
 
     stated = body["metadata"]
-    _only(stated, ("typical", "devices", "note"), source, where)
+    _only(stated, ("typical", "devices", "cores", "note"), source, where)
     service, devices = stated.get("typical"), stated.get("devices", "any")
     if not isinstance(service, str) or not isinstance(devices, str):
         raise TopologyError(source, where, "names a metadata service and a device class, e.g. "
                             f"{{ typical = \"lustre\", devices = \"nvme\" }}. Got {stated!r} instead.")
+    if (cores := stated.get("cores")) is not None and (type(cores) is not int or not 1 <= cores <= 10**4):
+        raise TopologyError(source, f"{where}.cores", f"must be a whole number of cores per server from 1 to 10,000. "
+                            f"Got {cores!r} instead.")
     try:
-        rates = typical_metadata(service, devices)
+        entry(service, devices)
     except LookupError as exc:
         raise TopologyError(source, where, str(exc).strip("'\"")) from None
     extra = _text(stated.get("note", ""), source, f"{where}.note")
+    nic = body.get("nic") and parse_capacity(body["nic"], Metric.BANDWIDTH, source, where.replace(".metadata", ".nic"))
+    ends = None if not nic or nic.value is None else nic.range or (nic.value, nic.value)
+    count = body.get("count", 1) if isinstance(body.get("count", 1), int) else 1  # a wrong one is refused below
     expanded = {key: value for key, value in body.items() if key != "metadata"}
-    for operation, (low, high, note) in rates.items():
-        expanded.setdefault(f"{operation}_metadata", {
-            "range": [f"{low.m_as('op/s')!r} op/s", f"{high.m_as('op/s')!r} op/s"], "source": "assumption",
-            "note": f"typical {service} on {devices} per server: {note}" + (f"; {extra}" if extra else "")})
+    for key, figure in server_figures(count, cores=cores, nic=ends).items():
+        if not (key.endswith("directory") and "directory" in body):  # a directory the file states is every operation's
+            expanded.setdefault(key, figure | {"note": f"{service} on {devices}: {figure['note']}" + (f"; {extra}" if extra else "")})
     return expanded
 
 

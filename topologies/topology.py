@@ -45,26 +45,26 @@ class Kind(enum.Enum):
 
 _RANK = {kind: i for i, kind in enumerate(Kind)}
 
-# The capacities a group of each kind may state, per member, with their metric. A server's
-# ``block_size`` is the file system's block or stripe size it serves (not a limit, a fit);
-# ``latency`` (any kind) is the fixed time one request costs there besides moving its bytes;
-# ``metadata`` the metadata operations per second one (metadata) server completes, and
-# ``directory`` the rate one directory sustains when every process works in it (a lock
-# serialises them); ``memory_bandwidth`` how fast the page cache serves data.
+# The capacities a group of each kind may state, per member, with their metric. A server's ``block_size`` is the
+# file system's block or stripe size it serves (not a limit, a fit); ``latency`` (any kind) is the fixed time one
+# request costs there besides moving its bytes; ``metadata`` the metadata operations per second one (metadata) server
+# completes, ``directory`` the rate one directory sustains when every process works in it (a lock serialises them),
+# ``journal`` the creates and removes per second its metadata devices make durable; ``memory_bandwidth`` how fast the
+# page cache serves data.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
-                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE},
+                  "metadata": Metric.OPERATION_RATE, "directory": Metric.OPERATION_RATE, "journal": Metric.OPERATION_RATE},
     Kind.DEVICE: {"bandwidth": Metric.BANDWIDTH, "iops": Metric.OPERATION_RATE, "size": Metric.SIZE,
                   "latency": Metric.LATENCY},
 }
-# Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata).
+# Keys that may also be given per operation as OPERATION_KEY (read_nic, create_metadata, create_directory).
+_METADATA_OPERATIONS = ("create", "stat", "open", "rename", "remove", "find")
 PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops": ("read", "write"),
-                 "memory_bandwidth": ("read", "write"),
-                 "metadata": ("create", "stat", "open", "rename", "remove", "find")}
+                 "memory_bandwidth": ("read", "write"), **dict.fromkeys(("metadata", "directory"), _METADATA_OPERATIONS)}
 
 
 # What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:

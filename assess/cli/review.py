@@ -3,8 +3,10 @@
 Each row's description becomes a topology (every unstated figure a range: ``iobound topology
 from-io500`` shows one); its phases are judged as ``check`` judges any run. One line per
 submission; below the table, the phases that need more than the stated hardware (ABOVE-CEILING, an
-error: exit 1), then those faster than every published metadata figure of their kind (ABOVE-PUBLISHED), then those
-that need more of a drive or port than any part of its class had done by the system's date (IMPLAUSIBLE-HARDWARE).
+error: exit 1), then those that need more of a drive or port than any part of its class had done by the
+system's date (IMPLAUSIBLE-HARDWARE). Metadata phases are judged by what bounds the servers; the published
+io500 rates of their kind are shown beside them as information (PUBLISHED-BAND), never with the submission's
+own runs.
 Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 """
 
@@ -82,9 +84,6 @@ def render(reviewed: list[Reviewed], source: str) -> str:
     lines = [f"list: {source} ({len(reviewed)} submissions)", "",
              table(("id", "list", "system", "file system", "judged", "verdict", "its strongest phase"), rows, right=(4,))]
     for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),
-                             ("ABOVE-PUBLISHED", "faster per server than every published figure of its file system and "
-                                                 "devices (ABOVE-PUBLISHED: metadata judged by published rates, not "
-                                                 "physics; a client cache, or a figure to ask about):"),
                             ("IMPLAUSIBLE-HARDWARE", "needs more of a drive or port than any part of its class that "
                                                      "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
         above = [(r, p) for r in reviewed for p in r.phases if p.verdict == verdict]

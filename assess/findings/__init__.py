@@ -9,7 +9,8 @@ ABOVE-CEILING     error    the run is faster than any data path of the topology 
 POSSIBLE-IF       warning  the run is possible only if figures stated as ranges are high enough: it says which
 AT-CEILING        info     the run sits at the ceiling: the binding component limits it
 BELOW-CEILING     info     the run reaches 50-90 % of the ceiling: costs the model leaves out, commonly
-FAR-BELOW         warning  the run reaches less than a fraction of the ceiling
+FAR-BELOW         warning  the run reaches less than a fraction of the ceiling (info, naming it, where the ceiling
+                           leaves out what makes the run hard: ior-hard's small writes to one shared file)
 against the parts that existed (assess.findings.hardware, the catalogue topologies.catalogues.achievable)
 IMPLAUSIBLE-HARDWARE warning  a POSSIBLE-IF needs more of one drive or port than the fastest part of its class
                            that had shipped by the system's date achieves
@@ -38,6 +39,8 @@ METADATA-FASTER   info     opens and stats take most of its I/O time, faster tha
 an MLPerf Storage training run, from DLIO's summary (assess.findings.training; TRAINING_CODES)
 AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's minimum
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
+a metadata phase of a list beside what like systems published (assess.findings.published; BAND_CODES)
+PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
 """
 
 from probes.core.faces import lazy_exports
@@ -49,6 +52,7 @@ _EXPORTS = {
                                 "summary_in"),
     "assess.findings.application": ("JOB_CODES", "is_job", "part_of", "job_findings"),
     "assess.findings.training": ("TRAINING_CODES", "training_findings"),
+    "assess.findings.published": ("BAND_CODES", "band_finding"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -17,11 +17,13 @@ from assess.findings.finding import Finding, Judgement, Severity
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["judge", "bandwidth_factor", "bandwidth_summary", "ceiling_metric", "summary_in", "metric_factor"]
+__all__ = ["judge", "left_out", "bandwidth_factor", "bandwidth_summary", "ceiling_metric", "summary_in", "metric_factor"]
 
 # Above a stated figure by less than this, the figure may be what is wrong (a data sheet's write rate given for reads);
 # far above, only a cache or a miscount explains it.
 _UNDERSTATED = 1.5
+# A page: transfers that are not whole pages fill blocks in part.
+_PAGE = 4096
 
 
 def bandwidth_factor(run: Run) -> float | None:
@@ -123,15 +125,42 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
             f"with those figures at their least, not shown to be limited by them (its most is {format_quantity(ceiling.value)}).",
             "state the figures that decide it (a datasheet or a probe: iobound probe), then check again", evidence))
     elif top * limit / least < far_below:
-        findings.append(Finding(
-            "FAR-BELOW", Severity.WARNING, run.label,
-            f"{op} of {format_quantity(measured)} reaches only {summary.mean / least:.0%} of the "
-            f"{format_quantity(ceiling.least)} that {where_least} would allow{_at_least(ceiling)}.",
-            "something the model leaves out costs more than the hardware: check the transfer size against the "
-            "file system's block or stripe size, contention between processes, and the client's settings", evidence))
+        findings.append(_far_below(run.label, op, measured, summary.mean / least, ceiling, where_least, evidence))
     elif summary.mean / least < below:  # against the least the ranges allow: what they do not explain
         findings.append(_below(run.label, op, measured, summary.mean / least, ceiling, where_least, evidence))
     return Judgement(run, measured, ceiling, ratio, interval, tuple(findings))
+
+
+def left_out(ceiling: Ceiling) -> str:
+    """What the ceiling leaves out of what its workload does ("" where it models it): small or unaligned transfers to
+    one shared file (ior-hard), the metadata servers' own time where no server states a rate. (One directory shared
+    by every process is modelled: its lock, or the one server that holds it.)"""
+    workload = ceiling.workload
+    if not workload.operation.is_metadata:
+        size = workload.transfer_size
+        if workload.shared_file and (size is None or size.m_as("B") % _PAGE):
+            shown = "transfers" if size is None else f"{format_quantity(size, unit='B')} transfers"
+            return (f"what {shown} interleaved in one shared file cost: the processes' contention for its locks or "
+                    f"extents, and the read-modify-write of blocks they fill in part")
+        return ""
+    if all(layer.layer != "metadata servers" for layer in ceiling.layers):
+        return "the metadata servers' own time (no server states a metadata rate)"
+    return ""
+
+
+def _far_below(label, op, measured, share: float, ceiling: Ceiling, where: str, evidence) -> Finding:
+    """FAR-BELOW: a warning where the ceiling models what the run does; information naming what it leaves out elsewhere."""
+    said = (f"{op} of {format_quantity(measured)} reaches only {share:.0%} of the {format_quantity(ceiling.least)} "
+            f"that {where} would allow{_at_least(ceiling)}")
+    missing = left_out(ceiling)
+    if missing:
+        return Finding("FAR-BELOW", Severity.INFO, label, f"{said}; the model leaves out {missing}, "
+                       "which commonly cost as much: not judged.",
+                       "to judge it, state what the model leaves out, or compare with the same phase on like systems",
+                       evidence | {"left_out": missing})
+    return Finding("FAR-BELOW", Severity.WARNING, label, f"{said}.",
+                   "something the model leaves out costs more than the hardware: check the transfer size against the "
+                   "file system's block or stripe size, contention between processes, and the client's settings", evidence)
 
 
 def _at_least(ceiling: Ceiling) -> str:

@@ -27,12 +27,17 @@ How the table was made (the file's header says the same, with the sources):
   figure, and with it the low end, is far below the easy phases'.
 - An entry with one or two systems behind it says so in its note: treat it as indicative.
 
+These are what was measured, not what the hardware allows: they are no ceiling. :func:`band` gives one
+phase's figures as a band shown beside a verdict as information, leaving out the judged system's own runs.
+
 The table is read once, when first asked for; importing this module reads nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,7 +46,7 @@ from probes.core.units import Metric, parse_quantity
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["TABLE", "OPERATIONS", "ANY", "ALIASES", "known", "typical_metadata", "entry"]
+__all__ = ["TABLE", "OPERATIONS", "ANY", "ALIASES", "Band", "band", "known", "typical_metadata", "entry"]
 
 TABLE = Path(__file__).with_name("metadata_rates.toml")
 OPERATIONS = ("create", "stat", "open", "remove", "find")
@@ -146,3 +151,55 @@ def typical_metadata(service: str, devices: str) -> dict[str, tuple[Quantity, Qu
     entry(name, kind)  # raises, naming what is known, before anything is cached
     name = ALIASES.get(name, name)
     return {operation: (low, high, note) for operation, low, high, note in _rates(name, kind)}
+
+
+# A source's system ("io500 SC18 (revised figures), Mistral (DKRZ), list id 199, ..."), and each phase's figure in
+# it ("easy-write 13.47 = 13,470", op/s per server after the equals sign; "(left out: ...)" after one left out).
+_SYSTEM = re.compile(r"^io500 [^,]+, (.+?), (?:list id|IO500/submission-data)")
+_FIGURE = re.compile(r"\b((?:easy|hard)-(?:write|stat|read|delete)|find) [\d,.]+ = ([\d,.]+)( \(left out)?")
+
+
+@dataclass(frozen=True)
+class Band:
+    """The published figures per server of one io500 phase, for one service and device class: a typical range."""
+
+    low: Quantity
+    high: Quantity
+    systems: int  # how many systems stand behind it
+    basis: str  # per what: "metadata server", or "data server" for services without metadata servers
+    left_out: bool  # whether runs of the judged system were left out of it
+
+
+def _key(name: str) -> str:
+    return re.sub(r"\W", "", name.lower())
+
+
+def band(service: str, devices: str, phase: str, system: str = "") -> Band | None:
+    """The published figures per server of io500 ``phase`` (``easy-write``, ``hard-stat``, ``find`` ...) for the
+    service and device class, leaving out every run of ``system`` (as the list names it, "Mistral (DKRZ)", or its
+    system's name alone); None where no other system's run is left.
+
+    Raises
+    ------
+    LookupError
+        If the service, or the device class for it, is not in the table.
+    """
+    body = entry(service, devices)
+    own = {_key(system), _key(system.rsplit(" (", 1)[0])} - {""}
+    figures, systems, left = [], set(), False
+    for source in body["sources"]:
+        named = _SYSTEM.match(source)
+        name = named[1] if named else source
+        if {_key(name), _key(name.rsplit(" (", 1)[0])} & own:
+            left = True
+            continue
+        found = [float(value.replace(",", "")) for which, value, cached in _FIGURE.findall(source)
+                 if which == phase and not cached]
+        if found:
+            figures += found
+            systems.add(_key(name))
+    if not figures:
+        return None
+    from probes.core.units import Q_
+
+    return Band(Q_(min(figures), "op/s"), Q_(max(figures), "op/s"), len(systems), body["basis"], left)

@@ -3,8 +3,10 @@
 Each figure the description states (node counts, a network's name, a device type) becomes a capacity
 citing the field it came from; each figure it leaves out (ports per node, what one device moves, whether
 a device count is per server or in all) becomes a range marked as an assumption, from the table in
-``hardware.toml`` or the published metadata rates (``metadata_rates.toml``). Nothing is guessed: a field
-too thin to build from is named in ``missing``, and the part it would have bounded is left unjudged.
+``hardware.toml`` or what bounds a metadata server (``metadata_bounds.toml``). Nothing is guessed: a field
+too thin to build from is named in ``missing``, and the part it would have bounded is left unjudged. The
+published metadata rates of its file system (``metadata_rates.toml``) are only named, as ``band``: a typical
+range shown beside a verdict, never a ceiling.
 
 Shape: client nodes -- one fabric -- data servers -- their devices (one member per server), and the
 metadata servers on the same fabric; DAOS and WekaIO keep metadata on the data servers.
@@ -22,6 +24,7 @@ from probes.core.units import Q_
 from probes.readers.io500_system import count
 from topologies.catalogues.achievable import Parts, drive_classes, link_bound, year_of
 from topologies.catalogues.hardware import Network, class_rate, device_classes, hardware, network_ports
+from topologies.catalogues.metadata_bounds import server_figures
 from topologies.catalogues.metadata_rates import ALIASES, ANY, entry, known
 from topologies.load import topology_from_dict
 
@@ -45,8 +48,6 @@ _DATES = ("storage_install_date", "storage_refresh_date")
 _RUN_DATES = ("submission_date", "list_name")
 _DRIVES = {"hdd": "hard disk", "sata-ssd": "SATA SSD", "sas-ssd": "SAS SSD", "nvme": "NVMe drive",
            "optane-ssd": "Optane SSD", "pmem": "persistent memory module"}
-_SPREAD = {"value": "unlimited", "source": "assumption",
-           "note": "a shared directory spread over the metadata servers, as the published rates per server it is judged by are"}  # metadata_rates.toml's basis for services without metadata servers
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Described:
     blocking: tuple[str, ...] = ()
     dates: dict[str, str] = field(default_factory=dict)  # storage_install_date, storage_refresh_date, as stated
     parts: dict[str, Parts] = field(default_factory=dict)
+    band: tuple[str, str] | None = None  # the metadata service and device class of metadata_rates.toml it is typical of
 
 
 def _memory(text: str) -> str | None:
@@ -112,6 +114,7 @@ class _Builder:
         self.blocking: list[str] = []  # what stops a topology being built at all
         self.ports: dict[str, Quantity] = {}
         self.parts: dict[str, Parts] = {}
+        self.band: tuple[str, str] | None = None
 
     def field(self, name: str, why: str) -> str:
         text = self.d.get(name)
@@ -215,7 +218,8 @@ def describe(description: Description) -> Described:
                                           f"from its io500 description ({d.source})"}
     if clients is None or servers is None or network is None:
         b.blocking = list(b.missing)
-        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(), b.parts)
+        return Described(None, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(),
+                         b.parts, b.band)
     client_cite = d.cite(network_field)
     client_network = b.network("client_network")
     if client_network is None:
@@ -254,7 +258,8 @@ def describe(description: Description) -> Described:
         b.blocking.append(f"the description's figures do not make a topology: {exc}")
         b.missing.append(b.blocking[-1])
         topology = None
-    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(), b.parts)
+    return Described(topology, b.doc, tuple(b.assumptions), tuple(b.missing), b.ports, tuple(b.blocking), b.dates(),
+                     b.parts, b.band)
 
 
 def _unstated_clients(b: _Builder) -> Network:
@@ -320,28 +325,28 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict:
 
 
 def _metadata(b: _Builder, network: Network) -> dict | None:
-    """The metadata servers, their rate the published range for the file system and device class; on the data
-    servers for services that have none (DAOS, WekaIO); None when the description cannot say which."""
+    """The metadata servers, their rates what bounds a server (cores, journal, one directory's lock, a find's reading:
+    metadata_bounds.toml); on the data servers for services that have none (DAOS, WekaIO); None when the description
+    cannot say which. The published rates of the service and device class become the band."""
     d = b.d
     filesystem = b.field("filesystem_type", "no file system named, so metadata not judged")
     service = _service(filesystem) if filesystem else None
     if filesystem and service is None:
-        b.missing.append(f"filesystem_type: no published metadata rates for {filesystem!r}, so metadata not judged "
+        b.missing.append(f"filesystem_type: {filesystem!r} names no metadata service, so metadata not judged "
                          f"(known: {', '.join(known())})")
     if service is None:
         return None
     on_data = entry(service, ANY)["basis"] == _ON_DATA_SERVERS
+    side = "ds" if on_data else "md"
     # the metadata devices as the table classed them: md_storage_type, the data servers' where they hold metadata
     stated = d.get("md_storage_type") or (d.get("ds_storage_type") if on_data else "")
     kinds = {_METADATA_CLASSES.get(c, ANY) for c in device_classes(stated)}
     kind = kinds.pop() if len(kinds) == 1 else ANY
-    kind = kind if kind in known()[service] else ANY
-    rates = {"typical": service, "devices": kind,
-             "note": f"{d.cite('filesystem_type')}; metadata devices {stated or 'not stated'}"}
-    b.assumptions.append(f"metadata: the published io500 rates per server of {service} on {kind} devices "
-                         "(metadata_rates.toml); a shared directory counts as spread over the servers, as those rates are")
+    b.band = service, kind if kind in known()[service] else ANY
     if on_data:
-        b.doc["servers"]["data"].update(metadata=rates, directory=_SPREAD)
+        data = b.doc["servers"]["data"]
+        data.update(server_figures(data["count"], nic=_ends(data["nic"]), devices=_journal(b, side, data["count"])))
+        b.assumptions.append(f"metadata: on the data servers ({service}): {_bounded()}")
         return None
     servers = count(b.field("md_nodes", "no metadata servers counted, so metadata not judged"))
     if not servers:
@@ -351,13 +356,39 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     md_network = b.network("md_network")
     group = {"count": servers, "description": f"metadata servers ({d.cite('md_nodes')})",
              "nic": b.nic("metadata", md_network or network, "servers",
-                          d.cite("md_network" if md_network else "ds_network"), "md_network" if md_network else "ds_network"),
-             "metadata": rates, "directory": _SPREAD}
+                          d.cite("md_network" if md_network else "ds_network"), "md_network" if md_network else "ds_network")}
+    group |= server_figures(servers, nic=_ends(group["nic"]), devices=_journal(b, side, servers))
+    b.assumptions.append(f"metadata: {servers} metadata server(s) ({service}): {_bounded()}")
     memory = _memory(d.get("md_volatile_memory_capacity"))
     if memory is not None:
         group["memory"] = {"value": memory, "source": "datasheet",
                            "note": f"{d.cite('md_volatile_memory_capacity')}: the servers' cache"}
     return group
+
+
+def _bounded() -> str:
+    return ("a request per operation on 4 to 384 cores, a journal record per create or remove on the metadata devices, "
+            "one directory's lock, and a find's bytes per entry, each a range (metadata_bounds.toml)")
+
+
+def _ends(capacity: dict) -> tuple[Quantity, Quantity]:
+    """The (least, greatest) of a capacity as this module writes it: one value, or a range."""
+    low, high = capacity["range"] if "range" in capacity else (capacity["value"],) * 2
+    return Q_(low), Q_(high)
+
+
+def _journal(b: _Builder, side: str, servers: int) -> tuple[Quantity, Quantity] | None:
+    """What one server's metadata devices write together (least, greatest): their class's write rate times one
+    server's share of the stated count, or all of them; None where the count or the class is not stated."""
+    stated = count(b.d.get(f"{side}_storage_devices"))
+    classes = device_classes(b.d.get(f"{side}_storage_type"))
+    if not stated or not classes:
+        b.assumptions.append(f"metadata journal: {side}_storage_devices or {side}_storage_type not stated, so the "
+                             "journal bounds nothing (an upper bound)")
+        return None
+    table = hardware()["devices"]
+    ranges = [class_rate(table[c], "write_bandwidth") for c in classes]
+    return min(r[0] for r in ranges) * stated / servers, max(r[1] for r in ranges) * stated
 
 
 # What a submission's folder holds, most telling first: the description, and the results io500 wrote
