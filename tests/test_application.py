@@ -18,7 +18,7 @@ from probes.readers import read_results  # noqa: E402
 from topologies.bundled import load_example  # noqa: E402
 from topologies.load import load_topology  # noqa: E402
 from assess import plotdata  # noqa: E402
-from assess.check import check_runs  # noqa: E402
+from assess.check import CHECK_VERSION, check_runs  # noqa: E402
 from assess.findings.application import JOB_CODES, part_of  # noqa: E402
 from assess.report import build_report  # noqa: E402
 
@@ -207,7 +207,7 @@ def test_check_on_the_command_line_names_the_part_and_says_bad_nodes_in_one_line
     done = subprocess.run([sys.executable, "-m", "assess", "check", system, str(HDF5), "--json"], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     doc = json.loads(done.stdout)
-    assert doc["format_version"] == "1.4"
+    assert (doc["format"], doc["format_version"]) == ("iobound/check", CHECK_VERSION)
     assert doc["runs"][0]["part"] == {"said": "the 1 of 248 OSTs of ost its files were striped over, and at most 1 "
                                               "of the 248 oss servers behind them", "target_group": "ost",
                                       "targets_used": 1, "targets": 248}
