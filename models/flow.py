@@ -150,8 +150,8 @@ class FlowNetwork:
 
     def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...], shared: dict | None = None):
         """``shared``: what the networks of ``topology`` share, filled as made (None: made here): a group's chain
-        is the same in every network of one shape whatever its clients, and networks with the same edges
-        have the same graph."""
+        is the same in every network of one shape whatever its clients (networks with the same edges share their
+        graph in any topology: :func:`_structure`)."""
         self.topology, self.shape, self.clients = topology, shape, clients
         self._shared = {} if shared is None else shared
         self.op = shape.operation.value
@@ -176,10 +176,7 @@ class FlowNetwork:
         nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
         edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
         source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
-        structure = (tuple(edges), source)
-        if structure not in self._shared:
-            self._shared[structure] = FlowGraph(nodes, edges, source, sink), _Series(edges, source, sink)
-        self.graph, series = self._shared[structure]
+        self.graph, series = _structure(tuple(nodes), tuple(edges), source, sink)
         self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer]
                           for layer in dict.fromkeys(s.layer for s in self.limited)}
         self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
@@ -414,6 +411,14 @@ class FlowNetwork:
     def _length(self, name: str) -> int:
         kind = self.topology.group(name).kind
         return len(STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
+
+
+@functools.lru_cache(maxsize=1024)
+def _structure(nodes: tuple[str, ...], edges: tuple[tuple[str, str], ...], source: str,
+               sink: str) -> tuple[FlowGraph, _Series]:
+    """The graph and its layers in series of one network structure, made once in a process: both depend on the
+    edges alone, and solving what a run implies builds thousands of networks of a few structures."""
+    return FlowGraph(list(nodes), list(edges), source, sink), _Series(list(edges), source, sink)
 
 
 class _Series:
