@@ -43,10 +43,9 @@ GOALS = ((5, "ior-easy", 0.50), (20, "ior-easy", 0.95), (100, "mdtest-easy", 0.8
 CAUGHT_BY = "IMPLAUSIBLE-HARDWARE"
 
 
-def _caught(phase, judgement) -> bool:
-    """An error (as review calls it: not one that rests on published metadata rates alone), or the warning that the
-    implied part never existed."""
-    return phase.verdict == "ABOVE-CEILING" or any(f.code == CAUGHT_BY for f in judgement.findings)
+def _caught(phase) -> bool:
+    """An error (as review calls it), or the warning that the implied part never existed: review's verdict says both."""
+    return phase.verdict in ("ABOVE-CEILING", CAUGHT_BY)
 
 
 def _planted(runs, factor: float):
@@ -66,18 +65,18 @@ def _io500(every: int, factors: tuple[int, ...]) -> dict:
     phases = [(r, p) for r in reviewed for p in r.phases]
     verdicts = Counter(p.verdict for _, p in phases)
     errors = [(r, p) for r, p in phases if p.verdict == "ABOVE-CEILING"]
-    implausible = [(r, j) for r in reviewed for j in r.judgements if any(f.code == CAUGHT_BY for f in j.findings)]
+    implausible = [(r, p) for r, p in phases if p.verdict == CAUGHT_BY]
     judged = {r.submission.id: {p.label for p in r.phases if p.verdict != UNJUDGED} for r in reviewed}
     caught: dict[tuple[int, str], tuple[int, int]] = {}
     for factor in factors:
         found = Counter()
         planted = [dataclasses.replace(s, runs=tuple(_planted(s.runs, factor))) for s in submissions]
         for r in review(planted):
-            for phase, j in zip(r.phases, r.judgements):
+            for phase in r.phases:
                 kind = next((k for k, labels in PLANTED.items() if phase.label in labels), None)
                 if kind and phase.label in judged[r.submission.id]:
                     found[kind, "judged"] += 1
-                    found[kind, "caught"] += _caught(phase, j)
+                    found[kind, "caught"] += _caught(phase)
         for kind in PLANTED:
             caught[factor, kind] = (found[kind, "caught"], found[kind, "judged"])
     return {"submissions": len(reviewed), "described": sum(r.described.topology is not None for r in reviewed),
@@ -138,9 +137,8 @@ def _page(io500: dict, mlperf: list, seconds: float, every: int) -> str:
     lines += ["", f"### Every {CAUGHT_BY} ({len(io500['implausible'])})", ""]
     if not io500["implausible"]:
         lines.append("None.")
-    for reviewed, j in io500["implausible"]:
-        message = next(f.message for f in j.findings if f.code == CAUGHT_BY)
-        lines.append(f"- submission {reviewed.submission.id}, {j.run.label}: {message}")
+    for reviewed, phase in io500["implausible"]:
+        lines.append(f"- submission {reviewed.submission.id}, {phase.label}: {phase.implies}")
     lines += ["", "### Planted anomalies", "",
               "Every ior-easy and mdtest-easy result of the list multiplied by a factor, the rest unchanged; a planted "
               f"phase is caught by an error or an {CAUGHT_BY} warning. Shares are of the phases judged.", "",
@@ -187,10 +185,10 @@ def main() -> int:
             print(f"goal:      x{factor} {kind}: >= {goal:.0%} caught: {share:.0%}: {'PASS' if share >= goal else 'MISS'}")
     print(f"time:      {seconds:.1f} s")
     if args.output:
+        from probes.core.outputs import write_replacing
+
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        temporary = args.output.with_name(f".{args.output.name}.writing")
-        temporary.write_text(_page(io500, mlperf, seconds, every), encoding="utf-8")
-        temporary.replace(args.output)
+        write_replacing(args.output, _page(io500, mlperf, seconds, every))
         print(f"written:   {args.output}")
     return 0
 
