@@ -261,7 +261,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
         raise TopologyError(source, where, str(exc).strip("'\"")) from None
     extra = _text(stated.get("note", ""), source, f"{where}.note")
     nic = body.get("nic") and parse_capacity(body["nic"], Metric.BANDWIDTH, source, where.replace(".metadata", ".nic"))
-    ends = None if not nic or nic.value is None else nic.range or (nic.value, nic.value)
+    ends = None if not nic or nic.value is None else nic.ends
     count = body.get("count", 1) if isinstance(body.get("count", 1), int) else 1  # a wrong one is refused below
     expanded = {key: value for key, value in body.items() if key != "metadata"}
     for key, figure in server_figures(count, cores=cores, nic=ends).items():
