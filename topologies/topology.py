@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 
 from probes.core.units import Metric, format_quantity, quantity_json
+from probes.core.workload import MOST_COUNT as MOST_MEMBERS  # one bound for every count: a slip, not a system
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -70,7 +71,6 @@ PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops
 # What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:
 # no group above ten million members, no bandwidth above 1 EB/s nor a rate above 10^15 op/s (1 EB/s of 1-byte
 # operations), no latency under a nanosecond or over an hour, no size under a byte or over a zettabyte.
-MOST_MEMBERS = 10**7
 BOUNDS: dict[Metric, tuple[str | None, str | None]] = {
     Metric.BANDWIDTH: (None, "1 EB/s"), Metric.OPERATION_RATE: (None, "1e15 op/s"),
     Metric.LATENCY: ("1 ns", "1 h"), Metric.SIZE: ("1 B", "1 ZB")}

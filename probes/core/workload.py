@@ -6,7 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from probes.core.units import Metric, format_quantity, quantity_from_json, quantity_json, require
+from probes.core.errors import UnitError
+from probes.core.units import Q_, Metric, format_quantity, quantity_from_json, quantity_json, require
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -22,9 +23,6 @@ MOST_TRANSFER = "1 PiB"
 
 def checked_transfer_size(size: Quantity) -> Quantity:
     """``size`` if a request can be that large; UnitError beyond :data:`MOST_TRANSFER` (a slip of the unit)."""
-    from probes.core.errors import UnitError
-    from probes.core.units import Q_
-
     most = Q_(MOST_TRANSFER)
     if size > most:
         raise UnitError(f"The transfer size must be at most {MOST_TRANSFER}: a request is held in one process's "
