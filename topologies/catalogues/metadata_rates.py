@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from probes.core.units import Metric, parse_quantity
+from probes.core.units import Q_, Metric, parse_quantity
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -174,6 +174,11 @@ def _key(name: str) -> str:
     return re.sub(r"\W", "", name.lower())
 
 
+def _keys(name: str) -> set[str]:
+    """A system's name as the list keys it, with and without its institution in parentheses."""
+    return {_key(name), _key(name.rsplit(" (", 1)[0])} - {""}
+
+
 def band(service: str, devices: str, phase: str, system: str = "") -> Band | None:
     """The published figures per server of io500 ``phase`` (``easy-write``, ``hard-stat``, ``find`` ...) for the
     service and device class, leaving out every run of ``system`` (as the list names it, "Mistral (DKRZ)", or its
@@ -185,12 +190,12 @@ def band(service: str, devices: str, phase: str, system: str = "") -> Band | Non
         If the service, or the device class for it, is not in the table.
     """
     body = entry(service, devices)
-    own = {_key(system), _key(system.rsplit(" (", 1)[0])} - {""}
+    own = _keys(system)
     figures, systems, left = [], set(), False
     for source in body["sources"]:
         named = _SYSTEM.match(source)
         name = named[1] if named else source
-        if {_key(name), _key(name.rsplit(" (", 1)[0])} & own:
+        if _keys(name) & own:
             left = True
             continue
         found = [float(value.replace(",", "")) for which, value, cached in _FIGURE.findall(source)
@@ -200,6 +205,4 @@ def band(service: str, devices: str, phase: str, system: str = "") -> Band | Non
             systems.add(_key(name))
     if not figures:
         return None
-    from probes.core.units import Q_
-
     return Band(Q_(min(figures), "op/s"), Q_(max(figures), "op/s"), len(systems), body["basis"], left)
