@@ -120,13 +120,8 @@ def edited_topology(args: argparse.Namespace, nodes: int | None = None):
 
 def seconds_arg(text: str) -> float:
     """A positive number of seconds, "90" or "90s": a budget or a run time."""
-    try:
-        value = float(text.rstrip("s"))
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, such as 90. Got {text!r} instead.")
-    return value
+    return _checked(text, lambda t: float(t.rstrip("s")), lambda v: 0 < v < float("inf"),
+                    "a positive number of seconds, such as 90")
 
 
 def share_arg(text: str) -> float:
