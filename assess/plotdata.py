@@ -295,7 +295,7 @@ def _scale(rows: Sequence[Estimate]) -> str:
 
 def _worst(j: Judgement) -> tuple[Severity | None, tuple[str, ...]]:
     """The most severe finding's severity and every finding's code."""
-    return max((f.severity for f in j.findings), default=None), tuple(f.code for f in j.findings)
+    return j.worst, tuple(f.code for f in j.findings)
 
 
 def _counts(count: int, most: int = 64) -> list[int]:

@@ -118,7 +118,7 @@ def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> lis
     codes; ``colour`` paints the mark and the codes of errors and warnings."""
     rows = []
     for j in judgements:
-        worst = max((f.severity for f in j.findings), default=None)
+        worst = j.worst
         rows.append((paint(_MARKS.get(worst, ""), worst, colour), j.run.label, _measured(j),
                      "-" if j.ceiling is None else j.ceiling.shown, "-" if j.ratio is None else f"{j.ratio:.0%}",
                      f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
@@ -129,7 +129,7 @@ def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> lis
 def marks_legend(judgements: Sequence[Judgement]) -> str:
     """What the marks :func:`judgement_rows` gives ``judgements`` mean (``marks: ✗ a run with an error, ! a run with
     a warning (its worst finding)``), or nothing when it gives none."""
-    worst = {max((f.severity for f in j.findings), default=None) for j in judgements}
+    worst = {j.worst for j in judgements}
     said = [f"{mark} a run with {'an' if s is Severity.ERROR else 'a'} {s.label}" for s, mark in _MARKS.items() if s in worst]
     return f"marks: {', '.join(said)} (its worst finding)" if said else ""
 

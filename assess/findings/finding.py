@@ -95,6 +95,11 @@ class Judgement:
     no_ceiling: str = ""
     part: Part | None = None
 
+    @property
+    def worst(self) -> Severity | None:
+        """The severity of its gravest finding; None without findings: what marks its row."""
+        return max((f.severity for f in self.findings), default=None)
+
     def to_dict(self) -> dict:
         return {"run": self.run.to_dict(), "measured": quantity_json(self.measured),
                 "ceiling": None if self.ceiling is None else self.ceiling.to_dict(), "no_ceiling": self.no_ceiling or None,
