@@ -143,6 +143,17 @@ class Fact:
     message: str
     judgements: tuple[Judgement, ...]
 
+    def runs(self, judged: int, most: int | None = None) -> str:
+        """Which runs it holds for: the one's name, every run (all ``judged`` of them), their names, or past ``most``
+        names their count."""
+        if len(self.judgements) == 1:
+            return self.finding.run
+        if len(self.judgements) == judged:
+            return "every run"
+        if most is not None and len(self.judgements) > most:
+            return f"{len(self.judgements)} runs (the table's findings column shows which)"
+        return "; ".join(j.run.label for j in self.judgements)
+
 
 def facts(judgements: Sequence[Judgement]) -> list[Fact]:
     """The findings of ``judgements`` worst first, those that say the same of several runs (the same code, severity,

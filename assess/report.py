@@ -25,7 +25,7 @@ from models.predict import Model
 from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
-from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, Fact, checked, facts, judgement_rows,
+from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, checked, facts, judgement_rows,
                            marks_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
@@ -137,7 +137,7 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
                     *([legend + "."] if legend else []), checked(judgements) + "."]
     if told:
         blocks.append(Table(("severity", "code", "run", "message"),
-                            tuple((t.finding.severity.label, t.finding.code, _runs_of(t, judgements), t.message)
+                            tuple((t.finding.severity.label, t.finding.code, t.runs(len(judgements)), t.message)
                                   for t in told), "findings"))
         blocks.append(Table(("code", "what to do"),
                             tuple(dict.fromkeys((t.finding.code, t.finding.remedy) for t in told)), "remedies"))
@@ -154,13 +154,6 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
         blocks.append(draw("ratios", plots.plot_dots, dots, f"Each run against its ceiling (1 is the ceiling, the "
                            f"band ± {tolerance:.0%} its noise): red is impossible, orange worth a look."))
     return Section("Runs", tuple(blocks))
-
-
-def _runs_of(fact: Fact, judgements: Sequence[Judgement]) -> str:
-    """The run a finding is of, or the runs (every run) that share it."""
-    if len(fact.judgements) == 1:
-        return fact.finding.run
-    return "every run" if len(fact.judgements) == len(judgements) else "; ".join(j.run.label for j in fact.judgements)
 
 
 def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients) -> Section:

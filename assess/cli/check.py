@@ -171,11 +171,6 @@ def render(judgements: list[Judgement], system: str, colour: bool = False) -> st
 def _which(fact, judgements: list[Judgement]) -> str:
     """The runs a fact holds for and where they were read: one by its name and line, several by their names (every
     run, or as many as the table's findings column shows) and files."""
-    if len(fact.judgements) == 1:
-        return f"{fact.finding.run}  ({fact.judgements[0].run.origin})"
-    files = ", ".join(dict.fromkeys(j.run.origin.path for j in fact.judgements))
-    if len(fact.judgements) == len(judgements):
-        return f"every run  ({files})"
-    if len(fact.judgements) <= _SHOWN:
-        return f"{'; '.join(j.run.label for j in fact.judgements)}  ({files})"
-    return f"{len(fact.judgements)} runs (the table's findings column shows which)  ({files})"
+    where = fact.judgements[0].run.origin if len(fact.judgements) == 1 else \
+        ", ".join(dict.fromkeys(j.run.origin.path for j in fact.judgements))
+    return f"{fact.runs(len(judgements), _SHOWN)}  ({where})"
