@@ -62,16 +62,17 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from topologies.bundled import read_runs
     from assess.check import check_runs
 
-    topology = edited_topology(args, args.nodes)
+    description = _description(args.topology, args.nodes)
+    topology = edited_topology(args, args.nodes, description and description.topology)
     runs = [r for word in _result_words(args) for r in read_runs(word, dict(args.unit_alias))]
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
                                 nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below,
-                                hardware=_described_parts(args.topology, args.nodes))
+                                hardware=description and description.parts)
 
 
-def _described_parts(word: str, nodes: int | None):
-    """What an io500 description says its drives and ports are, and of what date (None for a topology file), so
-    that a figure a run implies is held to the parts that existed."""
+def _description(word: str, nodes: int | None):
+    """An io500 description described, read once for its topology and for what it says its drives and ports are,
+    and of what date, so that a figure a run implies is held to the parts that existed; None for any other file."""
     from topologies.bundled import resolve
     from topologies.described.io500 import described, is_description
     from topologies.described.mlperf import is_system_description
@@ -79,7 +80,7 @@ def _described_parts(word: str, nodes: int | None):
     path = resolve(word)
     if path.suffix == ".toml" or is_system_description(path) or not is_description(path):
         return None
-    return described(path, nodes).parts
+    return described(path, nodes)
 
 
 def _result_words(args: argparse.Namespace) -> list[str]:

@@ -107,13 +107,13 @@ def add_set_argument(parser: argparse.ArgumentParser) -> None:
                              "links[0].bandwidth=100Gbit/s, or state a range: compute.nic=25..100Gbit/s (repeatable, in order)")
 
 
-def edited_topology(args: argparse.Namespace, nodes: int | None = None):
+def edited_topology(args: argparse.Namespace, nodes: int | None = None, opened=None):
     """The topology the arguments name (a file or a bundled example), with their ``--set`` changes made; ``nodes``
-    gives an io500 description's client nodes where it states none."""
+    gives an io500 description's client nodes where it states none; ``opened``: that topology, read already."""
     from topologies.bundled import open_topology
     from topologies.edit import apply_changes, parse_change
 
-    topology = open_topology(args.topology, nodes)
+    topology = opened or open_topology(args.topology, nodes)
     changes = tuple(parse_change(text) for text in args.changes)
     return apply_changes(topology, changes) if changes else topology
 
