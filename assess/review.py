@@ -121,17 +121,17 @@ def _reviewed(submission: Submission, described: Described, witnesses: tuple[Wit
                        for r in submission.runs)
         return Reviewed(submission, described, (), phases)
     system = submission.description.title
-    judgements = tuple(_banded(j, described, system) for j in check_runs(
+    servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
+    judgements = tuple(_banded(j, described, system, servers) for j in check_runs(
         described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 
-def _banded(j: Judgement, described: Described, system: str) -> Judgement:
-    """A metadata phase's judgement with the published band of its kind beside it (information), the submission's
-    own system left out of the band."""
+def _banded(j: Judgement, described: Described, system: str, servers: int) -> Judgement:
+    """A metadata phase's judgement with the published band of its kind beside it (information) for its ``servers``
+    metadata servers, the submission's own system left out of the band."""
     if described.band is None or j.ceiling is None or not j.run.workload.operation.is_metadata:
         return j
-    servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
     found = band_finding(j.run, *described.band, servers, system) if servers else None
     return replace(j, findings=j.findings + (found,)) if found else j
 
