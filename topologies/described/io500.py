@@ -302,8 +302,7 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict:
     low_share, high_share = stated / servers, stated
     per_device = {}
     for key in ("bandwidth", "read_bandwidth", "write_bandwidth"):
-        ranges = [class_rate(table[c], key) for c in classes]
-        per_device[key] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+        per_device[key] = _class_range(classes, key)
     cite = f"{d.cite('ds_storage_type')}, {stated} device(s) ({d.cite('ds_storage_devices')})"
     sources = "; ".join(f"{c}: {table[c]['source']}" for c in classes)
     how = (f"{stated} device(s) per server, or {stated} in all: the description does not say which"
@@ -386,9 +385,15 @@ def _journal(b: _Builder, side: str, servers: int) -> tuple[Quantity, Quantity] 
         b.assumptions.append(f"metadata journal: {side}_storage_devices or {side}_storage_type not stated, so the "
                              "journal bounds nothing (an upper bound)")
         return None
+    low, high = _class_range(classes, "write_bandwidth")
+    return low * stated / servers, high * stated
+
+
+def _class_range(classes, key: str) -> tuple[Quantity, Quantity]:
+    """The least and the greatest ``key`` (a rate) of one device of any of ``classes``."""
     table = hardware()["devices"]
-    ranges = [class_rate(table[c], "write_bandwidth") for c in classes]
-    return min(r[0] for r in ranges) * stated / servers, max(r[1] for r in ranges) * stated
+    ranges = [class_rate(table[c], key) for c in classes]
+    return min(r[0] for r in ranges), max(r[1] for r in ranges)
 
 
 # What a submission's folder holds, most telling first: the description, and the results io500 wrote
