@@ -440,9 +440,9 @@ def test_the_sshd_helper_says_which_step_failed_with_its_errno(tmp_path):
 @needs_lab
 def test_up_says_which_tools_are_missing_and_how_to_install_them(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on PATH (sshd is also looked for in /usr/sbin)
-    with pytest.raises(ProbeError, match=r"needs ip, tc, ssh, ssh-keygen, sshfs, mount, umount, nsenter, "
+    with pytest.raises(ProbeError, match=r"needs ip, tc, ssh, ssh-keygen, sshfs, mount, umount, nsenter, fio, "
                                          r"not found here; install with: apt-get install iproute2 openssh-client "
-                                         r"sshfs mount util-linux$"):
+                                         r"sshfs mount util-linux fio$"):
         up(SPEC, tmp_path / "state")
     assert not (tmp_path / "state").exists()
 

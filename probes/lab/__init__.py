@@ -302,6 +302,7 @@ def _check_tools(spec: Spec) -> None:
     """FUSE and every tool the lab runs, or ProbeError saying what is missing and how to install it."""
     tools = ["ip", "tc", "ssh", "ssh-keygen", "sshd", "sshfs", "mount", "umount", "nsenter"]
     tools += ["mkfs.ext4"] if any(h.backing is Backing.FILE for h in hosts(spec)) else []
+    tools += ["fio"] if {h.role for h in hosts(spec)} >= {Role.CLIENT, Role.SERVER} else []  # measures the file service
     missing = [t for t in tools if not (service.sshd_path(required=False) if t == "sshd" else shutil.which(t))]
     if missing:
         raise ProbeError(f"the lab needs {', '.join(missing)}, not found here; {install_hint(missing)}")

@@ -11,14 +11,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Iterator
 
 from probes.core.errors import InputError, ProbeError, ToolFailedError
+from probes.measure.fio import run_fio
 from probes.measure.tool import install_hint
 from probes.lab.command import execute
 from probes.lab.layout import Lab, Service
@@ -35,7 +34,7 @@ __all__ = ["make_keys", "serve", "trust", "mount", "measure", "service_probes", 
 _MKFS, _MOUNT, _START = 60.0, 20.0, 10.0
 # The file service's measurement: repetitions of a second each, three as for any probe (fewer give no interval);
 # each reads a sparse file (holes: no memory on the server, nothing from a disk) larger than any second's reads,
-# in requests of 1 MiB.
+# in requests of 1 MiB, with fio: the tool a benchmark of the lab runs.
 _REPETITIONS, _SECONDS, _SPARSE, _CHUNK = 3, 1.0, 256 * 2**30, 2**20
 # A write stream wraps around within this many bytes of its file: the store holds every client's.
 _WINDOW = 32 * 2**20
@@ -131,22 +130,20 @@ def check_cipher(cipher: str) -> None:
 def measure(lab: Lab) -> Service:
     """What the first server's sshd serves to every client at once, while the links are not yet shaped.
 
-    Each client reads one sparse file of the server's store through its sshfs mount, one stream per
+    fio reads one sparse file of the server's store through every client's sshfs mount, one job per
     client, as a benchmark would: ssh's encryption and sshfs's work on both sides are all on this
     machine's CPUs, which is what the measurement finds. The file is removed afterwards.
 
     Raises
     ------
     ProbeError
-        If a read fails (saying which mount).
+        If fio fails (saying why).
     """
     server = lab.servers[0]
-    with _opened(lab, (server,), "read") as streams:
-        try:
-            samples = tuple(_together(streams, _SECONDS) for _ in range(_REPETITIONS))
-        except OSError as exc:
-            raise _failed(exc) from None
-    return Service(server.name, len(streams), _SECONDS, samples)
+    with _files(lab, (server,), "read") as paths:
+        argv = _fio_argv(paths, "read", _SECONDS)
+        samples = tuple(_fio(argv, _SECONDS) for _ in range(_REPETITIONS))
+    return Service(server.name, len(paths), _SECONDS, samples)
 
 
 def service_measurements(lab: Lab) -> dict[str, str]:
@@ -158,115 +155,73 @@ def service_measurements(lab: Lab) -> dict[str, str]:
 @contextmanager
 def service_probes(lab: Lab, runtime: float) -> Iterator[tuple[Probe, ...]]:
     """Probes of the file service as the clients meet it, through the shaped links and on this machine as it is
-    (its neighbours too), one a direction: each repetition, every client reads (writes) a file of every server
-    through its sshfs mount, one stream each, for ``runtime`` s; the figure is each server's share of what they
-    moved together. The files are there while the block runs.
+    (its neighbours too), one a direction: each repetition, one fio run reads (writes) a file of every server
+    through every client's sshfs mount, a job each, for ``runtime`` s; the figure is each server's share of what
+    they moved together. The files are there while the block runs.
 
     Raises
     ------
     ProbeError
-        If a file cannot be made or opened, or a read or write fails (saying which mount).
+        If a file cannot be made, or fio fails (saying why).
     """
     with ExitStack() as stack:
         probes = []
         for key, name in service_measurements(lab).items():
             direction = key.split("_")[0]
-            streams = stack.enter_context(_opened(lab, lab.servers, direction))
-            probes.append(_probe(lab, name, direction, streams, runtime))
+            paths = stack.enter_context(_files(lab, lab.servers, direction))
+            probes.append(_probe(lab, name, direction, _fio_argv(paths, direction, runtime), runtime))
         yield tuple(probes)
 
 
-def _probe(lab: Lab, name: str, direction: str, streams: list[tuple[int, Path, bool]], runtime: float) -> Probe:
+def _probe(lab: Lab, name: str, direction: str, argv: tuple[str, ...], runtime: float) -> Probe:
     verb = {"read": "reads by", "write": "writes of"}[direction]
     output = Output(name, f"sshfs {verb} {len(lab.clients)} clients {_DIRECTIONS[direction]} {len(lab.servers)} "
                           "servers at once, one stream each through the shaped links: what each server served",
                     Metric.BANDWIDTH, "B/s")
-
-    def once() -> dict[str, float]:
-        try:
-            return {name: _together(streams, runtime) / len(lab.servers)}
-        except OSError as exc:
-            raise _failed(exc) from None
-    return Probe(f"file service, {direction} (sshfs, {len(streams)} streams)", "sshfs", (), (output,), once,
+    streams = len(lab.clients) * len(lab.servers)
+    return Probe(f"file service, {direction} (sshfs, {streams} streams)", "fio", (argv,), (output,),
+                 lambda: {name: _fio(argv, runtime) / len(lab.servers)},
                  {"clients": [c.name for c in lab.clients], "servers": [s.name for s in lab.servers],
-                  "direction": direction, "streams": len(streams), "time": runtime, "cipher": lab.cipher or None})
+                  "direction": direction, "streams": streams, "time": runtime, "cipher": lab.cipher or None})
+
+
+def _fio_argv(paths: list[Path], direction: str, seconds: float) -> tuple[str, ...]:
+    """One fio run of a job a path, all at once for ``seconds``, reported together: requests of :data:`_CHUNK` bytes,
+    a read from the start of its (sparse) file with its cached pages dropped first, a write round a window of
+    :data:`_WINDOW` bytes flushed at its end (sshfs sends writes behind the caller's back)."""
+    options = {"read": ("--rw=read", "--invalidate=1"),
+               "write": ("--rw=write", f"--size={_WINDOW}", "--fallocate=none", "--end_fsync=1")}[direction]
+    jobs = [option for index, path in enumerate(paths) for option in (f"--name=stream{index}", f"--filename={path}")]
+    return ("fio", "--ioengine=psync", f"--bs={_CHUNK}", "--time_based", f"--runtime={max(round(seconds * 1000), 1)}ms",
+            "--group_reporting", "--output-format=json", *options, *jobs)
+
+
+def _fio(argv: tuple[str, ...], seconds: float) -> float:
+    """B/s of every job of ``argv`` together."""
+    try:
+        return run_fio(argv, runtime=seconds).bandwidth
+    except ToolFailedError as exc:
+        raise ProbeError(f"measuring the file service failed: {exc}") from None
 
 
 @contextmanager
-def _opened(lab: Lab, servers: tuple[Host, ...], direction: str) -> Iterator[list[tuple[int, Path, bool]]]:
-    """Files in ``servers``' stores, opened through every client's mount of them: one sparse file a server to read,
-    or a file a client and server to write (over a window of :data:`_WINDOW` bytes, so a store holds it); closed
-    (the clients' page cache told to let go of them) and removed on leaving. (fd, path, writes) a stream."""
+def _files(lab: Lab, servers: tuple[Host, ...], direction: str) -> Iterator[list[Path]]:
+    """Files in ``servers``' stores and every client's path to them through its mount: one sparse file a server to
+    read, or a file a client and server to write; removed on leaving."""
     write = direction == "write"
     names = {c.name: f"{_SERVICE_FILE}.{c.name}" if write else _SERVICE_FILE for c in lab.clients}
     made = [lab.store(s.name) / name for s in servers for name in dict.fromkeys(names.values())]
-    paths = [lab.mount(c.name, s.name) / names[c.name] for s in servers for c in lab.clients]
-    opened: list[int] = []
     try:
         try:
             for path in made:
                 with open(path, "wb") as file:
                     file.truncate(0 if write else _SPARSE)
-            for path in paths:
-                opened.append(os.open(path, os.O_WRONLY if write else os.O_RDONLY))
         except OSError as exc:
-            raise _failed(exc) from None
-        yield [(fd, path, write) for fd, path in zip(opened, paths)]
+            raise ProbeError(f"measuring the file service failed: {exc.filename}: {exc.strerror or exc}") from None
+        yield [lab.mount(c.name, s.name) / names[c.name] for s in servers for c in lab.clients]
     finally:
-        late = _release(opened, made)
-    if late is not None:  # reached only when nothing else went wrong: that error stands first
-        raise _failed(late)
-
-
-def _release(fds: list[int], made: list[Path]) -> OSError | None:
-    """Close every one of ``fds`` (the clients' page cache told to let go of it first) and remove ``made``, whatever
-    one of them says; the first error a close gave (sshfs reports a late write error there), or None."""
-    late = None
-    for fd in fds:
-        try:
-            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-        except OSError:
-            pass  # advice only
-        try:
-            os.close(fd)
-        except OSError as exc:
-            late = late or exc
-    for path in made:
-        path.unlink(missing_ok=True)
-    return late
-
-
-def _failed(exc: OSError) -> ProbeError:
-    return ProbeError(f"measuring the file service failed: {exc.filename or 'a mount'}: {exc.strerror or exc}")
-
-
-def _together(streams: list[tuple[int, Path, bool]], seconds: float) -> float:
-    """B/s of every stream at once for ``seconds``, each in a thread of its own: a read on from where it was, a
-    write from the start of its window, round it."""
-    start = threading.Barrier(len(streams))
-
-    def stream(fd: int, path: Path, write: bool) -> float:
-        buffer = bytearray(_CHUNK)
-        start.wait()
-        began, got = time.monotonic(), 0
-        while (now := time.monotonic()) - began < seconds:
-            try:
-                done = os.pwrite(fd, buffer, got % _WINDOW) if write else os.readv(fd, [buffer])
-            except OSError as exc:
-                raise OSError(exc.errno, exc.strerror, str(path)) from None
-            if done == 0:
-                raise OSError(0, "the end of the file came before the measurement's end", str(path))
-            got += done
-        if write:  # sshfs sends writes behind the caller's back: what it still holds counts once it is there
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                raise OSError(exc.errno, exc.strerror, str(path)) from None
-            now = time.monotonic()
-        return got / (now - began)
-
-    with ThreadPoolExecutor(len(streams)) as pool:
-        return sum(pool.map(lambda s: stream(*s), streams))
+        for path in made:
+            path.unlink(missing_ok=True)
 
 
 def missing(lab: Lab) -> list[str]:
