@@ -116,3 +116,12 @@ def test_pint_loads_with_the_first_quantity_not_with_the_module():
             "print(before, 'pint' in sys.modules, u.ureg is u.registry())")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_pint_loads_without_dask_which_still_imports_after_it():
+    """pint imports dask.base where dask is installed (half a second of every command's start); the registry hides it."""
+    pytest.importorskip("dask", reason="dask is not installed (the dask extra): pint cannot import it anyway")
+    code = ("import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); print('dask' in sys.modules); "
+            "import dask.base; print(dask.base.__name__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "dask.base"]

@@ -13,6 +13,7 @@ import enum
 import functools
 import math
 import re
+import sys
 from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import UnitError
@@ -26,9 +27,26 @@ __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "pa
 
 
 @functools.cache
+def _pint():
+    """pint, imported without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports
+    dask.base, half a second of every command's start, and no quantity of iobound is a dask array. A None in
+    sys.modules makes pint's ``find_spec("dask")`` say there is none; dask imports as usual afterwards."""
+    if "dask" in sys.modules:
+        import pint
+        return pint
+    sys.modules["dask"] = None
+    try:
+        import pint
+    finally:
+        if sys.modules.get("dask", 0) is None:
+            del sys.modules["dask"]
+    return pint
+
+
+@functools.cache
 def registry() -> pint.UnitRegistry:
     """The one registry, built at its first use from pint's own cache of its parsed definitions (ms, not 0.1 s)."""
-    import pint
+    pint = _pint()
 
     class Registry(pint.UnitRegistry):
         """pint's registry, parsing each units expression once: pint caches only single unit names, so every
@@ -60,9 +78,7 @@ def __getattr__(name: str):
     if name == "ureg":
         return registry()
     if name == "Quantity":
-        import pint
-
-        return pint.Quantity
+        return _pint().Quantity
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -250,7 +266,7 @@ def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -
     ...
     probes.core.errors.UnitError: nic must be a bandwidth (e.g. MiB/s or Gbit/s). Got 1 Hz instead.
     """
-    import pint
+    pint = _pint()
 
     if not isinstance(q, pint.Quantity) or not _fits(q, metric):
         shown = f"{q:~P}" if isinstance(q, pint.Quantity) else repr(q)
