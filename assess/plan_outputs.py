@@ -129,12 +129,12 @@ def elbencho(plan: Plan, path: str) -> dict[str, str]:
 
 
 def mlperf(plan: Plan, path: str, training: tuple[str, str] = ("MODEL", "ACCELERATOR")) -> dict[str, str]:
-    training = _phase(plan, "training")
-    record = int(round(training.workload.transfer_size.m_as("B")))
-    files = math.ceil(training.amount / record)
+    reads = _phase(plan, "training")
+    record = int(round(reads.workload.transfer_size.m_as("B")))
+    files = math.ceil(reads.amount / record)
     accelerators = (plan.nodes or 1) * plan.ppn
     params = {"dataset.num_files_train": files, "dataset.num_samples_per_file": 1, "dataset.record_length": record,
-              "dataset.data_folder": f"{path}/mlperf", "reader.read_threads": training.workload.queue_depth}
+              "dataset.data_folder": f"{path}/mlperf", "reader.read_threads": reads.workload.queue_depth}
     yaml = "\n".join(["# DLIO parameters as iobound plan planned them", "workload:", "  dataset:",
                       *(f"    {k.split('.')[1]}: {v}" for k, v in params.items() if k.startswith("dataset.")),
                       "  reader:", f"    read_threads: {params['reader.read_threads']}"])

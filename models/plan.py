@@ -241,7 +241,7 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
     # what no flag defeats when this phase's data is read: its own caches, or its readers'
     open_ = max(_open(c) for c in [caches, *(_defeats(benchmark, r, path, settings, workload)[0] for r in readers)])
     amount = source.amount if source else _amount(high, caches, open_, settings, stonewall, op.is_metadata, workload,
-                                                  processes)
+                                                  processes, base.data_set)
     if any(not c.stated for c in caches) and not op.is_metadata and source is None:
         notes.append("a memory on the path is not stated, so it is taken at its largest "
                      f"({NODE_MEMORY[1]} a node): state it (--set GROUP.memory=SIZE) for a smaller data set")
@@ -267,9 +267,9 @@ def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], sett
              workload: Workload) -> tuple[tuple[Cache, ...], list[str], list[str]]:
     """Each cache with the means that defeats it in this phase, the flags that takes, and notes on what is left."""
     kind = "write" if phase.operation is Operation.WRITE else "read"
-    usable = {"other_node": bool(benchmark.other_node) and (workload.nodes or 2) > 1 and phase.reads is not None,
+    usable = {"direct": settings.direct and bool(benchmark.direct),  # first: asked for, it stands in every phase
+              "other_node": bool(benchmark.other_node) and (workload.nodes or 2) > 1 and phase.reads is not None,
               "fsync": bool(benchmark.fsync) and phase.operation is Operation.WRITE,
-              "direct": settings.direct and bool(benchmark.direct),
               "drop_clients": settings.drop in ("clients", "all") and phase.reads is not None,
               "drop_servers": settings.drop == "all" and phase.reads is not None}
     flags, out = [], []
@@ -297,16 +297,18 @@ def _open(caches: tuple[Cache, ...]) -> float:
 
 
 def _amount(ceiling: float, caches: tuple[Cache, ...], open_: float, settings: Settings, stonewall: float | None,
-            metadata: bool, workload: Workload, processes: int) -> float:
+            metadata: bool, workload: Workload, processes: int, given: Quantity | None) -> float:
     """A data set (bytes; files for metadata) that outgrows every cache on the path (a read in the order of the
     writes then finds none of it), leaves the caches no flag defeats at most ``cached_share`` of it, and runs at
     least the least time (past the stonewall, where the benchmark has one); a whole number of transfers (files)
-    per process. Metadata phases are sized by time: the flags defeat their caches."""
+    per process. Metadata phases are sized by time: the flags defeat their caches. A data set the user ``given``
+    is kept (rounded to whole transfers)."""
     least_time = max(settings.min_time, stonewall or 0.0)
     amount = ceiling * least_time * (1.1 if stonewall else 1.0)
     if not metadata:
         every = math.fsum(c.memory[1] for c in caches)
-        amount = max(amount, every * 1.05, open_ / settings.cached_share if settings.cached_share else math.inf)
+        amount = max(amount, every * 1.05, open_ / settings.cached_share if settings.cached_share else 0.0)
+        amount = canonical(given) if given is not None else amount
     step = (canonical(workload.transfer_size) if workload.transfer_size is not None and not metadata else 1.0) * processes
     return math.ceil(amount / step) * step
 

@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--benchmark", required=True, choices=BENCHMARK_NAMES, help="the benchmark to plan")
     group = parser.add_argument_group("the plan")
     group.add_argument("--cached-share", type=share_arg, default=0.1, metavar="SHARE",
-                       help="the most of a data set the caches no flag defeats may still serve (default 10%%)")
+                       help="the most of a data set the caches no flag defeats may still serve (default 10%%; 0: only outgrow them all)")
     group.add_argument("--efficiency", type=fraction_arg, default=0.8, metavar="E",
                        help="the share of the ceiling the times are also given at (default 0.8)")
     group.add_argument("--noise", type=share_arg, metavar="CV",

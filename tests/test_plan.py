@@ -1,0 +1,167 @@
+"""iobound plan: each benchmark planned on the bundled examples, its files read back by the tools' own syntax, and
+the seeds' Lustre (000/001) replayed as plans."""
+
+from __future__ import annotations
+
+import configparser
+import contextlib
+import io
+import json
+import shlex
+import shutil
+import subprocess
+
+import pytest
+import yaml
+
+from assess.cli import main
+from probes.readers.ior_readback import readback
+from probes.readers.mdtest import _options as mdtest_options
+
+EXAMPLES = ("lecture", "narval", "oci-beegfs")
+# io500's ini sections (io500's ini_parser options: its phases' and the global and debug ones).
+IO500_SECTIONS = {"global", "debug", "ior-easy", "ior-easy-write", "mdtest-easy", "mdtest-easy-write", "timestamp",
+                  "ior-hard", "ior-hard-write", "mdtest-hard", "mdtest-hard-write", "find", "ior-easy-read",
+                  "mdtest-easy-stat", "ior-hard-read", "mdtest-hard-stat", "mdtest-easy-delete", "mdtest-hard-read",
+                  "mdtest-hard-delete", "ior-rnd4K", "ior-rnd1MB", "mdworkbench", "find-easy", "find-hard"}
+# seeds/000 and 001: IOR on a Lustre reached over 10 GbE; -b 1g made a data set of 0.5x the aggregate memory. The
+# seeds give no node count: 4 clients x 6 processes x 1 GiB = 24 GiB, so the memory is 48 GiB, here 8 GiB on each of
+# 4 clients and 2 servers.
+SEED_LUSTRE = """
+[clients.c]
+count = 4
+nic = { value = "10 GbE", source = "datasheet", note = "seeds/001: 10GbE network" }
+memory = { value = "8 GiB", source = "datasheet", note = "seeds/001: -b 1g on 24 processes is 0.5x the memory" }
+[networks.eth]
+[servers.oss]
+count = 2
+nic = "10 GbE"
+memory = { value = "8 GiB", source = "datasheet", note = "seeds/001" }
+[devices.ost]
+count = 2
+bandwidth = "2 GiB/s"
+"""
+
+
+def plan(*argv: str) -> dict:
+    """The plan document ``iobound plan ARGV --json`` prints."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["plan", *argv, "--json"]) == 0
+    doc = json.loads(out.getvalue())
+    assert doc["format"] == "iobound/plan"
+    return doc
+
+
+def _commands(text: str, program: str) -> list[list[str]]:
+    """The arguments after ``program`` of each line of a script that runs it."""
+    lines = [shlex.split(line) for line in text.splitlines() if line and not line.startswith("#")]
+    return [words[words.index(program) + 1:] for words in lines]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_ior_command_lines_read_back_by_iors_own_syntax(example):
+    doc = plan(example, "--benchmark", "ior")
+    write, read = _commands(doc["files"]["ior.sh"], "ior")
+    assert readback(write, source="ior.sh", where="line 3").fsync == "-e"
+    back = readback(read, source="ior.sh", where="line 4")
+    assert (back.reorder, back.offset) == ("-C", 1)  # read by the next node: its page cache never held the data
+    t, b = (read[read.index(flag) + 1] for flag in ("-t", "-b"))
+    assert int(b[:-1]) * {"k": 1, "m": 1024, "g": 1024**2}[b[-1]] % (int(t[:-1]) * {"k": 1, "m": 1024}[t[-1]]) == 0
+    phase = doc["phases"][1]
+    assert phase["reads"] == "write" and phase["amount"] == doc["phases"][0]["amount"]
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_mdtest_command_lines_read_back_by_mdtests_own_syntax(example):
+    doc = plan(example, "--benchmark", "mdtest", "--ppn", "2")
+    create, stat, remove = (mdtest_options("mdtest " + shlex.join(words))
+                            for words in _commands(doc["files"]["mdtest.sh"], "mdtest"))
+    assert {"C", "F", "u"} <= create.flags and "T" in stat.flags and "r" in remove.flags
+    assert stat.value("N") == "2"  # each rank stats the files of the rank one node on
+    assert int(stat.value("n")) == int(create.value("n")) >= 1
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_fio_job_file_parses_with_fio(example, tmp_path):
+    assert main(["plan", example, "--benchmark", "fio", "--drop-caches", "all", "--direct", "-o",
+                 str(tmp_path / "p")]) == 0
+    job = tmp_path / "p" / "job.fio"
+    done = subprocess.run(["fio", "--parse-only", str(job)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = job.read_text()
+    assert "direct=1" in text and "end_fsync=1" in text and "[read]" in text
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_io500_ini_has_io500s_sections(example):
+    doc = plan(example, "--benchmark", "io500", "--drop-caches", "all")
+    ini = configparser.ConfigParser()
+    ini.read_string(doc["files"]["io500.ini"])
+    assert set(ini.sections()) <= IO500_SECTIONS
+    assert {"global", "debug", "ior-easy", "mdtest-easy", "ior-hard", "mdtest-hard", "find"} <= set(ini.sections())
+    assert ini["debug"]["stonewall-time"] == "300" and ini["global"]["drop-caches"] == "TRUE"
+    easy = next(p for p in doc["phases"] if p["name"] == "ior-easy-write")
+    assert easy["ends_by"] in ("size", "time") and any("by the stonewall" in n for n in easy["notes"])
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_elbencho_and_mlperf_outputs_name_their_options(example):
+    words = _commands(plan(example, "--benchmark", "elbencho")["files"]["elbencho.sh"], "elbencho")[0]
+    assert {"-w", "-r", "-t", "-s", "-b", "--sync", "--rotatehosts"} <= set(words)
+    doc = plan(example, "--benchmark", "mlperf", "--model", "unet3d", "--accelerator", "h100")
+    dataset = yaml.safe_load(doc["files"]["dlio.yaml"])["workload"]["dataset"]
+    training = next(p for p in doc["phases"] if p["name"] == "training")
+    assert dataset["num_files_train"] * dataset["record_length"] >= training["amount"]
+    assert "--model unet3d" in doc["files"]["mlpstorage.sh"]
+
+
+def test_seed_lustre_new_data_reads_outgrow_the_aggregate_memory(topology, tmp_path):
+    path = tmp_path / "seed.toml"
+    topology(SEED_LUSTRE, links="c eth oss ost", path=path)
+    doc = plan(str(path), "--benchmark", "ior", "--nodes", "4", "--ppn", "6", "--transfer-size", "4MiB")
+    read = doc["phases"][1]
+    memory = sum(c["memory_bytes"][1] for c in read["caches"])
+    assert memory == 48 * 2**30
+    assert read["amount"] > memory  # the seed's lesson: new data sets larger than every memory on the path
+    assert read["cached_share"][1] <= 0.1
+
+
+def test_seed_lustre_o_direct_is_named_not_enough_where_data_is_reused(topology, tmp_path):
+    path = tmp_path / "seed.toml"
+    topology(SEED_LUSTRE, links="c eth oss ost", path=path)
+    # seeds/001's o_direct run: -b 1g on 24 processes, a data set half the memory, read back after it was written
+    doc = plan(str(path), "--benchmark", "ior", "--nodes", "4", "--ppn", "6", "--transfer-size", "4MiB", "--direct",
+               "--data-set", "24GiB")
+    read = doc["phases"][1]
+    assert any(n.startswith("O_DIRECT is not enough") for n in read["notes"])
+    assert read["cached_share"] == [pytest.approx(16 / 24)] * 2  # the servers' 16 GiB of the 24 GiB read
+    assert "-B" in read["flags"] or "-B" in doc["files"]["ior.sh"]
+
+
+def test_output_folder_is_new_only(tmp_path):
+    folder = tmp_path / "p"
+    assert main(["plan", "lecture", "--benchmark", "ior", "-o", str(folder)]) == 0
+    before = {f.name: f.read_bytes() for f in folder.iterdir()}
+    assert set(before) == {"plan.json", "plan.txt", "ior.sh"}
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["plan", "lecture", "--benchmark", "ior", "-o", str(folder)]) == 2
+    assert "exists already" in err.getvalue()
+    assert {f.name: f.read_bytes() for f in folder.iterdir()} == before
+
+
+def test_a_plan_takes_one_value_per_option():
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        assert main(["plan", "lecture", "--benchmark", "ior", "--nodes", "2,4"]) == 2
+    assert err.getvalue().count("\n") == 1 and "--nodes" in err.getvalue()
+
+
+def test_repetitions_follow_the_stated_noise():
+    quiet, noisy = (plan("lecture", "--benchmark", "ior", "--noise", n)["repetitions"] for n in ("1%", "7%"))
+    assert quiet == 3 < noisy  # t(2) x 1 % / sqrt(3) = 2.5 % of the mean; seeds/000: write noise 5-7 %
+    from probes.core.stats import t_quantile
+
+    assert t_quantile(noisy - 1) * 0.07 / noisy ** 0.5 <= 0.05 < t_quantile(noisy - 2) * 0.07 / (noisy - 1) ** 0.5
