@@ -20,8 +20,8 @@ from tests.systems import topology
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "formats.json"
-# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters), not by the format: their entries stand as ``*``.
-DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters"}
+# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters, a plan's file names), not by the format: their entries stand as ``*``.
+DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters", "files"}
 # A system on which a prediction has every optional part: a knee (two SSDs bind before ten clients' NICs) and
 # both caches (memory and its speed stated on clients and servers).
 SYSTEM = """
@@ -68,6 +68,8 @@ COMMANDS = {
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
     "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
+    # a stonewalled benchmark (its wear-out) whose phases read what others wrote, with both caches stated
+    "plan": [(["plan", "{system}", "--benchmark", "io500", "--noise", "5%", "--json"], 0)],
     "whatif-accelerators": [(["whatif", "{system}", "--model", "unet3d", "--accelerator", "h100", "--json"], 0)],
     "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1", "--ha",
                  "--json"], 0),

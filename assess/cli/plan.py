@@ -73,7 +73,8 @@ def execute(args: argparse.Namespace) -> int:
                 ops=tuple(args.op) if args.op else None)
     files = outputs(made, args.path, (args.model, args.accelerator) if args.benchmark == "mlperf" else None)
     system = {"name": topology.name, "path": topology.path}
-    document = dumps(envelope("plan", PLAN_VERSION, plan_body(system, made, files)))
+    # the document holds each ceiling's formula (sympy): made only where it is printed or written
+    document = dumps(envelope("plan", PLAN_VERSION, plan_body(system, made, files))) if args.json or args.output else ""
     text = render(made, f"{topology.name} ({topology.path})")
     if args.output:
         _write(args.output, files, document, text)
