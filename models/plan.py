@@ -42,18 +42,20 @@ MOST_PPN = 64
 @dataclass(frozen=True)
 class Cache:
     """One memory on the path that may serve a phase: where it sits, its group and members, its bytes in all
-    (least, most; equal where stated) and the means that defeats it in this phase ("" where none does)."""
+    (least, most; equal where stated), the means that defeats it in this phase (a key of
+    :data:`models.plan_phases.DEFEATS`; "" where none does) and the benchmark's flag for it."""
 
     layer: str
     group: str
     members: int
     memory: tuple[float, float]
     stated: bool
+    means: str = ""
     defeated_by: str = ""
 
     def to_dict(self) -> dict:
         return {"layer": self.layer, "group": self.group, "members": self.members, "memory_bytes": list(self.memory),
-                "stated": self.stated, "defeated_by": self.defeated_by or None}
+                "stated": self.stated, "means": self.means or None, "defeated_by": self.defeated_by or None}
 
 
 @dataclass(frozen=True)
@@ -278,7 +280,7 @@ def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], sett
         flag = benchmark.flag(means, workload.ppn) if means else ""
         if flag and flag != DROPPED:
             flags.append(flag)
-        out.append(replace(cache, defeated_by=flag))
+        out.append(replace(cache, means=means, defeated_by=flag))
     notes = []
     left = [c for c in out if not c.defeated_by and c.layer != CLIENT]
     if settings.direct and phase.reads is not None and left:

@@ -165,3 +165,31 @@ def test_repetitions_follow_the_stated_noise():
     from probes.core.stats import t_quantile
 
     assert t_quantile(noisy - 1) * 0.07 / noisy ** 0.5 <= 0.05 < t_quantile(noisy - 2) * 0.07 / (noisy - 1) ** 0.5
+
+
+def test_check_against_a_plan_names_what_a_real_io500_run_followed_and_its_cached_share(corpus, tmp_path, capsys):
+    folder = tmp_path / "p"
+    assert main(["plan", "narval", "--benchmark", "ior", "--nodes", "640", "--ppn", "1", "--transfer-size", "2MiB",
+                 "--noise", "5%", "-o", str(folder)]) == 0
+    capsys.readouterr()
+    runs = [str(corpus / "ior" / f"narval_io500_ior-3.4.0+dev_easy_{op}.txt") for op in ("write", "read")]
+    assert main(["check", "--plan", str(folder / "plan.json"), *runs, "--json"]) == 1  # one repetition of 7 planned
+    write, read = json.loads(capsys.readouterr().out)["runs"]
+    items = {i["item"]: i for i in read["items"]}
+    assert items["-C -Q 1"]["followed"] is True and items["nodes"]["followed"] is True
+    assert items["repetitions"] == {"item": "repetitions", "planned": "7", "ran": "1", "followed": False}
+    assert {i["item"]: i["followed"] for i in write["items"]}["-e"] is True
+    # the read's 6,054.69 TiB asked, 118.9 TiB moved by the stonewall: the 22 servers' 196 GB could hold 3.3 % of it
+    plan = json.loads((folder / "plan.json").read_text())
+    servers = sum(c["memory_bytes"][1] for c in plan["phases"][1]["caches"] if c["layer"] == "server memory")
+    assert servers == pytest.approx(22 * 196e9)
+    assert read["cached_share"][1] == pytest.approx(servers / 130681090867200.0)
+    assert write["cached_share"] == [0.0, 0.0] and "measures the storage path" in write["meaning"]
+
+
+def test_check_plan_refuses_a_file_that_is_not_a_plan(tmp_path, capsys):
+    other = tmp_path / "x.json"
+    other.write_text(json.dumps({"format": "iobound/prediction", "format_version": "1.3"}))
+    assert main(["check", "--plan", str(other), "lecture-results.csv"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expected an iobound/plan document" in err
