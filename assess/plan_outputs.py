@@ -47,30 +47,35 @@ def _header(plan: Plan, tool: str) -> list[str]:
             f"{plan.repetitions} repetitions): run from a node that reaches the others; one phase per line"]
 
 
-def ior(plan: Plan, path: str) -> dict[str, str]:
-    lines = _header(plan, "IOR")
+def _script(plan: Plan, tool: str, command: Callable[[PhasePlan], list[str]]) -> str:
+    """A shell script that runs each phase under MPI (its words from ``command``), the caches dropped before a
+    phase that reads where the user may."""
+    lines = _header(plan, tool)
     for phase in plan.phases:
-        p = phase.workload
-        size = int(round(p.transfer_size.m_as("B")))
-        block = math.ceil(phase.per_process / size) * size
-        mode = "-w" if phase.phase.reads is None else "-r"
-        flags = " ".join(phase.flags)
-        lines += [*(_drop(plan) if phase.phase.reads else []),
-                  f"{_launch(plan)} ior -a POSIX {mode} {flags} {'' if p.shared_file else '-F '}-t {_size(size)} "
-                  f"-b {_size(block)} -s 1 -i {plan.repetitions} -k -o {shlex.quote(path + '/ior/file')}".replace("  ", " ")]
-    return {"ior.sh": "\n".join(lines) + "\n"}
+        words = [_launch(plan), *command(phase)]
+        lines += [*(_drop(plan) if phase.phase.reads else []), " ".join(w for w in words if w)]
+    return "\n".join(lines) + "\n"
+
+
+def ior(plan: Plan, path: str) -> dict[str, str]:
+    def command(phase: PhasePlan) -> list[str]:
+        size = int(round(phase.workload.transfer_size.m_as("B")))
+        return ["ior -a POSIX", "-w" if phase.phase.reads is None else "-r", *phase.flags,
+                "" if phase.workload.shared_file else "-F", f"-t {_size(size)}",
+                f"-b {_size(math.ceil(phase.per_process / size) * size)}", "-s 1", f"-i {plan.repetitions}", "-k",
+                f"-o {shlex.quote(path + '/ior/file')}"]
+
+    return {"ior.sh": _script(plan, "IOR", command)}
 
 
 def mdtest(plan: Plan, path: str) -> dict[str, str]:
-    lines = _header(plan, "mdtest")
     letters = {"create": "-C", "stat": "-T", "remove": "-r"}
-    for phase in plan.phases:
-        files = math.ceil(phase.per_process)
-        flags = " ".join(phase.flags)
-        lines += [*(_drop(plan) if phase.phase.reads else []),
-                  f"{_launch(plan)} mdtest {letters[phase.phase.name]} {flags} -F -u -n {files} -i {plan.repetitions} "
-                  f"-d {shlex.quote(path + '/mdtest')}".replace("  ", " ")]
-    return {"mdtest.sh": "\n".join(lines) + "\n"}
+
+    def command(phase: PhasePlan) -> list[str]:
+        return ["mdtest", letters[phase.phase.name], *phase.flags, "-F -u", f"-n {math.ceil(phase.per_process)}",
+                f"-i {plan.repetitions}", f"-d {shlex.quote(path + '/mdtest')}"]
+
+    return {"mdtest.sh": _script(plan, "mdtest", command)}
 
 
 def io500(plan: Plan, path: str) -> dict[str, str]:
@@ -123,8 +128,9 @@ def elbencho(plan: Plan, path: str) -> dict[str, str]:
     first = plan.phases[0]
     size = int(round(first.workload.transfer_size.m_as("B")))
     flags = " ".join(dict.fromkeys(f for p in plan.phases for f in p.flags))
-    words = (f"elbencho --hosts HOSTS -w -r -t {plan.ppn} -n 1 -N 1 -s {_size(math.ceil(first.per_process / size) * size)} "
-             f"-b {_size(size)} {flags} -i {plan.repetitions} {shlex.quote(path + '/elbencho')}").replace("  ", " ")
+    words = " ".join(w for w in (f"elbencho --hosts HOSTS -w -r -t {plan.ppn} -n 1 -N 1",
+                                 f"-s {_size(math.ceil(first.per_process / size) * size)} -b {_size(size)}", flags,
+                                 f"-i {plan.repetitions}", shlex.quote(path + '/elbencho')) if w)
     return {"elbencho.sh": "\n".join(_header(plan, "elbencho") + [words]) + "\n"}
 
 

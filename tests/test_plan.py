@@ -193,3 +193,51 @@ def test_check_plan_refuses_a_file_that_is_not_a_plan(tmp_path, capsys):
     assert main(["check", "--plan", str(other), "lecture-results.csv"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "expected an iobound/plan document" in err
+
+
+def test_noise_from_a_recorded_probe_set_is_its_largest_bandwidth_spread():
+    from probes.core.units import Metric
+    from probes.measure.probeset import read_probe_set
+    from topologies.bundled import EXAMPLES
+
+    probes = EXAMPLES / "recorded" / "lab1-probes.json"
+    spread = max(m.summary.std / m.summary.mean for m in read_probe_set(probes).values()
+                 if m.metric is Metric.BANDWIDTH and m.summary.n > 1)
+    doc = plan("lecture", "--benchmark", "fio", "--probes", str(probes))
+    assert doc["settings"]["noise"] == pytest.approx(spread)
+    assert doc["repetitions"] == plan("lecture", "--benchmark", "fio", "--noise", f"{spread:.10f}")["repetitions"]
+
+
+# A server tier behind the file servers (RAID controllers with their own cache): dropping the servers' page caches
+# and O_DIRECT leave it, so only the data set can outgrow it.
+CONTROLLED = """
+[clients.c]
+count = 2
+nic = "10 GbE"
+memory = "4 GiB"
+[networks.eth]
+[servers.fs]
+count = 2
+nic = "10 GbE"
+memory = "8 GiB"
+[servers.raid]
+count = 2
+bandwidth = "2 GiB/s"
+memory = "16 GiB"
+[devices.hdd]
+count = 8
+bandwidth = "200 MiB/s"
+"""
+
+
+def test_a_controllers_cache_is_counted_and_only_the_data_set_defeats_it(topology, tmp_path):
+    path = tmp_path / "controlled.toml"
+    topology(CONTROLLED, links="c eth fs raid hdd", path=path)
+    doc = plan(str(path), "--benchmark", "ior", "--drop-caches", "all", "--direct", "--data-set", "16GiB")
+    read = doc["phases"][1]
+    layers = {c["layer"]: c for c in read["caches"]}
+    assert layers["controller cache"]["group"] == "raid" and layers["controller cache"]["means"] is None
+    assert layers["server memory"]["means"] == "drop_servers" and layers["client page cache"]["means"] == "direct"
+    assert read["cached_share"] == [1.0, 1.0]  # the controllers' 32 GiB hold all 16 GiB read
+    sized = plan(str(path), "--benchmark", "ior", "--drop-caches", "all")["phases"][1]
+    assert sized["amount"] >= 10 * 32 * 2**30 and sized["cached_share"][1] <= 0.1

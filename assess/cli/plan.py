@@ -107,15 +107,19 @@ def _workload(args: argparse.Namespace, topology):
 
 
 def _noise(args: argparse.Namespace) -> float | None:
-    """The stated noise, else the largest coefficient of variation of a probe set's measurements."""
+    """The stated noise, else the largest coefficient of variation of a probe set's measurements of what the
+    benchmark measures (bandwidth; mdtest's operation rates)."""
     if args.noise is not None or not args.probes:
         return args.noise
-    from probes.measure.probeset import load_probe_set
+    from probes.core.units import Metric
+    from probes.measure.probeset import read_probe_set
 
-    spreads = [m.summary.std / m.summary.mean for m in load_probe_set(args.probes)
-               if m.summary.n > 1 and m.summary.mean]
+    metric = Metric.OPERATION_RATE if args.benchmark == "mdtest" else Metric.BANDWIDTH
+    spreads = [m.summary.std / m.summary.mean for m in read_probe_set(args.probes).values()
+               if m.metric is metric and m.summary.n > 1 and m.summary.mean]
     if not spreads:
-        raise InputError(args.probes, "", "no measurement with more than one sample: its noise is not known")
+        raise InputError(args.probes, "", f"no {metric.name.lower().replace('_', ' ')} measurement with more than one "
+                         "sample: its noise is not known")
     return max(spreads)
 
 
