@@ -108,11 +108,12 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
     size = int(round(first.workload.transfer_size.m_as("B")))
     per_job = math.ceil(first.per_process / size) * size
     slowest = max(p.seconds_at_efficiency[1] for p in plan.phases)
-    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio)", "[global]",
+    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio)",
+             "# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a hang",
+             "[global]",
              f"ioengine={'libaio' if depth > 1 else 'psync'}", f"iodepth={depth}",
              f"direct={1 if plan.settings.direct else 0}", f"bs={_size(size)}", f"size={_size(per_job)}",
              f"numjobs={plan.ppn}", f"directory={path}/fio", "group_reporting=1", "invalidate=1",
-             # the size ends each job, not a time: a runtime well past the slowest predicted time only stops a hang
              f"runtime={math.ceil(3 * slowest) + 60}", f"loops={plan.repetitions}"]
     rw = {"read": "read", "write": "write"}
     for phase in plan.phases:

@@ -241,3 +241,15 @@ def test_a_controllers_cache_is_counted_and_only_the_data_set_defeats_it(topolog
     assert read["cached_share"] == [1.0, 1.0]  # the controllers' 32 GiB hold all 16 GiB read
     sized = plan(str(path), "--benchmark", "ior", "--drop-caches", "all")["phases"][1]
     assert sized["amount"] >= 10 * 32 * 2**30 and sized["cached_share"][1] <= 0.1
+
+
+def test_transfer_size_against_a_stated_block_size_and_capacity_against_the_devices(topology, tmp_path):
+    path = tmp_path / "seed.toml"
+    document = SEED_LUSTRE.replace('[devices.ost]', 'block_size = { value = "4 MiB", source = "datasheet", '
+                                   'note = "seeds/000: peaks at 4 MiB" }\n[devices.ost]') + 'size = "1 TiB"\n'
+    topology(document, links="c eth oss ost", path=path)
+    fit = plan(str(path), "--benchmark", "ior")
+    assert fit["phases"][0]["workload"]["transfer_size"] == {"value": 4 * 2**20, "unit": "B"}
+    assert "1 x the block size 4 MiB" in fit["transfer_fit"]
+    assert "not a whole number of blocks" in plan(str(path), "--benchmark", "ior", "--transfer-size", "1MiB")["transfer_fit"]
+    assert fit["capacity_bytes"] == 2 * 2**40 and fit["stored_bytes"] == fit["phases"][0]["amount"]
