@@ -185,10 +185,12 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
             while high - low > 1:
                 middle = (low + high) // 2
                 low, high = (low, middle) if value(replace(workload, nodes=middle)) >= full * (1 - TIE) else (middle, high)
+            from models.scaling import knee
+
+            found = knee(model, workload, clients) if workload.operation is not Operation.MIXED else None
             workload = replace(workload, nodes=high)
-            binding = model.ceiling(workload, clients, caches=False).binding_layers
-            reasons.append(f"{high} of {count} nodes of {chosen[0]} reach the ceiling of all {count} "
-                           f"({', '.join(binding)} bind(s)); more add no bandwidth" if high < count else
+            reasons.append(f"{high} of {count} nodes of {chosen[0]} reach the ceiling of all {count}: it "
+                           f"{found}" if high < count and found else
                            f"the ceiling grows up to all {count} nodes of {chosen[0]}")
     if not ppn_given:
         best, at = -1.0, 1
@@ -197,7 +199,7 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
             if v > best * (1 + TIE):
                 best, at = v, ppn
         workload = replace(workload, ppn=at)
-        reasons.append(f"{at} process(es) per node: the ceiling grows no more up to {MOST_PPN}")
+        reasons.append(f"{at} process{'es' if at > 1 else ''} per node: more, up to {MOST_PPN}, do not raise the ceiling")
     return workload, "; ".join(reasons) or "nodes and processes per node as given"
 
 
@@ -235,7 +237,7 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
                        shared_directory=phase.shared if op.is_metadata else None, data_set=None)
     ceiling = model.ceiling(workload, clients, caches=False)
     high, low = canonical(ceiling.value), canonical(ceiling.least)
-    chosen, counts = model.nodes(workload, clients)
+    _, counts = model.nodes(workload, clients)
     path = caches_on_path(model.topology, counts, op.is_metadata)
     caches, flags, notes = _defeats(benchmark, phase, path, settings, workload)
     processes = sum(counts.values()) * workload.ppn
@@ -251,13 +253,14 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
         notes.append(_io500_assumption(amount, high, settings, stonewall, caches))
     # the least share: the least memory over the largest footprint; the most: the most over the least
     footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if op.is_metadata else [1.0, 1.0]
-    open_ = [c for c in caches if not c.defeated_by]
-    share = tuple(min(1.0, math.fsum(c.memory[end] for c in open_) / (amount * footprint[end])) for end in (0, 1))
+    left = [c for c in caches if not c.means]
+    share = tuple(min(1.0, math.fsum(c.memory[end] for c in left) / (amount * footprint[end])) for end in (0, 1))
     seconds = (amount / high, amount / low)
     at_eff = tuple(s / settings.efficiency for s in seconds)
     ends_by, wear = "size", None
-    if stonewall is not None and phase.reads is None and at_eff[0] > stonewall:  # reads read all that was written
-        ends_by = "time"
+    if stonewall is not None and phase.reads is None and at_eff[1] > stonewall:  # reads read all that was written
+        # at the ceiling's least favourable end it outlasts the stonewall; at its most, perhaps not
+        ends_by = "time" if at_eff[0] > stonewall else "time or size, as the ranges fall"
         wear = stonewall * settings.imbalance / (1 - settings.imbalance)
     nodes = sum(counts.values())
     return PhasePlan(phase, replace(workload, data_set=None if op.is_metadata else Q_(amount, "B")), ceiling, amount,
@@ -282,7 +285,7 @@ def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], sett
             flags.append(flag)
         out.append(replace(cache, means=means, defeated_by=flag))
     notes = []
-    left = [c for c in out if not c.defeated_by and c.layer != CLIENT]
+    left = [c for c in out if not c.means and c.layer != CLIENT]
     if settings.direct and phase.reads is not None and left:
         notes.append("O_DIRECT is not enough: it passes the client's page cache only, and the data read was just "
                      f"written, so {', '.join(f'{c.layer} of {c.group}' for c in left)} may still hold it "
@@ -295,7 +298,7 @@ def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], sett
 
 def _open(caches: tuple[Cache, ...]) -> float:
     """The most bytes the caches no flag defeats hold."""
-    return math.fsum(c.memory[1] for c in caches if not c.defeated_by)
+    return math.fsum(c.memory[1] for c in caches if not c.means)
 
 
 def _amount(ceiling: float, caches: tuple[Cache, ...], open_: float, settings: Settings, stonewall: float | None,
