@@ -19,7 +19,7 @@ __all__ = ["outputs"]
 
 def _launch(plan: Plan) -> str:
     """The MPI launch of every process: nodes x processes per node."""
-    nodes = plan.nodes or 1
+    nodes = plan.nodes
     return f"mpirun -np {nodes * plan.ppn} --map-by ppr:{plan.ppn}:node"
 
 
@@ -43,7 +43,7 @@ def _drop(plan: Plan) -> list[str]:
 
 
 def _header(plan: Plan, tool: str) -> list[str]:
-    return ["#!/bin/sh", f"# {tool} as iobound plan planned it ({plan.nodes or 'all'} nodes x {plan.ppn} ppn, "
+    return ["#!/bin/sh", f"# {tool} as iobound plan planned it ({plan.nodes} nodes x {plan.ppn} ppn, "
             f"{plan.repetitions} repetitions): run from a node that reaches the others; one phase per line"]
 
 
@@ -95,11 +95,11 @@ def io500(plan: Plan, path: str) -> dict[str, str]:
         "mdtest-easy": {"n": str(math.ceil(_phase(plan, "mdtest-easy-write").per_process))},
         "ior-hard": {"segmentCount": str(math.ceil(hard.per_process / hard_size))},
         "mdtest-hard": {"n": str(math.ceil(_phase(plan, "mdtest-hard-write").per_process))},
-        "find": {"nproc": str((plan.nodes or 1) * plan.ppn)},
+        "find": {"nproc": str(plan.nodes * plan.ppn)},
     }
     text = "\n".join(f"[{name}]\n" + "".join(f"{key} = {value}\n" for key, value in pairs.items())
                      for name, pairs in sections.items())
-    return {"io500.ini": f"# io500 as iobound plan planned it ({plan.nodes or 'all'} nodes x {plan.ppn} ppn)\n" + text}
+    return {"io500.ini": f"# io500 as iobound plan planned it ({plan.nodes} nodes x {plan.ppn} ppn)\n" + text}
 
 
 def fio(plan: Plan, path: str) -> dict[str, str]:
@@ -139,13 +139,13 @@ def mlperf(plan: Plan, path: str, training: tuple[str, str] = ("MODEL", "ACCELER
     reads = _phase(plan, "training")
     record = int(round(reads.workload.transfer_size.m_as("B")))
     files = math.ceil(reads.amount / record)
-    accelerators = (plan.nodes or 1) * plan.ppn
+    accelerators = plan.nodes * plan.ppn
     params = {"dataset.num_files_train": files, "dataset.num_samples_per_file": 1, "dataset.record_length": record,
               "dataset.data_folder": f"{path}/mlperf", "reader.read_threads": reads.workload.queue_depth}
     yaml = "\n".join(["# DLIO parameters as iobound plan planned them", "workload:", "  dataset:",
                       *(f"    {k.split('.')[1]}: {v}" for k, v in params.items() if k.startswith("dataset.")),
                       "  reader:", f"    read_threads: {params['reader.read_threads']}"])
-    command = (f"mlpstorage training run --model {training[0]} --accelerator-type {training[1]} --num-accelerators {accelerators} --num-client-hosts {plan.nodes or 1} "
+    command = (f"mlpstorage training run --model {training[0]} --accelerator-type {training[1]} --num-accelerators {accelerators} --num-client-hosts {plan.nodes} "
                + " ".join(f"--param {k}={v}" for k, v in params.items()))
     return {"dlio.yaml": yaml + "\n", "mlpstorage.sh": "\n".join(_header(plan, "MLPerf Storage") + [command]) + "\n"}
 

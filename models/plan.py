@@ -111,7 +111,7 @@ class Plan:
     benchmark: Benchmark
     settings: Settings
     phases: tuple[PhasePlan, ...]
-    nodes: int | None
+    nodes: int
     ppn: int
     scaling: str
     repetitions: int
@@ -222,7 +222,8 @@ def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Setti
     reps, reps_why = repetitions(settings.noise, settings.interval)
     space = max((g.write_cost.space for g in topology.of_kind(Kind.SERVER)), default=1.0)
     stored = space * math.fsum(p.amount for p in done.values() if not p.phase.is_metadata and p.phase.reads is None)
-    return Plan(benchmark, settings, tuple(done.values()), workload.nodes, workload.ppn, why, reps, reps_why, stored,
+    nodes = sum(model.nodes(workload, clients)[1].values())  # of every client group that runs it
+    return Plan(benchmark, settings, tuple(done.values()), nodes, workload.ppn, why, reps, reps_why, stored,
                 _capacity(topology), _fit(size, block))
 
 
@@ -273,6 +274,7 @@ def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], sett
     """Each cache with the means that defeats it in this phase, the flags that takes, and notes on what is left."""
     kind = "write" if phase.operation is Operation.WRITE else "read"
     usable = {"direct": settings.direct and bool(benchmark.direct),  # first: asked for, it stands in every phase
+              # a node count of None: every node of several client groups
               "other_node": bool(benchmark.other_node) and (workload.nodes or 2) > 1 and phase.reads is not None,
               "fsync": bool(benchmark.fsync) and phase.operation is Operation.WRITE,
               "drop_clients": settings.drop in ("clients", "all") and phase.reads is not None,

@@ -13,6 +13,8 @@ import subprocess
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assess.cli import main
 from probes.readers.ior_readback import readback
@@ -253,3 +255,27 @@ def test_transfer_size_against_a_stated_block_size_and_capacity_against_the_devi
     assert "1 x the block size 4 MiB" in fit["transfer_fit"]
     assert "not a whole number of blocks" in plan(str(path), "--benchmark", "ior", "--transfer-size", "1MiB")["transfer_fit"]
     assert fit["capacity_bytes"] == 2 * 2**40 and fit["stored_bytes"] == fit["phases"][0]["amount"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(clients=st.integers(1, 16), client_gib=st.integers(1, 512), servers=st.integers(1, 8),
+       server_gib=st.integers(1, 1024), share=st.sampled_from([0.05, 0.1, 0.5]))
+def test_a_planned_read_outgrows_every_cache_and_leaves_at_most_the_share_asked(clients, client_gib, servers,
+                                                                               server_gib, share):
+    from models.plan import Settings, plan as planned
+    from models.plan_phases import BENCHMARKS
+    from models.predict import Model
+    from probes.core.workload import Operation, Workload
+    from tests.systems import topology
+
+    system = topology({"clients": {"c": {"count": clients, "nic": "10 GbE", "memory": f"{client_gib} GiB"}},
+                       "networks": {"eth": {}},
+                       "servers": {"s": {"count": servers, "nic": "10 GbE", "memory": f"{server_gib} GiB"}},
+                       "devices": {"d": {"count": servers, "bandwidth": "1 GiB/s"}}}, links="c eth s d")
+    made = planned(Model(system), BENCHMARKS["ior"], Workload(Operation.WRITE, None, nodes=clients),
+                   Settings(cached_share=share))
+    write, read = made.phases
+    memory = (made.nodes * client_gib + servers * server_gib) * 2**30  # the nodes it runs on: up to the knee
+    assert read.amount == write.amount > memory
+    assert read.cached_share[1] <= share + 1e-12 and write.cached_share == (0.0, 0.0)
+    assert read.amount % (made.nodes * made.ppn * 2**20) == 0  # whole transfers of 1 MiB per process

@@ -147,7 +147,7 @@ def render(made, system: str) -> str:
 
     s = made.settings
     lines = [f"system:      {system}", f"benchmark:   {made.benchmark.name}",
-             f"processes:   {made.nodes or 'all'} nodes x {made.ppn} per node ({made.scaling})",
+             f"processes:   {made.nodes} nodes x {made.ppn} per node ({made.scaling})",
              f"repetitions: {made.repetitions} ({made.repetitions_why})", made.transfer_fit]
     for p in made.phases:
         unit = p.unit
