@@ -57,13 +57,19 @@ def _script(plan: Plan, tool: str, command: Callable[[PhasePlan], list[str]]) ->
     return "\n".join(lines) + "\n"
 
 
+def _deadline(plan: Plan, phase: PhasePlan, option: str) -> list[str]:
+    """``option`` with the stonewall the user gave put in, for a phase that writes; nothing without one."""
+    stonewall = plan.settings.stonewall
+    return [option.format(stonewall)] if stonewall is not None and phase.phase.reads is None else []
+
+
 def ior(plan: Plan, path: str) -> dict[str, str]:
     def command(phase: PhasePlan) -> list[str]:
         size = int(round(phase.workload.transfer_size.m_as("B")))
         return ["ior -a POSIX", "-w" if phase.phase.reads is None else "-r", *phase.flags,
                 "" if phase.workload.shared_file else "-F", f"-t {_size(size)}",
                 f"-b {_size(math.ceil(phase.per_process / size) * size)}", "-s 1", f"-i {plan.repetitions}", "-k",
-                f"-o {shlex.quote(path + '/ior/file')}"]
+                *_deadline(plan, phase, "-D {:g} -O stoneWallingWearOut=1"), f"-o {shlex.quote(path + '/ior/file')}"]
 
     return {"ior.sh": _script(plan, "IOR", command)}
 
@@ -108,13 +114,15 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
     size = int(round(first.workload.transfer_size.m_as("B")))
     per_job = math.ceil(first.per_process / size) * size
     slowest = max(p.seconds_at_efficiency[1] for p in plan.phases)
-    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio)",
-             "# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a hang",
-             "[global]",
+    stop = ("# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a "
+            "hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
+            "ends each job")
+    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio)", stop, "[global]",
              f"ioengine={'libaio' if depth > 1 else 'psync'}", f"iodepth={depth}",
              f"direct={1 if plan.settings.direct else 0}", f"bs={_size(size)}", f"size={_size(per_job)}",
              f"numjobs={plan.ppn}", f"directory={path}/fio", "group_reporting=1", "invalidate=1",
-             f"runtime={math.ceil(3 * slowest) + 60}", f"loops={plan.repetitions}"]
+             f"runtime={math.ceil(3 * slowest) + 60 if plan.settings.stonewall is None else math.ceil(plan.settings.stonewall)}",
+             f"loops={plan.repetitions}"]
     rw = {"read": "read", "write": "write"}
     for phase in plan.phases:
         access = "rand" if phase.workload.access.value == "random" else ""
@@ -131,6 +139,7 @@ def elbencho(plan: Plan, path: str) -> dict[str, str]:
     flags = " ".join(dict.fromkeys(f for p in plan.phases for f in p.flags))
     words = " ".join(w for w in (f"elbencho --hosts HOSTS -w -r -t {plan.ppn} -n 1 -N 1",
                                  f"-s {_size(math.ceil(first.per_process / size) * size)} -b {_size(size)}", flags,
+                                 *_deadline(plan, first, "--timelimit {:.0f}"),
                                  f"-i {plan.repetitions}", shlex.quote(path + '/elbencho')) if w)
     return {"elbencho.sh": "\n".join(_header(plan, "elbencho") + [words]) + "\n"}
 

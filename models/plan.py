@@ -80,8 +80,9 @@ class Settings:
 class PhasePlan:
     """One phase as planned: its workload and ceiling, its data set (bytes; for metadata, files) in all, per node
     and per process, the caches on its path, the share they may still serve (least, most), the flags it needs and
-    what it cannot defeat, its time at the ceiling and at the efficiency (least, most), what ends it, and the
-    slowest rank's wear-out after a stonewall."""
+    what it cannot defeat, its time at the ceiling and at the efficiency (least, most), what ends it, the
+    slowest rank's wear-out after a stonewall, and what it leaves for a later phase to read: its whole data set,
+    or the least it writes by the stonewall (the share it may be served from a cache counts that)."""
 
     phase: Phase
     workload: Workload
@@ -97,6 +98,7 @@ class PhasePlan:
     seconds_at_efficiency: tuple[float, float]
     ends_by: str
     wear_out: float | None
+    written: float
 
     @property
     def unit(self) -> str:
@@ -245,28 +247,29 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
     stonewall = settings.stonewall if settings.stonewall is not None else benchmark.stonewall
     # what no flag defeats when this phase's data is read: its own caches, or its readers'
     open_ = max(_open(c) for c in [caches, *(_defeats(benchmark, r, path, settings, workload)[0] for r in readers)])
-    amount = source.amount if source else _amount(high, caches, open_, settings, stonewall, op.is_metadata, workload,
+    amount = source.written if source else _amount(high, caches, open_, settings, stonewall, op.is_metadata, workload,
                                                   processes, base.data_set)
     if any(not c.stated for c in caches) and not op.is_metadata and source is None:
         notes.append("a memory on the path is not stated, so it is taken at its largest "
                      f"({NODE_MEMORY[1]} a node): state it (--set GROUP.memory=SIZE) for a smaller data set")
     if stonewall is not None and source is None and not op.is_metadata:
-        notes.append(_io500_assumption(amount, high, settings, stonewall, caches))
-    # the least share: the least memory over the largest footprint; the most: the most over the least
-    footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if op.is_metadata else [1.0, 1.0]
-    left = [c for c in caches if not c.means]
-    share = tuple(min(1.0, math.fsum(c.memory[end] for c in left) / (amount * footprint[end])) for end in (0, 1))
+        notes.append(_io500_assumption(amount, low, settings, stonewall, caches))
     seconds = (amount / high, amount / low)
     at_eff = tuple(s / settings.efficiency for s in seconds)
-    ends_by, wear = "size", None
+    ends_by, wear, written = "size", None, amount
     if stonewall is not None and phase.reads is None and at_eff[1] > stonewall:  # reads read all that was written
         # at the ceiling's least favourable end it outlasts the stonewall; at its most, perhaps not
         ends_by = "time" if at_eff[0] > stonewall else "time or size, as the ranges fall"
         wear = stonewall * settings.imbalance / (1 - settings.imbalance)
+        written = min(amount, low * settings.efficiency * stonewall)  # the least it leaves: the ceiling's low end
+    # the least share: the least memory over the largest footprint; the most: the most over the least
+    footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if op.is_metadata else [1.0, 1.0]
+    left = [c for c in caches if not c.means]
+    share = tuple(min(1.0, math.fsum(c.memory[end] for c in left) / (written * footprint[end])) for end in (0, 1))
     nodes = sum(counts.values())
     return PhasePlan(phase, replace(workload, data_set=None if op.is_metadata else Q_(amount, "B")), ceiling, amount,
                      amount / nodes, amount / processes, caches, share, tuple(flags), tuple(notes), seconds, at_eff,
-                     ends_by, wear)
+                     ends_by, wear, written)
 
 
 def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], settings: Settings,
@@ -322,8 +325,9 @@ def _amount(ceiling: float, caches: tuple[Cache, ...], open_: float, settings: S
 
 def _io500_assumption(amount: float, ceiling: float, settings: Settings, stonewall: float,
                       caches: tuple[Cache, ...]) -> str:
-    """Whether the data a stonewalled write leaves (what it writes until the stonewall at the efficiency, at
-    most its data set) outgrows every cache: the assumption io500's later read phases rest on."""
+    """Whether the data a stonewalled write leaves (the least it writes until the stonewall at the efficiency,
+    at the ceiling's least favourable end, and at most its data set) outgrows every cache: the assumption io500's
+    later read phases rest on (IO500/io500 PR #91)."""
     written = min(amount, ceiling * settings.efficiency * stonewall)
     every = math.fsum(c.memory[1] for c in caches)
     least = math.fsum(c.memory[0] for c in caches)
@@ -331,8 +335,8 @@ def _io500_assumption(amount: float, ceiling: float, settings: Settings, stonewa
 
     shown = format_quantity(Q_(written, "B"))
     if written > every:
-        return f"by the stonewall it writes {shown}, more than every cache on its path ({format_quantity(Q_(every, 'B'))}): its reads cannot be served from memory"
-    return (f"by the stonewall it writes only {shown}, not more than the caches on its path "
+        return f"by the stonewall it writes at least {shown}, more than every cache on its path ({format_quantity(Q_(every, 'B'))}): its reads cannot be served from memory"
+    return (f"by the stonewall it may write only {shown}, not more than the caches on its path "
             f"({format_quantity(Q_(least, 'B'))} to {format_quantity(Q_(every, 'B'))}): a later read may come from memory")
 
 

@@ -279,3 +279,23 @@ def test_a_planned_read_outgrows_every_cache_and_leaves_at_most_the_share_asked(
     assert read.amount == write.amount > memory
     assert read.cached_share[1] <= share + 1e-12 and write.cached_share == (0.0, 0.0)
     assert read.amount % (made.nodes * made.ppn * 2**20) == 0  # whole transfers of 1 MiB per process
+
+
+def test_io500s_stonewall_may_leave_less_than_the_memory_for_its_reads():
+    # IO500/io500 PR #91: the easy write's files must outgrow the caches for the reads; on Narval's 44 nodes at the
+    # least the ranges allow (41 GiB/s), 300 s at 80 % write 9.6 TiB, and the 22 servers' 3.9 TiB may hold 41 % of it
+    doc = plan("narval", "--benchmark", "io500")
+    write, read = (next(p for p in doc["phases"] if p["name"] == name) for name in ("ior-easy-write", "ior-easy-read"))
+    assert write["ends_by"] == "time" and write["wear_out_seconds"] == pytest.approx(300 * 0.1 / 0.9)
+    assert read["amount"] == write["written"] < write["amount"]
+    assert any(n.startswith("by the stonewall it may write only") for n in write["notes"])
+    servers = sum(c["memory_bytes"][1] for c in read["caches"] if c["means"] is None)
+    assert read["cached_share"][1] == pytest.approx(servers / read["amount"]) and read["cached_share"][1] > 0.1
+
+
+def test_a_stonewall_given_stops_iors_and_elbenchos_writes_and_bounds_fios_runtime(tmp_path):
+    ior = _commands(plan("lecture", "--benchmark", "ior", "--stonewall", "60")["files"]["ior.sh"], "ior")
+    assert "-D" in ior[0] and ior[0][ior[0].index("-D") + 1] == "60" and "-D" not in ior[1]
+    words = _commands(plan("lecture", "--benchmark", "elbencho", "--stonewall", "60")["files"]["elbencho.sh"], "elbencho")
+    assert words[0][words[0].index("--timelimit") + 1] == "60"
+    assert "runtime=60\n" in plan("lecture", "--benchmark", "fio", "--stonewall", "60")["files"]["job.fio"]

@@ -168,6 +168,9 @@ def render(made, system: str) -> str:
             ends += (f" (the stonewall; then the slowest rank, {s.imbalance:.0%} behind, takes {p.wear_out:,.0f} s "
                      "more to finish its share)")
         lines.append(f"  time:      {time} at the ceiling, {at} at {s.efficiency:.0%}; {ends}")
+        if p.written < p.amount:
+            lines.append(f"  leaves:    at least {_bytes(p.written, unit)} written by the stonewall, for the phases that "
+                         "read it")
         lines += [f"  note:      {n}" for n in p.notes]
     capacity = "not stated" if made.capacity is None else format_quantity(Q_(made.capacity, "B"))
     lines += ["", f"capacity:    {format_quantity(Q_(made.stored, 'B'))} stored (with the servers' copies and parity) "
@@ -191,5 +194,6 @@ def plan_body(system: dict, made, files: dict[str, str]) -> dict:
                         "per_process": p.per_process, "caches": [c.to_dict() for c in p.caches],
                         "cached_share": list(p.cached_share), "flags": list(p.flags), "notes": list(p.notes),
                         "seconds": list(p.seconds), "seconds_at_efficiency": list(p.seconds_at_efficiency),
-                        "ends_by": p.ends_by, "wear_out_seconds": p.wear_out} for p in made.phases],
+                        "ends_by": p.ends_by, "wear_out_seconds": p.wear_out, "written": p.written}
+                       for p in made.phases],
             "files": files}
