@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from probes.core.errors import InputError
 from probes.core.units import Q_, canonical
 from probes.core.workload import Operation, Workload
 from models.plan_phases import CLIENT, CONTROLLER, DEFEATS, DROPPED, SERVER, Benchmark, Phase
@@ -108,7 +109,8 @@ class PhasePlan:
 @dataclass(frozen=True)
 class Plan:
     """A benchmark's plan on a topology: its phases, nodes and processes per node and why, repetitions, the
-    bytes it stores against the devices' capacity (None: not stated), and the transfer size's fit."""
+    bytes it stores against the devices' capacity (None: not stated), and the transfer size's fit ("" for a
+    benchmark of metadata alone)."""
 
     benchmark: Benchmark
     settings: Settings
@@ -216,6 +218,10 @@ def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Setti
     workload, why = scale(model, workload, clients, nodes_given=nodes_given, ppn_given=ppn_given)
     phases = [p for p in benchmark.phases if ops is None or p.operation in ops or
               (p.reads and any(q.name == p.reads and q.operation in ops for q in benchmark.phases))]
+    if not phases:
+        names = ", ".join(dict.fromkeys(p.operation.value for p in benchmark.phases))
+        raise InputError("--op", "", f"{benchmark.name} runs no {', '.join(o.value for o in ops or ())}: its phases "
+                         f"are {names}")
     done: dict[str, PhasePlan] = {}
     for phase in phases:
         readers = tuple(p for p in phases if p.reads == phase.name)
@@ -225,8 +231,9 @@ def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Setti
     space = max((g.write_cost.space for g in topology.of_kind(Kind.SERVER)), default=1.0)
     stored = space * math.fsum(p.amount for p in done.values() if not p.phase.is_metadata and p.phase.reads is None)
     nodes = sum(model.nodes(workload, clients)[1].values())  # of every client group that runs it
+    data = any(not p.is_metadata for p in phases)
     return Plan(benchmark, settings, tuple(done.values()), nodes, workload.ppn, why, reps, reps_why, stored,
-                _capacity(topology), _fit(size, block))
+                _capacity(topology), _fit(size, block) if data else "")
 
 
 def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, settings: Settings,

@@ -154,11 +154,16 @@ def test_output_folder_is_new_only(tmp_path):
     assert {f.name: f.read_bytes() for f in folder.iterdir()} == before
 
 
-def test_a_plan_takes_one_value_per_option():
+@pytest.mark.parametrize("argv, says", [
+    (["--benchmark", "ior", "--nodes", "2,4"], "--nodes: a plan takes one value, not a list"),
+    (["--benchmark", "fio", "--op", "create"], "--op: fio runs no create: its phases are write, read"),
+    (["--benchmark", "mlperf"], "--model: give the training workload and its accelerator"),
+])
+def test_bad_input_to_plan_is_one_line(argv, says):
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-        assert main(["plan", "lecture", "--benchmark", "ior", "--nodes", "2,4"]) == 2
-    assert err.getvalue().count("\n") == 1 and "--nodes" in err.getvalue()
+        assert main(["plan", "lecture", *argv]) == 2
+    assert err.getvalue().count("\n") == 1 and says in err.getvalue()
 
 
 def test_repetitions_follow_the_stated_noise():

@@ -148,7 +148,7 @@ def render(made, system: str) -> str:
     s = made.settings
     lines = [f"system:      {system}", f"benchmark:   {made.benchmark.name}",
              f"processes:   {made.nodes} nodes x {made.ppn} per node ({made.scaling})",
-             f"repetitions: {made.repetitions} ({made.repetitions_why})", made.transfer_fit]
+             f"repetitions: {made.repetitions} ({made.repetitions_why})", *([made.transfer_fit] if made.transfer_fit else [])]
     for p in made.phases:
         unit = p.unit
         lines += ["", f"[{p.phase.name}] {p.workload.describe()}",
