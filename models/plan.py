@@ -38,6 +38,12 @@ NODE_MEMORY = ("16 GiB", "2 TiB")
 ENTRY_FOOTPRINT = ("512 B", "4 KiB")
 # The most processes per node a plan tries, in powers of two.
 MOST_PPN = 64
+# How far a data set outgrows every cache on its path: 5 % past their memory, so that what a cache keeps of its own
+# (its metadata, another job's pages) leaves it no room for a whole data set (seeds/000 and 001 used 2x; this counts).
+PAST_MEMORY = 1.05
+# How long a stonewalled phase's data set lasts at the ceiling, past the stonewall: 10 %, so that the stonewall,
+# not the data set, ends it even where the ceiling is reached (io500 sizes its phases so).
+PAST_STONEWALL = 1.1
 
 
 @dataclass(frozen=True)
@@ -321,10 +327,10 @@ def _amount(ceiling: float, caches: tuple[Cache, ...], open_: float, settings: S
     per process. Metadata phases are sized by time: the flags defeat their caches. A data set the user ``given``
     is kept (rounded to whole transfers)."""
     least_time = max(settings.min_time, stonewall or 0.0)
-    amount = ceiling * least_time * (1.1 if stonewall else 1.0)
+    amount = ceiling * least_time * (PAST_STONEWALL if stonewall else 1.0)
     if not metadata:
         every = math.fsum(c.memory[1] for c in caches)
-        amount = max(amount, every * 1.05, open_ / settings.cached_share if settings.cached_share else 0.0)
+        amount = max(amount, every * PAST_MEMORY, open_ / settings.cached_share if settings.cached_share else 0.0)
         amount = canonical(given) if given is not None else amount
     step = (canonical(workload.transfer_size) if workload.transfer_size is not None and not metadata else 1.0) * processes
     return math.ceil(amount / step) * step
