@@ -70,7 +70,8 @@ class Settings:
     """What the user asks of a plan: the most share a cache may still serve, the efficiency the times are also
     given at, the noise (coefficient of variation; None: not known) and the interval's half-width (relative) the
     repetitions aim at, the least time a phase runs, the stonewall (None: the benchmark's), the slowest rank's lag
-    behind the mean, and where the user may drop caches (``"clients"``, ``"all"`` or "")."""
+    behind the mean, where the user may drop caches (``"clients"``, ``"all"`` or ""), direct I/O, and what one
+    reading process asks for (B/s; MLPerf Storage's accelerator at its AU), None where it reads as fast as it can."""
 
     cached_share: float = 0.1
     efficiency: float = 0.8
@@ -81,6 +82,7 @@ class Settings:
     imbalance: float = 0.1
     drop: str = ""
     direct: bool = False
+    demand: float | None = None
 
 
 @dataclass(frozen=True)
@@ -267,7 +269,10 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
                      f"({NODE_MEMORY[1]} a node): state it (--set GROUP.memory=SIZE) for a smaller data set")
     if stonewall is not None and source is None and not op.is_metadata:
         notes.append(_io500_assumption(amount, low, settings, stonewall, caches))
-    seconds = (amount / high, amount / low)
+    asked = settings.demand * processes if settings.demand and phase.reads else math.inf
+    if asked < math.inf:
+        notes.append(_fed(asked, high, low, processes))
+    seconds = (amount / min(high, asked), amount / min(low, asked))
     at_eff = tuple(s / settings.efficiency for s in seconds)
     ends_by, wear, written = "size", None, amount
     if stonewall is not None and phase.reads is None and at_eff[1] > stonewall:  # reads read all that was written
@@ -351,6 +356,20 @@ def _io500_assumption(amount: float, ceiling: float, settings: Settings, stonewa
         return f"by the stonewall it writes at least {shown}, more than every cache on its path ({format_quantity(Q_(every, 'B'))}): its reads cannot be served from memory"
     return (f"by the stonewall it may write only {shown}, not more than the caches on its path "
             f"({format_quantity(Q_(least, 'B'))} to {format_quantity(Q_(every, 'B'))}): a later read may come from memory")
+
+
+def _fed(asked: float, high: float, low: float, processes: int) -> str:
+    """Whether the storage delivers what the reading processes ask for (MLPerf Storage's accelerators), which then
+    bounds the phase's time: MLPerf's own sizing gives only the compute-bound time."""
+    from probes.core.units import format_quantity
+
+    shown = format_quantity(Q_(asked, "B/s"))
+    if low >= asked:
+        return f"the {processes} readers ask for {shown}: the storage delivers it, so they, not it, set the time"
+    if high >= asked:
+        return f"the {processes} readers ask for {shown}: the storage delivers it only at the ranges' favourable end"
+    return (f"the {processes} readers ask for {shown}: the storage delivers at most {high / asked:.0%} of it, so it "
+            "sets the time, and the accelerators wait")
 
 
 def _capacity(topology: Topology) -> float | None:

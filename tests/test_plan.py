@@ -304,3 +304,18 @@ def test_a_stonewall_given_stops_iors_and_elbenchos_writes_and_bounds_fios_runti
     words = _commands(plan("lecture", "--benchmark", "elbencho", "--stonewall", "60")["files"]["elbencho.sh"], "elbencho")
     assert words[0][words[0].index("--timelimit") + 1] == "60"
     assert "runtime=60\n" in plan("lecture", "--benchmark", "fio", "--stonewall", "60")["files"]["job.fio"]
+
+
+def test_mlperf_plans_ask_whether_the_storage_feeds_the_accelerators():
+    from models.accelerators import entry
+
+    demand = entry("unet3d", "h100")
+    asked = demand.per_accelerator.m_as("B/s") * demand.min_au
+    fed = plan("narval", "--benchmark", "mlperf", "--model", "unet3d", "--accelerator", "h100", "--nodes", "1")
+    training = next(p for p in fed["phases"] if p["name"] == "training")
+    assert any("the storage delivers it, so they, not it, set the time" in n for n in training["notes"])
+    assert training["seconds"][0] == pytest.approx(training["amount"] / asked)  # the accelerators' pace, not the ceiling
+    starved = plan("lecture", "--benchmark", "mlperf", "--model", "unet3d", "--accelerator", "h100", "--ppn", "4")
+    training = next(p for p in starved["phases"] if p["name"] == "training")
+    assert any("so it sets the time, and the accelerators wait" in n for n in training["notes"])
+    assert training["seconds"][0] == pytest.approx(training["amount"] / training["ceiling"]["ceiling"]["value"])

@@ -67,7 +67,7 @@ def execute(args: argparse.Namespace) -> int:
     workload, clients = _workload(args, topology)
     settings = Settings(cached_share=args.cached_share, efficiency=args.efficiency, noise=_noise(args),
                         interval=args.interval, min_time=args.min_time, stonewall=args.stonewall,
-                        imbalance=args.imbalance, drop=args.drop_caches, direct=args.direct)
+                        imbalance=args.imbalance, drop=args.drop_caches, direct=args.direct, demand=_demand(args))
     made = plan(model, BENCHMARKS[args.benchmark], workload, settings, clients,
                 nodes_given=args.nodes != [None], ppn_given=args.ppn != [1] or args.benchmark == "mlperf",
                 ops=tuple(args.op) if args.op else None)
@@ -104,6 +104,17 @@ def _workload(args: argparse.Namespace, topology):
     workloads, clients = workloads_of(args, topology)
     args.op = ops
     return workloads[0], clients
+
+
+def _demand(args: argparse.Namespace) -> float | None:
+    """What one emulated accelerator reads (B/s) at the AU asked (default: its workload's minimum); None but for
+    MLPerf Storage."""
+    if args.benchmark != "mlperf":
+        return None
+    from models.accelerators import entry
+
+    demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
+    return demand.per_accelerator.m_as("B/s") * (args.au or demand.min_au)
 
 
 def _noise(args: argparse.Namespace) -> float | None:
