@@ -20,8 +20,8 @@ from tests.systems import topology
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "formats.json"
-# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters), not by the format: their entries stand as ``*``.
-DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters"}
+# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters, a plan's file names), not by the format: their entries stand as ``*``.
+DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters", "files"}
 # A system on which a prediction has every optional part: a knee (two SSDs bind before ten clients' NICs) and
 # both caches (memory and its speed stated on clients and servers).
 SYSTEM = """
@@ -68,6 +68,10 @@ COMMANDS = {
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
     "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
+    # a stonewalled benchmark (its wear-out) whose phases read what others wrote, with both caches stated
+    "plan": [(["plan", "{system}", "--benchmark", "io500", "--noise", "5%", "--json"], 0)],
+    # the lecture's runs against a plan of the same system ({plan}: iobound plan SYSTEM --benchmark ior -o)
+    "plan-check": [(["check", "--plan", "{plan}", "lecture-results.csv", "--json"], 1)],
     "whatif-accelerators": [(["whatif", "{system}", "--model", "unet3d", "--accelerator", "h100", "--json"], 0)],
     "sizing": [(["size", "--clients", "100", "--client-nic", "10GB/s", "--target", "read=10GB/s", "--top", "1", "--ha",
                  "--json"], 0),
@@ -126,9 +130,12 @@ def written(name: str, folder: Path) -> list[dict]:
     docs = []
     for argv, status in COMMANDS[name]:
         out = io.StringIO()
+        if any("{plan}" in word for word in argv) and not (folder / "plan").exists():
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                assert main(["plan", str(folder / "pins.toml"), "--benchmark", "ior", "-o", str(folder / "plan")]) == 0
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json")
-                         for word in argv]) == status
+            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json",
+                                     plan=folder / "plan" / "plan.json") for word in argv]) == status
         docs.append(json.loads(out.getvalue()))
         assert docs[-1]["format"] == f"iobound/{name}"
     return docs

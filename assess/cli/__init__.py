@@ -29,7 +29,7 @@ __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDI
            "EXIT_PROBE_FAILED", "EXIT_INTERRUPTED"]
 
 # The commands in the order --help lists them; each is the module assess.cli.<name>.
-COMMANDS = ("probe", "predict", "check", "review", "read", "compare", "fit", "topology", "examples", "size", "whatif",
+COMMANDS = ("probe", "predict", "plan", "check", "review", "read", "compare", "fit", "topology", "examples", "size", "whatif",
             "report", "lab")
 
 

@@ -1,7 +1,11 @@
 """Check measured results against the topology's ceilings, and say what is impossible, at the limit, far below or unsound.
 
-Reads every format ``iobound read`` knows, in any mix.
-Example:  iobound check lecture lecture-results.csv
+Reads every format ``iobound read`` knows, in any mix. With --plan, says instead whether each run followed the plan
+(iobound plan --json or -o): its data set, flags, repetitions, nodes and processes, and what its result means given
+the share a cache could still serve; then every word after the options is a results file.
+Examples:
+  iobound check lecture lecture-results.csv
+  iobound check --plan plan/plan.json ior-output.txt
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
+    parser.add_argument("--plan", metavar="PLAN.json",
+                        help="say whether the runs followed this plan (exit status 1 if one differs from it)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour errors red and warnings yellow: auto (default) on a terminal unless NO_COLOR is "
                              "set, always, or never")
@@ -119,6 +125,8 @@ def execute(args: argparse.Namespace) -> int:
     from assess.findings import Severity
     from assess.render import as_given, colour_wanted, dumps, envelope
 
+    if args.plan:
+        return _against_plan(args)
     topology, judgements = judged(args)
     if args.json:
         print(dumps(envelope("check", CHECK_VERSION, check_body(topology, judgements))))
@@ -130,6 +138,24 @@ def execute(args: argparse.Namespace) -> int:
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(f.severity >= threshold for j in judgements for f in j.findings)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def _against_plan(args: argparse.Namespace) -> int:
+    """Each run of the results (every word after the options) against the phase of the plan it ran."""
+    from probes.core.document import read_document
+    from topologies.bundled import read_runs
+    from assess.plan_check import PLAN_CHECK_VERSION, followed, plan_check_body, render as render_plan
+    from assess.cli.plan import PLAN_VERSION
+    from assess.render import dumps, envelope
+
+    plan = read_document(args.plan, "plan", (PLAN_VERSION,))
+    runs = [r for word in (args.topology, *args.results) for r in read_runs(word, dict(args.unit_alias))]
+    found = followed(plan, runs)
+    if args.json:
+        print(dumps(envelope("plan-check", PLAN_CHECK_VERSION, plan_check_body(args.plan, found))))
+    else:
+        print(render_plan(found, args.plan))
+    return EXIT_FINDINGS if any(f.deviates for f in found) else EXIT_OK
 
 
 def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
