@@ -85,7 +85,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
                      + (f"(the gateways that would join the two have no price: {', '.join(unpriced)}; give them one "
                         "with --prices)" if unpriced else "(no gateway in the catalogue joins the two)"))
     if not question.redundant:
-        lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one drive or server failure loses data")
+        lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one failed drive loses data")
     if not sizing.configurations:
         lines += ["", "no allowed design meets the targets; what stops each (the best any design allows):"]
         lines += [f"  {s.target}: {s.layer} allow at most {s.target.shown(s.limit)} ({', '.join(map(str, s.components))})"
@@ -115,18 +115,21 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
 
 
 def _resilience(configuration: Configuration) -> list[str]:
-    """Failure domains, what the design survives, spares and the rebuild time, with warnings."""
+    """Failure domains, what the design survives (its drives by redundancy, its servers by HA) and what it does not,
+    spares and the rebuild time, with warnings; with HA, the ceilings during a failover."""
     q, design = configuration.question, configuration.design
-    servers = configuration.counts["storage"]
-    ha = q.step(design.server) == 2 or design.server.controllers == 2
+    servers, taken_over = configuration.counts["storage"], _taken_over(configuration)
     if not q.redundant:
-        return ["failures:  none survived: without redundancy one failed drive loses data, one failed server stops "
-                f"access to its share ({servers} enclosures, no parity, no replicas)"] + _network(configuration)
+        if taken_over is None:
+            return ["failures:  none survived: without redundancy one failed drive loses data, one failed server stops "
+                    f"access to its share ({servers} enclosures, no parity, no replicas)"] + _network(configuration)
+        return [f"failures:  survived: {taken_over}; not survived: one failed drive loses data, as "
+                f"there is no redundancy ({servers} enclosures, no parity, no replicas: HA guards the servers, not "
+                "the drives)"] + _failover(configuration) + _network(configuration)
     lines = [f"failures:  {servers} enclosures (a server with its drives) are the failure domains; "
              f"{q.write_cost} needs at least {q.domains}; the data survives {configuration.survives} "
              f"enclosure failure{'s' if configuration.survives != 1 else ''}"
-             + (", and a failed server of any HA pair (its partner takes over)" if q.step(design.server) == 2 else
-                ", and a failed controller (two per part)" if design.server.controllers == 2 else
+             + (f", and {taken_over}" if taken_over else
                 "; a failed server takes its drives offline until it is back (--ha pairs them)")]
     rebuild = configuration.rebuild
     rate = "--rebuild-rate" if q.rebuild_rate else "the drive's sustained write, least"
@@ -136,9 +139,20 @@ def _resilience(configuration: Configuration) -> list[str]:
     if rebuild > DAY:
         lines.append("WARNING:   a rebuild takes over a day: a second failure meanwhile is likely enough to plan for "
                      "(declustered parity rebuilds from every drive; smaller drives rebuild sooner)")
-    if not ha:
+    if taken_over is None:
         lines.append("note:      no HA: a server failure stops access to its enclosure (ask --ha for pairs)")
     return lines + _failover(configuration) + _network(configuration)
+
+
+def _taken_over(configuration: Configuration) -> str | None:
+    """The storage server failure HA survives: one server of a pair, or one controller of a dual-controller part;
+    None without either."""
+    server = configuration.design.server
+    if configuration.question.step(server) == 2:
+        return "a failed server of any HA pair (its partner takes over its drives; both of a pair down take them offline)"
+    if server.controllers == 2:
+        return "a failed controller (two per part; both down take its drives offline)"
+    return None
 
 
 def _failover(configuration: Configuration) -> list[str]:

@@ -275,3 +275,25 @@ def test_a_failover_span_shows_both_ends_in_one_unit(capsys):
                  "--ha", "--parity", "4+2"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("failover:"))
     assert re.search(r"read \d\.\d\d\.\.\d+\.\d GiB/s", line), line
+
+
+def test_ha_without_redundancy_says_what_it_survives_and_gives_its_failover(capsys):
+    """--ha without --parity: the pairs survive a failed server (its partner serves both shares, at the failover
+    figures the JSON gives), and nothing survives a failed drive; without --ha, neither survives."""
+    from probes.core.units import Q_, display_unit, format_quantity
+
+    argv = ["size", "--clients", "16", "--client-nic", "100Gbit/s", "--target", "read=50GB/s", "--devices",
+            "nvme-gen4-7.68tb", "--top", "1"]
+    (failover,) = _sized(capsys, [*argv, "--ha"])["configurations"][0]["failover"]
+    assert main([*argv, "--ha"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = {line.split()[0].rstrip(":"): line for line in lines if line.strip() and not line[0].isspace()}
+    assert "(HA pairs)" in said["#1"]
+    assert "a failed server of any HA pair (its partner takes over its drives" in said["failures"]
+    assert "not survived: one failed drive loses data" in said["failures"] and "none survived" not in said["failures"]
+    assert "server failure loses data" not in said["WARNING"]
+    least, most = (Q_(failover[end]["ceiling"]["value"], "B/s") for end in ("least", "most"))
+    assert f"read {format_quantity(least, unit=display_unit(most)).split()[0]}" in said["failover"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "failures:  none survived" in text and "failover:" not in text and "(HA pairs)" not in text
