@@ -5,12 +5,15 @@ a spreadsheet opens, and the parts catalogue."""
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from probes.core.outputs import csv_text, write_new
+import probes
+from probes.core.outputs import SPREADSHEET_BOM, csv_text, write_new
 from probes.core.units import Metric, canonical, display_unit, format_quantity
 from assess.render import table
 from models.sizing import DAY, Configuration, Question, Sizing
+from topologies.catalogues.catalogue import BUNDLED
 from topologies.topology import Kind
 
 if TYPE_CHECKING:
@@ -24,7 +27,14 @@ __all__ = ["render", "render_catalogue", "write_bom", "header"]
 def header(question: Question, catalogue: Catalogue) -> str:
     """What a sized topology file says of itself: the question it answers and where its parts come from."""
     return (f"Sized by iobound size: {_asked(question)}.\n"
-            f"Parts from {', '.join(catalogue.files)}; prices in {catalogue.currency or 'no stated currency'}.")
+            f"Parts from {_parts(catalogue)}; prices in {catalogue.currency or 'no stated currency'}.")
+
+
+def _parts(catalogue: Catalogue) -> str:
+    """The files the parts come from: the bundled catalogue by its name (not where it is installed), the user's as
+    given."""
+    return ", ".join(f"the catalogue bundled with iobound {probes.__version__}" if file == str(BUNDLED) else file
+                     for file in catalogue.files)
 
 
 def _asked(question: Question) -> str:
@@ -71,7 +81,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
     currency = catalogue.currency
     unpriced = catalogue.unpriced_by_file(catalogue.every)
     lines = [f"asked:     {_asked(question)}",
-             f"parts:     {', '.join(catalogue.files)} (prices in {currency or 'no stated currency'}; "
+             f"parts:     {_parts(catalogue)} (prices in {currency or 'no stated currency'}; "
              + (f"{len(unpriced)} parts not in {catalogue.prices_file} keep the catalogue's indicative prices)"
                 if unpriced else "the bundled ones are indicative: give yours with --prices)"),
              f"searched:  {sizing.designs} designs (network x server x ports x device) in {elapsed:.2f} s"
@@ -232,9 +242,18 @@ def _alternatives(alternatives: tuple[Configuration, ...], question: Question, c
                   "RU", "parts"), rows, right=tuple(range(1, len(question.targets) + 5)))
 
 
-def write_bom(configuration: Configuration, currency: str, path: str) -> None:
-    """The bill of materials as CSV a spreadsheet opens: one line per part, then the totals; a new file only."""
-    rows: list[list] = [["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
+def write_bom(configuration: Configuration, catalogue: Catalogue, path: str) -> None:
+    """The bill of materials as CSV a spreadsheet opens (UTF-8 it knows as such by its byte-order mark): the question
+    it answers, the configuration, where its parts come from and when, then one line per part and the totals; a new
+    file only."""
+    question, currency = configuration.question, catalogue.currency
+    sized = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rows: list[list] = [["asked", _asked(question)],
+                        ["answer", f"{_money(configuration.total, currency)}: {_summary(configuration)}"],
+                        ["parts", f"{_parts(catalogue)}; prices in {currency or 'no stated currency'}"],
+                        ["sized", f"{sized} by iobound {probes.__version__} size"],
+                        [],
+                        ["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
                          "power max W", "source", "total low", "total high"]]
     for line in configuration.bill:
         typical, most = line.total_power or (None, None)
@@ -245,7 +264,7 @@ def write_bom(configuration: Configuration, currency: str, path: str) -> None:
     rows.append(["total", "hardware", "", "", _cell(configuration.total), currency, f"{configuration.bill.rack_units:g}",
                  f"{typical.m_as('W'):g}", f"{most.m_as('W'):g}", "sum of the lines above that are hardware",
                  *map(_cell, configuration.total_range)])
-    write_new(path, csv_text(rows, line_end="\r\n"))
+    write_new(path, csv_text(rows, preamble=SPREADSHEET_BOM, line_end="\r\n"))
 
 
 def _cell(amount: float | None) -> str:

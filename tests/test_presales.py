@@ -194,12 +194,19 @@ def test_question_3_the_nas_buyer_is_warned_without_redundancy(capsys):
     assert best["counts"]["storage"] >= 3 and best["survives"] >= 1 and best["counts"]["drives"] % 6 == 0
 
 
+def _bom(path) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The rows that say what a bill of materials answers (name: text), and its table's rows by column."""
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    blank = rows.index([])
+    return dict(rows[:blank]), [dict(zip(rows[blank + 1], row)) for row in rows[blank + 2:]]
+
+
 def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsys, tmp_path):
     out = tmp_path / "bom.csv"
     assert main([*NAS, "--parity", "4+2", "--bom", str(out)]) == 0
     printed = capsys.readouterr().out
-    with out.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    _, rows = _bom(out)
     *lines, total = rows
     assert total["part"] == "total" and {r["currency"] for r in rows} == {"USD"}
     assert sum(float(r["total"]) for r in lines) == pytest.approx(float(total["total"]))
@@ -297,3 +304,27 @@ def test_ha_without_redundancy_says_what_it_survives_and_gives_its_failover(caps
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert "failures:  none survived" in text and "failover:" not in text and "(HA pairs)" not in text
+
+
+def test_the_bom_says_what_it_answers_in_utf_8_a_spreadsheet_knows(capsys, tmp_path):
+    """A spreadsheet reads a CSV in its locale's code page ("±" became "Â±") unless a byte-order mark says UTF-8; the
+    rows above the table say what was asked (targets, clients), which configuration answers it, from which parts and
+    when, as the printed answer does."""
+    from datetime import datetime, timezone
+
+    import probes
+
+    out = tmp_path / "bom.csv"
+    before = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    assert main([*NAS, "--parity", "4+2", "--bom", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert out.read_bytes().startswith("\ufeff".encode("utf-8"))
+    said, lines = _bom(out)
+    assert any("±" in line["source"] for line in lines)  # the bundled prices' ranges
+    asked = next(line for line in printed if line.startswith("asked:")).split(None, 1)[1]
+    assert said["asked"] == asked and "read 2 GB/s" in asked and "20 clients x 10 Gbit/s" in asked
+    best = next(line for line in printed if line.startswith("#1 "))
+    assert said["answer"].split(": ", 1)[1] == best.split(": ", 1)[1]
+    assert said["parts"] == f"the catalogue bundled with iobound {probes.__version__}; prices in USD"
+    when = datetime.strptime(said["sized"].split(" by ")[0], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+    assert before <= when <= datetime.now(timezone.utc)
