@@ -328,3 +328,22 @@ def test_the_bom_says_what_it_answers_in_utf_8_a_spreadsheet_knows(capsys, tmp_p
     assert said["parts"] == f"the catalogue bundled with iobound {probes.__version__}; prices in USD"
     when = datetime.strptime(said["sized"].split(" by ")[0], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
     assert before <= when <= datetime.now(timezone.utc)
+
+
+def test_a_sized_topology_reads_as_a_person_writes_it_and_loads_back_the_same(capsys, tmp_path):
+    """Its header names the bundled catalogue, not where it is installed; each figure is a short number and its unit
+    ("10 Gbit/s", not "10 Gbit / s"; "100 GB/s", not "100000000000.0 B / s"); and it loads back to the very figures
+    of the configuration sized."""
+    import probes
+    from topologies.catalogues.catalogue import BUNDLED
+    from topologies.load import load_topology
+
+    out = tmp_path / "sized.toml"
+    sized = _sized(capsys, [*NAS, "--parity", "4+2", "--ha", "-o", str(out)])["configurations"][0]["topology"]
+    text = out.read_text(encoding="utf-8")
+    assert str(BUNDLED) not in text and f"# Parts from the catalogue bundled with iobound {probes.__version__};" in text
+    figures = re.findall(r'^value = "(.*)"$', text, re.M)
+    assert 'value = "10 Gbit/s"' in text and len(figures) > 10
+    assert not [f for f in figures if not re.fullmatch(r"\d{1,6}(\.\d+)? [^ ]+", f) or f.split()[0].endswith(".0")]
+    loaded = load_topology(out).to_dict()
+    assert {**loaded, "path": ""} == {**sized, "path": ""}
