@@ -226,13 +226,39 @@ def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsy
                     reason="LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc-nogui to check "
                            "that a spreadsheet opens the bill of materials")
 def test_libreoffice_converts_the_bom(capsys, tmp_path):
+    """LibreOffice opens the bill as a spreadsheet and reads back every cell as written. Told the file is UTF-8 (as
+    its import dialog is by the byte-order mark, and Excel), it reads it whole; its headless import, which takes the
+    default code page whatever the mark says, reads the mark as three letters before the first cell and every other
+    cell as written, since the bundled catalogue's text is plain ASCII (a "±" read "Â±")."""
     out = tmp_path / "bom.csv"
     assert main([*NAS, "--bom", str(out)]) == 0
     office = shutil.which("soffice") or shutil.which("libreoffice")
-    done = subprocess.run([office, "--headless", "--convert-to", "xlsx", "--outdir", str(tmp_path), str(out)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "bom.xlsx").stat().st_size > 0
+    profile = f"-env:UserInstallation=file://{tmp_path / 'profile'}"
+    def cells(rows) -> list[list]:
+        """The cells of ``rows`` that hold something, a number as its value (a spreadsheet writes 8000.00 as 8000)."""
+        return [[float(c) if re.fullmatch(r"-?\d+(\.\d+)?", c) else c for c in row if c] for row in rows]
+
+    with out.open(newline="", encoding="utf-8-sig") as f:
+        written = cells(csv.reader(f))
+
+    def read(to: str, *told: str) -> list[list]:
+        folder = tmp_path / str(len(told))
+        done = subprocess.run([office, profile, "--headless", *told, "--convert-to", to, "--outdir", str(folder),
+                               str(out)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        converted = folder / f"bom.{to.split(':')[0]}"
+        assert converted.stat().st_size > 0
+        if to.startswith("xlsx"):
+            return []
+        with converted.open(newline="", encoding="utf-8") as f:
+            return cells(csv.reader(f))
+
+    read("xlsx")
+    as_csv = "csv:Text - txt - csv (StarCalc):44,34,76"  # 76: UTF-8
+    assert read(as_csv, "--infilter=CSV:44,34,76") == written
+    (mark, *first), *rest = read(as_csv)
+    assert mark == "\ufeff".encode("utf-8").decode("latin-1") + written[0][0] and [first, *rest] == [written[0][1:],
+                                                                                                   *written[1:]]
 
 
 def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_path):
@@ -314,18 +340,19 @@ def test_the_bom_says_what_it_answers_in_utf_8_a_spreadsheet_knows(capsys, tmp_p
 
     import probes
 
-    out = tmp_path / "bom.csv"
+    out, prices = tmp_path / "bom.csv", tmp_path / "prices.toml"
+    prices.write_text('[devices.hdd-20tb]\nprice = 350\nprice_source = "Müller GmbH, ±5 % by volume"\n', encoding="utf-8")
     before = datetime.now(timezone.utc).replace(second=0, microsecond=0)
-    assert main([*NAS, "--parity", "4+2", "--bom", str(out)]) == 0
+    assert main([*NAS, "--parity", "4+2", "--prices", str(prices), "--bom", str(out)]) == 0
     printed = capsys.readouterr().out.splitlines()
     assert out.read_bytes().startswith("\ufeff".encode("utf-8"))
     said, lines = _bom(out)
-    assert any("±" in line["source"] for line in lines)  # the bundled prices' ranges
+    assert "Müller GmbH, ±5 % by volume" in [line["source"] for line in lines]
     asked = next(line for line in printed if line.startswith("asked:")).split(None, 1)[1]
     assert said["asked"] == asked and "read 2 GB/s" in asked and "20 clients x 10 Gbit/s" in asked
     best = next(line for line in printed if line.startswith("#1 "))
     assert said["answer"].split(": ", 1)[1] == best.split(": ", 1)[1]
-    assert said["parts"] == f"the catalogue bundled with iobound {probes.__version__}; prices in USD"
+    assert said["parts"] == f"the catalogue bundled with iobound {probes.__version__}, {prices}; prices in USD"
     when = datetime.strptime(said["sized"].split(" by ")[0], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
     assert before <= when <= datetime.now(timezone.utc)
 
