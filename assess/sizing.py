@@ -5,12 +5,15 @@ a spreadsheet opens, and the parts catalogue."""
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
-from probes.core.outputs import csv_text, write_new
+import probes
+from probes.core.outputs import SPREADSHEET_BOM, csv_text, write_new
 from probes.core.units import Metric, canonical, display_unit, format_quantity
 from assess.render import table
 from models.sizing import DAY, Configuration, Question, Sizing
+from topologies.catalogues.catalogue import BUNDLED
 from topologies.topology import Kind
 
 if TYPE_CHECKING:
@@ -24,7 +27,14 @@ __all__ = ["render", "render_catalogue", "write_bom", "header"]
 def header(question: Question, catalogue: Catalogue) -> str:
     """What a sized topology file says of itself: the question it answers and where its parts come from."""
     return (f"Sized by iobound size: {_asked(question)}.\n"
-            f"Parts from {', '.join(catalogue.files)}; prices in {catalogue.currency or 'no stated currency'}.")
+            f"Parts from {_parts(catalogue)}; prices in {catalogue.currency or 'no stated currency'}.")
+
+
+def _parts(catalogue: Catalogue) -> str:
+    """The files the parts come from: the bundled catalogue by its name (not where it is installed), the user's as
+    given."""
+    return ", ".join(f"the catalogue bundled with iobound {probes.__version__}" if file == str(BUNDLED) else file
+                     for file in catalogue.files)
 
 
 def _asked(question: Question) -> str:
@@ -71,7 +81,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
     currency = catalogue.currency
     unpriced = catalogue.unpriced_by_file(catalogue.every)
     lines = [f"asked:     {_asked(question)}",
-             f"parts:     {', '.join(catalogue.files)} (prices in {currency or 'no stated currency'}; "
+             f"parts:     {_parts(catalogue)} (prices in {currency or 'no stated currency'}; "
              + (f"{len(unpriced)} parts not in {catalogue.prices_file} keep the catalogue's indicative prices)"
                 if unpriced else "the bundled ones are indicative: give yours with --prices)"),
              f"searched:  {sizing.designs} designs (network x server x ports x device) in {elapsed:.2f} s"
@@ -85,7 +95,7 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
                      + (f"(the gateways that would join the two have no price: {', '.join(unpriced)}; give them one "
                         "with --prices)" if unpriced else "(no gateway in the catalogue joins the two)"))
     if not question.redundant:
-        lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one drive or server failure loses data")
+        lines.append("WARNING:   no redundancy asked for (--parity, --replicas): one failed drive loses data")
     if not sizing.configurations:
         lines += ["", "no allowed design meets the targets; what stops each (the best any design allows):"]
         lines += [f"  {s.target}: {s.layer} allow at most {s.target.shown(s.limit)} ({', '.join(map(str, s.components))})"
@@ -115,18 +125,21 @@ def render(sizing: Sizing, catalogue: Catalogue, elapsed: float) -> str:
 
 
 def _resilience(configuration: Configuration) -> list[str]:
-    """Failure domains, what the design survives, spares and the rebuild time, with warnings."""
+    """Failure domains, what the design survives (its drives by redundancy, its servers by HA) and what it does not,
+    spares and the rebuild time, with warnings; with HA, the ceilings during a failover."""
     q, design = configuration.question, configuration.design
-    servers = configuration.counts["storage"]
-    ha = q.step(design.server) == 2 or design.server.controllers == 2
+    servers, taken_over = configuration.counts["storage"], _taken_over(configuration)
     if not q.redundant:
-        return ["failures:  none survived: without redundancy one failed drive loses data, one failed server stops "
-                f"access to its share ({servers} enclosures, no parity, no replicas)"] + _network(configuration)
+        if taken_over is None:
+            return ["failures:  none survived: without redundancy one failed drive loses data, one failed server stops "
+                    f"access to its share ({servers} enclosures, no parity, no replicas)"] + _network(configuration)
+        return [f"failures:  survived: {taken_over}; not survived: one failed drive loses data, as "
+                f"there is no redundancy ({servers} enclosures, no parity, no replicas: HA guards the servers, not "
+                "the drives)"] + _failover(configuration) + _network(configuration)
     lines = [f"failures:  {servers} enclosures (a server with its drives) are the failure domains; "
              f"{q.write_cost} needs at least {q.domains}; the data survives {configuration.survives} "
              f"enclosure failure{'s' if configuration.survives != 1 else ''}"
-             + (", and a failed server of any HA pair (its partner takes over)" if q.step(design.server) == 2 else
-                ", and a failed controller (two per part)" if design.server.controllers == 2 else
+             + (f", and {taken_over}" if taken_over else
                 "; a failed server takes its drives offline until it is back (--ha pairs them)")]
     rebuild = configuration.rebuild
     rate = "--rebuild-rate" if q.rebuild_rate else "the drive's sustained write, least"
@@ -136,9 +149,20 @@ def _resilience(configuration: Configuration) -> list[str]:
     if rebuild > DAY:
         lines.append("WARNING:   a rebuild takes over a day: a second failure meanwhile is likely enough to plan for "
                      "(declustered parity rebuilds from every drive; smaller drives rebuild sooner)")
-    if not ha:
+    if taken_over is None:
         lines.append("note:      no HA: a server failure stops access to its enclosure (ask --ha for pairs)")
     return lines + _failover(configuration) + _network(configuration)
+
+
+def _taken_over(configuration: Configuration) -> str | None:
+    """The storage server failure HA survives: one server of a pair, or one controller of a dual-controller part;
+    None without either."""
+    server = configuration.design.server
+    if configuration.question.step(server) == 2:
+        return "a failed server of any HA pair (its partner takes over its drives; both of a pair down take them offline)"
+    if server.controllers == 2:
+        return "a failed controller (two per part; both down take its drives offline)"
+    return None
 
 
 def _failover(configuration: Configuration) -> list[str]:
@@ -218,9 +242,18 @@ def _alternatives(alternatives: tuple[Configuration, ...], question: Question, c
                   "RU", "parts"), rows, right=tuple(range(1, len(question.targets) + 5)))
 
 
-def write_bom(configuration: Configuration, currency: str, path: str) -> None:
-    """The bill of materials as CSV a spreadsheet opens: one line per part, then the totals; a new file only."""
-    rows: list[list] = [["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
+def write_bom(configuration: Configuration, catalogue: Catalogue, path: str) -> None:
+    """The bill of materials as CSV a spreadsheet opens (UTF-8 it knows as such by its byte-order mark): the question
+    it answers, the configuration, where its parts come from and when, then one line per part and the totals; a new
+    file only."""
+    question, currency = configuration.question, catalogue.currency
+    sized = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    rows: list[list] = [["asked", _asked(question)],
+                        ["answer", f"{_money(configuration.total, currency)}: {_summary(configuration)}"],
+                        ["parts", f"{_parts(catalogue)}; prices in {currency or 'no stated currency'}"],
+                        ["sized", f"{sized} by iobound {probes.__version__} size"],
+                        [],
+                        ["part", "what", "count", "unit price", "total", "currency", "rack units", "power typical W",
                          "power max W", "source", "total low", "total high"]]
     for line in configuration.bill:
         typical, most = line.total_power or (None, None)
@@ -231,7 +264,7 @@ def write_bom(configuration: Configuration, currency: str, path: str) -> None:
     rows.append(["total", "hardware", "", "", _cell(configuration.total), currency, f"{configuration.bill.rack_units:g}",
                  f"{typical.m_as('W'):g}", f"{most.m_as('W'):g}", "sum of the lines above that are hardware",
                  *map(_cell, configuration.total_range)])
-    write_new(path, csv_text(rows, line_end="\r\n"))
+    write_new(path, csv_text(rows, preamble=SPREADSHEET_BOM, line_end="\r\n"))
 
 
 def _cell(amount: float | None) -> str:

@@ -194,12 +194,19 @@ def test_question_3_the_nas_buyer_is_warned_without_redundancy(capsys):
     assert best["counts"]["storage"] >= 3 and best["survives"] >= 1 and best["counts"]["drives"] % 6 == 0
 
 
+def _bom(path) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The rows that say what a bill of materials answers (name: text), and its table's rows by column."""
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        rows = list(csv.reader(f))
+    blank = rows.index([])
+    return dict(rows[:blank]), [dict(zip(rows[blank + 1], row)) for row in rows[blank + 2:]]
+
+
 def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsys, tmp_path):
     out = tmp_path / "bom.csv"
     assert main([*NAS, "--parity", "4+2", "--bom", str(out)]) == 0
     printed = capsys.readouterr().out
-    with out.open(newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+    _, rows = _bom(out)
     *lines, total = rows
     assert total["part"] == "total" and {r["currency"] for r in rows} == {"USD"}
     assert sum(float(r["total"]) for r in lines) == pytest.approx(float(total["total"]))
@@ -219,13 +226,39 @@ def test_bom_is_a_csv_that_reads_back_and_adds_up_and_is_never_overwritten(capsy
                     reason="LibreOffice (soffice) is not installed: apt-get install -y libreoffice-calc-nogui to check "
                            "that a spreadsheet opens the bill of materials")
 def test_libreoffice_converts_the_bom(capsys, tmp_path):
+    """LibreOffice opens the bill as a spreadsheet and reads back every cell as written. Told the file is UTF-8 (as
+    its import dialog is by the byte-order mark, and Excel), it reads it whole; its headless import, which takes the
+    default code page whatever the mark says, reads the mark as three letters before the first cell and every other
+    cell as written, since the bundled catalogue's text is plain ASCII (a "±" read "Â±")."""
     out = tmp_path / "bom.csv"
     assert main([*NAS, "--bom", str(out)]) == 0
     office = shutil.which("soffice") or shutil.which("libreoffice")
-    done = subprocess.run([office, "--headless", "--convert-to", "xlsx", "--outdir", str(tmp_path), str(out)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    assert (tmp_path / "bom.xlsx").stat().st_size > 0
+    profile = f"-env:UserInstallation=file://{tmp_path / 'profile'}"
+    def cells(rows) -> list[list]:
+        """The cells of ``rows`` that hold something, a number as its value (a spreadsheet writes 8000.00 as 8000)."""
+        return [[float(c) if re.fullmatch(r"-?\d+(\.\d+)?", c) else c for c in row if c] for row in rows]
+
+    with out.open(newline="", encoding="utf-8-sig") as f:
+        written = cells(csv.reader(f))
+
+    def read(to: str, *told: str) -> list[list]:
+        folder = tmp_path / str(len(told))
+        done = subprocess.run([office, profile, "--headless", *told, "--convert-to", to, "--outdir", str(folder),
+                               str(out)], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        converted = folder / f"bom.{to.split(':')[0]}"
+        assert converted.stat().st_size > 0
+        if to.startswith("xlsx"):
+            return []
+        with converted.open(newline="", encoding="utf-8") as f:
+            return cells(csv.reader(f))
+
+    read("xlsx")
+    as_csv = "csv:Text - txt - csv (StarCalc):44,34,76"  # 76: UTF-8
+    assert read(as_csv, "--infilter=CSV:44,34,76") == written
+    (mark, *first), *rest = read(as_csv)
+    assert mark == "\ufeff".encode("utf-8").decode("latin-1") + written[0][0] and [first, *rest] == [written[0][1:],
+                                                                                                   *written[1:]]
 
 
 def test_a_prices_file_may_price_some_parts_and_add_software_lines(capsys, tmp_path):
@@ -275,3 +308,69 @@ def test_a_failover_span_shows_both_ends_in_one_unit(capsys):
                  "--ha", "--parity", "4+2"]) == 0
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("failover:"))
     assert re.search(r"read \d\.\d\d\.\.\d+\.\d GiB/s", line), line
+
+
+def test_ha_without_redundancy_says_what_it_survives_and_gives_its_failover(capsys):
+    """--ha without --parity: the pairs survive a failed server (its partner serves both shares, at the failover
+    figures the JSON gives), and nothing survives a failed drive; without --ha, neither survives."""
+    from probes.core.units import Q_, display_unit, format_quantity
+
+    argv = ["size", "--clients", "16", "--client-nic", "100Gbit/s", "--target", "read=50GB/s", "--devices",
+            "nvme-gen4-7.68tb", "--top", "1"]
+    (failover,) = _sized(capsys, [*argv, "--ha"])["configurations"][0]["failover"]
+    assert main([*argv, "--ha"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = {line.split()[0].rstrip(":"): line for line in lines if line.strip() and not line[0].isspace()}
+    assert "(HA pairs)" in said["#1"]
+    assert "a failed server of any HA pair (its partner takes over its drives" in said["failures"]
+    assert "not survived: one failed drive loses data" in said["failures"] and "none survived" not in said["failures"]
+    assert "server failure loses data" not in said["WARNING"]
+    least, most = (Q_(failover[end]["ceiling"]["value"], "B/s") for end in ("least", "most"))
+    assert f"read {format_quantity(least, unit=display_unit(most)).split()[0]}" in said["failover"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "failures:  none survived" in text and "failover:" not in text and "(HA pairs)" not in text
+
+
+def test_the_bom_says_what_it_answers_in_utf_8_a_spreadsheet_knows(capsys, tmp_path):
+    """A spreadsheet reads a CSV in its locale's code page ("±" became "Â±") unless a byte-order mark says UTF-8; the
+    rows above the table say what was asked (targets, clients), which configuration answers it, from which parts and
+    when, as the printed answer does."""
+    from datetime import datetime, timezone
+
+    import probes
+
+    out, prices = tmp_path / "bom.csv", tmp_path / "prices.toml"
+    prices.write_text('[devices.hdd-20tb]\nprice = 350\nprice_source = "Müller GmbH, ±5 % by volume"\n', encoding="utf-8")
+    before = datetime.now(timezone.utc).replace(second=0, microsecond=0)
+    assert main([*NAS, "--parity", "4+2", "--prices", str(prices), "--bom", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert out.read_bytes().startswith("\ufeff".encode("utf-8"))
+    said, lines = _bom(out)
+    assert "Müller GmbH, ±5 % by volume" in [line["source"] for line in lines]
+    asked = next(line for line in printed if line.startswith("asked:")).split(None, 1)[1]
+    assert said["asked"] == asked and "read 2 GB/s" in asked and "20 clients x 10 Gbit/s" in asked
+    best = next(line for line in printed if line.startswith("#1 "))
+    assert said["answer"].split(": ", 1)[1] == best.split(": ", 1)[1]
+    assert said["parts"] == f"the catalogue bundled with iobound {probes.__version__}, {prices}; prices in USD"
+    when = datetime.strptime(said["sized"].split(" by ")[0], "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+    assert before <= when <= datetime.now(timezone.utc)
+
+
+def test_a_sized_topology_reads_as_a_person_writes_it_and_loads_back_the_same(capsys, tmp_path):
+    """Its header names the bundled catalogue, not where it is installed; each figure is a short number and its unit
+    ("10 Gbit/s", not "10 Gbit / s"; "100 GB/s", not "100000000000.0 B / s"); and it loads back to the very figures
+    of the configuration sized."""
+    import probes
+    from topologies.catalogues.catalogue import BUNDLED
+    from topologies.load import load_topology
+
+    out = tmp_path / "sized.toml"
+    sized = _sized(capsys, [*NAS, "--parity", "4+2", "--ha", "-o", str(out)])["configurations"][0]["topology"]
+    text = out.read_text(encoding="utf-8")
+    assert str(BUNDLED) not in text and f"# Parts from the catalogue bundled with iobound {probes.__version__};" in text
+    figures = re.findall(r'^value = "(.*)"$', text, re.M)
+    assert 'value = "10 Gbit/s"' in text and len(figures) > 10
+    assert not [f for f in figures if not re.fullmatch(r"\d{1,6}(\.\d+)? [^ ]+", f) or f.split()[0].endswith(".0")]
+    loaded = load_topology(out).to_dict()
+    assert {**loaded, "path": ""} == {**sized, "path": ""}

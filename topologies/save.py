@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import tomli_w
 
 from probes.core.outputs import write_new
+from probes.core.units import Metric, canonical, parse_quantity, registry
 from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
 
 if TYPE_CHECKING:
@@ -101,6 +102,33 @@ def _capacity(capacity: Capacity) -> str | dict:
     return stated | {"source": capacity.source.kind, **({"note": capacity.source.note} if capacity.source.note else {})}
 
 
+# The units a figure may be written in beside its own, as people write them: decimal and binary multiples.
+_WRITTEN = {
+    Metric.BANDWIDTH: ("B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s", "KiB/s", "MiB/s", "GiB/s", "TiB/s", "PiB/s",
+                       "bit/s", "kbit/s", "Mbit/s", "Gbit/s", "Tbit/s"),
+    Metric.SIZE: ("B", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB", "GiB", "TiB", "PiB"),
+    Metric.OPERATION_RATE: ("op/s", "kop/s", "Mop/s"),
+    Metric.LATENCY: ("s", "ms", "µs", "ns"),
+}
+_SHORT = 6  # the most characters of a number kept in its own unit ("376.6 Gbit/s", "5600 MB/s")
+
+
 def _quantity(q: Quantity) -> str:
-    """A quantity as text the loader parses back to the same value and unit."""
-    return f"{q.magnitude!r} {q.units:~}"
+    """A quantity as a person writes it that the loader parses back to the same figure: in its own unit while its
+    number is short ("376.6 Gbit/s"), else in the unit that states it exactly in the fewest digits ("75 GB/s", not
+    "75000000000.0 B / s")."""
+    own = _written(q.magnitude, q.units)
+    if len(own.split(" ")[0]) <= _SHORT:
+        return own
+    exact = canonical(q)
+    candidates = [_written(q.m_as(unit), registry().Unit(unit)) for unit in _WRITTEN.get(Metric.of(q), ())]
+    shortest = min((text for text in candidates if canonical(parse_quantity(text, what="a figure")) == exact),
+                   key=lambda text: len(text.split(" ")[0]), default=own)
+    return shortest if len(shortest.split(" ")[0]) < len(own.split(" ")[0]) else own
+
+
+def _written(magnitude: float, unit) -> str:
+    """``magnitude`` in ``unit`` as a person writes it: a whole number without its point, the unit as symbols."""
+    number = float(magnitude)
+    text = str(int(number)) if number.is_integer() and abs(number) < 1e15 else repr(number)
+    return f"{text} {unit:~P}"

@@ -12,6 +12,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
@@ -68,14 +69,15 @@ def _workloads(args: argparse.Namespace) -> int:
         return 0
     (workload,) = workloads
     ceiling = model.ceiling(workload, clients)
-    found = knee(model, workload, clients) if _one_group(model, workload, clients) and \
-        workload.operation is not Operation.MIXED else None
+    sought = _one_group(model, workload, clients) and workload.operation is not Operation.MIXED
+    found = knee(model, workload, clients) if sought else None
     effects = sensitivity(ceiling) if args.json or args.explain else ()  # shown only there; it needs sympy
     curve = _curve(model, workload, clients) if args.curve else None
     if args.json:
         print(dumps(envelope("prediction", PREDICTION_VERSION, prediction_body(system, ceiling, found, effects, curve))))
         return 0
-    print(render(ceiling, f"{topology.name} ({topology.path})", explain=args.explain, knee=found, effects=effects))
+    scaling = str(found) if found else _no_knee(model, workload, clients) if sought else None
+    print(render(ceiling, f"{topology.name} ({topology.path})", explain=args.explain, scaling=scaling, effects=effects))
     if curve is not None:
         print("\n" + render_curve(curve, ceiling.metric))
     return 0
@@ -85,8 +87,17 @@ def _one_group(model: Model, workload: Workload, clients) -> bool:
     return len(model.nodes(workload, clients)[0]) == 1
 
 
-def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, effects=()) -> str:
-    """The prediction as people read it."""
+def _no_knee(model: Model, workload: Workload, clients) -> str:
+    """What scaling says where the ceiling grows in proportion up to every node of the (one) client group."""
+    (group,), _ = model.nodes(workload, clients)
+    count = model.topology.group(group).count
+    whole = model.ceiling(replace(workload, nodes=count), (group,))
+    return (f"grows with the nodes up to all {count} of {group} ({', '.join(whole.binding_layers)}): no knee within "
+            "the group")
+
+
+def render(ceiling: Ceiling, system: str, *, explain: bool = False, scaling: str | None = None, effects=()) -> str:
+    """The prediction as people read it; ``scaling`` says where adding nodes stops helping (the knee), if sought."""
     from assess.render import table
 
     low = {layer.layer: layer.value for layer in ceiling.low.layers} if ceiling.low else None
@@ -114,8 +125,8 @@ def render(ceiling: Ceiling, system: str, *, explain: bool = False, knee=None, e
         lines += ["", "if a cache serves the data instead:"]
         lines += [f"  {c.layer}: {'not stated' if c.value is None else format_quantity(c.value)}; {c.reason}"
                   for c in ceiling.caches]
-    if knee is not None:
-        lines += ["", f"scaling:   {knee}"]
+    if scaling is not None:
+        lines += ["", f"scaling:   {scaling}"]
     if explain:
         lines += [
             "",

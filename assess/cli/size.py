@@ -114,7 +114,7 @@ def execute(args: argparse.Namespace) -> int:
     if args.output and sizing.configurations:
         save_topology(sizing.configurations[0].topology, args.output, header=header(question, catalogue))
     if args.bom and sizing.configurations:
-        write_bom(sizing.configurations[0], catalogue.currency, args.bom)
+        write_bom(sizing.configurations[0], catalogue, args.bom)
     if args.json:
         print(dumps(envelope("sizing", SIZING_VERSION, sizing.to_dict())))
     else:

@@ -23,7 +23,7 @@ from typing import Iterable, Iterator
 from probes.core.errors import InputError
 
 __all__ = ["check_new", "check_writable", "write_new", "write_replacing", "new_folder", "staged_in", "cannot_write", "WRITE_ERRORS",
-           "spreadsheet_cell", "plain_cell", "csv_text"]
+           "spreadsheet_cell", "plain_cell", "csv_text", "SPREADSHEET_BOM"]
 
 # The errors of a write that the disk or its owner refuses, whatever file it was: the user's to fix, not a bug.
 WRITE_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO})
@@ -177,6 +177,9 @@ def new_folder(path: Path, *, parents: bool = False) -> Iterator[Path]:
             raise cannot_write(top, exc) from None
 
 
+# UTF-8's byte-order mark, first in a CSV for a spreadsheet: Excel and LibreOffice then read it as UTF-8, not in their
+# locale's code page (where "±" reads "Â±").
+SPREADSHEET_BOM = "\ufeff"
 # A cell a spreadsheet reads as a number (kept as it is): an optional sign, digits with a point, an exponent.
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 # What a spreadsheet takes as the start of a formula (OWASP's list): = + - @, a tab, a carriage return.
