@@ -26,7 +26,7 @@ from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
 from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, checked, facts, judgement_rows,
-                           marks_legend, topology_rows)
+                           marks_legend, ratio_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
            "FIGURES"]
@@ -134,9 +134,9 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
     """The runs' table, every finding worst first (one that several runs share once) with the remedies, and
     measured / ceiling per run."""
     told = facts(judgements)
-    legend = marks_legend(judgements)
+    legends = [legend + "." for legend in (marks_legend(judgements), ratio_legend(judgements)) if legend]
     blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", JUDGEMENT_RIGHT),
-                    *([legend + "."] if legend else []), checked(judgements) + "."]
+                    *legends, checked(judgements) + "."]
     if told:
         blocks.append(Table(("severity", "code", "run", "message"),
                             tuple((t.finding.severity.label, t.finding.code, t.runs(len(judgements)), t.message)

@@ -17,7 +17,7 @@ from probes.core.outputs import new_folder
 from probes.core.units import format_quantity
 from assess import plots
 from assess.plotdata import Estimate, Strips
-from assess.render import TOPOLOGY_HEADERS, topology_rows
+from assess.render import TOPOLOGY_HEADERS, share, topology_rows
 from assess.report import FIGURES, Plot, Report, Section, Table, to_html
 from assess.review import UNJUDGED, VERDICTS, Phase, Reviewed
 
@@ -25,6 +25,8 @@ __all__ = ["write_pages", "efficiencies", "PAGES"]
 
 PAGES = "submissions"  # the folder of the pages per submission, inside the report's
 _PHASE_HEADERS = ("phase", "measured", "ceiling (least–most)", "efficiency", "verdict", "implies or why not judged")
+_EFFICIENCY = ("Efficiency: the result over its ceiling's most, then over its least where the ceiling is a range "
+               "(least–most): 0.012–100% is 0.012 % of the most and at the least.")
 _LIST_HEADERS = ("id", "list", "status", "system", "file system", "clients", "data servers", "network", "judged",
                  "verdict", "strongest phase", "efficiency")
 
@@ -86,7 +88,7 @@ def _index(reviewed: Sequence[Reviewed], source: str, pages: dict[int, str]) -> 
         Section("Efficiency per phase", (Plot(f"{FIGURES}/efficiencies",
                                               "Each judged phase's result over the most its stated hardware allows "
                                               "(1: at that ceiling), coloured by its verdict."),)),
-        Section("The list", ("Click a heading to sort; a submission's id opens its page.", listing)),
+        Section("The list", ("Click a heading to sort; a submission's id opens its page.", listing, _EFFICIENCY)),
         Section("Results that need more than the stated hardware",
                 (f"{len(above)} phase(s) above the most their stated hardware allows (ABOVE-CEILING, an error).",
                  *([_needs(above, pages, "above")] if above else ()))),
@@ -119,14 +121,19 @@ def _submission(r: Reviewed) -> Report:
     if d.missing:
         sections.append(Section("Not stated", tuple(d.missing)))
     sections.append(Section("Phases", (Table(_PHASE_HEADERS, tuple(
-        (p.label, format_quantity(p.measured), _interval(p), "-" if p.efficiency is None else f"{p.efficiency:.1%}",
-         p.verdict, p.implies or p.reason) for p in r.phases), "phases", right=(1, 3)),)))
+        (p.label, format_quantity(p.measured), _interval(p), _efficiency(p), p.verdict, p.implies or p.reason)
+        for p in r.phases), "phases", right=(1, 3)), _EFFICIENCY)))
     findings = [f"{f.severity.label} {f.code} {j.run.label}: {f.message}" for j in r.judgements for f in j.findings
                 if f.code in VERDICTS]
     if findings:
         sections.append(Section("Findings", tuple(findings)))
     return Report(f"{s.id}: {s.description.title}", f"io500 list {s.list_name} · iobound {probes.__version__}",
                   tuple(sections))
+
+
+def _efficiency(p: Phase) -> str:
+    """The result over its ceiling's most, and over its least where the ceiling is a range (:data:`_EFFICIENCY`)."""
+    return "-" if p.efficiency is None else share(p.efficiency, p.high, p.low)
 
 
 def _interval(p) -> str:
@@ -154,7 +161,7 @@ def _list_row(r: Reviewed) -> tuple[str, ...]:
             d.get("client_nodes"), d.get("ds_nodes"), d.get("ds_network"),
             f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict,
             "-" if phase is None else f"{phase.label} {format_quantity(phase.measured)}",
-            "-" if phase is None or phase.efficiency is None else f"{phase.efficiency:.1%}")
+            "-" if phase is None else _efficiency(phase))
 
 
 def _page_names(reviewed: Sequence[Reviewed]) -> list[str]:

@@ -37,3 +37,33 @@ def test_a_probed_nic_is_shown_in_gbit_s_with_the_digits_that_mean_something(tmp
     line = next(x for x in capsys.readouterr().out.splitlines() if " nic " in x)
     assert re.search(r"\b20\.0 to 20\.6 Gbit/s \(probe: .*mean 20\.3 Gbit/s of 6", line), line
     assert not re.search(r"\d{1,3}(,\d{3}){2,}", line)  # no figure of seven digits or more
+
+
+def test_checks_ratio_says_both_ends_of_a_range_as_its_findings_do(capsys):
+    """Narval's ior-hard-write: 1 % of the ceiling's most, 3 % of its least, which FAR-BELOW names."""
+    assert main(["check", "narval", "narval-io500.csv"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if " ior-hard-write " in line)
+    assert " 183–512 GiB/s " in row and " 1–3% " in row and "reaches only 3% of the 183 GiB/s" in out
+    assert "ratio: measured over the ceiling; where it is a range (least–most), over its most–over its least" in out
+    # a metadata ceiling spans four orders of magnitude: its share of the most is no bare 0 %
+    assert not re.search(r" 0% ", out) and re.search(r"mdtest-easy-write .* 0\.012–496% ", out)
+
+
+def test_an_at_ceiling_metadata_phase_of_the_list_shows_its_share_of_the_least_not_0(corpus, tmp_path):
+    """Submission 165 of the io500 list: mdtest-easy-write at 24,540 op/s is at its ceiling's least (24,000 op/s),
+    a thousandth of its most: its efficiency said 0.1 % beside AT-CEILING."""
+    from probes.readers.io500_system import read_list
+    from assess.review import review
+    from assess.review_page import write_pages
+
+    path = corpus / "io500-list/io500-db-2017-2019_submissions.csv"
+    if not path.is_file():
+        pytest.skip(f"the io500 list database is not in the corpus ({path})")
+    (reviewed,) = review(s for s in read_list(path.read_text(encoding="utf-8"), source=str(path)) if s.id == "165")
+    phase = next(p for p in reviewed.phases if p.label == "mdtest-easy-write")
+    assert phase.verdict == "AT-CEILING"
+    page = (write_pages([reviewed], tmp_path / "report", str(path)).parent / "submissions" / "165.html").read_text()
+    row = next(r for r in page.split("<tr>") if r.startswith("<td>mdtest-easy-write</td>"))
+    assert re.search(r"<td class=num>0\.0\d+–10[0-9]%</td><td>AT-CEILING</td>", row), row
+    assert "over its least where the ceiling is a range" in page
