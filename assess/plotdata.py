@@ -205,10 +205,13 @@ def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
 
 
 def ratios(judgements: Iterable[Judgement], system: str, tolerance: float = TOLERANCE) -> Dots:
-    """Each run's measured share of its ceiling with the interval of that share, and its findings."""
-    rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j))
-                 for j in judgements if j.ratio is not None)
-    return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance, _scale(rows))
+    """Each run's measured share of its ceiling (its most, where the ceiling is a range, as the axis says) with the
+    interval of that share, and its findings."""
+    rated = [j for j in judgements if j.ratio is not None]
+    rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j)) for j in rated)
+    ranged = any(j.ceiling.low is not None for j in rated)
+    return Dots(f"{system}: measured / ceiling", "measured / ceiling" + (" (its most, where a range)" if ranged else ""),
+                rows, 1.0, tolerance, _scale(rows))
 
 
 def access_sizes(model: Model, judgement: Judgement, *, clients: tuple[str, ...] | None = None,

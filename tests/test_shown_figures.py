@@ -67,3 +67,12 @@ def test_an_at_ceiling_metadata_phase_of_the_list_shows_its_share_of_the_least_n
     row = next(r for r in page.split("<tr>") if r.startswith("<td>mdtest-easy-write</td>"))
     assert re.search(r"<td class=num>0\.0\d+–10[0-9]%</td><td>AT-CEILING</td>", row), row
     assert "over its least where the ceiling is a range" in page
+
+
+def test_the_ratios_plot_says_its_share_is_of_a_ranges_most():
+    from topologies.bundled import open_topology, read_runs
+    from assess import plotdata
+    from assess.check import check_runs
+
+    dots = plotdata.ratios(check_runs(open_topology("narval"), read_runs("narval-io500.csv")), "narval")
+    assert dots.xlabel == "measured / ceiling (its most, where a range)"
