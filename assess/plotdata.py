@@ -19,8 +19,8 @@ from probes.core.units import Q_, Metric, display_unit
 from probes.core.workload import Workload
 from models.ceiling import Ceiling
 from models.predict import Model
-from models.scaling import knee
-from topologies.topology import Component, Kind, Topology
+from models.scaling import Knee, knee
+from topologies.topology import Component, Group, Kind, Topology
 from assess.findings import Judgement, Severity, TOLERANCE, ceiling_metric, summary_in
 from assess.findings.application import BIN_BOUNDS, histogram
 
@@ -173,18 +173,31 @@ def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
             clients: tuple[str, ...] | None = None) -> Chart:
     """The ceiling and every layer's over the node count of one client group, the knee marked, with the runs.
 
+    Where the ceiling grows in proportion over the whole group, the plot goes on past the group's count (marked) to
+    twice the knee the group would reach with more nodes, the servers then binding: so that it shows where adding
+    nodes stops helping.
+
     Raises
     ------
     InputError
         If several client groups run the workload: the node count is one group's.
     """
-    found = knee(model, replace(family, nodes=None), clients)  # names the one group, or says to
-    chosen, _ = model.nodes(replace(family, nodes=None), clients)
+    open_nodes = replace(family, nodes=None)
+    found = knee(model, open_nodes, clients)  # names the one group, or says to
+    chosen, _ = model.nodes(open_nodes, clients)
+    group = model.topology.group(chosen[0])
+    count = top = group.count
+    marks: tuple[tuple[float, str], ...] = ()
+    if found is None:
+        found = _beyond(model, open_nodes, group)
+        if found is not None:
+            top = 2 * found.nodes
+            model = Model(_resized(model.topology, group, top))
+            marks = ((float(count), f"{group.name} has {count}"),)
     turn = () if found is None else (found.nodes, found.nodes + 1)  # the corner is drawn where it is
-    count = model.topology.group(chosen[0]).count
-    nodes = sorted({*_counts(count), *turn, *(j.run.workload.nodes for j in judged)} - {count + 1})
+    nodes = sorted({*_counts(top), *turn, *(j.run.workload.nodes for j in judged)} - {top + 1})
     ceilings = [model.ceiling(replace(family, nodes=n), chosen) for n in nodes]
-    marks = () if found is None else ((float(found.nodes), f"knee: {found.nodes} nodes"),)
+    marks += () if found is None else ((float(found.nodes), f"knee: {found.nodes} nodes"),)
     return _chart(f"{model.topology.name}: {family.describe().replace('all nodes x ', '')}",
                   f"client nodes of {', '.join(chosen)}",
                   tuple(map(float, nodes)), ceilings, [(float(j.run.workload.nodes), j) for j in judged],
@@ -192,10 +205,13 @@ def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
 
 
 def ratios(judgements: Iterable[Judgement], system: str, tolerance: float = TOLERANCE) -> Dots:
-    """Each run's measured share of its ceiling with the interval of that share, and its findings."""
-    rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j))
-                 for j in judgements if j.ratio is not None)
-    return Dots(f"{system}: measured / ceiling", "measured / ceiling", rows, 1.0, tolerance, _scale(rows))
+    """Each run's measured share of its ceiling (its most, where the ceiling is a range, as the axis says) with the
+    interval of that share, and its findings."""
+    rated = [j for j in judgements if j.ratio is not None]
+    rows = tuple(Estimate(j.run.label, j.ratio, *(j.ratio_interval or (None, None)), *_worst(j)) for j in rated)
+    ranged = any(j.ceiling.low is not None for j in rated)
+    return Dots(f"{system}: measured / ceiling", "measured / ceiling" + (" (its most, where a range)" if ranged else ""),
+                rows, 1.0, tolerance, _scale(rows))
 
 
 def access_sizes(model: Model, judgement: Judgement, *, clients: tuple[str, ...] | None = None,
@@ -296,6 +312,23 @@ def _scale(rows: Sequence[Estimate]) -> str:
 def _worst(j: Judgement) -> tuple[Severity | None, tuple[str, ...]]:
     """The most severe finding's severity and every finding's code."""
     return j.worst, tuple(f.code for f in j.findings)
+
+
+def _beyond(model: Model, family: Workload, group: Group, most: int = 2 ** 20) -> Knee | None:
+    """The knee ``group`` would reach with more nodes (doubled until the ceiling stops growing in proportion with
+    them); None where no count up to ``most`` has one (nothing shared binds)."""
+    count = group.count * 2
+    while count <= most:
+        found = knee(Model(_resized(model.topology, group, count)), family, (group.name,))
+        if found is not None:
+            return found
+        count *= 2
+    return None
+
+
+def _resized(topology: Topology, group: Group, count: int) -> Topology:
+    """The topology with ``count`` members in ``group``."""
+    return replace(topology, groups=tuple(replace(g, count=count) if g is group else g for g in topology.groups))
 
 
 def _counts(count: int, most: int = 64) -> list[int]:

@@ -68,13 +68,32 @@ def _axes(ax: Axes | None, data: Chart | Dots | Drawing) -> Axes:
 
 
 def _numbers(axis, scale: str) -> None:
-    """Plain numbers with thousands separators on an axis ("1,024", not "10^3" or an offset "1e6")."""
+    """Plain numbers with thousands separators on an axis ("1,024", not "10^3" or an offset "1e6").
+
+    A log axis of under two decades shows few major ticks: the minor ones at 2 and 5 times a power of ten are labelled
+    too (all of them, where fewer than two such fall in a narrow span): labelling every minor tick printed "0.6",
+    "0.7", "0.8" and "0.9" over each other.
+    """
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
     if scale == "log":
-        low, high = axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim()
-        # a span of under two decades shows few major ticks: label the others too
-        axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}") if 0 < low and high / low < 100
-                                 else NullFormatter())
+        low, high = sorted(axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim())
+        if not 0 < low or high / low >= 100:
+            axis.set_minor_formatter(NullFormatter())
+            return
+        steps = [m * 10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+                 for m in _LABELLED]
+        every = sum(low <= step <= high for step in steps) < 2
+        axis.set_minor_formatter(FuncFormatter(
+            lambda value, _: f"{value:,.10g}" if every or _leading(value) in _LABELLED else ""))
+
+
+# The leading digits of the minor ticks labelled on a log axis of under two decades.
+_LABELLED = (1, 2, 5)
+
+
+def _leading(value: float) -> int:
+    """The leading digit of a positive number: 2 for 0.2, 2,000 or 2."""
+    return round(value / 10.0 ** math.floor(math.log10(value))) if value > 0 else 0
 
 
 def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
@@ -89,17 +108,18 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
         if line.style in ("layer", "cache"):
             style = {"color": layer_colour(line.label), **style}
         ax.plot(line.x, line.y, label=line.label, **style)
-    for x, estimate in chart.points:
+    xs = [x for line in chart.lines for x in line.x] + [x for x, _ in chart.points]
+    for x, estimate in chart.points:  # each run named beside its dot, on the side towards the middle
         _point(ax, x, estimate.value, estimate, vertical=True)
-        if estimate.severity is Severity.ERROR:  # name the impossible runs on the plot
-            ax.annotate(estimate.label, (x, estimate.value), xytext=(5, 4), textcoords="offset points", fontsize=7,
-                        color=COLOURS[Severity.ERROR], parse_math=False)
+        left = _fraction(x, min(xs), max(xs), chart.xscale) > 0.5
+        ax.annotate(estimate.label, (x, estimate.value), xytext=(-5 if left else 5, 4), textcoords="offset points",
+                    ha="right" if left else "left", fontsize=7, color=COLOURS[estimate.severity], parse_math=False)
     for severity, label in _RUNS.items():  # one legend entry per colour, not per run
         if any(e.severity is severity for _, e in chart.points):
             ax.plot([], [], marker="o", linestyle="none", color=COLOURS[severity], label=label)
-    for x, label in chart.marks:
+    for i, (x, label) in enumerate(chart.marks):  # each mark's label a line under the one before
         ax.axvline(x, color="grey", linestyle=":", linewidth=1)
-        ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(3, -12),
+        ax.annotate(label, (x, 1), xycoords=("data", "axes fraction"), xytext=(3, -12 * (i + 1)),
                     textcoords="offset points", fontsize=8, color="grey")
     ax.set(xscale=chart.xscale, yscale=chart.yscale)
     _labels(ax, chart.title, chart.xlabel, chart.ylabel)
@@ -108,6 +128,13 @@ def plot_chart(chart: Chart, ax: Axes | None = None) -> Axes:
     if chart.lines or chart.points:
         ax.legend(fontsize=7, loc="best")
     return ax
+
+
+def _fraction(x: float, low: float, high: float, scale: str) -> float:
+    """Where ``x`` lies from ``low`` (0) to ``high`` (1), on a log scale or a linear one."""
+    if scale == "log" and low > 0:
+        low, high, x = math.log(low), math.log(high), math.log(max(x, low))
+    return 0.5 if high == low else (x - low) / (high - low)
 
 
 def plot_sizes(sizes: Sizes, ax: Axes | None = None) -> Axes:
@@ -124,7 +151,8 @@ def plot_sizes(sizes: Sizes, ax: Axes | None = None) -> Axes:
 
 
 def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
-    """One row per estimate with its interval; the reference and its band behind; finding codes beside each."""
+    """One row per estimate with its interval; the reference and its band behind; each row's finding codes in a column
+    on the right (an axis's labels, which the layout makes room for: codes beside the dots ran off the figure)."""
     ax = _axes(ax, dots)
     if dots.reference is not None:
         ax.axvline(dots.reference, color="black", linewidth=1)
@@ -132,17 +160,25 @@ def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
             ax.axvspan(dots.reference * (1 - dots.band), dots.reference * (1 + dots.band), color="grey", alpha=0.2)
     for row, estimate in enumerate(dots.rows):
         _point(ax, estimate.value, row, estimate, vertical=False)
-        if estimate.codes:
-            ax.annotate(" ".join(estimate.codes), (estimate.high or estimate.value, row), xytext=(6, -3),
-                        textcoords="offset points", fontsize=7, color=COLOURS[estimate.severity])
     ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7, parse_math=False)
     ax.set_ylim(len(dots.rows) - 0.5, -0.5)  # the first row on top
+    if any(e.codes for e in dots.rows):
+        codes = ax.secondary_yaxis("right")
+        codes.set_yticks(range(len(dots.rows)), [_codes(e.codes) for e in dots.rows], fontsize=7, parse_math=False)
+        codes.tick_params(length=0)
+        for label, estimate in zip(codes.get_yticklabels(), dots.rows):
+            label.set_color(COLOURS[estimate.severity])
     ax.set_xscale(dots.xscale)
     if dots.xscale == "linear":
         ax.set_xlim(left=0)
     _labels(ax, dots.title, dots.xlabel, "")
     _numbers(ax.xaxis, dots.xscale)
     return ax
+
+
+def _codes(codes: tuple[str, ...], per_line: int = 2) -> str:
+    """Finding codes, two to a line (a row is about two lines high)."""
+    return "\n".join(" ".join(codes[i:i + per_line]) for i in range(0, len(codes), per_line))
 
 
 def plot_strips(strips: Strips, ax: Axes | None = None) -> Axes:

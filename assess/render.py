@@ -17,7 +17,8 @@ from assess.findings import Finding, Judgement, Severity
 if TYPE_CHECKING:
     from pint import Quantity, Unit
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "checked",
+__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
+           "ratio_legend", "RATIO_LEGEND", "checked",
            "Fact", "facts", "as_given", "colour_wanted", "paint", "topology_rows", "TOPOLOGY_HEADERS", "envelope",
            "dumps"]
 
@@ -120,7 +121,8 @@ def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> lis
     for j in judgements:
         worst = j.worst
         rows.append((paint(_MARKS.get(worst, ""), worst, colour), j.run.label, _measured(j),
-                     "-" if j.ceiling is None else j.ceiling.shown, "-" if j.ratio is None else f"{j.ratio:.0%}",
+                     "-" if j.ceiling is None else j.ceiling.shown,
+                     "-" if j.ratio is None else share(j.ratio, j.ceiling.value, j.ceiling.least),
                      f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
                      " ".join(paint(f.code, f.severity, colour) for f in j.findings)))
     return rows
@@ -132,6 +134,32 @@ def marks_legend(judgements: Sequence[Judgement]) -> str:
     worst = {j.worst for j in judgements}
     said = [f"{mark} a run with {'an' if s is Severity.ERROR else 'a'} {s.label}" for s, mark in _MARKS.items() if s in worst]
     return f"marks: {', '.join(said)} (its worst finding)" if said else ""
+
+
+# What a share of a ceiling stated as a range (least–most) is over: its most, then its least.
+RATIO_LEGEND = "ratio: measured over the ceiling; where it is a range (least–most), over its most–over its least"
+
+
+def share(ratio: float, most: Quantity, least: Quantity | None = None) -> str:
+    """A result's share of its ceiling (``ratio``: over its ``most``) in percent; where the ceiling is a range, over its
+    most and over its ``least`` (``1–3%``, as :data:`RATIO_LEGEND` says); a share that rounds to 0 % with two digits."""
+    over_most = _percent(ratio)
+    if least is None or ratio == 0:  # no range, or nothing measured
+        return over_most
+    over_least = _percent(ratio * canonical(most) / canonical(least))
+    return over_most if over_least == over_most else f"{over_most.removesuffix('%')}–{over_least}"
+
+
+def _percent(ratio: float) -> str:
+    """``25%``; with two digits what would round to 0 % (``0.012%``), and ``<0.01%`` below that (no ``2.5e-05%``)."""
+    if 0 < ratio < 0.0001:
+        return "<0.01%"
+    return f"{ratio * 100:.2g}%" if 0 < ratio < 0.005 else f"{ratio:,.0%}"
+
+
+def ratio_legend(judgements: Sequence[Judgement]) -> str:
+    """:data:`RATIO_LEGEND` where a judged run's ceiling is a range, else nothing."""
+    return RATIO_LEGEND if any(j.ceiling is not None and j.ceiling.low is not None for j in judgements) else ""
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from topologies.topology import Component, Topology
 from assess import plotdata, plots
 from assess.findings import TOLERANCE, Judgement
 from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, checked, facts, judgement_rows,
-                           marks_legend, topology_rows)
+                           marks_legend, ratio_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
            "FIGURES"]
@@ -61,10 +61,12 @@ class Plot:
 
 @dataclass(frozen=True)
 class Section:
-    """A heading and its blocks: paragraphs (str), tables and plots, in order."""
+    """A heading and its blocks: paragraphs (str), tables and plots, in order; ``folded`` in the html, closed until
+    its heading is clicked (a long table that should not come before what matters)."""
 
     heading: str
     blocks: tuple[str | Table | Plot, ...]
+    folded: bool = False
 
 
 @dataclass(frozen=True)
@@ -132,9 +134,9 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
     """The runs' table, every finding worst first (one that several runs share once) with the remedies, and
     measured / ceiling per run."""
     told = facts(judgements)
-    legend = marks_legend(judgements)
+    legends = [legend + "." for legend in (marks_legend(judgements), ratio_legend(judgements)) if legend]
     blocks: list = [Table(JUDGEMENT_HEADERS, tuple(judgement_rows(judgements)), "runs", JUDGEMENT_RIGHT),
-                    *([legend + "."] if legend else []), checked(judgements) + "."]
+                    *legends, checked(judgements) + "."]
     if told:
         blocks.append(Table(("severity", "code", "run", "message"),
                             tuple((t.finding.severity.label, t.finding.code, t.runs(len(judgements)), t.message)
@@ -237,7 +239,8 @@ def to_html(report: Report, directory: Path) -> str:
              f"<style>{_STYLE}</style></head><body>", f"<h1>{esc(report.title)}</h1>",
              f"<p class=\"sub\">{esc(report.subtitle)}</p>"]
     for section in report.sections:
-        parts.append(f"<h2>{esc(section.heading)}</h2>")
+        heading = f"<h2>{esc(section.heading)}</h2>"
+        parts.append(f"<details><summary>{heading}</summary>" if section.folded else heading)
         for block in section.blocks:
             if isinstance(block, Table):
                 parts.append(_html_table(block))
@@ -248,6 +251,8 @@ def to_html(report: Report, directory: Path) -> str:
                              "</figure>")
             else:
                 parts.append(f"<p>{esc(block)}</p>")
+        if section.folded:
+            parts.append("</details>")
     if any(isinstance(b, Table) and b.sortable for section in report.sections for b in section.blocks):
         parts.append(f"<script>{_SORT}</script>")
     parts.append("</body></html>\n")
@@ -297,7 +302,8 @@ _STYLE = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 
           "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
           "td.num{text-align:right;white-space:nowrap}th{background:#eee}.sub{color:#666}"
           "figure{margin:1em 0}img{max-width:100%}figcaption{font-size:90%;color:#444}"
-          "table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#999}")
+          "table.sortable th{cursor:pointer}table.sortable th:after{content:' \\2195';color:#999}"
+          "summary{cursor:pointer}summary h2{display:inline}")
 # Sorts a table.sortable by the clicked column: numbers (their leading figure, commas ignored) before text, each in
 # order; a second click reverses.
 _SORT = ("document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventListener('click',function(){"

@@ -1,6 +1,7 @@
-"""The html report of a reviewed list: the submissions that need more than their stated hardware first, the
-distribution of efficiencies per phase, the whole list in a sortable table, and a page per submission with
-its topology, assumptions, ceilings and findings (in the style of ``iobound report``)."""
+"""The html report of a reviewed list: its summary, the distribution of efficiencies per phase and the whole list in a
+sortable table first, then the results above their stated hardware (errors), the phases possible only if the
+hardware is better than its least (folded: thousands of rows), and a page per submission with its topology,
+assumptions, ceilings and findings (in the style of ``iobound report``)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,16 @@ from probes.core.outputs import new_folder
 from probes.core.units import format_quantity
 from assess import plots
 from assess.plotdata import Estimate, Strips
-from assess.render import TOPOLOGY_HEADERS, topology_rows
+from assess.render import TOPOLOGY_HEADERS, share, topology_rows
 from assess.report import FIGURES, Plot, Report, Section, Table, to_html
-from assess.review import UNJUDGED, VERDICTS, Reviewed
+from assess.review import UNJUDGED, VERDICTS, Phase, Reviewed
 
 __all__ = ["write_pages", "efficiencies", "PAGES"]
 
 PAGES = "submissions"  # the folder of the pages per submission, inside the report's
 _PHASE_HEADERS = ("phase", "measured", "ceiling (least–most)", "efficiency", "verdict", "implies or why not judged")
+_EFFICIENCY = ("Efficiency: the result over its ceiling's most, then over its least where the ceiling is a range "
+               "(least–most): 0.012–100% is 0.012 % of the most and at the least.")
 _LIST_HEADERS = ("id", "list", "status", "system", "file system", "clients", "data servers", "network", "judged",
                  "verdict", "strongest phase", "efficiency")
 
@@ -77,28 +80,27 @@ def _index(reviewed: Sequence[Reviewed], source: str, pages: dict[int, str]) -> 
            "information (PUBLISHED-BAND), never as a ceiling, and never with the system's own runs.")
     above = [(r, p) for r in reviewed for p in r.phases if p.verdict == "ABOVE-CEILING"]
     possible = [(r, p) for r in reviewed for p in r.phases if p.verdict in ("IMPLAUSIBLE-HARDWARE", "POSSIBLE-IF")]
-    needing = Table(("id", "system", "phase", "measured", "ceiling (least–most)", "verdict", "implies"),
-                    tuple(_need_row(r, p) for r, p in above + possible), "needs",
-                    links=tuple(f"{PAGES}/{pages[id(r)]}" for r, _ in above + possible), sortable=True)
     listing = Table(_LIST_HEADERS, tuple(_list_row(r) for r in reviewed), "list", right=(0, 5, 6, 11),
                     links=tuple(f"{PAGES}/{pages[id(r)]}" for r in reviewed), sortable=True)
     thin = Counter(r.thin for r in reviewed if r.thin)
     sections = [
         Section("Summary", (summary, how)),
-        Section("Results that need more than the stated hardware",
-                (f"{len(above)} phase(s) above the most their stated hardware allows (ABOVE-CEILING), then "
-                 f"{len(possible)} possible only if the hardware is better than its least (POSSIBLE-IF; "
-                 "IMPLAUSIBLE-HARDWARE where no part of its class that had shipped by its date was that good).",
-                 needing)),
         Section("Efficiency per phase", (Plot(f"{FIGURES}/efficiencies",
                                               "Each judged phase's result over the most its stated hardware allows "
                                               "(1: at that ceiling), coloured by its verdict."),)),
-        Section("The list", ("Click a heading to sort; a submission's id opens its page.", listing)),
+        Section("The list", ("Click a heading to sort; a submission's id opens its page.", listing, _EFFICIENCY)),
+        Section("Results that need more than the stated hardware",
+                (f"{len(above)} phase(s) above the most their stated hardware allows (ABOVE-CEILING, an error).",
+                 *([_needs(above, pages, "above")] if above else ()))),
+        Section(f"Results possible only if the hardware is better than its least ({len(possible)})",
+                ("POSSIBLE-IF; IMPLAUSIBLE-HARDWARE where no part of its class that had shipped by its date was that "
+                 "good. Click a heading to sort.", _needs(possible, pages, "needs")), folded=True),
     ]
     if thin:
-        sections.append(Section("Too thin to judge", (Table(("submissions", "what the description lacks"),
-                                                            tuple((str(n), why) for why, n in thin.most_common()),
-                                                            "thin", right=(0,)),)))
+        sections.append(Section(f"Too thin to judge ({sum(thin.values())})",
+                                (Table(("submissions", "what the description lacks"),
+                                       tuple((str(n), why) for why, n in thin.most_common()), "thin", right=(0,)),),
+                                folded=True))
     return Report(f"iobound review: {Path(source).name}", f"{source} · {len(reviewed)} submissions · "
                   f"iobound {probes.__version__}", tuple(sections))
 
@@ -119,8 +121,8 @@ def _submission(r: Reviewed) -> Report:
     if d.missing:
         sections.append(Section("Not stated", tuple(d.missing)))
     sections.append(Section("Phases", (Table(_PHASE_HEADERS, tuple(
-        (p.label, format_quantity(p.measured), _interval(p), "-" if p.efficiency is None else f"{p.efficiency:.1%}",
-         p.verdict, p.implies or p.reason) for p in r.phases), "phases", right=(1, 3)),)))
+        (p.label, format_quantity(p.measured), _interval(p), _efficiency(p), p.verdict, p.implies or p.reason)
+        for p in r.phases), "phases", right=(1, 3)), _EFFICIENCY)))
     findings = [f"{f.severity.label} {f.code} {j.run.label}: {f.message}" for j in r.judgements for f in j.findings
                 if f.code in VERDICTS]
     if findings:
@@ -129,10 +131,22 @@ def _submission(r: Reviewed) -> Report:
                   tuple(sections))
 
 
+def _efficiency(p: Phase) -> str:
+    """The result over its ceiling's most, and over its least where the ceiling is a range (:data:`_EFFICIENCY`)."""
+    return "-" if p.efficiency is None else share(p.efficiency, p.high, p.low)
+
+
 def _interval(p) -> str:
     if p.high is None:
         return "-"
     return format_quantity(p.high) if p.low == p.high else f"{format_quantity(p.low)}–{format_quantity(p.high)}"
+
+
+def _needs(phases: list[tuple[Reviewed, Phase]], pages: dict[int, str], key: str) -> Table:
+    """The phases that need more than the least of their stated hardware, each linked to its submission's page."""
+    return Table(("id", "system", "phase", "measured", "ceiling (least–most)", "verdict", "implies"),
+                 tuple(_need_row(r, p) for r, p in phases), key,
+                 links=tuple(f"{PAGES}/{pages[id(r)]}" for r, _ in phases), sortable=True)
 
 
 def _need_row(r: Reviewed, p) -> tuple[str, ...]:
@@ -147,7 +161,7 @@ def _list_row(r: Reviewed) -> tuple[str, ...]:
             d.get("client_nodes"), d.get("ds_nodes"), d.get("ds_network"),
             f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict,
             "-" if phase is None else f"{phase.label} {format_quantity(phase.measured)}",
-            "-" if phase is None or phase.efficiency is None else f"{phase.efficiency:.1%}")
+            "-" if phase is None else _efficiency(phase))
 
 
 def _page_names(reviewed: Sequence[Reviewed]) -> list[str]:

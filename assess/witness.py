@@ -65,8 +65,7 @@ class Narrowing:
 
     def __str__(self) -> str:
         sign = "≤" if self.stated.metric is Metric.LATENCY else "≥"
-        unit = self.stated.range[1].units
-        return f"{self.component} {sign} {format_quantity(self.least, unit=unit)} (of {self.stated.span()})"
+        return f"{self.component} {sign} {format_quantity(self.least, unit=self.stated.unit)} (of {self.stated.span()})"
 
     def to_dict(self) -> dict:
         return {"component": str(self.component), "least": quantity_json(self.least),

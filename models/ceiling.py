@@ -215,10 +215,8 @@ class Implied:
     def __str__(self) -> str:
         sign = "≤" if self.stated.metric is Metric.LATENCY else "≥"
         stated = self.stated
-        shown = format_quantity(self.needed, unit=(stated.range[1] if stated.range else stated.value).units)
         kind = "" if stated.source.kind == "unstated" else f"{stated.source.kind} "
-        figure = stated.span() if stated.range else format_quantity(stated.value, unit=stated.value.units)
-        return f"{self.component} {sign} {shown} (stated: {kind}{figure})"
+        return f"{self.component} {sign} {format_quantity(self.needed, unit=stated.unit)} (stated: {kind}{stated.span()})"
 
     def to_dict(self) -> dict:
         return {"component": str(self.component), "needed": quantity_json(self.needed),

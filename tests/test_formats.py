@@ -63,7 +63,7 @@ COMMANDS = {
     "whatif": [(["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0)],
     "examples": [(["examples", "--json"], 0)],
     "comparison": [(["compare", "lecture-results.csv", "--json"], 0)],
-    "fit": [(["fit", "lecture-results.csv", "--over", "transfer-size", "--op", "read", "--at", "8MiB", "--json"], 0)],
+    "fit": [(["fit", "{sweep}", "--over", "transfer-size", "--at", "8MiB", "--json"], 0)],
     "review": [(["review", "{list}", "--fail-on", "never", "--json"], 0)],
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
@@ -87,6 +87,14 @@ ior_easy_read,mdtest_easy_write,mdtest_easy_stat
 1,A,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,2.5,3.1,25.0,90.0
 2,B,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,900.0,950.0,25.0,90.0
 3,C,Site,,1,16,,,,,,,sc19,VALID,1.0,2.0,,
+"""
+# A transfer-size sweep of two systems, one fitted and one measured at one size only (not fitted).
+SWEEP = """system,op,transfer_size,value,unit
+A,read,4 KiB,40,MiB/s
+A,read,64 KiB,300,MiB/s
+A,read,64 KiB,310,MiB/s
+A,read,1 MiB,800,MiB/s
+B,read,1 MiB,500,MiB/s
 """
 # A DLIO summary of a training run and a checkpoint on hosts it does not state: every record a run may carry but a
 # Darshan job's (reading a log needs PyDarshan), with each of its optional parts.
@@ -127,6 +135,7 @@ def written(name: str, folder: Path) -> list[dict]:
     topology(SYSTEM, links="compute ethernet storage ssd", path=folder / "pins.toml")
     (folder / "list.csv").write_text(LIST, encoding="utf-8")
     (folder / "summary.json").write_text(json.dumps(SUMMARY), encoding="utf-8")
+    (folder / "sweep.csv").write_text(SWEEP, encoding="utf-8")
     docs = []
     for argv, status in COMMANDS[name]:
         out = io.StringIO()
@@ -135,7 +144,8 @@ def written(name: str, folder: Path) -> list[dict]:
                 assert main(["plan", str(folder / "pins.toml"), "--benchmark", "ior", "-o", str(folder / "plan")]) == 0
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
             assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json",
-                                     plan=folder / "plan" / "plan.json") for word in argv]) == status
+                                     plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv")
+                              for word in argv]) == status
         docs.append(json.loads(out.getvalue()))
         assert docs[-1]["format"] == f"iobound/{name}"
     return docs

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, TopologyError, UnitError
-from probes.core.units import Metric, format_quantity, parse_quantity
+from probes.core.units import Metric, family_unit, format_quantity, parse_quantity
 from topologies.topology import (BOUNDS, MOST_MEMBERS, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost, capacity_keys)
 
@@ -415,7 +415,7 @@ def _probe_set(path: str, mtime_ns: int) -> dict[str, Measurement]:
 
 def _precision(measurement: Measurement) -> str:
     s = measurement.summary
-    shown = format_quantity(measurement.value, measurement.metric)
+    shown = format_quantity(measurement.value, unit=family_unit(measurement.value))  # in the unit family it was measured in
     width = measurement.half_width
     if measurement.unstable:
         return f"mean {shown} of {s.n}, UNSTABLE-MACHINE ({measurement.unstable}): its least to greatest value"

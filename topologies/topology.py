@@ -13,12 +13,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 
-from probes.core.units import Metric, format_quantity, quantity_json
+from probes.core.units import Metric, family_unit, format_quantity, quantity_json
 from probes.core.workload import MOST_COUNT as MOST_MEMBERS  # one bound for every count: a slip, not a system
 
 if TYPE_CHECKING:
     import networkx as nx
-    from pint import Quantity
+    from pint import Quantity, Unit
 
 __all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "lookup"]
@@ -225,13 +225,19 @@ class Capacity:
         """The same capacity with one value in place of its range (its source kept)."""
         return Capacity(value, self.metric, self.source)
 
+    @property
+    def unit(self) -> Unit:
+        """The unit its figures are shown in: its greatest's own (bits or bytes, decimal or binary) at the prefix that
+        keeps about three significant digits (a probed ``19.8 to 20.9 Gbit/s``, not its bit/s)."""
+        return family_unit(self.range[1] if self.range else self.value)
+
     def span(self) -> str:
-        """The range as stated, in its greatest end's unit: ``10 to 100 Gbit/s``."""
-        low, high = self.range
+        """The range as stated (its one value without a range), in :attr:`unit`: ``10 to 100 Gbit/s``."""
+        low, high = self.range or (self.value, self.value)
         if low == high:  # a range of one figure (a table's entry resting on one submission)
-            return format_quantity(high, unit=high.units)
-        number = format_quantity(low, unit=high.units).split(" ")[0]
-        return f"{number} to {format_quantity(high, unit=high.units)}"
+            return format_quantity(high, unit=self.unit)
+        number = format_quantity(low, unit=self.unit).split(" ")[0]
+        return f"{number} to {format_quantity(high, unit=self.unit)}"
 
     def __str__(self) -> str:
         if self.range:

@@ -161,11 +161,11 @@ def _against_plan(args: argparse.Namespace) -> int:
 def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
     """One row per run, marked by its worst finding; each fact the findings state once, worst first, with the runs it
     holds for; each distinct remedy once; and a count by severity. ``colour`` paints errors red and warnings yellow."""
-    from assess.render import JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint, table
+    from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint,
+                               ratio_legend, table)
 
     lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements, colour), right=JUDGEMENT_RIGHT)]
-    if legend := marks_legend(judgements):
-        lines.append(legend)
+    lines += [legend for legend in (marks_legend(judgements), ratio_legend(judgements)) if legend]
     parts: dict[tuple[str, str], list[str]] = {}
     for j in judgements:
         if j.part is not None:

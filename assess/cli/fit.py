@@ -2,6 +2,9 @@
 
 Every repetition of every run is a point. Over transfer sizes the law is
 s / (t0 + s / B); over nodes or processes, Gunther's Universal Scalability Law.
+Runs that differ in more than what the sweep varies (another file system in a results table's
+column, other processes per node) are fitted group by group, each named; a group too small to fit
+is named with why.
 Examples:
   iobound fit sweep.csv --over transfer-size --op write --at 8MiB,64MiB
   iobound fit scaling.csv --over nodes --op read --at 128
@@ -10,6 +13,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
@@ -24,8 +28,13 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
 
 # fit format history:
 #   1.0  first version
-FIT_VERSION = "1.0"
+#   2.0  a fit per group of runs that differ only in what the sweep varies: fits[] (each with its group and runs,
+#        and the keys of 1.0), not_fitted[] (group, runs, reason)
+FIT_VERSION = "2.0"
 OVER = ("transfer-size", "nodes", "processes")
+# The workload's fields each sweep varies: a group's runs agree on every other (and on a results table's own columns).
+_SWEPT = {"transfer-size": ("transfer_size", "data_set"), "nodes": ("nodes", "data_set"),
+          "processes": ("nodes", "ppn", "data_set")}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -46,15 +55,79 @@ def execute(args: argparse.Namespace) -> int:
 
     runs = [r for word in args.results for r in read_runs(word, dict(args.unit_alias))]
     where = ", ".join(args.results)
-    points = _points(runs, args.over, args.op, where)
-    law = TRANSFER_SIZE if args.over == "transfer-size" else usl(points.unit)
-    result = fit(law, points.x, points.y, source=where)
     at = _at(args.at, args.over)
+    groups = _groups(_of_one_operation(runs, args.op, where), args.over)
+    fitted, refused = [], []
+    for group in groups:
+        points = _points(group.runs, args.over)
+        law = TRANSFER_SIZE if args.over == "transfer-size" else usl(points.unit)
+        try:
+            fitted.append((group, points, fit(law, points.x, points.y, source=where)))
+        except InputError as exc:
+            if len(groups) == 1:
+                raise
+            refused.append((group, exc.detail))
+    if not fitted:
+        needs = " ".join(dict.fromkeys(why.split(" Got ")[0].rstrip(".") for _, why in refused))
+        raise InputError(where, "", f"no group of runs that differ only in their {args.over} can be fitted ({needs}); "
+                         f"the {len(refused)} groups: " + "; ".join(f"{g.label} ({g.size(args.over)})" for g, _ in refused))
     if args.json:
-        print(dumps(envelope("fit", FIT_VERSION, _to_dict(result, points, at))))
+        print(dumps(envelope("fit", FIT_VERSION, {
+            "fits": [{"group": g.label, "runs": [r.label for r in g.runs]} | _to_dict(result, points, at)
+                     for g, points, result in fitted],
+            "not_fitted": [{"group": g.label, "runs": [r.label for r in g.runs], "reason": why} for g, why in refused]})))
+    elif len(groups) == 1:
+        print(render(fitted[0][2], fitted[0][1], at, args.over))
     else:
-        print(render(result, points, at, args.over))
+        lines = [f"{len(groups)} groups of runs differ in more than their {args.over}: each is fitted on its own."]
+        for g, points, result in fitted:
+            lines += ["", f"group:     {g.label} ({len(g.runs)} runs)", render(result, points, at, args.over)]
+        if refused:
+            lines += ["", "not fitted:", *(f"  {g.label}: {why}" for g, why in refused)]
+        print("\n".join(lines))
     return 0
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Runs that differ only in what the sweep varies; ``label`` names what sets them apart from the other groups."""
+
+    label: str
+    runs: list[Run]
+
+    def size(self, over: str) -> str:
+        """``3 points at 2 transfer sizes``: what a fit of the group would have."""
+        points = sum(max(1, len(r.samples)) for r in self.runs)
+        values = len({_position(r, over) for r in self.runs})
+        return f"{points} point{'s' if points != 1 else ''} at {values} {over.replace('-', ' ')}{'s' if values != 1 else ''}"
+
+
+def _groups(runs: list[Run], over: str) -> list[_Group]:
+    """The runs grouped by their workload but for what the sweep varies, and by the columns of a results table of
+    their own (a file system's name); each group named by what differs between the groups (``system=Lustre, ppn=6``),
+    in the order first read."""
+    found: dict[tuple, list[Run]] = {}
+    for r in runs:
+        found.setdefault(_key(r, over), []).append(r)
+    keys = list(found)
+    differing = [name for name in dict.fromkeys(n for key in keys for n, _ in key)
+                 if len({dict(key).get(name) for key in keys}) > 1]
+    return [_Group(", ".join(f"{name}={dict(key).get(name) or '-'}" for name in differing) or "all runs", found[key])
+            for key in keys]
+
+
+def _key(run: Run, over: str) -> tuple[tuple[str, str], ...]:
+    """What a run of a group shares with the others: its table's own columns, then its workload's fields but the swept."""
+    workload = {name: value for name, value in run.workload.to_dict().items() if name not in _SWEPT[over]}
+    shown = {name: _field(value) for name, value in workload.items() if value is not None}
+    return (*(run.tags if run.origin.tool == "table" else ()), *shown.items())
+
+
+def _field(value) -> str:
+    """A workload field as a group's label shows it: a quantity as a person reads it."""
+    if isinstance(value, dict):  # a quantity's JSON: value and unit
+        return format_quantity(Q_(value["value"], value["unit"]))
+    return str(value)
 
 
 class _Points:
@@ -66,14 +139,19 @@ class _Points:
         self.x, self.y, self.unit, self.operation = np.asarray(x, float), np.asarray(y, float), unit, operation
 
 
-def _points(runs: list[Run], over: str, op: str | None, where: str) -> _Points:
-    from assess.findings import metric_factor
-
+def _of_one_operation(runs: list[Run], op: str | None, where: str) -> list[Run]:
+    """The runs of ``op`` (of the one operation they hold, without it) that state a workload."""
     data = [r for r in runs if r.workload is not None and (op is None or r.workload.operation.value == op)]
     operations = sorted({r.workload.operation.value for r in data})
     if len(operations) != 1:
         raise InputError(where, "", f"a fit needs runs of one operation; these hold {', '.join(operations) or 'none'}: "
                          "choose one with --op")
+    return data
+
+
+def _points(data: list[Run], over: str) -> _Points:
+    from assess.findings import metric_factor
+
     metric = Metric.OPERATION_RATE if data[0].workload.operation.is_metadata else Metric.BANDWIDTH
     x, y = [], []
     for r in data:
@@ -85,7 +163,7 @@ def _points(runs: list[Run], over: str, op: str | None, where: str) -> _Points:
         values = [v * factor for v in r.samples] if r.samples else [r.summary.mean * factor]
         x += [position] * len(values)
         y += values
-    return _Points(x, y, metric.unit, operations[0])
+    return _Points(x, y, metric.unit, data[0].workload.operation.value)
 
 
 def _position(run: Run, over: str) -> float | None:

@@ -82,7 +82,8 @@ def render(reviewed: list[Reviewed], source: str) -> str:
              f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict, _headline(r))
             for r in reviewed]
     lines = [f"list: {source} ({len(reviewed)} submissions)", "",
-             table(("id", "list", "system", "file system", "judged", "verdict", "its strongest phase"), rows, right=(4,))]
+             table(("id", "list", "system", "file system", "judged", "verdict", "its strongest phase"), rows, right=(4,)),
+             "its strongest phase: its result in its ceiling's least–most (the result over that most–over that least)"]
     for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),
                             ("IMPLAUSIBLE-HARDWARE", "needs more of a drive or port than any part of its class that "
                                                      "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
@@ -106,8 +107,10 @@ def _headline(r: Reviewed) -> str:
     phase = next((p for p in r.phases if p.verdict == r.verdict), None)
     if phase is None or phase.high is None:
         return r.thin.split(";")[0] if r.thin else "-"
+    from assess.render import share
+
     return (f"{phase.label} {_figure(phase.measured)} in {_figure(phase.low)}–{_figure(phase.high)} "
-            f"({phase.efficiency:.0%})")
+            f"({share(phase.efficiency, phase.high, phase.low)})")
 
 
 def _where(phase) -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: -
     from pint import Quantity
 
 __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "unit_fits",
-           "format_quantity", "format_value", "display_unit", "quantity_json", "quantity_from_json", "canonical"]
+           "format_quantity", "format_value", "display_unit", "family_unit", "quantity_json", "quantity_from_json", "canonical"]
 
 
 @functools.cache
@@ -363,6 +363,27 @@ def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
         return next((u for u in reversed(units) if abs(_magnitude_in(q, u)) >= 1), units[0])
     limit = 10_000_000 if metric in (Metric.OPERATION_RATE, Metric.EVENT_RATE) else 10_000
     return next((u for u in units if abs(_magnitude_in(q, u)) < limit), units[-1])
+
+
+# A unit of information in its family: bits or bytes, with a decimal (k, M, G) or a binary (Ki, Mi, Gi) prefix.
+_FAMILY = re.compile(r"^(k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?(bit|B)(\W.*)?$")
+_PREFIXES = {False: ("", "k", "M", "G", "T", "P", "E"), True: ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")}
+
+
+def family_unit(q: Quantity) -> pint.Unit:
+    """The unit of ``q``'s own family (bits or bytes, decimal or binary prefixes) in which its number is at least 1
+    and under 1,000 (1,024 binary): the unit to show a figure as it was given, with the digits that mean something
+    (19,792,281,596 bit/s as 19.8 Gbit/s; 75,000,000,000 B/s as 75 GB/s; 2 PB stays 2 PB). Other units are kept.
+
+    >>> f"{family_unit(Q_(19_792_281_596, 'bit/s')):~P}"
+    'Gbit/s'
+    """
+    found = _FAMILY.match(_symbol(q.units))
+    if found is None:
+        return q.units
+    prefix, base, rest = found.groups()
+    units = [_unit(f"{p}{base}{rest or ''}") for p in _PREFIXES[bool(prefix) and prefix.endswith("i")]]
+    return next((u for u in reversed(units) if abs(_magnitude_in(q, u)) >= 1), units[0])
 
 
 @functools.lru_cache(maxsize=1024)

@@ -1,0 +1,100 @@
+"""The plots of a report as matplotlib lays them out, on the bundled lecture example and its results: no axis label
+printed over another, no text past the figure's edge, every run named beside its dot, and the plot over node count
+going on past its knee."""
+
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from models.predict import Model
+from topologies.bundled import open_topology, read_runs
+from assess import plotdata, plots
+from assess.check import check_runs
+
+
+@pytest.fixture(scope="module")
+def lecture():
+    topology = open_topology("lecture")
+    return Model(topology), check_runs(topology, read_runs("lecture-results.csv"))
+
+
+def _laid_out(plot, data):
+    """The figure as a report draws it (its size, constrained layout, drawn once) and its axes."""
+    figure = Figure(figsize=plots.figure_size(data), layout="constrained")
+    FigureCanvasAgg(figure)
+    ax = plot(data, figure.add_subplot())
+    figure.canvas.draw()
+    return figure, ax
+
+
+def _shown(axis) -> list[Text]:
+    """The tick labels an axis draws: with text, at a tick inside its view."""
+    low, high = sorted(axis.get_view_interval())
+    return [tick.label1 for tick in (*axis.get_major_ticks(), *axis.get_minor_ticks())
+            if tick.label1.get_visible() and tick.label1.get_text() and low <= tick.get_loc() <= high]
+
+
+def _overlapping(figure, labels: list[Text]) -> list[tuple[str, str]]:
+    renderer = figure.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
+    return [(a, b) for i, (a, box) in enumerate(boxes) for b, other in boxes[i + 1:] if box.overlaps(other)]
+
+
+def _outside(figure) -> list[str]:
+    """Texts drawn past the figure's edges (beyond a pixel)."""
+    renderer, edge = figure.canvas.get_renderer(), figure.bbox
+    texts = [t for t in figure.findobj(Text) if t.get_visible() and t.get_text()]
+    axis_labels = {id(t) for ax in figure.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_ticklabels(which="both")}
+    shown = {id(t) for ax in figure.axes for axis in (ax.xaxis, ax.yaxis) for t in _shown(axis)}
+    found = []
+    for t in texts:
+        if id(t) in axis_labels and id(t) not in shown:
+            continue  # a tick outside the view: not drawn
+        box = t.get_window_extent(renderer)
+        if box.x0 < edge.x0 - 1 or box.x1 > edge.x1 + 1 or box.y0 < edge.y0 - 1 or box.y1 > edge.y1 + 1:
+            found.append(t.get_text())
+    return found
+
+
+def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes_inside(lecture):
+    _, judged = lecture
+    dots = plotdata.ratios(judged, "lecture")
+    figure, ax = _laid_out(plots.plot_dots, dots)
+    assert len(_shown(ax.xaxis)) >= 3 and not _overlapping(figure, _shown(ax.xaxis))
+    # the codes are a column of labels on the right, which the layout makes room for
+    (codes,) = [child for child in ax.get_children() if child.__class__.__name__ == "SecondaryAxis"]
+    written = [t.get_text().replace("\n", " ") for t in codes.get_yticklabels()]
+    assert written == [" ".join(e.codes) for e in dots.rows]
+    assert "BELOW-CEILING FEW-REPETITIONS READ-FAR-FASTER" in written
+    assert not _overlapping(figure, codes.get_yticklabels()) and not _outside(figure)
+
+
+def test_the_rooflines_name_each_run_beside_its_dot_and_label_their_axes_without_overlap(lecture):
+    model, judged = lecture
+    families = [(f, js) for f, js in plotdata.families(judged, "transfer_size").items() if not f.operation.is_metadata]
+    assert families
+    for family, js in families:
+        chart = plotdata.roofline(model, family, js)
+        figure, ax = _laid_out(plots.plot_chart, chart)
+        named = {t.get_text() for t in ax.texts}
+        assert {e.label for _, e in chart.points} <= named
+        assert not _overlapping(figure, _shown(ax.yaxis)) and not _overlapping(figure, _shown(ax.xaxis))
+        assert not _outside(figure), family.describe()
+
+
+def test_the_plot_over_node_count_goes_past_the_knee_the_group_would_reach(lecture):
+    """Every lecture run used all 10 compute nodes, whose client NICs bind: the servers' devices take over at 12."""
+    model, judged = lecture
+    family, runs = next(iter(plotdata.families(judged, "nodes", least=1).items()))
+    chart = plotdata.scaling(model, family, runs)
+    marks = dict((label.split(":")[0], x) for x, label in chart.marks)
+    ceiling = next(line for line in chart.lines if line.style == "ceiling")
+    assert marks["knee"] > 10 and max(ceiling.x) >= 2 * marks["knee"]
+    assert any(label == "compute has 10" for _, label in chart.marks)  # where the group ends is marked
+    # beyond the knee the ceiling no longer grows
+    assert ceiling.y[-1] == pytest.approx(ceiling.y[ceiling.x.index(marks["knee"]) + 1], rel=0.01)
+    figure, ax = _laid_out(plots.plot_chart, chart)
+    assert ax.get_xlim()[1] > marks["knee"] and not _outside(figure)
