@@ -145,16 +145,16 @@ def share(ratio: float, most: Quantity, least: Quantity | None = None) -> str:
     most and over its ``least`` (``1–3%``, as :data:`RATIO_LEGEND` says); a share that rounds to 0 % with two digits."""
     over_most = _percent(ratio)
     if least is None or ratio == 0:  # no range, or nothing measured
-        return over_most
+        return f"{over_most}%"
     over_least = _percent(ratio * canonical(most) / canonical(least))
-    return over_most if over_least == over_most else f"{over_most.removesuffix('%')}–{over_least}"
+    return f"{over_most}%" if over_least == over_most else f"{over_most}–{over_least}%"
 
 
 def _percent(ratio: float) -> str:
-    """``25%``; with two digits what would round to 0 % (``0.012%``), and ``<0.01%`` below that (no ``2.5e-05%``)."""
+    """``25``: percent, with two digits what would round to 0 (``0.012``), and ``<0.01`` below that (no ``2.5e-05``)."""
     if 0 < ratio < 0.0001:
-        return "<0.01%"
-    return f"{ratio * 100:.2g}%" if 0 < ratio < 0.005 else f"{ratio:,.0%}"
+        return "<0.01"
+    return f"{ratio * 100:.2g}" if 0 < ratio < 0.005 else f"{ratio * 100:,.0f}"
 
 
 def ratio_legend(judgements: Sequence[Judgement]) -> str:

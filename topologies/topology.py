@@ -25,10 +25,8 @@ __all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capa
 
 
 class Kind(enum.Enum):
-    """The role of a group; its value is the TOML table that lists such groups.
-
-    ``rank`` orders the kinds along the write path: clients → networks → servers → devices.
-    """
+    """The role of a group; its value is the TOML table that lists such groups; ``rank`` orders the kinds along the
+    write path: clients → networks → servers → devices."""
 
     CLIENT = "clients"
     NETWORK = "networks"
@@ -99,9 +97,7 @@ class Forwarding(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class WriteCost:
     """What one byte a client writes costs behind a server: copies, parity and other amplification (journaling).
-
-    ``parity`` is (data, parity) strips, e.g. (8, 2) for RAID 6 8+2 or erasure coding.
-    """
+    ``parity`` is (data, parity) strips, e.g. (8, 2) for RAID 6 8+2 or erasure coding."""
 
     replicas: int = 1
     parity: tuple[int, int] | None = None
@@ -145,10 +141,8 @@ _LINK = re.compile(r"links\[(\d+)\]")  # how a link is named where a capacity is
 @dataclass(frozen=True, slots=True, order=True)
 class Component:
     """Where a capacity is stated: ``key`` of the group ``group`` (``compute.nic``), or of a link (``links[0].bandwidth``).
-
-    The model names what binds a ceiling with these, and findings, plots and ``--set`` read
-    them; ``str()`` gives the ``group.key`` a topology file and a person use.
-    """
+    The model names what binds a ceiling with these, and findings, plots and ``--set`` read them; ``str()`` gives the
+    ``group.key`` a topology file and a person use."""
 
     group: str
     key: str
