@@ -22,6 +22,7 @@ probes; each probe still takes at least three repetitions, so a tight budget can
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import time
@@ -30,6 +31,7 @@ from dataclasses import replace
 
 from probes.core.errors import InputError, IoboundError, ProbeError
 from probes.core.host import this_host
+from probes.measure.batch import current_job, reachable_address
 from probes.measure.iperf3 import serve
 from probes.core.measurement import Measurement
 from probes.measure.memory import scratch_directory
@@ -59,11 +61,18 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
     """
     comm = _world()
     rank, size = comm.Get_rank(), comm.Get_size()
+    tasks = int(os.environ.get("SLURM_STEP_NUM_TASKS", "1") or 1)
+    if size == 1 and tasks > 1:
+        raise ProbeError(f"srun started {tasks} tasks, but MPI sees each alone: start them with srun --mpi=pmi2 (the "
+                         "mpich wheel speaks PMI-2), or with the MPI launcher the site's mpi4py was built for")
     if not 0 < servers < size:
         hint = " (start it with mpiexec -n N or srun)" if size == 1 else ""
         raise InputError("--servers", "", f"{servers} server rank(s) leave no client among {size} rank(s){hint}; "
                                           "the last N ranks serve iperf3, the others are clients")
-    hosts = comm.allgather(this_host().hostname)
+    # A peer is reached by its host name, or under Slurm by the address its launch node reaches it by (a job's
+    # node names need not resolve, as in the lab)
+    hosts, addresses = zip(*comm.allgather((this_host().hostname, reachable_address())))
+    hosts = list(hosts)
     # Clients and servers must agree on ports and processes per pair: rank 0's stream count holds for all.
     plan = replace(plan, streams=comm.bcast(plan.parallel[0] if rank == 0 else None))
     first = size - servers
@@ -72,9 +81,11 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
         store, node, net, problem = None, [], [[] for _ in rounds], None
         try:
             store = ProbeSetFile(output, force=force, resume=resume) if rank == 0 else None
+            if store is not None and (job := current_job()) is not None:
+                store.job = job.to_dict()
             if hosts.index(hosts[rank]) == rank:
                 node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs, output)))
-            net, ports = _network_probes(plan, rank, hosts, rounds, first, contention)
+            net, ports = _network_probes(plan, rank, hosts, list(addresses), rounds, first, contention)
             if ports:  # setpriv ties each server to this rank: MPI stops the ranks of a failed run with SIGKILL
                 tied = ("setpriv", "--pdeathsig", "TERM") if shutil.which("setpriv") else ()
                 stack.enter_context(serve(ports, prefix=tied))
@@ -113,9 +124,11 @@ def _node_probes(plan: Plan, rank: int, host: str, scratch: str | None) -> list[
             for p in plan_probes(replace(plan, peer=None), scratch)]
 
 
-def _network_probes(plan: Plan, rank: int, hosts: list[str], rounds: list[list[tuple[int, int]]], first: int,
+def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str | None],
+                    rounds: list[list[tuple[int, int]]], first: int,
                     contention: bool) -> tuple[list[list[Probe]], list[int]]:
-    """This client's ping and iperf3 probes in each round, and the ports this server serves.
+    """This client's ping and iperf3 probes in each round, and the ports this server serves; a server is reached at
+    its address where it has one, else by its host name.
 
     Each pair gets ``streams`` ports (iperf3 before 3.16 runs a server per stream): a block per
     server, so servers on one host do not collide, or with contention a block per client.
@@ -129,7 +142,7 @@ def _network_probes(plan: Plan, rank: int, hosts: list[str], rounds: list[list[t
             if server == rank:
                 ports.update(range(port, port + streams))
             if client == rank:
-                peer = "127.0.0.1" if hosts[server] == hosts[rank] else hosts[server]
+                peer = "127.0.0.1" if hosts[server] == hosts[rank] else addresses[server] or hosts[server]
                 where = {"client": labels[client], "server": labels[server], "round": number, "rounds": len(rounds),
                          "contention": contention, "pairs": len(pairs)}
                 title = f"{labels[client]} -> {labels[server]}, round {number}/{len(rounds)}"
