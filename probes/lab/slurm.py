@@ -25,7 +25,7 @@ from probes.lab.network import identity
 from probes.lab.spec import SUBNET, SWITCH
 
 __all__ = ["TOOLS", "INSTALL", "CONTROLLER", "CONTROLLER_ADDRESS", "missing_tools", "start", "missing", "command", "conf",
-           "usage"]
+           "shell", "usage"]
 
 # What the lab's Slurm runs, and where Debian keeps the daemons (often off a user's PATH).
 TOOLS = ("munged", "slurmctld", "slurmd", "srun", "scontrol", "sinfo")
@@ -83,7 +83,7 @@ def start(lab: Lab) -> None:
     for host in lab.hosts:
         started[f"slurmd-{host.name}"] = _daemon(lab, f"slurmd-{host.name}", host.namespace, host.name,
                                                  _path("slurmd"), "-D", "-f", conf(lab), "-N", host.name)
-    _wait(lambda: not _not_idle(lab), started, home)
+    _wait(lambda: (nodes := _nodes(lab)) is not None and not _unready(lab, nodes), started, home)
 
 
 def missing(lab: Lab) -> list[str]:
@@ -94,7 +94,11 @@ def missing(lab: Lab) -> list[str]:
     gone = [f"{name} in {namespace}" for name, namespace, pidfile in daemons if not _runs(name, namespace, pidfile)]
     if gone:
         return gone
-    return [f"Slurm's node {node} ({state}): {why}" for node, state, why in _not_idle(lab)]
+    nodes = _nodes(lab)
+    if nodes is None:
+        return [f"an answer from slurmctld in {SWITCH} (it runs, but sinfo had none within {2 * _MESSAGE} s)"]
+    return [f"Slurm's node {node} is {state} ({why}): '{shell(lab, f'scontrol update nodename={node} state=resume')}' "
+            "brings it back" for node, state, why in _unready(lab, nodes)]
 
 
 def command(lab: Lab, *argv: str | os.PathLike) -> list[str]:
@@ -102,14 +106,20 @@ def command(lab: Lab, *argv: str | os.PathLike) -> list[str]:
     return ["nsenter", f"--net=/run/netns/{SWITCH}", "env", f"SLURM_CONF={conf(lab)}", *map(str, argv)]
 
 
+def shell(lab: Lab, words: str) -> str:
+    """A Slurm command line as a user types it against the lab's Slurm, for messages."""
+    return f"SLURM_CONF={conf(lab)} nsenter --net=/run/netns/{SWITCH} {words}"
+
+
 def usage(lab: Lab) -> str:
     """How a user runs a job on the lab's Slurm, for ``up``'s and ``status``'s text."""
-    return (f"SLURM_CONF={conf(lab)} nsenter --net=/run/netns/{SWITCH} srun -N {len(lab.hosts)} hostname")
+    return shell(lab, f"srun -N {len(lab.hosts)} hostname")
 
 
 def _slurm_conf(lab: Lab, home: Path) -> str:
     """slurm.conf: the controller on the bridge, a node per host at its address, one partition of them all; every path
-    in ``home``, munge's socket named; no cgroups (the nodes share this machine), no accounting."""
+    in ``home``, munge's socket named; no cgroups (the nodes share this machine), no accounting; MPI's ranks meet over
+    PMI-2, which the mpich wheel speaks."""
     cpus = os.cpu_count() or 1
     nodes = ",".join(h.name for h in lab.hosts)
     return "\n".join([
@@ -119,7 +129,7 @@ def _slurm_conf(lab: Lab, home: Path) -> str:
         f"SlurmctldPidFile={home / 'slurmctld.pid'}", f"SlurmdPidFile={home / 'spool' / '%n' / 'slurmd.pid'}",
         f"SlurmctldLogFile={home / 'log' / 'slurmctld.log'}", f"SlurmdLogFile={home / 'log' / 'slurmd-%n.log'}",
         f"PlugStackConfig={home / 'plugstack.conf'}", "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none",
-        "SlurmdParameters=config_overrides", "SwitchType=switch/none", "MpiDefault=none",
+        "SlurmdParameters=config_overrides", "SwitchType=switch/none", "MpiDefault=pmi2",
         "SchedulerType=sched/builtin", "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU",
         "ReturnToService=2", "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
         "JobCompType=jobcomp/none", f"MessageTimeout={_MESSAGE}", "KillWait=2", "InactiveLimit=0",
@@ -171,19 +181,25 @@ def _answers(lab: Lab) -> bool:
     return done.returncode == 0 and "is UP" in done.stdout
 
 
-def _not_idle(lab: Lab) -> list[tuple[str, str, str]]:
-    """The nodes Slurm does not have idle or allocated (name, state, reason); every node if the controller does not
+def _nodes(lab: Lab) -> dict[str, tuple[str, str]] | None:
+    """Each node's state and the reason Slurm gives for it, as sinfo shows them; None if the controller does not
     answer."""
     try:
         done = execute(*command(lab, "sinfo", "--noheader", "--Node", "--format=%N|%T|%E"), timeout=2 * _MESSAGE,
                        check=False)
     except ToolFailedError:
-        done = None
-    if done is None or done.returncode != 0:
-        return [(h.name, "unknown", "the lab's slurmctld does not answer") for h in lab.hosts]
-    states = dict((line.split("|")[0], line.split("|")[1:]) for line in done.stdout.splitlines() if line.count("|") == 2)
-    return [(h.name, *states.get(h.name, ["absent", "not in the lab's slurm.conf"])) for h in lab.hosts
-            if states.get(h.name, [""])[0].rstrip("*") not in ("idle", "allocated", "mixed", "completing")]
+        return None
+    if done.returncode != 0:
+        return None
+    return {name: (state, why) for name, state, why in (line.split("|") for line in done.stdout.splitlines()
+                                                          if line.count("|") == 2)}
+
+
+def _unready(lab: Lab, nodes: dict[str, tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """The hosts whose node Slurm does not have up (idle, or running jobs): name, state and reason."""
+    found = [(h.name, *nodes.get(h.name, ("absent", "not in the lab's slurm.conf"))) for h in lab.hosts]
+    return [(name, state, why) for name, state, why in found
+            if not all(part.rstrip("*~#") in ("idle", "allocated", "mixed", "completing") for part in state.split("+"))]
 
 
 def _runs(name: str, namespace: str, pidfile: Path) -> bool:

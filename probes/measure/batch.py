@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from probes.core.errors import InputError, ProbeError, ToolNotFoundError
+from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
 from probes.measure.tool import run_tool
 
 __all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "reachable_address"]
@@ -63,8 +63,12 @@ class Job:
         return f"{'Slurm' if self.scheduler == 'slurm' else 'PBS'} job {self.id or '(no id)'}"
 
     def to_dict(self) -> dict:
-        """The job as a probe set records it: scheduler, id, nodes, ppn and the hosts one by one, with their sources."""
-        names = self.host_names()
+        """The job as a probe set records it: scheduler, id, nodes, ppn and the hosts one by one, with their sources
+        (the hosts null where scontrol cannot expand the node list: a probe needs them not)."""
+        try:
+            names = self.host_names()
+        except ProbeError:
+            names = None
         return {"scheduler": self.scheduler, "id": self.id,
                 **{key: None if found is None else {"value": found.value, "source": found.source}
                    for key, found in (("nodes", self.nodes), ("ppn", self.ppn))},
@@ -105,13 +109,19 @@ def hostnames(nodelist: str) -> tuple[str, ...]:
     Raises
     ------
     ProbeError
-        If scontrol is not installed (saying how to install it), fails, or takes longer than ``SCONTROL`` seconds.
+        If scontrol is not installed (saying how to install it), fails (it needs Slurm's configuration, as on the
+        job's nodes), or takes longer than ``SCONTROL`` seconds.
     """
     try:
         done = run_tool(["scontrol", "show", "hostnames", nodelist], timeout=SCONTROL)
     except ToolNotFoundError:
         raise ProbeError(f"the job's node list {nodelist!r} is read by scontrol, which is not installed here; install "
                          "it with: apt-get install slurm-client (or load the site's Slurm module)") from None
+    except ToolFailedError as exc:
+        said = (exc.stderr or "").strip().splitlines()[-1:]
+        why = f"no answer within {SCONTROL:g} s" if exc.timeout is not None or not said else said[0]
+        raise ProbeError(f"scontrol could not read the job's node list {nodelist!r} ({why}); run this where Slurm's "
+                         "configuration is found, as on the job's nodes (or name it with SLURM_CONF)") from None
     return tuple(line.strip() for line in done.stdout.splitlines() if line.strip())
 
 
