@@ -82,9 +82,10 @@ def test_slurms_node_list_is_expanded_by_scontrol_with_no_controller_asked(tmp_p
     assert job.host_names() == Sourced(("n01", "n02", "n03", "n07", "gpu1"),
                                        "scontrol show hostnames SLURM_JOB_NODELIST")
     conf.write_text("")  # no Slurm configuration: one line saying what to do
-    with pytest.raises(ProbeError, match=r"^scontrol could not read the job's node list 'n\[01-03,07\],gpu1' \(scontrol: "
-                                         r"fatal: Unable to process configuration file\); run this where Slurm's "
-                                         r"configuration is found, as on the job's nodes \(or name it with SLURM_CONF\)$"):
+    with pytest.raises(ProbeError, match=r"^scontrol could not read the job's node list 'n\[01-03,07\],gpu1' "
+                                         r"\(scontrol: fatal: Unable to process configuration file\); run this where "
+                                         r"Slurm's configuration is found, as on the job's nodes \(or name it with "
+                                         r"SLURM_CONF\)$"):
         job.host_names()
     assert job.to_dict()["hosts"] is None and job.to_dict()["nodelist"] == "n[01-03,07],gpu1"
 

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from probes.core.errors import ProbeError, ToolFailedError
@@ -24,8 +25,8 @@ from probes.lab.layout import Lab
 from probes.lab.network import identity
 from probes.lab.spec import SUBNET, SWITCH
 
-__all__ = ["TOOLS", "INSTALL", "CONTROLLER", "CONTROLLER_ADDRESS", "missing_tools", "start", "missing", "command", "conf",
-           "shell", "usage"]
+__all__ = ["TOOLS", "INSTALL", "CONTROLLER", "CONTROLLER_ADDRESS", "missing_tools", "folder", "conf", "start",
+           "missing", "command", "shell", "usage"]
 
 # What the lab's Slurm runs, and where Debian keeps the daemons (often off a user's PATH).
 TOOLS = ("munged", "slurmctld", "slurmd", "srun", "scontrol", "sinfo")
@@ -143,10 +144,11 @@ def _daemon(lab: Lab, name: str, namespace: str, hostname: str | None, *argv: st
     named = ("unshare", "--uts", "--", sys.executable, "-I", "-c", _NAMED, hostname) if hostname else ()
     full = ["nsenter", f"--net=/run/netns/{namespace}", *named, *map(str, argv)]
     with open(folder(lab) / "log" / f"{name}.out", "w") as out:
-        return subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(full, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
 
 
-def _wait(ready, daemons: dict[str, subprocess.Popen], folder_: Path) -> None:
+def _wait(ready: Callable[[], bool], daemons: dict[str, subprocess.Popen], home: Path) -> None:
     """Wait until ``ready()`` holds, at most ``_START`` seconds, while ``daemons`` (by log name) run; ProbeError naming
     the daemon that ended (else the last one started) with the last line it wrote."""
     deadline = time.monotonic() + _START
@@ -155,8 +157,8 @@ def _wait(ready, daemons: dict[str, subprocess.Popen], folder_: Path) -> None:
         if ended is not None or time.monotonic() > deadline:
             name = ended or list(daemons)[-1]
             what = "ended" if ended else f"did not come up within {_START:g} s"
-            raise ProbeError(f"the lab's {name} {what} ({_last_line(folder_ / 'log', name)}); this machine may forbid "
-                             f"the daemons or their namespaces: the logs are in {folder_ / 'log'}")
+            raise ProbeError(f"the lab's {name} {what} ({_last_line(home / 'log', name)}); this machine may forbid "
+                             f"the daemons or their namespaces: the logs are in {home / 'log'}")
         time.sleep(0.2)
 
 
