@@ -126,8 +126,8 @@ def hostnames(nodelist: str) -> tuple[str, ...]:
 
 
 def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:
-    """The address of this host that the job's launch node reaches it by (the route to SLURM_LAUNCH_NODE_IPADDR); None
-    outside Slurm, where host names are what peers use."""
+    """The address of this host that the job's launch node reaches it by (the route to SLURM_LAUNCH_NODE_IPADDR), for
+    peers to whom its name does not resolve; None outside a task srun started."""
     launch = environ.get("SLURM_LAUNCH_NODE_IPADDR")
     if not launch:
         return None

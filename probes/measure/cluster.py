@@ -18,12 +18,16 @@ measured and saves the file, so an interrupted run loses one phase at most (``re
 Budget: the phases share it by probe count (the node phase as many shares as the busiest node has
 probes, each round as many as one pair has), and every rank spreads its phase's share over its own
 probes; each probe still takes at least three repetitions, so a tight budget can be overrun.
+
+Under srun (``srun --mpi=pmi2`` for the mpich wheel) rank 0 records the job in the probe set (its id, nodes,
+processes per node and hosts: :mod:`probes.measure.batch`); an MPI that sees each of srun's tasks alone is refused.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import socket
 import sys
 import time
 from contextlib import ExitStack
@@ -69,8 +73,8 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
         hint = " (start it with mpiexec -n N or srun)" if size == 1 else ""
         raise InputError("--servers", "", f"{servers} server rank(s) leave no client among {size} rank(s){hint}; "
                                           "the last N ranks serve iperf3, the others are clients")
-    # A peer is reached by its host name, or under Slurm by the address its launch node reaches it by (a job's
-    # node names need not resolve, as in the lab)
+    # A peer is reached by its host name, or where that does not resolve (as in the lab), under Slurm by the address
+    # its launch node reaches it by
     hosts, addresses = zip(*comm.allgather((this_host().hostname, reachable_address())))
     hosts = list(hosts)
     # Clients and servers must agree on ports and processes per pair: rank 0's stream count holds for all.
@@ -127,8 +131,8 @@ def _node_probes(plan: Plan, rank: int, host: str, scratch: str | None) -> list[
 def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str | None],
                     rounds: list[list[tuple[int, int]]], first: int,
                     contention: bool) -> tuple[list[list[Probe]], list[int]]:
-    """This client's ping and iperf3 probes in each round, and the ports this server serves; a server is reached at
-    its address where it has one, else by its host name.
+    """This client's ping and iperf3 probes in each round, and the ports this server serves; a server is reached by
+    its host name, or at its address where the name does not resolve here.
 
     Each pair gets ``streams`` ports (iperf3 before 3.16 runs a server per stream): a block per
     server, so servers on one host do not collide, or with contention a block per client.
@@ -142,7 +146,7 @@ def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str
             if server == rank:
                 ports.update(range(port, port + streams))
             if client == rank:
-                peer = "127.0.0.1" if hosts[server] == hosts[rank] else addresses[server] or hosts[server]
+                peer = "127.0.0.1" if hosts[server] == hosts[rank] else _reached(hosts[server], addresses[server])
                 where = {"client": labels[client], "server": labels[server], "round": number, "rounds": len(rounds),
                          "contention": contention, "pairs": len(pairs)}
                 title = f"{labels[client]} -> {labels[server]}, round {number}/{len(rounds)}"
@@ -185,6 +189,17 @@ def _renamed(probe: Probe, prefix: str, where: str, parameters: dict) -> Probe:
                    outputs=tuple(replace(o, name=prefix + o.name) for o in probe.outputs),
                    once=lambda: {prefix + name: value for name, value in once().items()},
                    parameters={**probe.parameters, **parameters})
+
+
+def _reached(host: str, address: str | None) -> str:
+    """``host`` if its name resolves here, else ``address`` where there is one (the job's launch node's route)."""
+    if address is None:
+        return host
+    try:
+        socket.getaddrinfo(host, None)
+    except OSError:  # socket.gaierror: no such name here
+        return address
+    return host
 
 
 def _ran_elsewhere():
