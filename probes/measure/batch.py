@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
 from probes.measure.tool import run_tool
 
-__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "reachable_address"]
+__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address"]
 
 T = TypeVar("T")
 # Seconds scontrol may take to expand a node list (it reads the list alone; no controller is asked).
@@ -123,6 +123,12 @@ def hostnames(nodelist: str) -> tuple[str, ...]:
         raise ProbeError(f"scontrol could not read the job's node list {nodelist!r} ({why}); run this where Slurm's "
                          "configuration is found, as on the job's nodes (or name it with SLURM_CONF)") from None
     return tuple(line.strip() for line in done.stdout.splitlines() if line.strip())
+
+
+def step_tasks(environ: Mapping[str, str] = os.environ) -> int:
+    """How many tasks srun started in this job step (SLURM_STEP_NUM_TASKS); 1 outside a task srun started."""
+    found = _count(environ, "SLURM_STEP_NUM_TASKS")
+    return found.value if found else 1
 
 
 def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:

@@ -25,7 +25,6 @@ processes per node and hosts: :mod:`probes.measure.batch`); an MPI that sees eac
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import sys
@@ -35,7 +34,7 @@ from dataclasses import replace
 
 from probes.core.errors import InputError, IoboundError, ProbeError
 from probes.core.host import this_host
-from probes.measure.batch import current_job, reachable_address
+from probes.measure.batch import current_job, reachable_address, step_tasks
 from probes.measure.iperf3 import serve
 from probes.core.measurement import Measurement
 from probes.measure.memory import scratch_directory
@@ -65,7 +64,7 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
     """
     comm = _world()
     rank, size = comm.Get_rank(), comm.Get_size()
-    tasks = int(os.environ.get("SLURM_STEP_NUM_TASKS", "1") or 1)
+    tasks = step_tasks()
     if size == 1 and tasks > 1:
         raise ProbeError(f"srun started {tasks} tasks, but MPI sees each alone: start them with srun --mpi=pmi2 (the "
                          "mpich wheel speaks PMI-2), or with the MPI launcher the site's mpi4py was built for")
