@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -259,6 +260,30 @@ class TestLabSlurm:
         assert "missing: slurmctld in iobl-sw" in out.getvalue()
         dead = _srun(made, "-N", "1", "hostname", wait=2, timeout=60)
         assert dead.returncode != 0 and "Unable to contact slurm controller" in dead.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_without_slurm() is not None, reason=_without_slurm() or "")
+def test_a_daemon_that_cannot_run_is_one_line_with_its_last_words_and_never_waited_for(tmp_path):
+    """The controller's port is taken in the bridge's namespace before it starts: slurmctld ends at once, as a daemon
+    a machine forbids does, and the error says so in a line, with the last line it logged."""
+    made, taker = up(parse_spec(_spec(tmp_path)), tmp_path / "state"), None
+    try:
+        taker = subprocess.Popen(["nsenter", "--net=/run/netns/iobl-sw", sys.executable, "-c",
+                                  "import socket, sys, time\ns = socket.create_server(('', 6817))\nprint(flush=True)\n"
+                                  "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        taker.stdout.readline()  # it listens
+        started = time.monotonic()
+        with pytest.raises(ProbeError, match=r"^the lab's slurmctld ended \(slurmctld\.log: .*fatal: .*Address already "
+                                             r"in use\); where a machine forbids daemons or namespaces of their own, "
+                                             r"run jobs on the site's Slurm instead of the lab's$"):
+            lab_slurm.start(replace(made, slurm=True))
+        assert time.monotonic() - started < 15
+    finally:
+        down(tmp_path / "state")  # the port's taker and munge too: they run in the lab's namespaces
+        if taker is not None:
+            taker.communicate(timeout=10)
+    _nothing_left(tmp_path / "state")
 
 
 def _idle(lab, within: float = 30) -> None:

@@ -157,8 +157,8 @@ def _wait(ready: Callable[[], bool], daemons: dict[str, subprocess.Popen], home:
         if ended is not None or time.monotonic() > deadline:
             name = ended or list(daemons)[-1]
             what = "ended" if ended else f"did not come up within {_START:g} s"
-            raise ProbeError(f"the lab's {name} {what} ({_last_line(home / 'log', name)}); this machine may forbid "
-                             f"the daemons or their namespaces: the logs are in {home / 'log'}")
+            raise ProbeError(f"the lab's {name} {what} ({_last_line(home / 'log', name)}); where a machine forbids "
+                             "daemons or namespaces of their own, run jobs on the site's Slurm instead of the lab's")
         time.sleep(0.2)
 
 
