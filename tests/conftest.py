@@ -23,6 +23,15 @@ CORPUS = Path(os.environ.get("IOBOUND_CORPUS", ROOT.parent / "shared" / "corpus"
 LIST = CORPUS / "io500-list" / "io500-db-2017-2019_submissions.csv"
 
 
+@pytest.fixture(autouse=True)
+def outside_a_job(monkeypatch):
+    """Every test runs as outside a batch job, also where the suite runs in one: inside, the commands take the job's
+    shape (probes/measure/batch.py), which tests/test_slurm.py sets where it means to."""
+    for name in os.environ:
+        if name.startswith(("SLURM_", "PBS_")):
+            monkeypatch.delenv(name)
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """The corpus folder; tests that need it skip cleanly where it is absent."""

@@ -35,7 +35,7 @@ def probed(tmp_path_factory):
 def test_probe_writes_a_probe_set_with_every_figure(probed):
     status, path = probed
     doc = json.loads(path.read_text())
-    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.1")
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.2")
     names = {m["name"] for m in doc["measurements"]}
     assert {"tmpfs.read.bs1.jobs1.iops", "tmpfs.read.bs1.jobs1.ctx", "tmpfs.read.bs1.jobs1.machine_ctx",
             "tmpfs.write.bs1m.jobs2.bandwidth"} <= names

@@ -152,10 +152,12 @@ def written(name: str, folder: Path) -> list[dict]:
 
 
 def _probe_set() -> dict:
-    """A probe set of one measurement that has every optional part (a target, parameters), as a probe writes it."""
+    """A probe set of one measurement that has every optional part (a target, parameters; the Slurm job of a cluster
+    probe), as a probe writes it."""
     from probes.core.host import Host
     from probes.core.measurement import Measurement, Provenance
     from probes.core.units import Metric
+    from probes.measure.batch import Job, Sourced
     from probes.measure.probeset import document
 
     host = Host("node01", "6.8.0", "a CPU", 4, 2**34)
@@ -163,7 +165,9 @@ def _probe_set() -> dict:
     return document([Measurement("fio.read", "a read", Metric.BANDWIDTH, "B/s", (1.0, 2.0, 3.0), provenance,
                                  target=0.05, parameters={"bs": "1MiB"}, times=(0.0, 1.1, 2.2), others=(0.0, 0.1, 0.0))],
                     {"load_average": [0.1, 0.2, 0.3], "governor": "performance", "cpus": 4, "others_cpus": 0.1,
-                     "steal_cpus": 0.0})
+                     "steal_cpus": 0.0},
+                    Job("pbs", "42", Sourced(2, "PBS_NODEFILE"), Sourced(1, "PBS_NODEFILE"),
+                        Sourced("n1,n2", "PBS_NODEFILE")).to_dict())
 
 
 FORMATS = sorted([*COMMANDS, "probe-set"])

@@ -113,7 +113,7 @@ def test_probe_set_is_never_overwritten_without_force_and_resumes(tmp_path):
     store = ProbeSetFile(path)
     store.record([_measurement()])
     doc = json.loads(path.read_text())
-    assert (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.1")
+    assert (doc["format"], doc["format_version"]) == ("iobound/probe-set", "1.2")
     assert doc["measurements"][0]["provenance"]["host"]["hostname"] == this_host().hostname
     with pytest.raises(InputError, match="exists already; --resume continues it, --force replaces it"):
         ProbeSetFile(path)
@@ -131,7 +131,7 @@ def test_probe_set_errors_name_the_file_and_entry(tmp_path):
     with pytest.raises(InputError, match="expected an iobound/probe-set document. Got 'iobound/check'"):
         read_probe_set(bad)
     bad.write_text('{"format": "iobound/probe-set", "format_version": "9.0"}')
-    with pytest.raises(InputError, match="version '9.0' of iobound/probe-set cannot be read; this iobound reads 1.0, 1.1"):
+    with pytest.raises(InputError, match="version '9.0' of iobound/probe-set cannot be read; this iobound reads 1.0, 1.1, 1.2"):
         read_probe_set(bad)
 
 

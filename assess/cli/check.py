@@ -14,6 +14,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, count_arg, edited_topology, fraction_arg
+from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 
@@ -60,7 +61,7 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=count_arg, metavar="N",
                         help="client nodes that ran a result stating only its processes (a Darshan log without DXT "
                              "hosts, io500's procs): N nodes, processes / N on each; also an io500 description's "
-                             "client nodes where it states none (the web form's)")
+                             f"client nodes where it states none (the web form's); default: {JOB_HELP}")
 
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
@@ -68,6 +69,8 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     from topologies.bundled import read_runs
     from assess.check import check_runs
 
+    if args.nodes is None:
+        job_defaults(args, ppn=False)
     description = _description(args.topology, args.nodes)
     topology = edited_topology(args, args.nodes, description and description.topology)
     runs = [r for word in _result_words(args) for r in read_runs(word, dict(args.unit_alias))]

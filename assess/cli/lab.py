@@ -2,6 +2,7 @@
 
 Examples:
   iobound lab up lab.toml -o lab-topology.toml --cipher aes128-gcm@openssh.com
+  iobound lab up lab.toml --slurm      (a Slurm whose nodes are the hosts: srun -N 3 runs on three of them)
   iobound lab probe -o lab-probed.toml
   iobound lab status
   iobound lab down
@@ -48,9 +49,10 @@ from assess.cli.inputs import add_input_limit, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK, EXIT_PROBE_FAILED
 
 # lab format history:
+#   1.2  the lab's slurm: whether it runs a Slurm of its own (up --slurm)
 #   1.1  the lab's hosts with their own rate, delay, backing and size; its cipher and file service; lab-probe documents
 #   1.0  first version
-LAB_VERSION = "1.1"
+LAB_VERSION = "1.2"
 # Seconds for all repetitions of 'lab probe': six repetitions (a drift test's least) of six probes (two groups, two
 # directions; the file service read and written) of 1 s and iperf3's start-up.
 PROBE_BUDGET = 50.0
@@ -71,6 +73,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     make.add_argument("--cipher", metavar="NAME",
                       help="the cipher sshfs asks ssh for, e.g. aes128-gcm@openssh.com (cheaper where the CPU has AES "
                            "instructions; default: ssh's own choice; ssh -Q cipher lists them)")
+    make.add_argument("--slurm", action="store_true",
+                      help="also run a Slurm: munge and slurmctld on the bridge, a slurmd in each host as its node "
+                           "(every file in STATE/slurm; the machine's own Slurm and munge are left alone)")
     add_input_limit(make)
     probe = actions.add_parser("probe", parents=[common],
                                help="probe each group's links from inside the lab, write the probed topology")
@@ -116,7 +121,7 @@ def _up(args: argparse.Namespace) -> int:
     output = args.output
     if output is not None:
         check_new(output)  # before the lab is built, not after
-    lab = up(spec, args.state_dir, cipher=args.cipher)
+    lab = up(spec, args.state_dir, cipher=args.cipher, slurm=args.slurm)
     path = None
     if lab.servers:
         path = save_topology(lab_topology(lab), output or lab.state_dir / "topology.toml",
@@ -223,6 +228,11 @@ def render(lab: Lab) -> str:
              for h in lab.hosts]
     lines = [f"lab in {lab.state_dir}{state}: {hosts_phrase(lab)}, links of {links_phrase(lab)} each way (tc tbf)",
              f"delay: {_delay(lab)}", "sshfs: " + (lab.cipher or "ssh's default cipher")]
+    if lab.slurm:
+        from probes.lab.slurm import CONTROLLER, CONTROLLER_ADDRESS, conf
+
+        lines.append(f"slurm: slurmctld {CONTROLLER} at {CONTROLLER_ADDRESS} (on the bridge), a node in each host "
+                     f"({', '.join(h.name for h in lab.hosts)}); SLURM_CONF={conf(lab)}")
     if lab.service:
         served = format_quantity(Q_(sum(lab.service.samples) / len(lab.service.samples), "B/s"), Metric.BANDWIDTH)
         lines.append(f"file service: {lab.service.server}'s sshd served {served} to {lab.service.streams} sshfs "
@@ -282,6 +292,10 @@ def _usage(lab: Lab) -> str:
                      f"--size={size}m --end_fsync=1 --directory={lab.mount(client.name, server.name)}")
     else:
         lines.append(f"run things in a client: ip netns exec {client.namespace} COMMAND")
+    if lab.slurm:
+        from probes.lab.slurm import usage
+
+        lines.append(f"run a job on its Slurm: {usage(lab)}")
     return "\n".join(lines + [f"remove it all:          {down_command(lab.state_dir)}"])
 
 

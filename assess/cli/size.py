@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, parse_quantity
 from probes.core.workload import Access, Operation, Workload
+from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.inputs import (add_input_limit, count_arg, growth_arg, list_arg, operation_arg, ports_arg, rate_arg,
                                ratio_arg, share_arg, size_arg, spares_arg, transfer_arg)
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
@@ -83,7 +84,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="request size of the bandwidth targets, sequential (default 1MiB)")
     parser.add_argument("--iops-size", type=transfer_arg, default="4KiB", metavar="SIZE",
                         help="request size of IOPS targets, random (default 4KiB)")
-    parser.add_argument("--ppn", type=count_arg, default=1, metavar="N", help="processes per client node (default 1)")
+    parser.add_argument("--ppn", type=count_arg, metavar="N", help=f"processes per client node (default 1; {JOB_HELP})")
     parser.add_argument("--queue-depth", type=count_arg, default=1, metavar="N", help="requests in flight per process (default 1)")
     parser.add_argument("--top", type=count_arg, default=5, metavar="K", help="configurations to show (default 5)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the cheapest configuration as a topology file (a new file)")
@@ -98,6 +99,8 @@ def execute(args: argparse.Namespace) -> int:
     from topologies.save import save_topology
     from models.sizing import SIZING_VERSION, size
 
+    if args.ppn is None:
+        job_defaults(args, nodes=False)
     catalogue = load_catalogue(tuple(args.catalogue), args.prices)
     if args.list:
         print(render_catalogue(catalogue))

@@ -8,6 +8,7 @@ import itertools
 from typing import TYPE_CHECKING
 
 from probes.core.workload import Access, Operation, Workload
+from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.inputs import (add_input_limit, add_set_argument, count_arg, fraction_arg, list_arg, operation_arg,
                                size_arg, transfer_arg)
 
@@ -50,10 +51,11 @@ def add_workload_arguments(parser: argparse.ArgumentParser, *, op_required: bool
                         help="for read+write, the share of the bytes read (default 0.5)")
     parser.add_argument("--transfer-size", type=list_arg(transfer_arg), default=[None], metavar="SIZE[,SIZE]",
                         help="size of one request, e.g. 1MiB, 64KiB (default: unknown, per-request limits left out)")
-    parser.add_argument("--nodes", type=list_arg(count_arg), default=[None], metavar="N[,N]",
-                        help="client nodes that run it (default: all of the client group; with several groups, "
-                        "unknown: the limits that need the count are left out)")
-    parser.add_argument("--ppn", type=list_arg(count_arg), default=[1], metavar="N[,N]", help="processes per node (default 1)")
+    parser.add_argument("--nodes", type=list_arg(count_arg), metavar="N[,N]",
+                        help=f"client nodes that run it (default: all of the client group; with several groups, "
+                        f"unknown: the limits that need the count are left out; {JOB_HELP})")
+    parser.add_argument("--ppn", type=list_arg(count_arg), metavar="N[,N]",
+                        help=f"processes per node (default 1; {JOB_HELP})")
     parser.add_argument("--queue-depth", type=list_arg(count_arg), default=[1], metavar="N[,N]",
                         help="requests in flight per process (default 1)")
     parser.add_argument("--access", choices=[a.value for a in Access], default="sequential", help="default sequential")
@@ -68,9 +70,13 @@ def add_workload_arguments(parser: argparse.ArgumentParser, *, op_required: bool
 def workloads_of(args: argparse.Namespace, topology: Topology) -> tuple[list[Workload], tuple[str, ...] | None]:
     """Every combination of the options' values, once each, and the client groups named (None: all).
 
-    Without --nodes, one client group runs it with all its members (a known count).
+    Without --nodes, one client group runs it with all its members (a known count); inside a batch job, --nodes and
+    --ppn default to the job's (:func:`assess.cli.job.job_defaults`, which says so once).
     """
     from topologies.topology import Kind
+
+    if args.nodes is None or args.ppn is None:
+        job_defaults(args, listed=True)
 
     clients = tuple(args.clients) if args.clients else None
     groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))

@@ -6,7 +6,8 @@ server runs sshd (root login by a key the lab makes, internal-sftp only) in its 
 exporting a tmpfs (or a file-backed ext4 image); each client mounts every server with sshfs, run
 in the client's namespace, so I/O through ``STATE/mnt/<client>/<server>`` crosses the client's
 and the server's shaped links. Before the links are shaped, ``up`` measures what the file service
-itself serves (:func:`probes.lab.service.measure`); :func:`probe` measures the shaped links, and the
+itself serves (:func:`probes.lab.service.measure`); with ``slurm`` it then starts a Slurm whose nodes are the
+hosts (:mod:`probes.lab.slurm`). :func:`probe` measures the shaped links, and the
 file service again through them, on the machine as it is then (:func:`probes.lab.service.service_probes`). Each
 namespace is written to the state document before it is made, and every mount lies in a folder
 ``up`` makes in the state directory, so :func:`down` removes all of a lab ``up`` made, also after a
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from probes.core.errors import ProbeError
 from probes.measure.tool import install_hint
-from probes.lab import network, probing, service, sweep
+from probes.lab import network, probing, service, slurm as lab_slurm, sweep
 from probes.lab.layout import STATE_DIR, Lab, Service, down_command, links_phrase, per_host
 from probes.lab.spec import PREFIX, SUBNET, SWITCH, Backing, Host, HostGroup, Role, Settings, Spec, hosts, parse_spec
 from probes.lab.state import LOCK, Journal, claim, load, locked, make, resolve
@@ -57,9 +58,10 @@ class Probed:
     notes: tuple[str, ...]
 
 
-def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR, *, cipher: str | None = None) -> Lab:
+def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR, *, cipher: str | None = None,
+       slurm: bool = False) -> Lab:
     """Build the lab of ``spec`` in a new state directory, recording each part before making it; sshfs asks ssh for
-    ``cipher`` (ssh's default when None).
+    ``cipher`` (ssh's default when None); with ``slurm``, a Slurm runs a node in each host.
 
     If a step fails, or the lab is not whole at the end, what this call made (and only that) is removed.
 
@@ -73,7 +75,7 @@ def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR, *, cipher: str | No
     """
     root = resolve(state_dir)
     with locked():
-        _check_tools(spec)
+        _check_tools(spec, slurm)
         if cipher is not None:
             service.check_cipher(cipher)
         found = _leftovers(root)
@@ -81,9 +83,9 @@ def up(spec: Spec, state_dir: str | os.PathLike = STATE_DIR, *, cipher: str | No
             raise ProbeError(f"a lab is up or was left behind ({'; '.join(found[:4])}): "
                              f"'{down_command(_holder(root))}' removes it")
         make(root)
-        journal = Journal(root, spec, cipher)
+        journal = Journal(root, spec, cipher, slurm)
         try:
-            _build(Lab(spec, root, None, False, (), cipher), journal)
+            _build(Lab(spec, root, None, False, (), cipher, slurm=slurm), journal)
             made = _status(root)
             if made.missing:
                 raise ProbeError(f"the lab came up without {'; '.join(made.missing)}; what up made was removed")
@@ -216,6 +218,8 @@ def _build(lab: Lab, journal: Journal) -> None:
     if lab.servers:
         journal.note(service=service.measure(lab).to_dict())
     network.shape(lab)
+    if lab.slurm:
+        lab_slurm.start(lab)
     journal.note(complete=True)
 
 
@@ -224,8 +228,9 @@ def _status(root: Path) -> Lab | None:
     saved = load(root)
     if saved is None:
         return None
-    lab = Lab(saved.spec, root, saved.netem, saved.complete, (), saved.cipher, saved.service)
-    return replace(lab, missing=tuple(network.missing(lab) + service.missing(lab)))
+    lab = Lab(saved.spec, root, saved.netem, saved.complete, (), saved.cipher, saved.service, saved.slurm)
+    gone = network.missing(lab) + service.missing(lab)
+    return replace(lab, missing=tuple(gone + (lab_slurm.missing(lab) if lab.slurm and not gone else [])))
 
 
 def _running(root: Path) -> Lab:
@@ -298,13 +303,16 @@ def _remove_state(root: Path) -> str:
     return f"state directory {root}"
 
 
-def _check_tools(spec: Spec) -> None:
-    """FUSE and every tool the lab runs, or ProbeError saying what is missing and how to install it."""
+def _check_tools(spec: Spec, slurm: bool) -> None:
+    """FUSE and every tool the lab runs (Slurm's too, with ``slurm``), or ProbeError saying what is missing and how to
+    install it."""
     tools = ["ip", "tc", "ssh", "ssh-keygen", "sshd", "sshfs", "mount", "umount", "nsenter"]
     tools += ["mkfs.ext4"] if any(h.backing is Backing.FILE for h in hosts(spec)) else []
     tools += ["fio"] if {h.role for h in hosts(spec)} >= {Role.CLIENT, Role.SERVER} else []  # measures the file service
     missing = [t for t in tools if not (service.sshd_path(required=False) if t == "sshd" else shutil.which(t))]
     if missing:
         raise ProbeError(f"the lab needs {', '.join(missing)}, not found here; {install_hint(missing)}")
+    if slurm and (lacking := lab_slurm.missing_tools()):
+        raise ProbeError(f"the lab's Slurm needs {', '.join(lacking)}, not found here; {lab_slurm.INSTALL}")
     if not os.path.exists("/dev/fuse"):
         raise ProbeError("the lab needs FUSE for sshfs, and /dev/fuse is missing (load it with: modprobe fuse)")

@@ -52,7 +52,8 @@ class Lab:
     ``netem`` is None until :func:`probes.lab.up` has tried it; ``complete`` is False for a lab whose ``up``
     did not finish. ``state_dir`` is a real path (symlinks resolved), as /proc/self/mountinfo shows it.
     ``cipher`` is the one the sshfs mounts ask ssh for (None: ssh's default); ``service`` what the file
-    service served as ``up`` measured it (None without servers, or before ``up`` measured it).
+    service served as ``up`` measured it (None without servers, or before ``up`` measured it); ``slurm`` whether
+    it runs a Slurm of its own (:mod:`probes.lab.slurm`).
     """
 
     spec: Spec
@@ -62,6 +63,7 @@ class Lab:
     missing: tuple[str, ...]
     cipher: str | None = None
     service: Service | None = None
+    slurm: bool = False
 
     def delay(self, host: Host) -> Quantity | None:
         """The delay added to what ``host`` sends, if in effect: one was asked for and netem is there to add it."""
@@ -130,7 +132,7 @@ class Lab:
 
         return {"spec": self.spec.to_dict(), "state_dir": str(self.state_dir), "netem": self.netem,
                 "complete": self.complete, "missing": list(self.missing), "cipher": self.cipher,
-                "service": self.service.to_dict() if self.service else None,
+                "service": self.service.to_dict() if self.service else None, "slurm": self.slurm,
                 "hosts": [{"name": h.name, "role": h.role.value, "namespace": h.namespace, "address": h.address,
                            "rate": text(h.rate), "delay": text(h.delay),
                            "backing": h.backing.value if h.backing else None, "size": text(h.size)}

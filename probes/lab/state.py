@@ -28,10 +28,11 @@ __all__ = ["Saved", "Claim", "Journal", "resolve", "locked", "make", "load", "cl
 LOCK = Path("/run/iobound-lab.lock")
 NEEDS_ROOT = "iobound lab needs root: it makes network namespaces and mounts (run it with sudo)"
 # lab-state format history:
+#   1.2  slurm: whether the lab runs a Slurm of its own (up --slurm). 1.0 and 1.1 are read (no Slurm).
 #   1.1  cipher (the sshfs mounts', null for ssh's default) and service (what one server's sshd served, null
 #        without servers); the spec may state settings per role and per host, and no servers. 1.0 is read.
 #   1.0  first version
-KIND, VERSION, READABLE = "lab-state", "1.1", ("1.0", "1.1")
+KIND, VERSION, READABLE = "lab-state", "1.2", ("1.0", "1.1", "1.2")
 STATE = "state.json"
 # Seconds a lab command waits for another one to finish.
 LOCK_WAIT = 30.0
@@ -57,6 +58,7 @@ class Saved:
     ignored: tuple[str, ...] = ()  # recorded entries that are not the lab's to remove
     cipher: str | None = None
     service: Service | None = None
+    slurm: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,10 +83,10 @@ class Claim:
 class Journal:
     """The state document of a lab being built: each part is written to it before it is made."""
 
-    def __init__(self, root: Path, spec: Spec, cipher: str | None):
+    def __init__(self, root: Path, spec: Spec, cipher: str | None, slurm: bool = False):
         self.root = root
         self.body = {"spec": spec.to_dict(), "netem": None, "complete": False, "objects": [], "cipher": cipher,
-                     "service": None}
+                     "service": None, "slurm": slurm}
         self._save()
 
     def record(self, namespace: str) -> None:
@@ -259,12 +261,14 @@ def _saved(doc: dict, source: str) -> Saved:
             namespaces.append(name)
         else:
             ignored.append(f"recorded {str(obj)[:80]} (not a namespace named {PREFIX}...)")
-    cipher, service = doc.get("cipher"), doc.get("service")
+    cipher, service, slurm = doc.get("cipher"), doc.get("service"), doc.get("slurm", False)
     if cipher is not None and not isinstance(cipher, str):
         raise InputError(source, "cipher", "not a cipher's name")
+    if not isinstance(slurm, bool):
+        raise InputError(source, "slurm", "not a boolean")
     try:
         service = None if service is None else Service.from_dict(service)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise InputError(source, "service", f"malformed ({exc})") from None
     return Saved(spec_from(doc["spec"], f"{source}: spec"), doc["netem"], doc["complete"], tuple(namespaces),
-                 tuple(ignored), cipher, service)
+                 tuple(ignored), cipher, service, slurm)

@@ -18,11 +18,15 @@ measured and saves the file, so an interrupted run loses one phase at most (``re
 Budget: the phases share it by probe count (the node phase as many shares as the busiest node has
 probes, each round as many as one pair has), and every rank spreads its phase's share over its own
 probes; each probe still takes at least three repetitions, so a tight budget can be overrun.
+
+Under srun (``srun --mpi=pmi2`` for the mpich wheel) rank 0 records the job in the probe set (its id, nodes,
+processes per node and hosts: :mod:`probes.measure.batch`); an MPI that sees each of srun's tasks alone is refused.
 """
 
 from __future__ import annotations
 
 import shutil
+import socket
 import sys
 import time
 from contextlib import ExitStack
@@ -30,6 +34,7 @@ from dataclasses import replace
 
 from probes.core.errors import InputError, IoboundError, ProbeError
 from probes.core.host import this_host
+from probes.measure.batch import current_job, reachable_address, step_tasks
 from probes.measure.iperf3 import serve
 from probes.core.measurement import Measurement
 from probes.measure.memory import scratch_directory
@@ -59,11 +64,18 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
     """
     comm = _world()
     rank, size = comm.Get_rank(), comm.Get_size()
+    tasks = step_tasks()
+    if size == 1 and tasks > 1:
+        raise ProbeError(f"srun started {tasks} tasks, but MPI sees each alone: start them with srun --mpi=pmi2 (the "
+                         "mpich wheel speaks PMI-2), or with the MPI launcher the site's mpi4py was built for")
     if not 0 < servers < size:
         hint = " (start it with mpiexec -n N or srun)" if size == 1 else ""
         raise InputError("--servers", "", f"{servers} server rank(s) leave no client among {size} rank(s){hint}; "
                                           "the last N ranks serve iperf3, the others are clients")
-    hosts = comm.allgather(this_host().hostname)
+    # A peer is reached by its host name, or where that does not resolve (as in the lab), under Slurm by the address
+    # its launch node reaches it by
+    hosts, addresses = zip(*comm.allgather((this_host().hostname, reachable_address())))
+    hosts = list(hosts)
     # Clients and servers must agree on ports and processes per pair: rank 0's stream count holds for all.
     plan = replace(plan, streams=comm.bcast(plan.parallel[0] if rank == 0 else None))
     first = size - servers
@@ -72,9 +84,11 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
         store, node, net, problem = None, [], [[] for _ in rounds], None
         try:
             store = ProbeSetFile(output, force=force, resume=resume) if rank == 0 else None
+            if store is not None and (job := current_job()) is not None:
+                store.job = job.to_dict()
             if hosts.index(hosts[rank]) == rank:
                 node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs, output)))
-            net, ports = _network_probes(plan, rank, hosts, rounds, first, contention)
+            net, ports = _network_probes(plan, rank, hosts, list(addresses), rounds, first, contention)
             if ports:  # setpriv ties each server to this rank: MPI stops the ranks of a failed run with SIGKILL
                 tied = ("setpriv", "--pdeathsig", "TERM") if shutil.which("setpriv") else ()
                 stack.enter_context(serve(ports, prefix=tied))
@@ -113,9 +127,11 @@ def _node_probes(plan: Plan, rank: int, host: str, scratch: str | None) -> list[
             for p in plan_probes(replace(plan, peer=None), scratch)]
 
 
-def _network_probes(plan: Plan, rank: int, hosts: list[str], rounds: list[list[tuple[int, int]]], first: int,
+def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str | None],
+                    rounds: list[list[tuple[int, int]]], first: int,
                     contention: bool) -> tuple[list[list[Probe]], list[int]]:
-    """This client's ping and iperf3 probes in each round, and the ports this server serves.
+    """This client's ping and iperf3 probes in each round, and the ports this server serves; a server is reached by
+    its host name, or at its address where the name does not resolve here.
 
     Each pair gets ``streams`` ports (iperf3 before 3.16 runs a server per stream): a block per
     server, so servers on one host do not collide, or with contention a block per client.
@@ -129,7 +145,7 @@ def _network_probes(plan: Plan, rank: int, hosts: list[str], rounds: list[list[t
             if server == rank:
                 ports.update(range(port, port + streams))
             if client == rank:
-                peer = "127.0.0.1" if hosts[server] == hosts[rank] else hosts[server]
+                peer = "127.0.0.1" if hosts[server] == hosts[rank] else _reached(hosts[server], addresses[server])
                 where = {"client": labels[client], "server": labels[server], "round": number, "rounds": len(rounds),
                          "contention": contention, "pairs": len(pairs)}
                 title = f"{labels[client]} -> {labels[server]}, round {number}/{len(rounds)}"
@@ -172,6 +188,17 @@ def _renamed(probe: Probe, prefix: str, where: str, parameters: dict) -> Probe:
                    outputs=tuple(replace(o, name=prefix + o.name) for o in probe.outputs),
                    once=lambda: {prefix + name: value for name, value in once().items()},
                    parameters={**probe.parameters, **parameters})
+
+
+def _reached(host: str, address: str | None) -> str:
+    """``host`` if its name resolves here, else ``address`` where there is one (the job's launch node's route)."""
+    if address is None:
+        return host
+    try:
+        socket.getaddrinfo(host, None)
+    except OSError:  # socket.gaierror: no such name here
+        return address
+    return host
 
 
 def _ran_elsewhere():

@@ -20,14 +20,18 @@ __all__ = ["read_probe_set", "read_probe_document", "document", "machine_state",
 # 1.1: per repetition its start in the session (times_s) and the CPUs other processes took (others_cpus); unstable
 #      (UNSTABLE-MACHINE: why the repetitions drift, or null); the machine's state as the session began (machine:
 #      load average, governor, CPUs, what others and the hypervisor took); 1.0 files are read (no times: no drift test).
-PROBE_SET_VERSION = "1.1"
+# 1.2: job: the batch job a cluster probe ran in (scheduler, id, nodes, ppn, node list, hosts; each count and list with
+#      where it came from), or absent outside one; 1.0 and 1.1 files are read.
+PROBE_SET_VERSION = "1.2"
 KIND = "probe-set"
 
 
-def document(measurements: Iterable[Measurement], machine: dict | None = None) -> dict:
-    """The versioned JSON document of a probe set; ``machine``, the state of the machine when its session began."""
+def document(measurements: Iterable[Measurement], machine: dict | None = None, job: dict | None = None) -> dict:
+    """The versioned JSON document of a probe set; ``machine``, the state of the machine when its session began;
+    ``job``, the batch job it ran in (:meth:`probes.measure.batch.Job.to_dict`)."""
     body = {"measurements": [m.to_dict() for m in measurements]}
-    return envelope(KIND, PROBE_SET_VERSION, body | ({"machine": machine} if machine else {}))
+    return envelope(KIND, PROBE_SET_VERSION, body | ({"machine": machine} if machine else {})
+                    | ({"job": job} if job else {}))
 
 
 def machine_state() -> dict:
@@ -47,7 +51,7 @@ def read_probe_set(path: str | os.PathLike) -> dict[str, Measurement]:
 def read_probe_document(path: str | os.PathLike) -> tuple[dict[str, Measurement], dict | None]:
     """The measurements of a probe set file by name, and the machine's state as its session began (None in a 1.0
     file, which has none); InputError naming the file and entry if either is malformed."""
-    doc = read_document(path, KIND, ("1.0", PROBE_SET_VERSION))
+    doc = read_document(path, KIND, ("1.0", "1.1", PROBE_SET_VERSION))
     machine = doc.get("machine")
     if machine is not None and not isinstance(machine, dict):
         raise InputError(str(path), "machine", "must be the machine's state, an object")
@@ -71,6 +75,7 @@ class ProbeSetFile:
         self.path = Path(path)
         self.measurements: dict[str, Measurement] = {}
         self.machine: dict | None = None  # the machine's state as the session began (machine_state)
+        self.job: dict | None = None  # the batch job the session ran in (Job.to_dict)
         if self.path.is_dir():
             raise InputError(str(path), "", "is a directory; give a file name for the probe set, e.g. node01.json")
         if kind := not_a_file(self.path):  # replacing /dev/null or a FIFO with the probe set would break what uses it
@@ -109,7 +114,7 @@ class ProbeSetFile:
         """Add or replace ``measurements`` and save the whole set."""
         for measurement in measurements:
             self.measurements[measurement.name] = measurement
-        write_replacing(self.path, dumps(document(self.measurements.values(), self.machine)) + "\n")
+        write_replacing(self.path, dumps(document(self.measurements.values(), self.machine, self.job)) + "\n")
 
 
 def _same(measurement: Measurement, probe: Probe) -> bool:

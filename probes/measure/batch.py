@@ -1,0 +1,190 @@
+"""The batch job this runs in, as its scheduler describes it: Slurm's variables or PBS's node file.
+
+Inside a job its shape is what a command defaults to: the node count, the processes per node and
+the hosts. Each value keeps where it came from, so that a command can say it ("nodes 4 from
+SLURM_JOB_NUM_NODES"). Slurm states them in its own forms: ``SLURM_TASKS_PER_NODE=2(x3),1`` (two
+tasks on each of three nodes, then one), ``SLURM_JOB_NODELIST=n[01-03,07]`` (expanded by ``scontrol
+show hostnames``); PBS lists a host per process, one a line, in ``PBS_NODEFILE``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
+from probes.measure.tool import run_tool
+
+__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address"]
+
+T = TypeVar("T")
+# Seconds scontrol may take to expand a node list (it reads the list alone; no controller is asked).
+SCONTROL = 10.0
+_TASKS = re.compile(r"(\d+)(?:\(x(\d+)\))?")
+
+
+@dataclass(frozen=True)
+class Sourced(Generic[T]):
+    """A value and where it came from: a variable (``SLURM_JOB_NUM_NODES``), a file (``PBS_NODEFILE``) or an option."""
+
+    value: T
+    source: str
+
+
+@dataclass(frozen=True)
+class Job:
+    """The job this runs in: its scheduler and id, its nodes, processes per node and hosts, each with its source.
+
+    ``ppn`` is the most processes any node has (a note says so where nodes differ); ``hosts`` is the
+    node list as the scheduler gives it (Slurm's compressed form is expanded by :meth:`host_names`).
+    """
+
+    scheduler: str
+    id: str | None
+    nodes: Sourced[int] | None
+    ppn: Sourced[int] | None
+    hosts: Sourced[str] | None
+
+    def host_names(self) -> Sourced[tuple[str, ...]] | None:
+        """The job's hosts one by one, and where they came from; ProbeError if scontrol cannot expand Slurm's list."""
+        if self.hosts is None:
+            return None
+        if self.scheduler == "slurm":
+            return Sourced(hostnames(self.hosts.value), f"scontrol show hostnames {self.hosts.source}")
+        return Sourced(tuple(self.hosts.value.split(",")), self.hosts.source)
+
+    def phrase(self) -> str:
+        """The job in words, e.g. ``Slurm job 42``."""
+        return f"{'Slurm' if self.scheduler == 'slurm' else 'PBS'} job {self.id or '(no id)'}"
+
+    def to_dict(self) -> dict:
+        """The job as a probe set records it: scheduler, id, nodes, ppn and the hosts one by one, with their sources
+        (the hosts null where scontrol cannot expand the node list: a probe needs them not)."""
+        try:
+            names = self.host_names()
+        except ProbeError:
+            names = None
+        return {"scheduler": self.scheduler, "id": self.id,
+                **{key: None if found is None else {"value": found.value, "source": found.source}
+                   for key, found in (("nodes", self.nodes), ("ppn", self.ppn))},
+                "nodelist": None if self.hosts is None else self.hosts.value,
+                "hosts": None if names is None else {"value": list(names.value), "source": names.source}}
+
+
+def current_job(environ: Mapping[str, str] = os.environ) -> Job | None:
+    """The Slurm job (SLURM_JOB_ID set) or PBS job (PBS_NODEFILE set) of ``environ``; None outside a job.
+
+    Raises
+    ------
+    InputError
+        If a variable of the job is not in its scheduler's form, or PBS's node file cannot be read or is empty.
+    """
+    if "SLURM_JOB_ID" in environ:
+        return _slurm(environ)
+    if "PBS_NODEFILE" in environ:
+        return _pbs(environ)
+    return None
+
+
+def tasks_per_node(text: str, source: str = "SLURM_TASKS_PER_NODE") -> list[int]:
+    """Slurm's tasks per node, one count per node: ``2(x3),1`` is [2, 2, 2, 1]; InputError if it is not that form."""
+    counts = []
+    for item in text.split(","):
+        found = _TASKS.fullmatch(item.strip())
+        if found is None or int(found[1]) == 0 or found[2] == "0":
+            raise InputError(source, "", f"{text!r} is not Slurm's tasks per node, e.g. 2(x3),1 (two tasks on each of "
+                                         "three nodes, then one)")
+        counts += [int(found[1])] * int(found[2] or 1)
+    return counts
+
+
+def hostnames(nodelist: str) -> tuple[str, ...]:
+    """Slurm's node list (``n[01-03,07]``) one host at a time, as ``scontrol show hostnames`` expands it.
+
+    Raises
+    ------
+    ProbeError
+        If scontrol is not installed (saying how to install it), fails (it needs Slurm's configuration, as on the
+        job's nodes), or takes longer than ``SCONTROL`` seconds.
+    """
+    try:
+        done = run_tool(["scontrol", "show", "hostnames", nodelist], timeout=SCONTROL)
+    except ToolNotFoundError:
+        raise ProbeError(f"the job's node list {nodelist!r} is read by scontrol, which is not installed here; install "
+                         "it with: apt-get install slurm-client (or load the site's Slurm module)") from None
+    except ToolFailedError as exc:
+        said = (exc.stderr or "").strip().splitlines()[-1:]
+        why = f"no answer within {SCONTROL:g} s" if exc.timeout is not None or not said else said[0]
+        raise ProbeError(f"scontrol could not read the job's node list {nodelist!r} ({why}); run this where Slurm's "
+                         "configuration is found, as on the job's nodes (or name it with SLURM_CONF)") from None
+    return tuple(line.strip() for line in done.stdout.splitlines() if line.strip())
+
+
+def step_tasks(environ: Mapping[str, str] = os.environ) -> int:
+    """How many tasks srun started in this job step (SLURM_STEP_NUM_TASKS); 1 outside a task srun started."""
+    found = _count(environ, "SLURM_STEP_NUM_TASKS")
+    return found.value if found else 1
+
+
+def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:
+    """The address of this host that the job's launch node reaches it by (the route to SLURM_LAUNCH_NODE_IPADDR), for
+    peers to whom its name does not resolve; None outside a task srun started."""
+    launch = environ.get("SLURM_LAUNCH_NODE_IPADDR")
+    if not launch:
+        return None
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in launch else socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((launch, 9))  # a datagram socket sends nothing on connect: the kernel picks the route
+            return probe.getsockname()[0]
+    except OSError:
+        return None
+
+
+def _slurm(environ: Mapping[str, str]) -> Job:
+    """The job Slurm's variables describe (those an allocation sets; a step's own count is its tasks)."""
+    tasks = None
+    if "SLURM_TASKS_PER_NODE" in environ:
+        tasks = Sourced(tasks_per_node(environ["SLURM_TASKS_PER_NODE"]), "SLURM_TASKS_PER_NODE")
+    nodes = _count(environ, "SLURM_JOB_NUM_NODES") or _count(environ, "SLURM_NNODES")
+    if nodes is None and tasks is not None:
+        nodes = Sourced(len(tasks.value), tasks.source)
+    ppn = _count(environ, "SLURM_NTASKS_PER_NODE")
+    if ppn is None and tasks is not None:
+        even = len(set(tasks.value)) == 1
+        ppn = Sourced(max(tasks.value), tasks.source if even else
+                      f"{tasks.source}={environ['SLURM_TASKS_PER_NODE']}, the most on one node")
+    listed = next((Sourced(environ[name], name) for name in ("SLURM_JOB_NODELIST", "SLURM_NODELIST")
+                   if environ.get(name)), None)
+    return Job("slurm", environ["SLURM_JOB_ID"], nodes, ppn, listed)
+
+
+def _pbs(environ: Mapping[str, str]) -> Job:
+    """The job of PBS's node file: a host per process, so nodes are its distinct hosts and ppn the most of one."""
+    path = environ["PBS_NODEFILE"]
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            listed = [line.strip() for line in f if line.strip()]
+    except OSError as exc:
+        raise InputError(path, "", f"PBS_NODEFILE names it, but it cannot be read: {exc.strerror}") from None
+    if not listed:
+        raise InputError(path, "", "PBS_NODEFILE names it, but it lists no host")
+    counts = Counter(listed)
+    even = len(set(counts.values())) == 1
+    return Job("pbs", environ.get("PBS_JOBID"), Sourced(len(counts), "PBS_NODEFILE"),
+               Sourced(max(counts.values()), "PBS_NODEFILE" if even else "PBS_NODEFILE, the most on one node"),
+               Sourced(",".join(counts), "PBS_NODEFILE"))
+
+
+def _count(environ: Mapping[str, str], name: str) -> Sourced[int] | None:
+    """A positive count from variable ``name``; None if unset; InputError if it is no count."""
+    text = environ.get(name)
+    if text is None:
+        return None
+    if not text.strip().isdigit() or int(text) == 0:
+        raise InputError(name, "", f"{text!r} is not a count of 1 or more")
+    return Sourced(int(text), name)
