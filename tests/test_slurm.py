@@ -127,6 +127,16 @@ def test_inside_a_job_predict_takes_its_nodes_and_ppn_and_says_from_where(capsys
                     "on one node\n")
 
 
+def test_inside_a_job_plan_runs_on_its_nodes_and_processes_and_says_from_where(capsys, monkeypatch):
+    _job(monkeypatch, SLURM_JOB_ID="42", SLURM_JOB_NUM_NODES="4", SLURM_TASKS_PER_NODE="2(x3),1")
+    assert main(["plan", "lecture", "--benchmark", "ior", "--json"]) == 0
+    out, err = capsys.readouterr()
+    planned = json.loads(out)
+    assert (planned["nodes"], planned["ppn"]) == (4, 2)
+    assert err == ("iobound: Slurm job 42: nodes 4 from SLURM_JOB_NUM_NODES, ppn 2 from SLURM_TASKS_PER_NODE=2(x3),1, "
+                   "the most on one node\n")
+
+
 def test_inside_a_pbs_job_check_and_size_take_its_shape_and_a_bad_variable_is_one_line(tmp_path, capsys,
                                                                                         monkeypatch):
     nodefile = tmp_path / "nodefile"

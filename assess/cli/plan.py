@@ -85,8 +85,11 @@ def execute(args: argparse.Namespace) -> int:
 def _workload(args: argparse.Namespace, topology):
     """The workload the options describe (one value each: a plan is not a sweep) and the client groups named."""
     from probes.core.workload import Operation
+    from assess.cli.job import job_defaults
     from assess.cli.workloads import workloads_of
 
+    if args.nodes is None or args.ppn is None:  # inside a batch job, the job's (it says so)
+        job_defaults(args, listed=True)
     for name in ("transfer_size", "nodes", "ppn", "queue_depth"):
         if len(getattr(args, name)) > 1:
             raise InputError(f"--{name.replace('_', '-')}", "", "a plan takes one value, not a list")
