@@ -107,7 +107,10 @@ def _one(plan: dict, run: Run) -> Followed:
         used[means] = _used(means, w.direct, tags)
         shown = {True: "used", False: "not used", None: "not stated"}[used[means]]
         items.append(Item(cache["defeated_by"], "used", shown, used[means]))
-    items.append(Item("repetitions", str(plan["repetitions"]), str(run.summary.n), run.summary.n >= plan["repetitions"]))
+    # fio's loops pass over the data set again within one result: the repetitions its plan asks for
+    ran = int(tags.get("loops", run.summary.n))
+    shown = f"{ran} loops in one result" if "loops" in tags else str(ran)
+    items.append(Item("repetitions", str(plan["repetitions"]), shown, ran >= plan["repetitions"]))
     for name, planned, ran in (("nodes", plan["nodes"], w.nodes), ("processes per node", plan["ppn"], w.ppn)):
         if planned is not None:
             items.append(Item(name, str(planned), "not stated" if ran is None else str(ran),

@@ -91,7 +91,9 @@ def _round(topology: Path, mount: Path, folder: Path, memory: int, *options: str
     finally:
         for written in (mount / "fio").iterdir():
             written.unlink()
-    runs = json.loads(_cli("check", "--plan", str(folder / "plan.json"), str(output), "--json")[1])["runs"]
+    status, text = _cli("check", "--plan", str(folder / "plan.json"), str(output), "--json")
+    runs = json.loads(text)["runs"]
+    assert status == 0 and all(i["followed"] for r in runs for i in r["items"]), runs  # the plan's own job file
     read = next(r for r in runs if r["phase"] == "read")
     print(f"{folder.name}: the plan expected {read['expected_share'][1]:.1%} of the read from the cache, its rate shows "
           f"{read['measured_share'][0]:.1%} to {read['measured_share'][1]:.1%} (the cgroup held {held / 2**20:.1f} MiB"

@@ -210,6 +210,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
         tags = (("fio_error", str(error)),) if error else ()
         disagreement = _disagreement(stats)
         tags += (("inconsistent", disagreement),) if disagreement else ()
+        tags += settings.tags[operation]
         workload = settings.workloads.get(index)
         if workload is None:  # the first job of these options to move data this way
             options = options or _options(document, entry, where, source)
@@ -242,6 +243,11 @@ class _Settings:
             direct = _flag(options, "buffered", source) is False
         self.direct = direct
         self.data_set = _data_set(options, self.ppn, self.kb_base, source)
+        # what the result sums and how the writes end, as tags: passes over the data set, an fsync before the clock stops
+        fsync = _flag(options, "end_fsync", source) or _flag(options, "fsync_on_close", source)
+        loops = _count(options, "loops", source)
+        passes = (("loops", str(loops)),) if loops > 1 else ()
+        self.tags = {Operation.WRITE: ((("fsync", "fio end_fsync=1"),) if fsync else ()) + passes, Operation.READ: passes}
         self.workloads: dict[int, Workload] = {}  # by direction, as made
 
     def workload(self, operation: Operation, index: int, options: dict[str, tuple[Any, str]], source: str) -> Workload:
