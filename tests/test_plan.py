@@ -373,10 +373,10 @@ def test_a_random_fio_plan_reads_what_it_wrote_uniformly_and_names_the_share_exp
 def test_a_server_on_memory_has_no_cache_to_outgrow(topology, tmp_path):
     """A server whose store is memory (the lab's tmpfs) states memory 0 B: the plan counts no cache there, and the
     prediction and check of a run on it say so rather than divide by it."""
+    text = SEED_LUSTRE.replace('memory = { value = "8 GiB", source = "datasheet", note = "seeds/001" }',
+                               'memory = { value = "0 B", source = "datasheet", note = "tmpfs" }')
     path = tmp_path / "tmpfs.toml"
-    topology(SEED_LUSTRE.replace('memory = { value = "8 GiB", source = "datasheet", note = "seeds/001" }',
-                                 'memory = { value = "0 B", source = "datasheet", note = "tmpfs" }'),
-             links="c eth oss ost", path=path)
+    topology(text, links="c eth oss ost", path=path)
     read = plan(str(path), "--benchmark", "ior", "--nodes", "4", "--ppn", "6")["phases"][1]
     servers = next(c for c in read["caches"] if c["layer"] == "server memory")
     assert servers["memory_bytes"] == [0, 0] and servers["stated"]
@@ -386,6 +386,15 @@ def test_a_server_on_memory_has_no_cache_to_outgrow(topology, tmp_path):
     caches = json.loads(out.getvalue())["caches"]
     assert {"layer": "server cache", "applies": False, "reason": "no memory to cache in"}.items() <= next(
         c for c in caches if c["layer"] == "server cache").items()
+    bare = tmp_path / "bare.toml"  # the clients' memory not stated: the servers' none is all that is known
+    clients = 'memory = { value = "8 GiB", source = "datasheet", note = "seeds/001: -b 1g on 24 processes is 0.5x the memory" }'
+    assert clients in text
+    topology(text.replace(clients, ""), links="c eth oss ost", path=bare)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):  # a run's data set against no memory: no SMALL-DATA-SET, no error
+        assert main(["check", str(bare), "tests/data/readers/fio-3.33_json_seqwrite.json", "--json",
+                     "--fail-on", "never"]) == 0
+    assert "SMALL-DATA-SET" not in out.getvalue()
 
 
 def test_the_share_a_cache_served_is_read_from_the_rate_against_the_ceiling():
