@@ -410,3 +410,20 @@ def test_the_share_a_cache_served_is_read_from_the_rate_against_the_ceiling():
 
     assert measured_share(ceiling(rate / 4, rate / 2), run) == pytest.approx((0.5, 0.75))  # twice its ceiling: half
     assert measured_share(ceiling(rate, rate * 1.2), run) == (0.0, 0.0)  # at its ceiling: none
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_fios_loops_are_the_repetitions_check_plan_counts_and_its_end_fsync_is_seen(tmp_path, capsys):
+    """fio sums its loops into one result: the plan's fio file asks for its repetitions so, and check --plan reads
+    them, and the writes' end_fsync, from fio's own output."""
+    assert main(["plan", "lecture", "--benchmark", "fio", "--noise", "0", "-o", str(tmp_path / "p")]) == 0
+    output = tmp_path / "fio.json"
+    subprocess.run(["fio", "--name=write", "--rw=write", "--bs=64k", "--size=1m", "--loops=2", "--end_fsync=1",
+                    f"--directory={tmp_path}", "--output-format=json", f"--output={output}"], check=True, timeout=60,
+                   capture_output=True)
+    capsys.readouterr()
+    assert main(["check", "--plan", str(tmp_path / "p" / "plan.json"), str(output), "--json"]) == 1  # its data set
+    items = {i["item"]: i for i in json.loads(capsys.readouterr().out)["runs"][0]["items"]}
+    assert items["repetitions"] == {"item": "repetitions", "planned": "2", "ran": "2 loops in one result",
+                                    "followed": True}
+    assert items["end_fsync=1"]["followed"] is True and items["data set"]["followed"] is False
