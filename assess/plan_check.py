@@ -4,6 +4,11 @@ as its own output states them, and what its result means given the share of it a
 A run is matched to the plan's phase of its name (io500's phases), else to the first of its operation. A figure
 the output does not state is "not stated", never taken as followed; the cached share is then counted as if the
 flag had not been used, the least favourable reading.
+
+The share a cache did serve is inferred from the run's rate against the plan's ceiling for its phase (the storage
+path's, no cache counted): bytes read from memory take next to no time beside those the path carries, so a run at r
+over a path of c had at least 1 - c / r of its bytes from a cache (more where memory is slower than that). A run at
+its ceiling or below it shows none.
 """
 
 from __future__ import annotations
@@ -12,13 +17,15 @@ import math
 from dataclasses import dataclass
 
 from probes.core.run import Run
-from probes.core.units import Q_, format_quantity
+from probes.core.units import Q_, Metric, format_quantity
 
-__all__ = ["Item", "Followed", "followed", "PLAN_CHECK_VERSION", "plan_check_body"]
+__all__ = ["Item", "Followed", "followed", "measured_share", "PLAN_CHECK_VERSION", "plan_check_body"]
 
 # plan-check format history (the body is plan_check_body's):
 #   1.0  first version: per run, its phase, each item planned and as run, the cached share and what it means
-PLAN_CHECK_VERSION = "1.0"
+#   1.1  per run, the share the plan expected a cache to serve (expected_share) and the share its rate shows
+#        (measured_share), each least and most; null where the plan or the run does not give it
+PLAN_CHECK_VERSION = "1.1"
 # How far below the planned data set a run may fall and still have followed it: IOR and fio round to whole transfers.
 _ROUNDING = 0.01
 
@@ -40,7 +47,8 @@ class Item:
 @dataclass(frozen=True)
 class Followed:
     """A run against its phase of the plan: the items, the share a cache could still serve (least, most) with the
-    data set and flags it used, the share the plan left, and what the result means."""
+    data set and flags it used, the share the plan left, the share it expected a cache to serve and the share the
+    run's rate shows one did (least, most; None where not known), and what the result means."""
 
     run: Run
     phase: str | None
@@ -48,6 +56,8 @@ class Followed:
     cached_share: tuple[float, float] | None
     planned_share: tuple[float, float] | None
     meaning: str
+    expected_share: tuple[float, float] | None = None
+    measured_share: tuple[float, float] | None = None
 
     @property
     def deviates(self) -> bool:
@@ -58,6 +68,8 @@ class Followed:
                 "items": [i.to_dict() for i in self.items],
                 "cached_share": None if self.cached_share is None else list(self.cached_share),
                 "planned_share": None if self.planned_share is None else list(self.planned_share),
+                "expected_share": None if self.expected_share is None else list(self.expected_share),
+                "measured_share": None if self.measured_share is None else list(self.measured_share),
                 "meaning": self.meaning}
 
 
@@ -95,7 +107,10 @@ def _one(plan: dict, run: Run) -> Followed:
         used[means] = _used(means, w.direct, tags)
         shown = {True: "used", False: "not used", None: "not stated"}[used[means]]
         items.append(Item(cache["defeated_by"], "used", shown, used[means]))
-    items.append(Item("repetitions", str(plan["repetitions"]), str(run.summary.n), run.summary.n >= plan["repetitions"]))
+    # fio's loops pass over the data set again within one result: the repetitions its plan asks for
+    ran = int(tags.get("loops", run.summary.n))
+    shown = f"{ran} loops in one result" if "loops" in tags else str(ran)
+    items.append(Item("repetitions", str(plan["repetitions"]), shown, ran >= plan["repetitions"]))
     for name, planned, ran in (("nodes", plan["nodes"], w.nodes), ("processes per node", plan["ppn"], w.ppn)):
         if planned is not None:
             items.append(Item(name, str(planned), "not stated" if ran is None else str(ran),
@@ -103,7 +118,41 @@ def _one(plan: dict, run: Run) -> Followed:
     amount = phase["amount"] if metadata or w.data_set is None else w.data_set.m_as("B")
     share = _share(phase, amount, used, metadata)
     planned = tuple(phase["cached_share"])
-    return Followed(run, phase["name"], tuple(items), share, planned, _meaning(share, planned))
+    expected = None if phase["expected_share"] is None else tuple(phase["expected_share"])
+    measured = None if metadata or run.metric is not Metric.BANDWIDTH else measured_share(phase["ceiling"], run)
+    meaning = _meaning(share, planned) + _measured_meaning(measured, expected, phase["ceiling"], run)
+    return Followed(run, phase["name"], tuple(items), share, planned, meaning, expected, measured)
+
+
+def measured_share(ceiling: dict, run: Run) -> tuple[float, float]:
+    """The least share of the run's bytes a cache served (least, most over the ceiling's range), from its rate against
+    the storage path's ceiling (a plan's ceiling document), bytes from memory taken to cost no time."""
+    rate = run.value.m_as("B/s")
+    high = ceiling["ceiling"]["value"]
+    low = high if ceiling["low"] is None else ceiling["low"]["ceiling"]["value"]
+    return tuple(max(0.0, 1 - c / rate) if rate > 0 else 0.0 for c in (high, low))
+
+
+def _measured_meaning(measured: tuple[float, float] | None, expected: tuple[float, float] | None, ceiling: dict,
+                      run: Run) -> str:
+    """What the run's rate says of the cache, beside what the plan expected."""
+    if measured is None:
+        return ""
+    rate, high = run.value.m_as("B/s"), ceiling["ceiling"]["value"]
+    planned = "" if expected is None else f" (the plan expected {_span(expected)})"
+    if measured[1] == 0:
+        return (f"; its rate, {_rate(rate)}, is at most the ceiling {_rate(high)}: no cache served it, as far as the "
+                f"rate shows{planned}")
+    return (f"; its rate, {_rate(rate)}, is {rate / high:.2f}x the ceiling {_rate(high)}: at least {_span(measured)} "
+            f"of the bytes came from a cache (1 - ceiling / rate, memory taken to cost no time){planned}")
+
+
+def _span(share: tuple[float, float]) -> str:
+    return f"{share[0]:.0%}" if round(share[0], 2) == round(share[1], 2) else f"{share[0]:.0%} to {share[1]:.0%}"
+
+
+def _rate(value: float) -> str:
+    return format_quantity(Q_(value, "B/s"))
 
 
 def _used(means: str, direct: bool | None, tags: dict[str, str]) -> bool | None:

@@ -117,16 +117,20 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
     stop = ("# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a "
             "hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
             "ends each job")
-    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio)", stop, "[global]",
+    lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio); each job's "
+             "process n writes and reads the file iobound.n.0", stop, "[global]",
              f"ioengine={'libaio' if depth > 1 else 'psync'}", f"iodepth={depth}",
              f"direct={1 if plan.settings.direct else 0}", f"bs={_size(size)}", f"size={_size(per_job)}",
-             f"numjobs={plan.ppn}", f"directory={path}/fio", "group_reporting=1", "invalidate=1",
+             f"numjobs={plan.ppn}", f"directory={path}/fio", "filename_format=iobound.$jobnum.$filenum",
+             "group_reporting=1", "invalidate=1",
              f"runtime={math.ceil(3 * slowest) + 60 if plan.settings.stonewall is None else math.ceil(plan.settings.stonewall)}",
              f"loops={plan.repetitions}"]
     rw = {"read": "read", "write": "write"}
     for phase in plan.phases:
         access = "rand" if phase.workload.access.value == "random" else ""
         lines += ["", f"[{phase.phase.name}]", f"rw={access}{rw[phase.phase.operation.value]}", "stonewall"]
+        if access and phase.phase.reads:  # uniformly, with replacement: the reads the expected cached share counts
+            lines += ["norandommap=1", "randrepeat=0"]
         lines += [f for f in phase.flags if "=" in f and not f.startswith("direct")]
         if phase.phase.reads and plan.settings.drop:
             lines.append(f"exec_prerun=sh -c '{DROP_CACHES}'")

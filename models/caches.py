@@ -71,9 +71,12 @@ def cache_limits(topology: Topology, workload: Workload, clients: tuple[str, ...
 
 def _limit(layer: str, value: float | None, memory: Quantity | None, workload: Workload) -> CacheLimit:
     shown = None if value is None or value == math.inf else rate(value, Metric.BANDWIDTH)
-    ratio = None if memory is None or workload.data_set is None else canonical(workload.data_set) / canonical(memory)
+    ratio = (None if memory is None or workload.data_set is None or canonical(memory) == 0 else
+             canonical(workload.data_set) / canonical(memory))
     if workload.direct:
         return CacheLimit(layer, shown, memory, ratio, False, "direct I/O bypasses the page cache")
+    if memory is not None and canonical(memory) == 0:
+        return CacheLimit(layer, shown, memory, None, False, "no memory to cache in")
     if ratio is None:
         unknown = " and ".join(w for w, x in (("the data set", workload.data_set), ("the memory", memory)) if x is None)
         return CacheLimit(layer, shown, memory, None, None, f"{unknown} not known: the cache may serve it")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, canonical
-from probes.core.workload import Operation, Workload
+from probes.core.workload import Access, Operation, Workload
 from models.plan_phases import CLIENT, CONTROLLER, DEFEATS, DROPPED, SERVER, Benchmark, Phase
 from topologies.topology import Kind, Topology
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from models.predict import Model
 
 __all__ = ["NODE_MEMORY", "ENTRY_FOOTPRINT", "Cache", "Settings", "PhasePlan", "Plan", "plan", "caches_on_path",
-           "repetitions", "scale"]
+           "repetitions", "scale", "expected_share"]
 
 # A node's memory where the topology states none (assumption): from a small virtual machine to a large-memory node.
 NODE_MEMORY = ("16 GiB", "2 TiB")
@@ -90,8 +90,9 @@ class PhasePlan:
     """One phase as planned: its workload and ceiling, its data set (bytes; for metadata, files) in all, per node
     and per process, the caches on its path, the share they may still serve (least, most), the flags it needs and
     what it cannot defeat, its time at the ceiling and at the efficiency (least, most), what ends it, the
-    slowest rank's wear-out after a stonewall, and what it leaves for a later phase to read: its whole data set,
-    or the least it writes by the stonewall (the share it may be served from a cache counts that)."""
+    slowest rank's wear-out after a stonewall, what it leaves for a later phase to read: its whole data set,
+    or the least it writes by the stonewall (the share it may be served from a cache counts that), and for a read,
+    the share a cache is expected to serve over its passes (least, most: :func:`expected_share`; None otherwise)."""
 
     phase: Phase
     workload: Workload
@@ -108,6 +109,7 @@ class PhasePlan:
     ends_by: str
     wear_out: float | None
     written: float
+    expected_share: tuple[float, float] | None = None
 
     @property
     def unit(self) -> str:
@@ -230,12 +232,12 @@ def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Setti
         names = ", ".join(dict.fromkeys(p.operation.value for p in benchmark.phases))
         raise InputError("--op", "", f"{benchmark.name} runs no {', '.join(o.value for o in ops or ())}: its phases "
                          f"are {names}")
+    reps, reps_why = repetitions(settings.noise, settings.interval)
     done: dict[str, PhasePlan] = {}
     for phase in phases:
         readers = tuple(p for p in phases if p.reads == phase.name)
         done[phase.name] = _phase(model, benchmark, phase, workload, settings, clients, done.get(phase.reads or ""),
-                                  readers)
-    reps, reps_why = repetitions(settings.noise, settings.interval)
+                                  readers, reps)
     space = max((g.write_cost.space for g in topology.of_kind(Kind.SERVER)), default=1.0)
     stored = space * math.fsum(p.amount for p in done.values() if not p.phase.is_metadata and p.phase.reads is None)
     nodes = sum(model.nodes(workload, clients)[1].values())  # of every client group that runs it
@@ -245,9 +247,10 @@ def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Setti
 
 
 def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, settings: Settings,
-           clients: tuple[str, ...] | None, source: PhasePlan | None, readers: tuple[Phase, ...]) -> PhasePlan:
+           clients: tuple[str, ...] | None, source: PhasePlan | None, readers: tuple[Phase, ...],
+           passes: int) -> PhasePlan:
     """One phase: its ceiling, its data set (that of the phase it reads, else sized here for itself and the
-    ``readers`` of its data), caches, flags, times."""
+    ``readers`` of its data), caches, flags, times, and for a read the share a cache serves over its ``passes``."""
     op = phase.operation
     size = None if op.is_metadata else (Q_(phase.transfer) if phase.transfer else base.transfer_size)
     workload = replace(base, operation=op, transfer_size=size, direct=settings.direct or None,
@@ -284,10 +287,46 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
     footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if op.is_metadata else [1.0, 1.0]
     left = [c for c in caches if not c.means]
     share = tuple(min(1.0, math.fsum(c.memory[end] for c in left) / (written * footprint[end])) for end in (0, 1))
+    expected = None
+    if phase.reads is not None and not op.is_metadata:
+        random = workload.access is Access.RANDOM
+        expected = tuple(expected_share(math.fsum(c.memory[end] for c in left), written, passes, random)
+                         for end in (0, 1))
+        notes.append(_expectation(expected, passes, random))
     nodes = sum(counts.values())
     return PhasePlan(phase, replace(workload, data_set=None if op.is_metadata else Q_(amount, "B")), ceiling, amount,
                      amount / nodes, amount / processes, caches, share, tuple(flags), tuple(notes), seconds, at_eff,
-                     ends_by, wear, written)
+                     ends_by, wear, written, expected)
+
+
+def expected_share(memory: float, data: float, passes: int, random: bool) -> float:
+    """The share of ``passes`` reads of a data set of ``data`` bytes a cache of ``memory`` bytes serves, empty at the
+    start (the pages the writes left dropped, as fio's invalidate=1 and sshfs's auto_cache on a changed file do).
+
+    Read in order, a pass finds nothing of a data set larger than the cache (least recently used: each page is
+    evicted before its reuse); one that fits is read from the cache from the second pass on. Read uniformly at random
+    with replacement (fio's norandommap), with d = data and m = memory / data: after r passes (r x d reads) it holds
+    d (1 - e^-r) distinct bytes, so it fills after r* = -ln(1 - m) passes, having served r* - m of them; then each
+    read finds it with the chance m (in steady state a cache of m finds m of any policy's reads)."""
+    if data <= 0 or memory <= 0:
+        return 0.0
+    if not random:
+        return (passes - 1) / passes if memory >= data else 0.0
+    fill = memory / data
+    full = -math.log1p(-fill) if fill < 1 else math.inf  # passes until the cache is full
+    if passes <= full:
+        return (passes - (1 - math.exp(-passes))) / passes
+    return ((full - fill) + (passes - full) * fill) / passes
+
+
+def _expectation(share: tuple[float, float], passes: int, random: bool) -> str:
+    """The expected share in words, and the reads it counts."""
+    shown = f"{share[0]:.0%}" if math.isclose(*share, abs_tol=0.005) else f"{share[0]:.0%} to {share[1]:.0%}"
+    how = ("read uniformly at random (fio's norandommap): a cache of m of the data set serves m of the reads once "
+           "full, fewer while it fills" if random else
+           "read in order: a cache smaller than the data set evicts each page before its reuse")
+    return (f"expected from a cache: {shown} of {passes} pass{'es' if passes > 1 else ''} over the data set from an "
+            f"empty cache, {how}")
 
 
 def _defeats(benchmark: Benchmark, phase: Phase, caches: tuple[Cache, ...], settings: Settings,

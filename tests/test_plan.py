@@ -319,3 +319,111 @@ def test_mlperf_plans_ask_whether_the_storage_feeds_the_accelerators():
     training = next(p for p in starved["phases"] if p["name"] == "training")
     assert any("so it sets the time, and the accelerators wait" in n for n in training["notes"])
     assert training["seconds"][0] == pytest.approx(training["amount"] / training["ceiling"]["ceiling"]["value"])
+
+
+def _lru_share(blocks: int, cache: int, passes: int, random: bool, seed: int) -> float:
+    """The share of ``passes`` x ``blocks`` reads a least-recently-used cache of ``cache`` blocks served, empty at the
+    start: uniformly at random with replacement, else in order."""
+    import random as chance
+    from collections import OrderedDict
+
+    draw = chance.Random(seed)
+    held: OrderedDict[int, None] = OrderedDict()
+    hits = 0
+    for i in range(passes * blocks):
+        block = draw.randrange(blocks) if random else i % blocks
+        if block in held:
+            hits += 1
+            held.move_to_end(block)
+        else:
+            held[block] = None
+            if len(held) > cache:
+                held.popitem(last=False)
+    return hits / (passes * blocks)
+
+
+@pytest.mark.parametrize("cache, passes", [(100, 1), (100, 2), (100, 3), (40, 2), (160, 2), (200, 2), (300, 1)])
+@pytest.mark.parametrize("random", [True, False])
+def test_the_expected_cached_share_is_what_a_simulated_lru_cache_serves(cache, passes, random):
+    """A read of 200 blocks from an empty cache: in order, none of a data set larger than the cache; at random, the
+    share a least-recently-used cache served, averaged over five runs, within 2 points."""
+    from models.plan import expected_share
+
+    simulated = sum(_lru_share(200, cache, passes, random, seed) for seed in range(5)) / 5
+    assert expected_share(cache, 200, passes, random) == pytest.approx(simulated, abs=0.02)
+
+
+def test_a_random_fio_plan_reads_what_it_wrote_uniformly_and_names_the_share_expected(tmp_path):
+    assert main(["plan", "lecture", "--benchmark", "fio", "--access", "random", "--cached-share", "50%", "--noise", "0",
+                 "-o", str(tmp_path / "p")]) == 0
+    doc = json.loads((tmp_path / "p" / "plan.json").read_text())
+    write, read = doc["phases"]
+    assert write["expected_share"] is None and read["cached_share"][1] == pytest.approx(0.5, abs=0.01)
+    assert 0.4 < read["expected_share"][1] < 0.45  # two passes from an empty cache: it fills during the first
+    ini = configparser.ConfigParser(interpolation=None, allow_no_value=True)  # fio's "stonewall" takes no value
+    ini.read_string(doc["files"]["job.fio"])
+    assert ini["global"]["filename_format"] == "iobound.$jobnum.$filenum"  # each read job reads its writer's file
+    assert (ini["read"]["rw"], ini["read"]["norandommap"], ini["read"]["randrepeat"]) == ("randread", "1", "0")
+    if shutil.which("fio"):
+        done = subprocess.run(["fio", "--parse-only", str(tmp_path / "p" / "job.fio")], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode == 0, done.stderr
+
+
+def test_a_server_on_memory_has_no_cache_to_outgrow(topology, tmp_path):
+    """A server whose store is memory (the lab's tmpfs) states memory 0 B: the plan counts no cache there, and the
+    prediction and check of a run on it say so rather than divide by it."""
+    text = SEED_LUSTRE.replace('memory = { value = "8 GiB", source = "datasheet", note = "seeds/001" }',
+                               'memory = { value = "0 B", source = "datasheet", note = "tmpfs" }')
+    path = tmp_path / "tmpfs.toml"
+    topology(text, links="c eth oss ost", path=path)
+    read = plan(str(path), "--benchmark", "ior", "--nodes", "4", "--ppn", "6")["phases"][1]
+    servers = next(c for c in read["caches"] if c["layer"] == "server memory")
+    assert servers["memory_bytes"] == [0, 0] and servers["stated"]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["predict", str(path), "--op", "read", "--data-set", "1GiB", "--json"]) == 0
+    caches = json.loads(out.getvalue())["caches"]
+    assert {"layer": "server cache", "applies": False, "reason": "no memory to cache in"}.items() <= next(
+        c for c in caches if c["layer"] == "server cache").items()
+    bare = tmp_path / "bare.toml"  # the clients' memory not stated: the servers' none is all that is known
+    clients = 'memory = { value = "8 GiB", source = "datasheet", note = "seeds/001: -b 1g on 24 processes is 0.5x the memory" }'
+    assert clients in text
+    topology(text.replace(clients, ""), links="c eth oss ost", path=bare)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):  # a run's data set against no memory: no SMALL-DATA-SET, no error
+        assert main(["check", str(bare), "tests/data/readers/fio-3.33_json_seqwrite.json", "--json",
+                     "--fail-on", "never"]) == 0
+    assert "SMALL-DATA-SET" not in out.getvalue()
+
+
+def test_the_share_a_cache_served_is_read_from_the_rate_against_the_ceiling():
+    from assess.plan_check import measured_share
+    from probes.readers import fio as fio_output
+
+    path = "tests/data/readers/fio-3.33_json_seqwrite.json"
+    run = fio_output.parse(open(path).read(), source=path)[0]
+    rate = run.value.m_as("B/s")
+
+    def ceiling(low, high):
+        return {"ceiling": {"value": high, "unit": "B/s"}, "low": {"ceiling": {"value": low, "unit": "B/s"}}}
+
+    assert measured_share(ceiling(rate / 4, rate / 2), run) == pytest.approx((0.5, 0.75))  # twice its ceiling: half
+    assert measured_share(ceiling(rate, rate * 1.2), run) == (0.0, 0.0)  # at its ceiling: none
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+def test_fios_loops_are_the_repetitions_check_plan_counts_and_its_end_fsync_is_seen(tmp_path, capsys):
+    """fio sums its loops into one result: the plan's fio file asks for its repetitions so, and check --plan reads
+    them, and the writes' end_fsync, from fio's own output."""
+    assert main(["plan", "lecture", "--benchmark", "fio", "--noise", "0", "-o", str(tmp_path / "p")]) == 0
+    output = tmp_path / "fio.json"
+    subprocess.run(["fio", "--name=write", "--rw=write", "--bs=64k", "--size=1m", "--loops=2", "--end_fsync=1",
+                    f"--directory={tmp_path}", "--output-format=json", f"--output={output}"], check=True, timeout=60,
+                   capture_output=True)
+    capsys.readouterr()
+    assert main(["check", "--plan", str(tmp_path / "p" / "plan.json"), str(output), "--json"]) == 1  # its data set
+    items = {i["item"]: i for i in json.loads(capsys.readouterr().out)["runs"][0]["items"]}
+    assert items["repetitions"] == {"item": "repetitions", "planned": "2", "ran": "2 loops in one result",
+                                    "followed": True}
+    assert items["end_fsync=1"]["followed"] is True and items["data set"]["followed"] is False

@@ -334,10 +334,14 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
 
 
 def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
+    # a memory may be none: a server whose store is memory (tmpfs) keeps no cache in front of it
+    memory = where.endswith((".memory", ".memory.range"))
     try:
-        quantity = parse_quantity(value, metric, what="the value", positive=True)
+        quantity = parse_quantity(value, metric, what="the value", positive=not memory)
     except UnitError as exc:
         raise TopologyError(source, where, str(exc)) from exc
+    if memory and quantity.magnitude == 0:
+        return quantity
     least, most = (None if end is None else parse_quantity(end, metric, what="a bound") for end in BOUNDS[metric])
     if (least is not None and quantity < least) or (most is not None and quantity > most):
         shown = " and ".join(f"{word} {bound}" for word, bound in (("at least", BOUNDS[metric][0]),

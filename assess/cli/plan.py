@@ -22,7 +22,8 @@ from assess.cli.workloads import add_modelled_system, add_training_arguments
 # plan format history (the body is plan_body's):
 #   1.0  first version: the benchmark, its settings, nodes and processes, repetitions, capacity, and per phase its
 #        workload, ceiling, data set, caches, cached share, flags, notes, times and what ends it; the files' texts
-PLAN_VERSION = "1.0"
+#   1.1  per phase, the share a cache is expected to serve over the reads' passes (expected_share; null but for reads)
+PLAN_VERSION = "1.1"
 BENCHMARK_NAMES = ("ior", "mdtest", "io500", "fio", "elbencho", "mlperf")
 
 
@@ -173,7 +174,9 @@ def render(made, system: str) -> str:
                  + ("" if c.stated else " (not stated)"), c.defeated_by or "-") for c in p.caches]
         lines += ["  " + row for row in table(("cache", "group", "members", "memory in all", "defeated by"),
                                               rows, right=(2,)).splitlines()]
-        lines.append(f"  cached:    up to {_span(*p.cached_share, lambda x: f'{x:.1%}')} could still be served from a cache")
+        lines.append(f"  cached:    up to {_span(*p.cached_share, lambda x: f'{x:.1%}')} could still be served from a cache"
+                     + ("" if p.expected_share is None else
+                        f"; {_span(*p.expected_share, lambda x: f'{x:.1%}')} expected over its passes"))
         lines.append(f"  flags:     {' '.join(p.flags) or 'none'}")
         time = _span(*p.seconds, lambda t: f"{t:,.1f} s")
         at = _span(*p.seconds_at_efficiency, lambda t: f"{t:,.1f} s")
@@ -206,7 +209,8 @@ def plan_body(system: dict, made, files: dict[str, str]) -> dict:
             "phases": [{"name": p.phase.name, "reads": p.phase.reads, "workload": p.workload.to_dict(),
                         "ceiling": p.ceiling.to_dict(), "unit": p.unit, "amount": p.amount, "per_node": p.per_node,
                         "per_process": p.per_process, "caches": [c.to_dict() for c in p.caches],
-                        "cached_share": list(p.cached_share), "flags": list(p.flags), "notes": list(p.notes),
+                        "cached_share": list(p.cached_share),
+                        "expected_share": None if p.expected_share is None else list(p.expected_share), "flags": list(p.flags), "notes": list(p.notes),
                         "seconds": list(p.seconds), "seconds_at_efficiency": list(p.seconds_at_efficiency),
                         "ends_by": p.ends_by, "wear_out_seconds": p.wear_out, "written": p.written}
                        for p in made.phases],

@@ -135,7 +135,7 @@ def _data_set(run: Run, memory: Memory | None, limits: Limits) -> Finding | None
         return None
     memory, why = _caching(run, memory)
     total, which = memory.total, memory.whose
-    if total is None:
+    if total is None or total.magnitude == 0:  # no memory to cache in (a lab's tmpfs servers)
         return None
     ratio = (workload.data_set / total).m_as("")
     evidence = {"data_set_B": workload.data_set.m_as("B"), "memory_B": total.m_as("B"), "ratio": ratio, "memory_of": which}

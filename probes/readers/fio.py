@@ -98,6 +98,8 @@ def parse(text: str, *, source: str) -> list[Run]:
       group into that entry; the output does not say how many.
     - The client's ``"All clients"`` entry is the sum of the host entries and is left out.
     - A job that ended with an error keeps its runs, tagged ``("fio_error", "<errno>")``.
+    - ``loops`` above 1 tags the runs ``("loops", "<n>")``: one result sums the passes; ``end_fsync`` or
+      ``fsync_on_close`` tags the write ``("fsync", "fio end_fsync=1")``.
     - fio writes one figure three times (``bw``, ``bw_bytes``, ``io_bytes`` / ``runtime``); where
       they disagree beyond fio's own truncations, the run is tagged ``("inconsistent", ...)`` with
       both figures (see :func:`_disagreement`): a hand-edited or mangled output.
@@ -210,6 +212,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
         tags = (("fio_error", str(error)),) if error else ()
         disagreement = _disagreement(stats)
         tags += (("inconsistent", disagreement),) if disagreement else ()
+        tags += settings.tags[operation]
         workload = settings.workloads.get(index)
         if workload is None:  # the first job of these options to move data this way
             options = options or _options(document, entry, where, source)
@@ -242,6 +245,11 @@ class _Settings:
             direct = _flag(options, "buffered", source) is False
         self.direct = direct
         self.data_set = _data_set(options, self.ppn, self.kb_base, source)
+        # as tags: the passes over the data set the result sums (loops), and an fsync before the writes' clock stops
+        fsync = next((f"fio {name}=1" for name in ("end_fsync", "fsync_on_close") if _flag(options, name, source)), "")
+        loops = _count(options, "loops", source)
+        passes = (("loops", str(loops)),) if loops > 1 else ()
+        self.tags = {Operation.WRITE: ((("fsync", fsync),) if fsync else ()) + passes, Operation.READ: passes}
         self.workloads: dict[int, Workload] = {}  # by direction, as made
 
     def workload(self, operation: Operation, index: int, options: dict[str, tuple[Any, str]], source: str) -> Workload:

@@ -27,6 +27,8 @@ _STORES = {Backing.TMPFS: ("tmpfs, in memory",
            Backing.FILE: ("ext4 image on a loop device",
                           "in this machine's page cache while it fits: far above the links; fio on the store measures it")}
 _KINDS = {Role.CLIENT: Kind.CLIENT, Role.SERVER: Kind.SERVER}
+# Why a server on tmpfs has no memory to cache in: sshd's sftp-server reads the store's pages where they are.
+_NO_CACHE = "the store is tmpfs: its pages are the device, with no page cache in front of them"
 # The file service's figure stands for the servers' bandwidth where it fell short of the links by more than this.
 _SHORT = 0.95
 # Seconds of a round trip between two hosts neither of which netem delays: the veths' own, a few microseconds.
@@ -35,7 +37,8 @@ _UNDELAYED = 1e-6
 
 def lab_topology(lab: Lab) -> Topology:
     """The lab as a topology: its host groups with what TCP carries over their shaped links as NIC, the bridge, the
-    file service's bandwidth on the servers, and the stores (unlimited).
+    file service's bandwidth on the servers (and no memory to cache in where their stores are tmpfs), and the stores
+    (unlimited).
 
     Raises
     ------
@@ -57,6 +60,8 @@ def lab_topology(lab: Lab) -> Topology:
         capacities = {"nic": _payload(first.rate)}
         if group.role is Role.SERVER and lab.service is not None:
             capacities["bandwidth"] = _service(lab)
+        if group.role is Role.SERVER and first.backing is Backing.TMPFS:
+            capacities["memory"] = Capacity(Q_(0, "B"), Metric.SIZE, Source("datasheet", _NO_CACHE))
         names = ", ".join(f"{PREFIX}{h.name}" for h in group.hosts)
         groups.append(Group(group.name, _KINDS[group.role], len(group.hosts), capacities,
                             f"namespaces {names}" + (" with sshd" if group.role is Role.SERVER else "")))
