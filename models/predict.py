@@ -59,6 +59,9 @@ class Model:
         self._assumes = any(c.assumed for g in topology.groups for c in g.capacities.values()) or any(
             link.bandwidth is not None and link.bandwidth.assumed for link in topology.links)
         self._memory: dict[tuple, Memory] = {}
+        # what was asked already: a list's witnesses and its judgements ask for the same ceilings and implied figures
+        self._ceilings: dict[tuple, Ceiling] = {}
+        self._implied: dict[tuple, tuple[Implied, ...]] = {}
 
     @property
     def low(self) -> Model:
@@ -93,7 +96,10 @@ class Model:
                                               if g.serves(workload.operation.value, workload.transfer_size)))
 
     def forget_cuts(self) -> None:
-        """Forget the cuts the flow networks found (each keeps the cuts it solves): a timed pass then solves each again."""
+        """Forget the ceilings and the cuts the flow networks found (each keeps the cuts it solves): a timed pass then
+        solves each again."""
+        self._ceilings.clear()
+        self._implied.clear()
         for network in self._networks.values():
             network.forget_cuts()
 
@@ -142,7 +148,14 @@ class Model:
         solves bound it: every range at its most favourable end (``value``), then at its
         least (``low``, None when both ends are equal).
         ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
+        Each is solved once per model: asked again, it is the same ceiling.
         """
+        key = (workload, clients, caches)
+        if key not in self._ceilings:
+            self._ceilings[key] = self._solved(workload, clients, caches)
+        return self._ceilings[key]
+
+    def _solved(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         high = self._ceiling(workload, clients, caches)
         low = self.low._ceiling(workload, clients, False) if self.ranges else None
         if low is not None and math.isclose(canonical(low.value), canonical(high.value), rel_tol=TIE):
@@ -184,7 +197,14 @@ class Model:
         whose least favourable end alone (a range's, or the value assumed), the others at their most favourable
         (a range's end, unlimited), puts the ceiling under ``target``, with the value that makes the ceiling
         exactly ``target`` (bisection: the ceiling is monotone in each figure). Each is necessary, not all
-        together sufficient. A target above what the stated figures allow is taken at that."""
+        together sufficient. A target above what the stated figures allow is taken at that. Solved once per model
+        and target."""
+        key = (workload, clients, target)
+        if key not in self._implied:
+            self._implied[key] = self._implied_by(workload, clients, target)
+        return self._implied[key]
+
+    def _implied_by(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
         stated = self.stated
         most = self.stated_bound(workload, clients)
         target = min(target, most)
