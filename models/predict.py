@@ -18,7 +18,7 @@ from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
-from models.flow import FlowNetwork, Limit, Shape
+from models.flow import FlowNetwork, Limit, Scale, Shape
 from models.formulas import workload_values
 from models.layers import DEVICE_LAYERS, REQUESTS
 
@@ -48,20 +48,32 @@ class Model:
 
     def __init__(self, topology: Topology):
         self.topology = topology
-        self.ranges = topology.ranged()
-        # figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones
-        self.assumed = {place: c for place, c in topology.assumed().items() if c.metric in _MONOTONE}
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
-        self._assumes = any(c.assumed for g in topology.groups for c in g.capacities.values()) or any(
-            link.bandwidth is not None and link.bandwidth.assumed for link in topology.links)
         self._memory: dict[tuple, Memory] = {}
         # what was asked already: a list's witnesses and its judgements ask for the same ceilings and implied figures
         self._ceilings: dict[tuple, Ceiling] = {}
         self._implied: dict[tuple, tuple[Implied, ...]] = {}
+
+    # What the topology states as ranges or assumes, found when first asked: a model made to solve what a run implies
+    # (see varied) asks for none of it.
+    @functools.cached_property
+    def ranges(self) -> dict[Component, Capacity]:
+        return self.topology.ranged()
+
+    @functools.cached_property
+    def assumed(self) -> dict[Component, Capacity]:
+        """Figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones."""
+        return {place: c for place, c in self.topology.assumed().items() if c.metric in _MONOTONE}
+
+    @functools.cached_property
+    def _assumes(self) -> bool:
+        topology = self.topology
+        return any(c.assumed for g in topology.groups for c in g.capacities.values()) or any(
+            link.bandwidth is not None and link.bandwidth.assumed for link in topology.links)
 
     @property
     def low(self) -> Model:
@@ -81,6 +93,15 @@ class Model:
             self._stated = Model(self.topology.replaced({place: Capacity(None, c.metric, c.source)
                                                          for place, c in self.assumed.items()}))
         return self._stated
+
+    def varied(self, place: Component, capacity: Capacity) -> Model:
+        """The model with the figure at ``place`` replaced by ``capacity``, keeping the flow networks' chains it made of
+        the other groups: a chain is its own group's figures alone, but for the time per request, which crosses the
+        path (solving what a run implies varies one figure hundreds of times)."""
+        model = Model(self.topology.replaced({place: capacity}))
+        model._shared = {(shape, group): parts for (shape, group), parts in self._shared.items() if group != place.group
+                         and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
+        return model
 
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The most (B/s or op/s) the stated figures alone allow (see ``stated``); inf where they limit nothing."""
@@ -215,7 +236,7 @@ class Model:
             unit = capacity.value.units
 
             def bound(value: float) -> float:
-                return _most(Model(stated.topology.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
+                return _most(stated.varied(place, capacity.at(Q_(value, unit))), workload, clients)
 
             worst = capacity.ends[0].m_as(unit)
             least = bound(worst)
