@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from probes.core.errors import TopologyError
-from probes.core.units import Q_, Metric, canonical
+from probes.core.units import Q_, Metric, canonical, magnitude_in
 from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
@@ -238,11 +238,11 @@ class Model:
             def bound(value: float) -> float:
                 return _most(stated.varied(place, capacity.at(Q_(value, unit))), workload, clients)
 
-            worst = capacity.ends[0].m_as(unit)
+            worst = magnitude_in(capacity.ends[0], unit)
             least = bound(worst)
             if least >= target:
                 continue
-            best = capacity.ends[1].m_as(unit) if capacity.range else _reaching(bound, worst, target, capacity.metric)
+            best = magnitude_in(capacity.ends[1], unit) if capacity.range else _reaching(bound, worst, target, capacity.metric)
             if best is None:  # no value of this one alone reaches it: only with others
                 continue
             high = most if capacity.range and math.isfinite(most) else bound(best)
@@ -264,7 +264,7 @@ class Model:
         def bound(value: float) -> float:
             return _most(Model(free.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
 
-        worst = capacity.ends[0].m_as(unit)
+        worst = magnitude_in(capacity.ends[0], unit)
         least = bound(worst)
         if least >= target:
             return None
