@@ -50,6 +50,7 @@ class Model:
         self.topology = topology
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
+        self._kept: dict[tuple[str, int], dict] = {}  # the chains a varied model takes over (see varied)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -99,8 +100,12 @@ class Model:
         the other groups: a chain is its own group's figures alone, but for the time per request, which crosses the
         path (solving what a run implies varies one figure hundreds of times)."""
         model = Model(self.topology.replaced({place: capacity}))
-        model._shared = {(shape, group): parts for (shape, group), parts in self._shared.items() if group != place.group
-                         and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
+        key = (place.group, len(self._shared))  # the chains made so far, found once for each group varied
+        if key not in self._kept:
+            self._kept[key] = {(shape, group): parts for (shape, group), parts in self._shared.items()
+                               if group != place.group and not any(s is not None and s.scale == Scale.REQUESTS
+                                                                   for s in parts[1])}
+        model._shared = dict(self._kept[key])  # the varied model adds its own group's chain
         return model
 
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
