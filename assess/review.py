@@ -13,7 +13,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
@@ -112,31 +111,30 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     """
     evidence: dict[tuple[str, str], _Evidence] = {}
     made: dict[int, tuple[Described, Model | None, tuple[Witness, ...]]] = {}
-    count = 0
-    for count, s in enumerate(submissions, start=1):
+    total = 0
+    for total, s in enumerate(submissions, start=1):
         if any(_system(s)):
-            described = describe(s.description)
-            model = None if described.topology is None else Model(described.topology)
-            found = () if model is None else witnesses_of(described.topology, s.runs, model=model)
-            evidence.setdefault(_system(s), _Evidence()).add(count - 1, s.id, found)
+            modelled = _modelled(s)
+            evidence.setdefault(_system(s), _Evidence()).add(total - 1, s.id, modelled[2])
             if len(made) < kept:
-                made[count - 1] = (described, model, found)
+                made[total - 1] = modelled
         if progress:
-            progress("witnesses", count, None)
-    total = count
+            progress("witnesses", total, None)
     for index, s in enumerate(submissions):
-        if index >= total:
-            raise InputError(str(getattr(submissions, "source", "")), "", "grew while it was read")
-        if index in made:
-            described, model, found = made.pop(index)
-        else:
-            described = describe(s.description)
-            model = None if described.topology is None else Model(described.topology)
-            found = () if model is None else witnesses_of(described.topology, s.runs, model=model)
-        others = evidence[_system(s)].others(index) if any(_system(s)) else ()
-        yield _reviewed(s, described, model, found + others)
+        described, model, found = made.pop(index) if index in made else _modelled(s)
+        system = evidence.get(_system(s)) if any(_system(s)) else None
+        yield _reviewed(s, described, model, found + (system.others(index) if system else ()))
         if progress:
             progress("judged", index + 1, total)
+
+
+def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Witness, ...]]:
+    """The submission's topology, its model (None without a topology) and its witnesses found on that model."""
+    described = describe(submission.description)
+    if described.topology is None:
+        return described, None, ()
+    model = Model(described.topology)
+    return described, model, witnesses_of(described.topology, submission.runs, model=model)
 
 
 class _Evidence:
