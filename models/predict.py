@@ -7,6 +7,7 @@ cost one small maximum flow each; :func:`predict` is the one-workload form.
 
 from __future__ import annotations
 
+import collections
 import functools
 import math
 from dataclasses import replace
@@ -24,7 +25,7 @@ from models.layers import DEVICE_LAYERS, REQUESTS
 
 # Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
 HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
-from topologies.topology import Capacity, Component, Kind, Topology
+from topologies.topology import Capacity, Component, Kind, Source, Topology
 
 if TYPE_CHECKING:
     from pint import Quantity
@@ -55,9 +56,18 @@ class Model:
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
         self._memory: dict[tuple, Memory] = {}
-        # what was asked already: a list's witnesses and its judgements ask for the same ceilings and implied figures
-        self._ceilings: dict[tuple, Ceiling] = {}
-        self._implied: dict[tuple, tuple[Implied, ...]] = {}
+
+    @functools.cached_property
+    def content(self) -> str:
+        """What the model reads of its topology, as text: its groups and links with every figure's value, range, metric
+        and kind of source; not the names, descriptions and notes that only say where a figure comes from."""
+        def bare(capacity: Capacity | None) -> Capacity | None:
+            return None if capacity is None else replace(capacity, source=Source(capacity.source.kind))
+
+        topology = self.topology
+        return repr((tuple(replace(g, description="", capacities={k: bare(c) for k, c in g.capacities.items()})
+                           for g in topology.groups), tuple(replace(link, bandwidth=bare(link.bandwidth))
+                                                            for link in topology.links)))
 
     # What the topology states as ranges or assumes, found when first asked: a model made to solve what a run implies
     # (see varied) asks for none of it.
@@ -122,10 +132,9 @@ class Model:
                                               if g.serves(workload.operation.value, workload.transfer_size)))
 
     def forget_cuts(self) -> None:
-        """Forget the ceilings and the cuts the flow networks found (each keeps the cuts it solves): a timed pass then
-        solves each again."""
-        self._ceilings.clear()
-        self._implied.clear()
+        """Forget the ceilings solved (every model's) and the cuts the flow networks found (each keeps the cuts it
+        solves): a timed pass then solves each again."""
+        _SOLVED.clear()
         for network in self._networks.values():
             network.forget_cuts()
 
@@ -174,12 +183,10 @@ class Model:
         solves bound it: every range at its most favourable end (``value``), then at its
         least (``low``, None when both ends are equal).
         ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
-        Each is solved once per model: asked again, it is the same ceiling.
+        Each is solved once for models of the same content (see :func:`_once`).
         """
-        key = (workload, clients, caches)
-        if key not in self._ceilings:
-            self._ceilings[key] = self._solved(workload, clients, caches)
-        return self._ceilings[key]
+        return _once(("ceiling", self.content, workload, clients, caches),
+                     lambda: self._solved(workload, clients, caches))
 
     def _solved(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         high = self._ceiling(workload, clients, caches)
@@ -223,12 +230,13 @@ class Model:
         whose least favourable end alone (a range's, or the value assumed), the others at their most favourable
         (a range's end, unlimited), puts the ceiling under ``target``, with the value that makes the ceiling
         exactly ``target`` (bisection: the ceiling is monotone in each figure). Each is necessary, not all
-        together sufficient. A target above what the stated figures allow is taken at that. Solved once per model
-        and target."""
-        key = (workload, clients, target)
-        if key not in self._implied:
-            self._implied[key] = self._implied_by(workload, clients, target)
-        return self._implied[key]
+        together sufficient. A target above what the stated figures allow is taken at that. Solved once for models
+        of the same content and a target (see :func:`_once`), each figure as this topology states it."""
+        found = _once(("implied", self.content, workload, clients, target),
+                      lambda: self._implied_by(workload, clients, target))
+        own = self.ranges | self.assumed
+        return tuple(need if need.stated is own[need.component] else replace(need, stated=own[need.component])
+                     for need in found)
 
     def _implied_by(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
         stated = self.stated
@@ -419,6 +427,23 @@ class Model:
             raise TopologyError(self.topology.path, "links", "the chosen clients have no path to the storage in the "
                                 "direction data moves")
         return solved
+
+
+# Ceilings and implied figures solved so far, by the content of the model (Model.content) and what was asked: a list
+# states the same hardware in many rows and lists a submission again, so they ask the same. The most recent kept.
+_SOLVED: collections.OrderedDict[tuple, object] = collections.OrderedDict()
+_SOLVED_MOST = 4096
+
+
+def _once(key: tuple, solve: Callable[[], object]):
+    """What ``solve()`` gives, solved once for ``key`` among the last _SOLVED_MOST asked."""
+    if key in _SOLVED:
+        _SOLVED.move_to_end(key)
+        return _SOLVED[key]
+    found = _SOLVED[key] = solve()
+    if len(_SOLVED) > _SOLVED_MOST:
+        _SOLVED.popitem(last=False)
+    return found
 
 
 def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:

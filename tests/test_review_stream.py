@@ -21,16 +21,7 @@ from assess.check import witnesses_of
 from assess.cli import main
 from assess.render import dumps, envelope
 from assess.review import REVIEW_VERSION, _reviewed, _system, review, review_body
-
-LIST = "io500-list/io500-db-2017-2019_submissions.csv"
-
-
-@pytest.fixture(scope="module")
-def listed(corpus):
-    path = corpus / LIST
-    if not path.is_file():
-        pytest.skip(f"the io500 list database is not in the corpus ({path})")
-    return path
+from tests.test_review import listed  # noqa: F401 - the list database's fixture
 
 
 def _rows(listed) -> tuple[list[str], list[dict[str, str]]]:
