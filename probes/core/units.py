@@ -51,6 +51,8 @@ def registry() -> pint.UnitRegistry:
 
 def Q_(value, unit=None) -> Quantity:
     """A quantity of the one registry: ``Q_(110, "MiB/s")``."""
+    if isinstance(value, str) and unit is None:
+        return _parsed(value)
     if isinstance(unit, str):  # pint would parse the text again for every quantity: a reader makes thousands
         unit = _unit(unit)
     if type(value) in (float, int) and unit is not None:
@@ -68,6 +70,12 @@ def _made(value: float | int, units) -> Quantity:
     made = object.__new__(cls)
     made._magnitude, made._units = value, units
     return made
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> Quantity:
+    """``Q_("3.5 GB/s")``, parsed once: the catalogues' figures are asked for by every description."""
+    return registry().Quantity(text)
 
 
 @functools.cache

@@ -140,11 +140,5 @@ def device_classes(text: str) -> tuple[str, ...]:
 def class_rate(device: dict, key: str) -> tuple[Quantity, Quantity]:
     """A device class's range for ``key`` (read_bandwidth ...): its own, else its bandwidth, else the span of both."""
     found = [device[k] for k in (key, "bandwidth") if k in device][:1] or [device["read_bandwidth"], device["write_bandwidth"]]
-    ends = [_quantity(x) for pair in found for x in pair]
+    ends = [Q_(x) for pair in found for x in pair]
     return min(ends), max(ends)
-
-
-@functools.lru_cache(maxsize=None)
-def _quantity(text: str) -> Quantity:
-    """A catalogue's figure (``"3.5 GB/s"``) as a quantity, parsed once: every description asks for its classes'."""
-    return Q_(text)
