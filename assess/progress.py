@@ -92,10 +92,11 @@ class ProbeProgress:
 
 class PassProgress:
     """Draws how far a long pass over a list has come (``review: judged 1,200 of 366,000 submissions``) on stderr: a
-    live line on a terminal; elsewhere only where ``asked``, a line every ``every`` seconds and at each pass's end."""
+    live line on a terminal; elsewhere only where ``asked``, a line every ``every`` seconds and at a pass's end."""
 
-    def __init__(self, what: str, stream: TextIO | None = None, asked: bool = False, every: float = 10.0):
-        self.what, self.stream = what, stream or sys.stderr  # sys.stderr as it is now (see ProbeProgress)
+    def __init__(self, what: str, items: str, stream: TextIO | None = None, asked: bool = False, every: float = 10.0):
+        self.what, self.items = what, items
+        self.stream = stream or sys.stderr  # sys.stderr as it is now (see ProbeProgress)
         self.live = self.stream.isatty()
         self.shown, self.every = self.live or asked, 0.2 if self.live else every
         self.drawn, self.last = False, -1.0
@@ -106,7 +107,7 @@ class PassProgress:
         if not self.shown or (now - self.last < self.every and done != total):
             return
         self.last = now
-        text = f"{self.what}: {stage} {done:,}" + (f" of {total:,}" if total is not None else "")
+        text = f"{self.what}: {stage} {done:,}" + (f" of {total:,}" if total is not None else "") + f" {self.items}"
         self.stream.write(f"\r\033[K{text}" if self.live else f"{text}\n")
         self.stream.flush()
         self.drawn = True

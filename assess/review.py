@@ -107,7 +107,7 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     again): first for the witnesses of each named system, then to judge each, as it is yielded. What is held between
     the two is each system's witnesses (those alike but in the submission they come from kept twice at most), and
     the topologies and models of the first ``kept`` submissions, so that they are not made again. ``progress`` is
-    told the pass (``witnesses``, ``judged``), the submissions done and, while judging, how many there are.
+    told the pass (``witnesses found in``, ``judged``), the submissions done and, while judging, how many there are.
     """
     evidence: dict[tuple[str, str], _Evidence] = {}
     made: dict[int, tuple[Described, Model | None, tuple[Witness, ...]]] = {}
@@ -119,7 +119,7 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
             if len(made) < kept:
                 made[total - 1] = modelled
         if progress:
-            progress("witnesses", total, None)
+            progress("witnesses found in", total, None)
     for index, s in enumerate(submissions):
         described, model, found = made.pop(index) if index in made else _modelled(s)
         system = evidence.get(_system(s)) if any(_system(s)) else None

@@ -518,7 +518,7 @@ def large_list(corpus: Path, quick: bool, seconds: float) -> int:
                                               "--progress", "--fail-on", "never"], seconds)
         lines = [line for line in said.splitlines() if line.startswith("review: ")]
         last = lines[-1] if lines else "(no progress shown)"
-        done = [int(n.replace(",", "")) for n in re.findall(r"(?:witnesses|judged) ([\d,]+)", last)]
+        done = [int(n.replace(",", "")) for n in re.findall(r"(?:witnesses found in|judged) ([\d,]+)", last)]
         passes = 1 if "witnesses" in last else 2
         pace = (done[0] + (count if passes == 2 else 0)) / spent if done else 0.0
         ended = f"ended (exit {status})" if status is not None else f"stopped after {seconds:g} s"

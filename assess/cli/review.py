@@ -58,7 +58,7 @@ def execute(args: argparse.Namespace) -> int:
         check_new(Path(args.html), "folder")  # before the work, not after it
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = False
-    progress = PassProgress("review", asked=args.progress)
+    progress = PassProgress("review", "submissions", asked=args.progress)
 
     def judged():
         nonlocal failed
