@@ -4,7 +4,8 @@ Why: the IO500 committee's question ("is every result below what its hardware ca
 whole lists; one that takes seconds to judge is judged at every list. Measured in the same run:
 
 - ``review``: the whole list judged in this process (read, a topology per submission, every phase's
-  ceiling interval and findings), CPU seconds, best of the repeats; and the command a user runs,
+  ceiling interval and findings), CPU seconds, the first time (later repeats reuse the ceilings the process
+  solved: their best is shown beside it); and the command a user runs,
   ``python -m assess review LIST`` as a new process (its start-up included), wall seconds;
 - peer ``csv``: reading the CSV alone with the csv module (the floor of any reader);
 - peer ``read``: reading and parsing the list alone (its submissions and runs: no model);
@@ -73,7 +74,7 @@ def main() -> int:
     submissions = read_list(text, source=str(LIST))
     described = min(_cpu(lambda: [describe(s.description) for s in submissions])[0] for _ in range(repeat))
     runs = [_cpu(lambda: list(review(read_list(text, source=str(LIST))))) for _ in range(repeat)]
-    judged = min(cpu for cpu, _ in runs)
+    judged, warm = runs[0][0], min(cpu for cpu, _ in runs)  # the first from cold; later ones reuse solved ceilings
     reviewed = runs[0][1]
     phases = sum(p.verdict != UNJUDGED for r in reviewed for p in r.phases)
     stating = sum(r.described.topology is not None for r in reviewed)
@@ -85,8 +86,8 @@ def main() -> int:
         shutil.copy(CORPUS / "io500" / "lrz-daos_io500-isc25_result.txt", submission / "result.txt")
         one = min(_wall("check", str(submission), "--fail-on", "never") for _ in range(repeat))
     print(f"list:      {LIST.name}: {len(reviewed)} submissions, {stating} with a topology, {phases} phases judged")
-    print(f"review:    {judged:.2f} s CPU in-process ({judged / max(phases, 1) * 1e3:.2f} ms per phase); "
-          f"the command: {command:.2f} s wall")
+    print(f"review:    {judged:.2f} s CPU in-process ({judged / max(phases, 1) * 1e3:.2f} ms per phase; again in the "
+          f"same process, its ceilings solved already: {warm:.2f} s); the command: {command:.2f} s wall")
     print(f"peers:     csv module alone {csv_alone:.3f} s CPU ({judged / csv_alone:.0f}x less than the review); "
           f"read {read:.2f} s CPU; read + describe {read + described:.2f} s CPU; "
           f"check per submission {one:.2f} s wall x {stating} = {one * stating:.0f} s "
