@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
-from probes.core.workload import Operation, Workload
+from probes.core.workload import Operation
 from probes.core.units import Metric, canonical
 from models.caches import Memory
 from models.ceiling import Ceiling
@@ -30,7 +30,7 @@ __all__ = ["check_runs", "witnesses_of", "CHECK_VERSION", "check_body"]
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
                nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
                below: float = BELOW, limits: Limits = Limits(), witnesses: Iterable[Witness] | None = None,
-               hardware: Mapping[str, Parts] | None = None) -> list[Judgement]:
+               hardware: Mapping[str, Parts] | None = None, model: Model | None = None) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
 
     A job's run (a Darshan log) is judged over the part of the system it could use (see
@@ -39,21 +39,16 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
     their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
     drives and ports, and their date): a POSSIBLE-IF that needs more of one than any such part did is also
-    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing.
+    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing. ``model``: the topology's model where the caller
+    has it already (the witnesses were found on it), so that what it solved is not solved again.
     """
     runs = [_placed(topology, run, clients, nodes) for run in runs]
     block = topology.block_size()
-    whole = Model(topology)
+    whole = Model(topology) if model is None else model
     parts: dict[tuple[int, ...], tuple[Part, Model]] = {}
     narrowed_models: dict[tuple, Model] = {}
-    ceilings: dict[tuple[int, Workload], Ceiling] = {}
-
-    def ceiling(model: Model, run: Run) -> Ceiling:
-        if (id(model), run.workload) not in ceilings:
-            ceilings[id(model), run.workload] = _predicted(model, run, clients)
-        return ceilings[id(model), run.workload]
-
-    evidence = tuple(_witnesses(whole, runs, clients, ceiling) if witnesses is None else witnesses)
+    raised_by: dict[int, tuple[Topology, tuple]] = {}  # by the id of the run left out (a witness), or of None
+    evidence = tuple(_witnesses(whole, runs, clients) if witnesses is None else witnesses)
     if hardware:  # a witness that needs more of a part than any of its date did is itself the anomaly: it proves nothing
         evidence = tuple(w for w in evidence if not beyond(w.run.workload, w.proves, canonical(w.measured), whole, clients,
                                                            hardware, tolerance))
@@ -66,15 +61,20 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                 found = part_of(topology, run)
                 parts[key] = found, (whole if found.topology is topology else Model(found.topology))
             part, model = parts[key]
-        elif evidence:
-            raised, narrowings = narrowed(topology, evidence, run)
+        elif evidence:  # the same ranges raised for every run but the witnesses themselves: found once for them
+            own = run if any(w.run == run for w in evidence) else None
+            if id(own) not in raised_by:
+                raised_by[id(own)] = narrowed(topology, evidence, own)
+            raised, narrowings = raised_by[id(own)]
             key = tuple((n.component, canonical(n.least)) for n in narrowings)
-            model = narrowed_models.setdefault(key, Model(raised) if narrowings else whole)
+            if key not in narrowed_models:
+                narrowed_models[key] = Model(raised) if narrowings else whole
+            model = narrowed_models[key]
         reason = _no_ceiling(topology, run, clients)
         if reason:
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
-            judged = ceiling(model, run)
+            judged = _predicted(model, run, clients)
             judgement = judge(run, judged, tolerance=tolerance, far_below=far_below,
                               below=below, implied=functools.partial(model.implied, run.workload, clients),
                               stated=functools.partial(model.stated_bound, run.workload, clients))
@@ -96,12 +96,12 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
 
 
 def witnesses_of(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-                 nodes: int | None = None) -> tuple[Witness, ...]:
+                 nodes: int | None = None, model: Model | None = None) -> tuple[Witness, ...]:
     """The runs no cache can have served, placed as :func:`check_runs` places them, with what each proves of the
-    topology's ranges: a result's evidence for another result of the same system."""
-    model = Model(topology)
-    return _witnesses(model, [_placed(topology, run, clients, nodes) for run in runs], clients,
-                      lambda m, run: _predicted(m, run, clients))
+    topology's ranges: a result's evidence for another result of the same system. ``model``: the topology's, to
+    judge the runs on afterwards (:func:`check_runs` then solves nothing twice)."""
+    model = Model(topology) if model is None else model
+    return _witnesses(model, [_placed(topology, run, clients, nodes) for run in runs], clients)
 
 
 def _predicted(model: Model, run: Run, clients: tuple[str, ...] | None) -> Ceiling:
@@ -118,8 +118,7 @@ def _predicted(model: Model, run: Run, clients: tuple[str, ...] | None) -> Ceili
         raise InputError(str(run.origin), "", f"run {run.label!r} does not fit the topology: {exc}") from exc
 
 
-def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None,
-               ceiling: Callable[[Model, Run], Ceiling]) -> tuple[Witness, ...]:
+def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None) -> tuple[Witness, ...]:
     """The two strongest witnesses among ``runs`` on ``model`` of each operation: its fastest runs no cache can have
     served that are not above their own ceilings (the second judges the first, which never judges itself; a job's run
     is none: it is judged over its own part)."""
@@ -131,7 +130,7 @@ def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None,
     found: dict[Operation, list[Witness]] = {}
     for run in candidates:
         kept = found.setdefault(run.workload.operation, [])
-        if len(kept) < 2 and (w := witness(model, run, ceiling(model, run), clients)) is not None:
+        if len(kept) < 2 and (w := witness(model, run, _predicted(model, run, clients), clients)) is not None:
             kept.append(w)
     return tuple(w for kept in found.values() for w in kept)
 

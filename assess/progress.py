@@ -4,6 +4,7 @@ otherwise; and, for a figure short of its target, what caused it and what to do.
 from __future__ import annotations
 
 import sys
+import time
 from typing import TextIO
 
 from probes.core.errors import ProbeError
@@ -13,7 +14,7 @@ from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 from probes.core.units import format_quantity
 
-__all__ = ["ProbeProgress", "figure", "diagnosis"]
+__all__ = ["ProbeProgress", "PassProgress", "figure", "diagnosis"]
 
 
 def figure(m: Measurement) -> str:
@@ -87,3 +88,33 @@ class ProbeProgress:
 
     def failed(self, probe: Probe, error: ProbeError) -> None:
         self._line(f"{self.prefix}: FAILED (the reason follows the table)", True)
+
+
+class PassProgress:
+    """Draws how far a long pass over a list has come (``review: judged 1,200 of 366,000 submissions``) on stderr: a
+    live line on a terminal; elsewhere only where ``asked``, a line every ``every`` seconds and at a pass's end."""
+
+    def __init__(self, what: str, items: str, stream: TextIO | None = None, asked: bool = False, every: float = 10.0):
+        self.what, self.items = what, items
+        self.stream = stream or sys.stderr  # sys.stderr as it is now (see ProbeProgress)
+        self.live = self.stream.isatty()
+        self.shown, self.every = self.live or asked, 0.2 if self.live else every
+        self.drawn, self.last = False, -1.0
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        """``done`` of ``total`` (None: not known yet) have passed ``stage``."""
+        now = time.monotonic()
+        if not self.shown or (now - self.last < self.every and done != total):
+            return
+        self.last = now
+        text = f"{self.what}: {stage} {done:,}" + (f" of {total:,}" if total is not None else "") + f" {self.items}"
+        self.stream.write(f"\r\033[K{text}" if self.live else f"{text}\n")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        """Clear the live line, so that what follows starts on a clean one."""
+        if self.live and self.drawn:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self.drawn = False

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
 from topologies.topology import Kind
+from models.predict import Model
 from assess.check import check_runs, witnesses_of
 from assess.findings import Judgement, Severity
 from assess.findings.published import band_finding
@@ -92,21 +93,78 @@ class Reviewed:
                 "phases": [p.to_dict() for p in self.phases]}
 
 
-def review(submissions: Iterable[Submission]) -> list[Reviewed]:
+# The submissions whose topologies and models are kept from the first pass to the second: a list of up to so many is
+# described and modelled once (about 0.1 MB each).
+KEPT = 512
+
+
+def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, int | None], None] | None = None,
+           kept: int = KEPT) -> Iterator[Reviewed]:
     """Every submission judged on its own description's topology (one model per submission), each range's least end
-    raised by the witnesses (:mod:`assess.witness`) of the submission and of the same system's other submissions."""
-    submissions = list(submissions)
-    described = [describe(s.description) for s in submissions]
-    found = [() if d.topology is None else witnesses_of(d.topology, s.runs) for s, d in zip(submissions, described)]
-    systems: dict[tuple[str, str], list[int]] = {}
+    raised by the witnesses (:mod:`assess.witness`) of the submission and of the same system's other submissions.
+
+    ``submissions`` is gone through twice, a submission at a time (a list, or :class:`ListFile`, which reads its file
+    again): first for the witnesses of each named system, then to judge each, as it is yielded. What is held between
+    the two is each system's witnesses (those alike but in the submission they come from kept twice at most), and
+    the topologies and models of the first ``kept`` submissions, so that they are not made again. ``progress`` is
+    told the pass (``witnesses found in``, ``judged``), the submissions done and, while judging, how many there are.
+    """
+    evidence: dict[tuple[str, str], _Evidence] = {}
+    made: dict[int, tuple[Described, Model | None, tuple[Witness, ...]]] = {}
+    total = 0
+    for total, s in enumerate(submissions, start=1):
+        if any(_system(s)):
+            modelled = _modelled(s)
+            evidence.setdefault(_system(s), _Evidence()).add(total - 1, s.id, modelled[2])
+            if len(made) < kept:
+                made[total - 1] = modelled
+        if progress:
+            progress("witnesses found in", total, None)
     for index, s in enumerate(submissions):
-        systems.setdefault(_system(s), []).append(index)
-    reviewed = []
-    for index, (s, d) in enumerate(zip(submissions, described)):
-        others = [replace(w, of=f"submission {submissions[i].id}") for i in systems[_system(s)] if i != index
-                  for w in found[i]] if any(_system(s)) else []
-        reviewed.append(_reviewed(s, d, found[index] + tuple(others)))
-    return reviewed
+        described, model, found = made.pop(index) if index in made else _modelled(s)
+        system = evidence.get(_system(s)) if any(_system(s)) else None
+        yield _reviewed(s, described, model, found + (system.others(index) if system else ()))
+        if progress:
+            progress("judged", index + 1, total)
+
+
+def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Witness, ...]]:
+    """The submission's topology, its model (None without a topology) and its witnesses found on that model."""
+    described = describe(submission.description)
+    if described.topology is None:
+        return described, None, ()
+    model = Model(described.topology)
+    return described, model, witnesses_of(described.topology, submission.runs, model=model)
+
+
+class _Evidence:
+    """A system's witnesses, each named for its submission; of witnesses alike in all but their submission, the first
+    two (of two submissions): a later one never narrows more (the first of equal ones does), and the second stands in
+    for the first when the first's own submission is judged."""
+
+    def __init__(self) -> None:
+        self.witnesses: list[tuple[int, Witness]] = []
+        self._seen: dict[tuple, int] = {}
+
+    def add(self, index: int, submission: str, found: tuple[Witness, ...]) -> None:
+        for w in found:
+            key = _alike(w)
+            if self._seen.get(key, 0) < 2:
+                self._seen[key] = self._seen.get(key, 0) + 1
+                self.witnesses.append((index, replace(w, of=f"submission {submission}")))
+
+    def others(self, index: int) -> tuple[Witness, ...]:
+        """The witnesses of the system's submissions but the one at ``index``, in their order."""
+        return tuple(w for i, w in self.witnesses if i != index)
+
+
+def _alike(w: Witness) -> tuple:
+    """What a witness proves and says, but for the submission it comes from."""
+    def q(value) -> tuple:
+        return value.magnitude, str(value.units)
+
+    return (w.run.label, w.run.workload, q(w.measured), w.why,
+            tuple((n.component, tuple(map(q, n.stated.range or ())), q(n.needed)) for n in w.proves))
 
 
 def _system(submission: Submission) -> tuple[str, str]:
@@ -115,7 +173,8 @@ def _system(submission: Submission) -> tuple[str, str]:
     return d.get("system").casefold(), d.get("institution").casefold()
 
 
-def _reviewed(submission: Submission, described: Described, witnesses: tuple[Witness, ...]) -> Reviewed:
+def _reviewed(submission: Submission, described: Described, model: Model | None,
+              witnesses: tuple[Witness, ...]) -> Reviewed:
     if described.topology is None:
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
@@ -123,7 +182,7 @@ def _reviewed(submission: Submission, described: Described, witnesses: tuple[Wit
     system = submission.description.title
     servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
     judgements = tuple(_banded(j, described, system, servers) for j in check_runs(
-        described.topology, submission.runs, witnesses=witnesses, hardware=described.parts))
+        described.topology, submission.runs, witnesses=witnesses, hardware=described.parts, model=model))
     return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
 
 

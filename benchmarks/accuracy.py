@@ -61,7 +61,7 @@ def _io500(every: int, factors: tuple[int, ...]) -> dict:
     from assess.review import UNJUDGED, review
 
     submissions = read_list(LIST.read_text(encoding="utf-8"), source=str(LIST))[::every]
-    reviewed = review(submissions)
+    reviewed = list(review(submissions))
     phases = [(r, p) for r in reviewed for p in r.phases]
     verdicts = Counter(p.verdict for _, p in phases)
     errors = [(r, p) for r, p in phases if p.verdict == "ABOVE-CEILING"]

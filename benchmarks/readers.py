@@ -26,7 +26,14 @@ peak resident memory, reset before each). Then ``iobound read`` reads a 500 MB f
 process (an IOR output amid a job's launcher lines, and a sparse file of NULs; ``--quick``:
 50 MB): its peak memory beside the same bound.
 
-    python benchmarks/readers.py [--corpus ../shared/corpus] [--fuzz 10000]
+A list of any size (issue 33): a 1 GB io500 list CSV (2.1 M rows; ``--quick``: 5 MB) is built in a temporary folder
+from the shared list's rows repeated under new ids (its systems recur, as on a list of many years), and read by the
+csv module alone (the peer) and by ``iobound review --csv --progress``, each in a child process: its peak resident
+memory (goal: under 200 MB), its time, and what its progress said. Judging 2.1 M submissions takes far longer than a
+benchmark may (tens of ms each): the review is stopped after ``--list-seconds`` (default 300; ``--quick`` 20) and its
+pace projected to the whole list.
+
+    python benchmarks/readers.py [--corpus ../shared/corpus] [--fuzz 10000] [--list-seconds 300]
     python benchmarks/readers.py --quick    # 200 inputs per reader
 """
 
@@ -37,6 +44,7 @@ import json
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -442,6 +450,88 @@ def _reads(text: str) -> bool:
         return False
 
 
+# ---------------------------------------------------------------------------------------------
+# A list of any size (issue 33): a 1 GB list CSV read by review in the memory of the rows in flight.
+
+LIST_SIZE = 1_000_000_000  # bytes (--quick: LIST_QUICK)
+LIST_QUICK = 5_000_000
+LIST_MEMORY = 200_000_000  # the goal: review's peak resident memory
+
+
+def _watched(command: list[str], seconds: float | None) -> tuple[int | None, float, int, str]:
+    """Run ``command`` (a child of this process), reading its peak resident memory (VmHWM) as it runs; stop it after
+    ``seconds`` (None: let it end). Its exit status (None where stopped), wall time, peak (bytes) and stderr."""
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, text=True, cwd=ROOT)
+        peak, status = 0, None
+        while (status := child.poll()) is None:
+            try:
+                with open(f"/proc/{child.pid}/status", encoding="ascii") as f:
+                    peak = max(peak, int(f.read().split("VmHWM:")[1].split()[0]) * 1024)
+            except (OSError, IndexError):
+                pass
+            if seconds is not None and time.perf_counter() - start > seconds:
+                child.terminate()
+                child.wait()
+                break
+            time.sleep(0.2)
+        elapsed = time.perf_counter() - start
+        err.seek(0)
+        return status, elapsed, peak, err.read()
+
+
+def large_list(corpus: Path, quick: bool, seconds: float) -> int:
+    """Build the large list CSV, read it with the csv module and with ``iobound review``; print their peak memory and
+    time, and review's progress; the number of goals missed (0 or 1)."""
+    import csv
+    import io
+
+    source = corpus / "io500-list" / "io500-db-2017-2019_submissions.csv"
+    if not source.is_file():
+        print(f"large list: the io500 list database is not at {source}: skipped")
+        return 0
+    with open(source, encoding="utf-8", newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = reader.fieldnames, list(reader)
+    size = LIST_QUICK if quick else LIST_SIZE
+    with tempfile.TemporaryDirectory(prefix="iobound-large-list-") as folder:
+        path, count = Path(folder) / "list.csv", 0
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            out = csv.DictWriter(f, header, lineterminator="\n")
+            out.writeheader()
+            while f.tell() < size:
+                text = io.StringIO()
+                copy = csv.DictWriter(text, header, lineterminator="\n")
+                copy.writerows({**row, "id": f"{count // len(rows)}-{row['id']}"}
+                               for row in rows)
+                f.write(text.getvalue())
+                count += len(rows)
+        bytes_ = path.stat().st_size
+        print(f"large list: {bytes_ / 1e6:,.0f} MB, {count:,} rows: the shared list's {len(rows)} rows repeated under "
+              "new ids, in a temporary folder")
+        read = ("import csv, sys\nwith open(sys.argv[1], newline='') as f: print(sum(1 for _ in csv.reader(f)))\n"
+                "print(open('/proc/self/status').read().split('VmHWM:')[1].split()[0], file=sys.stderr)")
+        _, floor, _, peer = _watched([sys.executable, "-c", read, str(path)], None)
+        floor_peak = int(peer.split()[-1]) * 1024  # its own, at its end: it may end before it is first looked at
+        status, spent, peak, said = _watched([sys.executable, "-m", "assess", "review", str(path), "--csv",
+                                              "--progress", "--fail-on", "never"], seconds)
+        lines = [line for line in said.splitlines() if line.startswith("review: ")]
+        last = lines[-1] if lines else "(no progress shown)"
+        done = [int(n.replace(",", "")) for n in re.findall(r"(?:witnesses found in|judged) ([\d,]+)", last)]
+        passes = 1 if "witnesses" in last else 2
+        pace = (done[0] + (count if passes == 2 else 0)) / spent if done else 0.0
+        ended = f"ended (exit {status})" if status is not None else f"stopped after {seconds:g} s"
+        projected = f"; at that pace both passes take {2 * count / pace / 3600:,.1f} h" if pace and status is None else ""
+        print(f"peer: the csv module reads it in {floor:.1f} s wall, peak memory {floor_peak / 1e6:.0f} MB")
+        print(f"review: {ended} in {spent:.1f} s wall, peak memory {peak / 1e6:.0f} MB; {len(lines)} progress "
+              f"line(s) on stderr, the last: {last!r}{projected}")
+    met = peak < LIST_MEMORY
+    print(f"goal: review reads a {bytes_ / 1e6:,.0f} MB list in < {LIST_MEMORY / 1e6:.0f} MB of memory, showing its "
+          f"progress: {peak / 1e6:.0f} MB, {len(lines)} progress line(s): {'PASS' if met and lines else 'MISS'}")
+    return 0 if met and lines else 1
+
+
 def fuzz_inputs(corpus: Path, texts: dict[str, list[str]], count: int, seed: int, quick: bool) -> int:
     """The fuzz of the opener, topologies and results CSVs, and the large file; prints the goal; the misses."""
     rng = random.Random(seed)
@@ -466,9 +556,13 @@ def main() -> int:
     parser.add_argument("--fuzz", type=int, default=10_000, help="mutated inputs per reader")
     parser.add_argument("--quick", action="store_true", help="200 mutated inputs per reader (a smoke run)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--list-seconds", type=float, default=None,
+                        help="stop review of the large list after so many seconds (default 300; --quick 20)")
     args = parser.parse_args()
     if args.quick:
         args.fuzz = 200
+    if args.list_seconds is None:
+        args.list_seconds = 20.0 if args.quick else 300.0
     if not args.corpus.is_dir():
         print(f"corpus of real tool outputs not found at {args.corpus} (--corpus names it)", file=sys.stderr)
         return 2
@@ -477,6 +571,7 @@ def main() -> int:
     failures = fuzz(texts, args.fuzz, args.seed)
     print(f"goal: no exception but ToolOutputError: {'PASS' if not failures else f'MISS, {failures} other exceptions'}")
     missed = fuzz_inputs(args.corpus, texts, args.fuzz, args.seed, args.quick)
+    missed += large_list(args.corpus, args.quick, args.list_seconds)
     return 1 if failures or missed else 0
 
 

@@ -13,14 +13,16 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
 from probes.core.errors import TopologyError
-from probes.core.units import Q_, Metric, canonical
+from probes.core.units import Q_, Metric, canonical, magnitude_in
 from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
-from models.flow import FlowNetwork, Limit, Shape
+from models.flow import FlowNetwork, Limit, Scale, Shape
 from models.formulas import workload_values
 from models.layers import DEVICE_LAYERS, REQUESTS
+from models.reaching import least_reaching, reaching
+from models import solved
 
 # Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
 HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
@@ -48,17 +50,32 @@ class Model:
 
     def __init__(self, topology: Topology):
         self.topology = topology
-        self.ranges = topology.ranged()
-        # figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones
-        self.assumed = {place: c for place, c in topology.assumed().items() if c.metric in _MONOTONE}
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
+        self._kept: dict[tuple[str, int], dict] = {}  # the chains a varied model takes over (see varied)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
-        self._assumes = any(c.assumed for g in topology.groups for c in g.capacities.values()) or any(
-            link.bandwidth is not None and link.bandwidth.assumed for link in topology.links)
         self._memory: dict[tuple, Memory] = {}
+
+    @functools.cached_property
+    def content(self) -> str:
+        """What the model reads of its topology (:func:`models.solved.content`): what it solves serves its likes."""
+        return solved.content(self.topology)
+
+    @functools.cached_property
+    def ranges(self) -> dict[Component, Capacity]:  # found when first asked: a varied model never asks
+        return self.topology.ranged()
+
+    @functools.cached_property
+    def assumed(self) -> dict[Component, Capacity]:
+        """Figures assumed as one value, of the metrics a ceiling is monotone in: unlimited, they leave the stated ones."""
+        return {place: c for place, c in self.topology.assumed().items() if c.metric in _MONOTONE}
+
+    @functools.cached_property
+    def _assumes(self) -> bool:
+        return any(c.assumed for g in self.topology.groups for c in g.capacities.values()) or any(
+            link.bandwidth is not None and link.bandwidth.assumed for link in self.topology.links)
 
     @property
     def low(self) -> Model:
@@ -79,6 +96,17 @@ class Model:
                                                          for place, c in self.assumed.items()}))
         return self._stated
 
+    def varied(self, place: Component, capacity: Capacity) -> Model:
+        """The model with the figure at ``place`` replaced by ``capacity``, keeping the chains made of the other groups:
+        a chain is its group's figures alone, but for the time per request (which crosses the path)."""
+        model = Model(self.topology.replaced({place: capacity}))
+        key = (place.group, len(self._shared))  # the chains made so far, found once for each group varied
+        if key not in self._kept:
+            self._kept[key] = {(shape, group): parts for (shape, group), parts in self._shared.items() if group !=
+                               place.group and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
+        model._shared = dict(self._kept[key])  # the varied model adds its own group's chain
+        return model
+
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The most (B/s or op/s) the stated figures alone allow (see ``stated``); inf where they limit nothing."""
         return _most(self.stated, workload, clients)
@@ -93,7 +121,9 @@ class Model:
                                               if g.serves(workload.operation.value, workload.transfer_size)))
 
     def forget_cuts(self) -> None:
-        """Forget the cuts the flow networks found (each keeps the cuts it solves): a timed pass then solves each again."""
+        """Forget the ceilings solved (every model's) and the cuts the flow networks found (each keeps the cuts it
+        solves): a timed pass then solves each again."""
+        solved.forget()
         for network in self._networks.values():
             network.forget_cuts()
 
@@ -142,7 +172,12 @@ class Model:
         solves bound it: every range at its most favourable end (``value``), then at its
         least (``low``, None when both ends are equal).
         ``caches=False`` leaves out the cache ceilings, for callers that judge the storage path only.
+        Each is solved once for models of the same content (see :mod:`models.solved`).
         """
+        return solved.once(("ceiling", self.content, workload, clients, caches),
+                           lambda: self._solved(workload, clients, caches))
+
+    def _solved(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         high = self._ceiling(workload, clients, caches)
         low = self.low._ceiling(workload, clients, False) if self.ranges else None
         if low is not None and math.isclose(canonical(low.value), canonical(high.value), rel_tol=TIE):
@@ -184,7 +219,15 @@ class Model:
         whose least favourable end alone (a range's, or the value assumed), the others at their most favourable
         (a range's end, unlimited), puts the ceiling under ``target``, with the value that makes the ceiling
         exactly ``target`` (bisection: the ceiling is monotone in each figure). Each is necessary, not all
-        together sufficient. A target above what the stated figures allow is taken at that."""
+        together sufficient. A target above what the stated figures allow is taken at that. Solved once for models
+        of the same content and a target (see :mod:`models.solved`), each figure as this topology states it."""
+        found = solved.once(("implied", self.content, workload, clients, target),
+                            lambda: self._implied_by(workload, clients, target))
+        own = self.ranges | self.assumed
+        return tuple(need if need.stated is own[need.component] else replace(need, stated=own[need.component])
+                     for need in found)
+
+    def _implied_by(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
         stated = self.stated
         most = self.stated_bound(workload, clients)
         target = min(target, most)
@@ -195,17 +238,17 @@ class Model:
             unit = capacity.value.units
 
             def bound(value: float) -> float:
-                return _most(Model(stated.topology.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
+                return _most(stated.varied(place, capacity.at(Q_(value, unit))), workload, clients)
 
-            worst = capacity.ends[0].m_as(unit)
+            worst = magnitude_in(capacity.ends[0], unit)
             least = bound(worst)
             if least >= target:
                 continue
-            best = capacity.ends[1].m_as(unit) if capacity.range else _reaching(bound, worst, target, capacity.metric)
+            best = magnitude_in(capacity.ends[1], unit) if capacity.range else reaching(bound, worst, target, capacity.metric)
             if best is None:  # no value of this one alone reaches it: only with others
                 continue
             high = most if capacity.range and math.isfinite(most) else bound(best)
-            t = _least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, high)
+            t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, high)
             found.append(Implied(place, capacity, Q_(worst + t * (best - worst), unit)))
         return tuple(found)
 
@@ -223,7 +266,7 @@ class Model:
         def bound(value: float) -> float:
             return _most(Model(free.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
 
-        worst = capacity.ends[0].m_as(unit)
+        worst = magnitude_in(capacity.ends[0], unit)
         least = bound(worst)
         if least >= target:
             return None
@@ -232,11 +275,11 @@ class Model:
         if math.isclose(reached, target, rel_tol=1e-9):  # proportional, as where the figure alone binds: solved
             return Q_(best, unit)
         if reached < target:
-            best = _reaching(bound, best, target, capacity.metric)
+            best = reaching(bound, best, target, capacity.metric)
             if best is None:
                 return None
             reached = bound(best)
-        t = _least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
+        t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
         return Q_(worst + t * (best - worst), unit)
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
@@ -259,9 +302,9 @@ class Model:
 
         layers, binding_layers = [], []
         for name in network.layers():
-            solved = self.cut(network, workload, counts, only=name, full=full)
-            layers.append(LayerLimit(name, None, ()) if solved is None else _limit(name, solved, values))
-            if solved is not None and math.isclose(solved.value, value, rel_tol=TIE):
+            alone = self.cut(network, workload, counts, only=name, full=full)
+            layers.append(LayerLimit(name, None, ()) if alone is None else _limit(name, alone, values))
+            if alone is not None and math.isclose(alone.value, value, rel_tol=TIE):
                 binding_layers.append(name)
         if shared:
             layers.append(shared[0])
@@ -363,16 +406,16 @@ class Model:
             If nothing limits the path (no ``only``), or the clients have no path to the storage.
         """
         full = network.capacities(workload, counts) if full is None else full
-        solved = network.limit(full, only)
-        if solved.value == math.inf:
+        found = network.limit(full, only)
+        if found.value == math.inf:
             if only is not None:
                 return None
             raise TopologyError(self.topology.path, "", "no capacity limits the path from the clients to the storage; "
                                 "state the bandwidth of the NICs or the devices")
-        if solved.value <= 0 and only is None:
+        if found.value <= 0 and only is None:
             raise TopologyError(self.topology.path, "links", "the chosen clients have no path to the storage in the "
                                 "direction data moves")
-        return solved
+        return found
 
 
 def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] | None = None) -> Ceiling:
@@ -449,47 +492,9 @@ def _concerns(key: str, operation: Operation) -> bool:
     return own in ("",) or operation is Operation.MIXED or own == operation.value
 
 
-# How close to the least value that reaches a target Model.implied finds it, as a share of the range:
-# far below the three or four figures it is shown with.
-_REACH = 1e-9
-
-
 def _most(model: Model, workload: Workload, clients: tuple[str, ...] | None) -> float:
     """The ceiling's value alone (see Model.bound); inf where nothing limits it (figures taken as unlimited)."""
     try:
         return model.bound(workload, clients)
     except TopologyError:  # nothing limits the path
         return math.inf
-
-
-def _reaching(bound: Callable[[float], float], assumed: float, target: float, metric: Metric) -> float | None:
-    """A value of one figure assumed as ``assumed`` at which ``bound`` reaches ``target``: doubled (halved, for a
-    latency) until it does; None if it never does within a factor of 2**60."""
-    step = 0.5 if metric is Metric.LATENCY else 2.0
-    for k in range(1, 61):
-        if bound(assumed * step ** k) >= target:
-            return assumed * step ** k
-    return None
-
-
-def _least_reaching(f: Callable[[float], float], target: float, low: float, high: float) -> float:
-    """The least t in [0, 1] with f(t) >= target, within _REACH, for a non-decreasing f with f(0) = low < target
-    <= f(1) = high. A ceiling is piecewise linear (or smooth) in one figure, so secant steps find it in a few
-    solves; a step that does not halve the bracket is followed by a halving one, so it is never slower than
-    bisection by more than twice."""
-    lo, hi, f_lo, f_hi = 0.0, 1.0, low, high
-    secant = True
-    while hi - lo > _REACH:
-        width = hi - lo
-        t = lo + (target - f_lo) / (f_hi - f_lo) * width if secant and f_hi > f_lo else lo + width / 2
-        t = min(max(t, lo + _REACH / 4), hi - _REACH / 4)
-        value = f(t)
-        if value >= target:
-            hi, f_hi = t, value
-            if value <= target * (1 + 1e-12) and f(max(t - _REACH / 2, lo)) < target:
-                return t  # on the target: nothing just below reaches it, so t is the least
-        else:
-            lo, f_lo = t, value
-        secant = hi - lo <= width / 2
-    return hi
-

@@ -34,7 +34,7 @@ def listed(corpus):
 
 @pytest.fixture(scope="module")
 def reviewed(listed):
-    return review(read_list(listed.read_text(encoding="utf-8"), source=str(listed)))
+    return list(review(read_list(listed.read_text(encoding="utf-8"), source=str(listed))))
 
 
 @pytest.mark.parametrize("text, low, high, ports", [

@@ -13,7 +13,7 @@ Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from assess.cli.inputs import add_input_limit
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
@@ -35,68 +35,93 @@ def configure(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--csv", action="store_true", help="print CSV instead of text: one row per phase")
     parser.add_argument("--html", metavar="DIR", help="also write a report to the new folder DIR (index.html, a page "
                                                       "per submission)")
+    parser.add_argument("--progress", action="store_true", help="show progress on stderr even where it is not a "
+                                                                 "terminal (on one it is shown anyway)")
     add_input_limit(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
+    """Judge the list a submission at a time, as it is read (twice: see :func:`assess.review.review`): the JSON and
+    the CSV are written as each is judged; the text keeps a line per submission; the HTML report keeps them all."""
+    import sys
     from pathlib import Path
 
-    from probes.core.inputs import open_input
-    from probes.core.errors import ToolOutputError
-    from probes.readers.io500_system import read_list
+    from probes.core.document import dumps_listed
+    from probes.readers.io500_system import ListFile
     from assess.findings import Severity
-    from assess.render import dumps, envelope
+    from assess.progress import PassProgress
+    from assess.render import envelope
     from assess.review import REVIEW_VERSION, review, review_body, severity
 
     if args.html:
         from probes.core.outputs import check_new
         check_new(Path(args.html), "folder")  # before the work, not after it
-    with open_input(args.list, error=ToolOutputError) as file:
-        submissions = read_list(file.text(), source=args.list)
-    reviewed = review(submissions)
-    if args.json:
-        print(dumps(envelope("review", REVIEW_VERSION, review_body(args.list, reviewed))))
-    elif args.csv:
-        print(_csv(reviewed), end="")
-    else:
-        print(render(reviewed, args.list))
+    threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
+    failed = False
+    progress = PassProgress("review", "submissions", asked=args.progress)
+
+    def judged():
+        nonlocal failed
+        for r in review(ListFile(args.list), progress=progress):
+            found = severity(r)
+            failed |= threshold is not None and found is not None and found >= threshold
+            yield r
+
+    reviewed = list(judged()) if args.html else judged()
+    try:
+        if args.json:
+            head = envelope("review", REVIEW_VERSION, review_body(args.list, ()))
+            for piece in dumps_listed(head, "submissions", (r.to_dict() for r in reviewed)):
+                sys.stdout.write(piece)
+            sys.stdout.write("\n")
+        elif args.csv:
+            for piece in _csv(reviewed):
+                sys.stdout.write(piece)
+        else:
+            text = render(reviewed, args.list)
+            progress.close()  # the live line cleared before the text
+            print(text)
+    finally:
+        progress.close()
     if args.html:
         from assess.review_page import write_pages
         index = write_pages(reviewed, Path(args.html), args.list)
         if not args.json and not args.csv:
             print(f"\nwrote {index}")
-    threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
-    failed = threshold is not None and any((s := severity(r)) is not None and s >= threshold for r in reviewed)
     return EXIT_FINDINGS if failed else EXIT_OK
 
 
-def render(reviewed: list[Reviewed], source: str) -> str:
-    """The list, one line per submission; then what needs more than the stated hardware; then counts."""
+def render(reviewed: Iterable[Reviewed], source: str) -> str:
+    """The list, one line per submission; then what needs more than the stated hardware; then counts. Each submission
+    is gone through once and only what is printed kept of it (a list of any length)."""
     from collections import Counter
 
     from assess.render import table
     from assess.review import UNJUDGED, VERDICTS
 
-    rows = [(r.submission.id, r.submission.list_name, r.submission.description.title[:40],
-             r.submission.description.get("filesystem_type")[:16],
-             f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict, _headline(r))
-            for r in reviewed]
-    lines = [f"list: {source} ({len(reviewed)} submissions)", "",
+    rows, strongest, thin, verdicts = [], {"ABOVE-CEILING": [], "IMPLAUSIBLE-HARDWARE": []}, Counter(), Counter()
+    for r in reviewed:
+        rows.append((r.submission.id, r.submission.list_name, r.submission.description.title[:40],
+                     r.submission.description.get("filesystem_type")[:16],
+                     f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict, _headline(r)))
+        for p in r.phases:
+            verdicts[p.verdict] += 1
+            if p.verdict in strongest:
+                strongest[p.verdict].append(f"  {r.submission.id} {r.submission.description.title}: {p.label} "
+                                            f"{_figure(p.measured)} {_where(p)}: {p.implies}")
+        if r.thin:
+            thin[r.thin] += 1
+    lines = [f"list: {source} ({len(rows)} submissions)", "",
              table(("id", "list", "system", "file system", "judged", "verdict", "its strongest phase"), rows, right=(4,)),
              "its strongest phase: its result in its ceiling's least–most (the result over that most–over that least)"]
     for verdict, heading in (("ABOVE-CEILING", "needs more than the stated hardware (ABOVE-CEILING):"),
                             ("IMPLAUSIBLE-HARDWARE", "needs more of a drive or port than any part of its class that "
                                                      "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
-        above = [(r, p) for r in reviewed for p in r.phases if p.verdict == verdict]
-        if above:
-            lines += ["", heading]
-            lines += [f"  {r.submission.id} {r.submission.description.title}: {p.label} {_figure(p.measured)} "
-                      f"{_where(p)}: {p.implies}" for r, p in above]
-    thin = Counter(r.thin for r in reviewed if r.thin)
+        if strongest[verdict]:
+            lines += ["", heading, *strongest[verdict]]
     if thin:
         lines += ["", "too thin to judge (the fields they lack):"]
         lines += [f"  {count} submission(s): {why}" for why, count in thin.most_common()]
-    verdicts = Counter(p.verdict for r in reviewed for p in r.phases)
     order = (*VERDICTS, "within", UNJUDGED)
     lines += ["", "phases: " + ", ".join(f"{verdicts[v]} {v}" for v in order if verdicts[v])]
     return "\n".join(lines)
@@ -126,12 +151,14 @@ def _figure(q) -> str:
     return format_quantity(q)
 
 
-def _csv(reviewed: list[Reviewed]) -> str:
+def _csv(reviewed: Iterable[Reviewed]) -> Iterator[str]:
+    """The CSV, one row per phase: the header, then each submission's rows as it comes."""
     from probes.core.outputs import csv_text
 
-    rows: list = [_CSV_HEADERS]
+    yield csv_text([_CSV_HEADERS])
     for r in reviewed:
         s = r.submission
+        rows = []
         for p in r.phases:
             unit = p.high.units if p.high is not None else None
             rows.append((s.id, s.list_name, s.status, s.description.title, s.description.get("filesystem_type"),
@@ -139,4 +166,4 @@ def _csv(reviewed: list[Reviewed]) -> str:
                          "" if unit is None else f"{p.low.m_as(unit):.6g}",
                          "" if unit is None else f"{p.high.magnitude:.6g}", "" if unit is None else f"{unit:~P}",
                          "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason))
-    return csv_text(rows)
+        yield csv_text(rows)

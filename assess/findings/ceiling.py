@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
-from probes.core.units import Metric, Q_, format_quantity, quantity_json
+from probes.core.units import Metric, Q_, format_quantity, magnitude_in, quantity_json
 from models.ceiling import Ceiling, Implied
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
 from assess.findings.bands import BELOW, FAR_BELOW, TOLERANCE
@@ -29,7 +29,7 @@ _PAGE = 4096
 def bandwidth_factor(run: Run) -> float | None:
     """What turns the run's values into B/s (an op/s rate times the transfer size); None if they are no bandwidth."""
     if run.metric is Metric.BANDWIDTH:
-        return Q_(1, run.unit).m_as("B/s")
+        return magnitude_in(Q_(1, run.unit), "B/s")
     workload = run.workload
     if run.metric is Metric.OPERATION_RATE and workload and workload.transfer_size is not None \
             and not workload.operation.is_metadata:
@@ -51,7 +51,7 @@ def metric_factor(run: Run, metric: Metric) -> float | None:
     """What turns the run's values into the metric's canonical unit (B/s, op/s); None if they are not of that metric."""
     if metric is Metric.BANDWIDTH:
         return bandwidth_factor(run)
-    return Q_(1, run.unit).m_as(metric.unit) if run.metric is metric else None
+    return magnitude_in(Q_(1, run.unit), metric.unit) if run.metric is metric else None
 
 
 def summary_in(run: Run, metric: Metric) -> Summary | None:
@@ -79,7 +79,7 @@ def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below
     """
     metric = ceiling.metric
     summary = summary_in(run, metric)
-    limit, least = ceiling.value.m_as(metric.unit), ceiling.least.m_as(metric.unit)
+    limit, least = magnitude_in(ceiling.value, metric.unit), magnitude_in(ceiling.least, metric.unit)
     measured = Q_(summary.mean, metric.unit)
     ratio = summary.mean / limit
     interval = None if summary.ci_low is None else (summary.ci_low / limit, summary.ci_high / limit)

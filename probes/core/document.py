@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Iterable, Iterator
 
 import probes
 from probes.core.errors import InputError
 from probes.core.inputs import read_input
 
-__all__ = ["envelope", "dumps", "read_document"]
+__all__ = ["envelope", "dumps", "dumps_listed", "read_document"]
 
 
 def envelope(kind: str, version: str, body: dict) -> dict:
@@ -20,6 +21,22 @@ def envelope(kind: str, version: str, body: dict) -> dict:
 
 def dumps(doc: dict) -> str:
     return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def dumps_listed(doc: dict, key: str, items: Iterable) -> Iterator[str]:
+    """The pieces of ``dumps(doc)`` with ``key`` (its last) the list of ``items``, made an item at a time: a list of
+    any length in the memory of one item."""
+    head = dumps({**doc, key: []})
+    opening = head[: head.rindex("[]")]
+    pieces = (json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ") for item in items)
+    first = next(pieces, None)
+    if first is None:
+        yield head
+        return
+    yield f"{opening}[\n    {first}"
+    for piece in pieces:
+        yield f",\n    {piece}"
+    yield "\n  ]\n}"
 
 
 def read_document(path: str | os.PathLike, kind: str, versions: tuple[str, ...]) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import io
 import os
 import re
 import stat
@@ -127,6 +128,28 @@ class InputFile:
         not UTF-8 raises UnicodeDecodeError, else it reads as U+FFFD, as do characters beyond U+FFFF in a text over
         16 MiB (Python would hold it at 4 bytes a character)."""
         return _decode(self.data(), errors)
+
+    def lines(self, longest: int = _SLICE) -> Iterator[str]:
+        """The file's lines with their ends, cut at "\\n" alone (as the csv module takes them), decoded as
+        :meth:`text` decodes them, read a piece at a time: a file of any size in the memory of a line.
+
+        Raises
+        ------
+        InputError (its ``error``)
+            When it comes to it, if a line is longer than ``longest`` characters (no text: a binary, NULs).
+        """
+        self._file.seek(0)
+        utf16 = self._file.read(2) in (b"\xff\xfe", b"\xfe\xff")
+        self._file.seek(0)
+        text = io.TextIOWrapper(io.BufferedReader(self._file, _PIECE), encoding="utf-16" if utf16 else "utf-8",
+                                errors="replace", newline="\n")
+        number = 0
+        while line := text.readline(longest + 1):
+            number += 1
+            if len(line) > longest:
+                raise self._error(self.source, f"line {number}", f"is longer than {longest:,} characters: not a line "
+                                  "of text")
+            yield line
 
     def data(self) -> bytes:
         """The whole file's bytes, within the limit (a binary format: a Darshan log)."""

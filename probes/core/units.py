@@ -23,7 +23,8 @@ if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: -
     from pint import Quantity
 
 __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "unit_fits",
-           "format_quantity", "format_value", "display_unit", "family_unit", "quantity_json", "quantity_from_json", "canonical"]
+           "format_quantity", "format_value", "display_unit", "family_unit", "quantity_json", "quantity_from_json", "canonical",
+           "magnitude_in"]
 
 
 @functools.cache
@@ -68,9 +69,43 @@ def registry() -> pint.UnitRegistry:
 
 def Q_(value, unit=None) -> Quantity:
     """A quantity of the one registry: ``Q_(110, "MiB/s")``."""
+    if isinstance(value, str) and unit is None:
+        return _parsed(value)
     if isinstance(unit, str):  # pint would parse the text again for every quantity: a reader makes thousands
         unit = _unit(unit)
+    if type(value) in (float, int) and unit is not None:
+        return _made(value, getattr(unit, "_units", unit))
     return registry().Quantity(value, unit)
+
+
+def _made(value: float | int, units) -> Quantity:
+    """A quantity of a plain number in pint's container of units (a Unit's ``_units``, or one already), set as pint's
+    constructor sets it (a number's magnitude is the number itself) without the checks that cost 20x the rest: the
+    models make hundreds of thousands of quantities to judge a list."""
+    cls = _quantity_class()
+    if not isinstance(units, _container_class()):
+        return cls(value, units)
+    made = object.__new__(cls)
+    made._magnitude, made._units = value, units
+    return made
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str) -> Quantity:
+    """``Q_("3.5 GB/s")``, parsed once: the catalogues' figures are asked for by every description."""
+    return registry().Quantity(text)
+
+
+@functools.cache
+def _quantity_class() -> type:
+    return registry().Quantity
+
+
+@functools.cache
+def _container_class() -> type:
+    from pint.util import UnitsContainer
+
+    return UnitsContainer
 
 
 def __getattr__(name: str):
@@ -397,6 +432,11 @@ def _unit(name: str) -> pint.Unit:
 # (magnitude x factor, the magnitude unchanged between equal units), so the digits shown are pint's.
 
 
+def magnitude_in(q: Quantity, unit: str | pint.Unit):
+    """``q.m_as(unit)``, with pint's factor from ``q``'s units to ``unit`` computed once per pair: the same digits."""
+    return _magnitude_in(q, _unit(unit) if isinstance(unit, str) else unit)
+
+
 def _magnitude_in(q: Quantity, unit: pint.Unit):
     """``q.to(unit).magnitude``, with pint's factor from ``q``'s units to ``unit`` computed once per pair."""
     magnitude = q.magnitude
@@ -438,7 +478,7 @@ def quantity_json(q: Quantity | None) -> dict | None:
     if q is None:
         return None
     unit = Metric.of(q).unit
-    return {"value": float(q.m_as(unit)), "unit": unit}
+    return {"value": float(magnitude_in(q, unit)), "unit": unit}
 
 
 def quantity_from_json(d: dict, metric: Metric, *, what: str) -> Quantity:

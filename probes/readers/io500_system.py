@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
 from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator
 
 from probes.core.errors import ToolOutputError
-from probes.core.inputs import iter_lines
+from probes.core.inputs import iter_lines, open_input
 from probes.core.run import Run
 from probes.readers.io500 import phase_run
 
 __all__ = ["Description", "Submission", "looks_like_info", "looks_like_form", "looks_like_list", "read_info", "read_form",
-           "read_description", "read_list", "LIST_PHASES", "count"]
+           "read_description", "read_list", "iter_list", "ListFile", "LIST_PHASES", "count"]
 
 # The list database's phase columns, in the order io500 runs them, with the unit the list keeps.
 LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_hard_write": "GiB/s",
@@ -239,14 +241,48 @@ def read_list(text: str, *, source: str) -> list[Submission]:
     ToolOutputError
         If the header lacks the table's columns, or a phase's value is not a number.
     """
-    if not looks_like_list(text):
+    return list(iter_list(io.StringIO(text), source=source))
+
+
+def iter_list(lines: Iterable[str], *, source: str) -> Iterator[Submission]:
+    """The submissions of the list's ``lines`` (each with its end, cut at "\\n" alone), one at a time as its row is
+    read: a list of any size in the memory of one row (:func:`read_list` holds them all).
+
+    Raises
+    ------
+    ToolOutputError
+        When it comes to it: if the header lacks the table's columns, or a row is not whole, or a phase's value is
+        not a number.
+    """
+    lines = iter(lines)
+    header = next(lines, "")
+    if not looks_like_list(header):
         raise ToolOutputError(source, "line 1", "expected the io500 list database's submissions table as CSV, with "
-                              f"columns {', '.join(_LIST_COLUMNS)}; found {next(iter_lines(text), '')[:80]!r}")
-    rows = csv.DictReader(io.StringIO(text))
+                              f"columns {', '.join(_LIST_COLUMNS)}; found {(header.splitlines() or [''])[0][:80]!r}")
+    rows = csv.DictReader(itertools.chain((header,), lines))
     try:
-        return [_submission(_whole(row, rows, source), source, rows.line_num) for row in rows]
+        for row in rows:
+            yield _submission(_whole(row, rows, source), source, rows.line_num)
     except csv.Error as exc:
         raise ToolOutputError(source, f"line {rows.line_num}", f"is not CSV the list database writes: {exc}") from None
+
+
+class ListFile:
+    """The list database's CSV at ``path``, read a row at a time each time it is gone through (``iobound review``
+    goes through it twice): a list of any size in the memory of the rows in flight.
+
+    Raises (when gone through)
+    ------
+    ToolOutputError
+        If the file cannot be read, or as :func:`iter_list` says.
+    """
+
+    def __init__(self, path: str, *, source: str | None = None):
+        self.path, self.source = path, source or str(path)
+
+    def __iter__(self) -> Iterator[Submission]:
+        with open_input(self.path, error=ToolOutputError) as file:
+            yield from iter_list(file.lines(), source=self.source)
 
 
 def _whole(row: dict[str, str | None], rows: csv.DictReader, source: str) -> dict[str, str | None]:
