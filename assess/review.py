@@ -109,6 +109,8 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     the topologies and models of the first ``kept`` submissions, so that they are not made again. ``progress`` is
     told the pass (``witnesses found in``, ``judged``), the submissions done and, while judging, how many there are.
     """
+    if iter(submissions) is submissions:  # a one-pass iterator (a generator): held, as the second pass needs it again
+        submissions = list(submissions)
     evidence: dict[tuple[str, str], _Evidence] = {}
     made: dict[int, tuple[Described, Model | None, tuple[Witness, ...]]] = {}
     total = 0

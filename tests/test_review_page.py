@@ -52,7 +52,7 @@ def index(corpus, tmp_path_factory):
     if not path.is_file():
         pytest.skip(f"the io500 list database is not in the corpus ({path})")
     submissions = [s for s in read_list(path.read_text(encoding="utf-8"), source=str(path)) if s.id in CHOSEN]
-    folder = write_pages(review(submissions), tmp_path_factory.mktemp("review") / "report", str(path))
+    folder = write_pages(list(review(submissions)), tmp_path_factory.mktemp("review") / "report", str(path))
     outline = _Outline()
     outline.feed(folder.read_text(encoding="utf-8"))
     return outline.found

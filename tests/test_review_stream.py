@@ -107,3 +107,10 @@ def test_the_streamed_review_is_each_submission_judged_with_every_witness_of_its
     expected = dumps(envelope("review", REVIEW_VERSION, review_body(str(path), alone)))
     assert out == expected + "\n"
     assert json.loads(out)["submissions"][0]["id"] == chosen[0]["id"]
+
+
+def test_a_generator_of_submissions_is_reviewed_whole_though_review_goes_through_it_twice(listed):
+    submissions = [s for s in read_list(listed.read_text(encoding="utf-8"), source=str(listed))
+                   if s.id in ("9", "22", "3")]
+    given = [r.to_dict() for r in review(s for s in submissions)]
+    assert len(given) == 3 and given == [r.to_dict() for r in review(submissions)]
