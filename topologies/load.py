@@ -29,10 +29,9 @@ Format (every capacity is per member of its group)::
     [[links]]
     between = ["compute", "ethernet"]
 
-Write ``"unlimited"`` for a capacity that is known not to limit. A capacity measured by
-``iobound probe`` names the probe set (relative to the topology file) and the measurement;
-the 95 % interval of its mean is the capacity's range (its mean, with one sample; its least to greatest
-value where its repetitions drifted: UNSTABLE-MACHINE)::
+Write ``"unlimited"`` for a capacity that is known not to limit. A capacity measured by ``iobound probe`` names the
+probe set (relative to the topology file) and the measurement; the 95 % interval of its mean is the capacity's range
+(its mean, with one sample; its least to greatest value where its repetitions drifted: UNSTABLE-MACHINE)::
 
     nic = { probe = "node01.json", measurement = "iperf3.send.p1" }
 """
@@ -71,13 +70,7 @@ _NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def load_topology(path: str | Path) -> Topology:
-    """Load a topology file.
-
-    Raises
-    ------
-    TopologyError
-        If the file cannot be read, is not TOML, or describes an impossible system.
-    """
+    """Load a topology file; TopologyError if it cannot be read, is not TOML, or describes an impossible system."""
     path = Path(path)
     return topology_from_dict(read_toml(path, "the topology file", TopologyError), source=str(path), name=path.stem)
 
@@ -334,8 +327,7 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
 
 
 def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
-    # a memory may be none: a server whose store is memory (tmpfs) keeps no cache in front of it
-    memory = where.endswith((".memory", ".memory.range"))
+    memory = where.endswith((".memory", ".memory.range"))  # may be none: a store in memory (tmpfs) has no cache before it
     try:
         quantity = parse_quantity(value, metric, what="the value", positive=not memory)
     except UnitError as exc:

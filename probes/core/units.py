@@ -29,17 +29,15 @@ __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "pa
 
 @functools.cache
 def _pint():
-    """pint, imported without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports
-    dask.base, half a second of every command's start, and no quantity of iobound is a dask array. A None in
-    sys.modules makes pint's ``find_spec("dask")`` say there is none; dask imports as usual afterwards."""
-    if "dask" in sys.modules:
-        import pint
-        return pint
-    sys.modules["dask"] = None
+    """pint without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports dask.base, half a
+    second of every command's start; a None in sys.modules makes its ``find_spec("dask")`` find none, for that only."""
+    hidden = "dask" not in sys.modules
+    if hidden:
+        sys.modules["dask"] = None
     try:
         import pint
     finally:
-        if sys.modules.get("dask", 0) is None:
+        if hidden and sys.modules.get("dask", 0) is None:
             del sys.modules["dask"]
     return pint
 
@@ -227,8 +225,7 @@ def parse_quantity(
     Raises
     ------
     UnitError
-        If the text has no number, no unit, an ambiguous unit, or (with ``metric``)
-        a unit of another kind.
+        If the text has no number, no unit, an ambiguous unit, or (with ``metric``) a unit of another kind.
 
     Examples
     --------
@@ -281,7 +278,6 @@ def _units_fit(units, metric: Metric) -> bool:
 @functools.lru_cache(maxsize=1024)
 def unit_fits(unit: str, metric: Metric) -> bool:
     """Whether ``unit`` (as written, e.g. ``"MiB/s"``) can state ``metric``; parsed and checked once per spelling.
-
     Raises pint's errors for a unit it does not know, as ``registry().Unit(unit)`` does.
 
     >>> unit_fits("MiB/s", Metric.BANDWIDTH), unit_fits("op/s", Metric.BANDWIDTH)
