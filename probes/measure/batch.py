@@ -9,23 +9,31 @@ show hostnames``); PBS lists a host per process, one a line, in ``PBS_NODEFILE``
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import socket
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
+from probes.core.run import Run
 from probes.measure.tool import run_tool
 
-__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address"]
+__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address",
+           "RECORD", "RESULT", "recorded_job", "steps_together"]
 
 T = TypeVar("T")
 # Seconds scontrol may take to expand a node list (it reads the list alone; no controller is asked).
 SCONTROL = 10.0
 _TASKS = re.compile(r"(\d+)(?:\(x(\d+)\))?")
+# A job's record, its Slurm variables one a line as ``env`` prints them, written by a job script iobound plan emits
+# beside its results; a result's name tags it with its job, step and task: ``fio-4242.0.1.json``.
+RECORD = "slurm-{job}.env"
+RESULT = re.compile(r"-(?P<job>\d+)\.(?P<step>\d+)\.(?P<task>\d+)\.[^.]+$")
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,46 @@ def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:
             return probe.getsockname()[0]
     except OSError:
         return None
+
+
+def recorded_job(result: Path) -> Job | None:
+    """The job that produced ``result``, as the record beside it says (its name tagged with the job's id, see
+    :data:`RESULT`); None for a result without a tag or a record. InputError if the record is not Slurm's."""
+    found = RESULT.search(result.name)
+    record = result.parent / RECORD.format(job=found["job"]) if found else None
+    if record is None or not record.is_file():
+        return None
+    lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+    environ = dict(line.split("=", 1) for line in lines if "=" in line)
+    if environ.get("SLURM_JOB_ID") != found["job"]:
+        raise InputError(str(record), "", f"is the record of job {found['job']} but says SLURM_JOB_ID="
+                                     f"{environ.get('SLURM_JOB_ID', '(none)')}")
+    return _slurm(environ)
+
+
+def steps_together(runs: list[Run]) -> list[Run]:
+    """The runs with those of one job step (files tagged alike but for the task, :data:`RESULT`) made one per label:
+    a node's share each, their tasks ran together, so their rates add up and their nodes and data sets too. The
+    step's run keeps its first task's file as its origin (the job's record lies beside it)."""
+    steps: dict[tuple, list[Run]] = {}
+    for run in runs:
+        found = RESULT.search(Path(run.origin.path).name) if run.workload is not None else None
+        key = (str(Path(run.origin.path).parent), found["job"], found["step"], run.label) if found else (id(run),)
+        steps.setdefault(key, []).append(run)
+    return [group[0] if len(group) == 1 else _together(group) for group in steps.values()]
+
+
+def _together(tasks: list[Run]) -> Run:
+    """One step's runs, a task's each, as the step's: rates summed repetition by repetition."""
+    first, w = tasks[0], tasks[0].workload
+    if len({len(t.samples) for t in tasks}) != 1 or not first.samples:
+        return first
+    data = [t.workload.data_set for t in tasks]
+    workload = replace(w, nodes=sum(t.workload.nodes or 1 for t in tasks),
+                       data_set=None if None in data else sum(data[1:], data[0]))
+    return replace(first, workload=workload, samples=tuple(map(math.fsum, zip(*(t.samples for t in tasks)))),
+                   durations=tuple(map(max, zip(*(t.durations for t in tasks)))) if all(t.durations for t in tasks)
+                   else ())
 
 
 def _slurm(environ: Mapping[str, str]) -> Job:

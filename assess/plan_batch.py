@@ -1,0 +1,50 @@
+"""A plan's benchmark as a Slurm job (``iobound plan --emit sbatch``) or a job array over node counts (``--emit array``,
+SLURM_ARRAY_TASK_ID the nodes of each task): fio on each node by ``srun``, its JSON named by job, step and task
+(``fio-%j.%s.%t.json``, :data:`probes.measure.batch.RESULT`) beside the job's record (``slurm-JOB.env``,
+:data:`probes.measure.batch.RECORD`), where ``iobound check`` finds both.
+"""
+
+from __future__ import annotations
+
+import math
+
+from probes.core.errors import InputError
+from models.plan import Plan
+
+__all__ = ["EMITS", "job_script", "sweep"]
+
+EMITS = ("sbatch", "array")
+
+
+def sweep(knee: int, most: int) -> tuple[int, ...]:
+    """The node counts of a sweep: 1, 2, 4, ... below the plan's nodes (where the ceiling stops growing), those, and
+    one count past them where the client group has it, to show the ceiling flat beyond."""
+    counts = [2 ** i for i in range(int(math.log2(knee)) + 1) if 2 ** i < knee]
+    return tuple([*counts, knee, *([knee + 1] if knee < most else [])])
+
+
+def job_script(plan: Plan, emit: str, counts: tuple[int, ...]) -> dict[str, str]:
+    """The job script of ``plan`` (fio's job file beside it): one allocation of the plan's nodes (``sbatch``), or an
+    array whose task i runs on i nodes of an allocation of the most (``array``: the steps never share a node with
+    another step of the sweep)."""
+    if plan.benchmark.name != "fio":
+        raise InputError("--emit", "", f"writes fio's job for now; {plan.benchmark.name}'s files run under mpirun as "
+                                       "written (srun --mpi=pmi2 in their place)")
+    nodes = max(counts) if emit == "array" else plan.nodes
+    minutes = math.ceil(3 * plan.repetitions * math.fsum(p.seconds_at_efficiency[1] for p in plan.phases) / 60) + 1
+    name = "fio-array.sh" if emit == "array" else "fio.sbatch"
+    lines = ["#!/bin/sh", f"# fio as iobound plan planned it ({plan.nodes} nodes x {plan.ppn} ppn): sbatch {name}",
+             f"#SBATCH --job-name=iobound-fio", f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks-per-node={plan.ppn}",
+             f"#SBATCH --time={minutes}"]
+    if emit == "array":
+        lines += [f"#SBATCH --array={','.join(map(str, counts))}",
+                  "# each task of the array runs fio on SLURM_ARRAY_TASK_ID nodes: " + ", ".join(map(str, counts))]
+    lines += ["set -e", 'results="${IOBOUND_RESULTS:-$SLURM_SUBMIT_DIR/results}"', 'mkdir -p "$results"',
+              "# the job's record: iobound check holds each result to the nodes and processes it had",
+              'env | grep "^SLURM_" > "$results/slurm-$SLURM_JOB_ID.env"',
+              "# one fio a node (its numjobs the processes), its files named by the node; its JSON by job, step, task",
+              f"srun --nodes={'$SLURM_ARRAY_TASK_ID' if emit == 'array' else nodes} --ntasks-per-node=1 "
+              '--output="$results/fio-%j.%s.%t.json" --error="$results/fio-%j.%s.%t.err" sh -c '
+              "'exec fio --output-format=json --filename_format=\"\\$jobname.\\$jobnum.\\$filenum.$SLURMD_NODENAME\" "
+              "\"$SLURM_SUBMIT_DIR/job.fio\"'"]
+    return {name: "\n".join(lines) + "\n"}
