@@ -23,10 +23,10 @@ def sweep(knee: int, most: int) -> tuple[int, ...]:
     return tuple([*counts, knee, *([knee + 1] if knee < most else [])])
 
 
-def job_script(plan: Plan, emit: str, counts: tuple[int, ...]) -> dict[str, str]:
-    """The job script of ``plan`` (fio's job file beside it): one allocation of the plan's nodes (``sbatch``), or an
-    array whose task i runs on i nodes of an allocation of the most (``array``: the steps never share a node with
-    another step of the sweep)."""
+def job_script(plan: Plan, emit: str, counts: tuple[int, ...], path: str) -> dict[str, str]:
+    """The job script of ``plan`` (fio's job file beside it, its data in ``path``/fio, made on each node first): one
+    allocation of the plan's nodes (``sbatch``), or an array whose task i runs on i nodes of an allocation of the most
+    (``array``: the steps never share a node with another step of the sweep)."""
     if plan.benchmark.name != "fio":
         raise InputError("--emit", "", f"writes fio's job for now; {plan.benchmark.name}'s files run under mpirun as "
                                        "written (srun --mpi=pmi2 in their place)")
@@ -34,7 +34,7 @@ def job_script(plan: Plan, emit: str, counts: tuple[int, ...]) -> dict[str, str]
     minutes = math.ceil(3 * plan.repetitions * math.fsum(p.seconds_at_efficiency[1] for p in plan.phases) / 60) + 1
     name = "fio-array.sh" if emit == "array" else "fio.sbatch"
     lines = ["#!/bin/sh", f"# fio as iobound plan planned it ({plan.nodes} nodes x {plan.ppn} ppn): sbatch {name}",
-             f"#SBATCH --job-name=iobound-fio", f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks-per-node={plan.ppn}",
+             "#SBATCH --job-name=iobound-fio", f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks-per-node={plan.ppn}",
              f"#SBATCH --time={minutes}"]
     if emit == "array":
         lines += [f"#SBATCH --array={','.join(map(str, counts))}",
@@ -43,8 +43,9 @@ def job_script(plan: Plan, emit: str, counts: tuple[int, ...]) -> dict[str, str]
               "# the job's record: iobound check holds each result to the nodes and processes it had",
               'env | grep "^SLURM_" > "$results/slurm-$SLURM_JOB_ID.env"',
               "# one fio a node (its numjobs the processes), its files named by the node; its JSON by job, step, task",
+              "# (each node makes the folder: a path may name the node, /mnt/${SLURMD_NODENAME}, as job.fio can)",
               f"srun --nodes={'$SLURM_ARRAY_TASK_ID' if emit == 'array' else nodes} --ntasks-per-node=1 "
               '--output="$results/fio-%j.%s.%t.json" --error="$results/fio-%j.%s.%t.err" sh -c '
-              "'exec fio --output-format=json --filename_format=\"\\$jobname.\\$jobnum.\\$filenum.$SLURMD_NODENAME\" "
-              "\"$SLURM_SUBMIT_DIR/job.fio\"'"]
+              f"'mkdir -p \"{path}/fio\" && exec fio --output-format=json "
+              '--filename_format="\\$jobname.\\$jobnum.\\$filenum.$SLURMD_NODENAME" "$SLURM_SUBMIT_DIR/job.fio"\'']
     return {name: "\n".join(lines) + "\n"}

@@ -81,7 +81,8 @@ def execute(args: argparse.Namespace) -> int:
 
         chosen, _ = model.nodes(workload, clients)
         most = topology.group(chosen[0]).count if len(chosen) == 1 else made.nodes
-        files |= job_script(made, args.emit, sweep(made.nodes, most) if args.emit == "array" else (made.nodes,))
+        files |= job_script(made, args.emit, sweep(made.nodes, most) if args.emit == "array" else (made.nodes,),
+                            args.path)
     system = {"name": topology.name, "path": topology.path}
     # the document holds each ceiling's formula (sympy): made only where it is printed or written
     document = dumps(envelope("plan", PLAN_VERSION, plan_body(system, made, files))) if args.json or args.output else ""
