@@ -33,8 +33,9 @@ def test_sbatch_asks_for_the_plans_nodes_and_processes_and_names_each_result_by_
     assert planned["nodes"] == 4 and planned["ppn"] == 2 and "job.fio" in planned["files"]
     assert re.findall(r"^#SBATCH (--[a-z-]+=\S+)$", script, re.MULTILINE)[1:3] == ["--nodes=4", "--ntasks-per-node=2"]
     assert 'env | grep "^SLURM_" > "$results/slurm-$SLURM_JOB_ID.env"' in script
-    (srun,) = [line for line in script.splitlines() if line.startswith("srun ")]
-    assert srun.startswith("srun --nodes=4 --ntasks-per-node=1 ") and "SLURM_ARRAY" not in script
+    (srun,) = [line.strip() for line in script.splitlines() if line.strip().startswith("srun ")]
+    assert srun.startswith("srun --nodes=4 --ntasks=4 --ntasks-per-node=1 ") and "SLURM_ARRAY" not in script
+    assert "for phase in write read; do\n" in script and 'fio-task.sh" "$phase"' in srun  # a step per phase
     # srun's %j.%s.%t (job, step, task) make the names check finds: fio-4242.0.3.json
     name = re.search(r'--output="\$results/(\S+)"', srun)[1]
     assert name == "fio-%j.%s.%t.json" and RESULT.search("fio-4242.0.3.json")["job"] == "4242"
@@ -43,8 +44,8 @@ def test_sbatch_asks_for_the_plans_nodes_and_processes_and_names_each_result_by_
 def test_an_array_sweeps_the_nodes_up_to_where_the_ceiling_stops_growing_and_one_past(capsys):
     """The lecture's ceiling grows with its ten clients' NICs up to all ten: the sweep is 1, 2, 4, 8 and 10."""
     script = _plan(capsys, "lecture", "--benchmark", "fio", "--emit", "array")["files"]["fio-array.sh"]
-    assert "#SBATCH --nodes=10\n" in script and "#SBATCH --array=1,2,4,8,10\n" in script
-    assert "srun --nodes=$SLURM_ARRAY_TASK_ID --ntasks-per-node=1 " in script
+    assert "#SBATCH --nodes=10\n" in script and "#SBATCH --array=1,2,4,8,10%1\n" in script
+    assert "srun --nodes=$SLURM_ARRAY_TASK_ID --ntasks=$SLURM_ARRAY_TASK_ID --ntasks-per-node=1 " in script
 
 
 def test_emit_for_a_benchmark_without_a_job_script_is_one_line(capsys):
@@ -55,8 +56,8 @@ def test_emit_for_a_benchmark_without_a_job_script_is_one_line(capsys):
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio (apt-get install fio)")
 def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_finding(tmp_path, capsys):
-    """Two real fio runs as the tasks 0 and 1 of step 0 of job 7: one run of two nodes, their rates added; against a
-    record of a two-node job it stands, against one of a single node it is MORE-THAN-THE-JOB."""
+    """Two real fio runs as the tasks 0 and 1 of step 0 of job 7: one run of two nodes, their bytes over the longer
+    time; against a record of a two-node job it stands, against one of a single node it is MORE-THAN-THE-JOB."""
     results = tmp_path / "results"
     results.mkdir()
     for task in (0, 1):
@@ -64,7 +65,9 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
                                f"--directory={tmp_path}", "--output-format=json"], capture_output=True, text=True,
                               timeout=60, check=True)
         (results / f"fio-7.0.{task}.json").write_text(done.stdout)
-    alone = [json.loads((results / f"fio-7.0.{t}.json").read_text())["jobs"][0]["write"]["bw_bytes"] for t in (0, 1)]
+    alone = [json.loads((results / f"fio-7.0.{t}.json").read_text())["jobs"][0]["write"] for t in (0, 1)]
+    # started together, as the job script starts them: both files' bytes in the longer of the two times
+    together = sum(a["io_bytes"] for a in alone) / max(a["runtime"] for a in alone) * 1000
 
     def checked() -> dict:
         main(["check", "lecture", *map(str, sorted(results.glob("fio-*.json"))), "--json", "--fail-on", "never"])
@@ -74,7 +77,7 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
     record = results / "slurm-7.env"
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=2\nSLURM_TASKS_PER_NODE=1(x2)\nSLURM_JOB_NODELIST=n[1-2]\n")
     run = checked()
-    assert run["run"]["workload"]["nodes"] == 2 and run["run"]["samples"] == [pytest.approx(sum(alone))]
+    assert run["run"]["workload"]["nodes"] == 2 and run["run"]["samples"] == [pytest.approx(together, rel=0.01)]
     assert "MORE-THAN-THE-JOB" not in {f["code"] for f in run["findings"]}
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=1\nSLURM_TASKS_PER_NODE=1\n")
     (more,) = [f for f in checked()["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
@@ -99,18 +102,18 @@ def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and
         tmp_path, capsys):
     out = io.StringIO()
     (tmp_path / "lab.toml").write_text(SPEC)
-    state = tmp_path / "state"
+    state, topology = tmp_path / "state", tmp_path / "lab-topology.toml"
     try:
         with contextlib.redirect_stdout(out):
-            assert main(["lab", "up", str(tmp_path / "lab.toml"), "--state-dir", str(state), "--slurm"]) == 0
+            assert main(["lab", "up", str(tmp_path / "lab.toml"), "--state-dir", str(state), "-o", str(topology),
+                         "--slurm"]) == 0
         made = status(state)
-        topology = state / "topology.toml"
         folder = tmp_path / "sweep"
         mounts = made.mount("${SLURMD_NODENAME}", "s1")  # fio reads the node's name from its task's environment
         planned = _plan(capsys, str(topology), "--benchmark", "fio", "--op", "write", "--data-set", DATA_SET,
                         "--min-time", "1", "--path", str(mounts), "--emit", "array", "-o", str(folder))
         assert planned["nodes"] == 2 and "it grows with the nodes up to 2 of lab-clients" in planned["scaling"]
-        assert "#SBATCH --array=1,2,3\n" in (folder / "fio-array.sh").read_text()
+        assert "#SBATCH --array=1,2,3%1\n" in (folder / "fio-array.sh").read_text()
         done = subprocess.run(lab_slurm.command(made, "sbatch", "--wait", "--exclude=s1", "fio-array.sh"), cwd=folder,
                               capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
         assert done.returncode == 0, (done.stdout, done.stderr, *(p.read_text() for p in folder.glob("results/*.err")))
@@ -119,10 +122,10 @@ def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and
     _nothing_left(state)
     results = sorted((folder / "results").glob("fio-*.json"))
     jobs = {recorded_job(path).id: recorded_job(path) for path in results}
-    assert len(results) == 1 + 2 + 3 and [j.nodes.value for j in jobs.values()] == [3] * 3  # each task: all three
+    assert len(results) == 2 * (1 + 2 + 3) and [j.nodes.value for j in jobs.values()] == [3] * 3  # each task: all three
     status_ = main(["check", str(topology), *map(str, results), "--json", "--tolerance", "0.1", "--fail-on", "never"])
     runs = json.loads(capsys.readouterr().out)["runs"]
-    assert status_ == 0 and len(runs) == 3 * 2  # a run per step (its tasks together) and phase
+    assert status_ == 0 and len(runs) == 3 * 2  # a run per step (its tasks together), a step per phase
     rates: dict[str, dict[int, float]] = {}
     for run in runs:
         nodes, codes = run["run"]["workload"]["nodes"], {f["code"] for f in run["findings"]}

@@ -170,8 +170,9 @@ def recorded_job(result: Path) -> Job | None:
 
 def steps_together(runs: list[Run]) -> list[Run]:
     """The runs with those of one job step (files tagged alike but for the task, :data:`RESULT`) made one per label:
-    a node's share each, their tasks ran together, so their rates add up and their nodes and data sets too. The
-    step's run keeps its first task's file as its origin (the job's record lies beside it)."""
+    a node's share each, started together (as iobound plan's job script starts them), so the step moved their bytes
+    in the time of the longest, on their nodes together, with their data sets. The step's run keeps its first task's
+    file as its origin (the job's record lies beside it)."""
     steps: dict[tuple, list[Run]] = {}
     for run in runs:
         found = RESULT.search(Path(run.origin.path).name) if run.workload is not None else None
@@ -181,16 +182,19 @@ def steps_together(runs: list[Run]) -> list[Run]:
 
 
 def _together(tasks: list[Run]) -> Run:
-    """One step's runs, a task's each, as the step's: rates summed repetition by repetition."""
+    """One step's runs, a task's each, as the step's: repetition by repetition, the bytes of all over the longest
+    time (their rates summed where a task states no time: the most they can have moved together)."""
     first, w = tasks[0], tasks[0].workload
     if len({len(t.samples) for t in tasks}) != 1 or not first.samples:
         return first
     data = [t.workload.data_set for t in tasks]
     workload = replace(w, nodes=sum(t.workload.nodes or 1 for t in tasks),
                        data_set=None if None in data else sum(data[1:], data[0]))
-    return replace(first, workload=workload, samples=tuple(map(math.fsum, zip(*(t.samples for t in tasks)))),
-                   durations=tuple(map(max, zip(*(t.durations for t in tasks)))) if all(t.durations for t in tasks)
-                   else ())
+    timed = all(len(t.durations) == len(t.samples) for t in tasks)
+    durations = tuple(map(max, zip(*(t.durations for t in tasks)))) if timed else ()
+    moved = [[rate * time for rate, time in zip(t.samples, t.durations)] if timed else t.samples for t in tasks]
+    samples = tuple(math.fsum(each) / (durations[i] if timed else 1.0) for i, each in enumerate(zip(*moved)))
+    return replace(first, workload=workload, samples=samples, durations=durations)
 
 
 def _slurm(environ: Mapping[str, str]) -> Job:
