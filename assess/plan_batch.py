@@ -46,15 +46,15 @@ def job_script(plan: Plan, emit: str, counts: tuple[int, ...], path: str) -> dic
     lines += ["set -e", 'results="${IOBOUND_RESULTS:-$SLURM_SUBMIT_DIR/results}"', 'mkdir -p "$results"',
               "# the job's record: iobound check holds each result to the nodes and processes it had",
               'env | grep "^SLURM_" > "$results/slurm-$SLURM_JOB_ID.env"',
-              "# a step per phase, one fio a node (its numjobs the processes), all starting at IOBOUND_START (the next",
-              "# second but one); its JSON named by job, step and task",
+              "# a step per phase, one fio a node (its numjobs the processes), all starting at IOBOUND_START (two seconds",
+              "# on, in milliseconds since the epoch); its JSON named by job, step and task",
               f"for phase in {phases}; do",
-              '  export IOBOUND_START=$(($(date +%s) + 2))',
+              '  export IOBOUND_START=$(($(date +%s%3N) + 2000))  # GNU date: milliseconds',
               f"  srun --nodes={count} --ntasks={count} --ntasks-per-node=1 --output=\"$results/fio-%j.%s.%t.json\" "
               '--error="$results/fio-%j.%s.%t.err" sh "$SLURM_SUBMIT_DIR/fio-task.sh" "$phase"', "done"]
     task = ["#!/bin/sh", "# one node's fio of one phase (iobound plan's job script runs it): its folder made (a path may",
             "# name the node, /mnt/${SLURMD_NODENAME}, as job.fio can), then at IOBOUND_START, when every node starts",
-            f'mkdir -p "{path}/fio"', "ms=$((IOBOUND_START * 1000 - $(date +%s%3N)))  # GNU date: milliseconds",
+            f'mkdir -p "{path}/fio"', "ms=$((IOBOUND_START - $(date +%s%3N)))",
             '[ "$ms" -le 0 ] || sleep "$((ms / 1000)).$(printf %03d $((ms % 1000)))"',
             'exec fio --output-format=json --section="$1" '
             r'--filename_format="\$jobname.\$jobnum.\$filenum.$SLURMD_NODENAME" "$SLURM_SUBMIT_DIR/job.fio"']

@@ -10,6 +10,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -131,5 +132,12 @@ def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and
         nodes, codes = run["run"]["workload"]["nodes"], {f["code"] for f in run["findings"]}
         assert not codes & {"ABOVE-CEILING", "MORE-THAN-THE-JOB"} and run["ratio"] <= 1.1, (nodes, run["ratio"], codes)
         rates.setdefault(run["run"]["label"], {})[nodes] = run["measured"]["value"]
+        print(f"{run['run']['label']}, {nodes} node(s): {run['measured']['value'] / 2**20:.2f} MiB/s, "
+              f"{run['ratio']:.2f} of the ceiling", file=sys.stderr)  # pytest -rP
     for label, by_nodes in rates.items():  # in proportion up to the knee, flat beyond it
         assert by_nodes[2] > 1.6 * by_nodes[1] and by_nodes[3] < 1.15 * by_nodes[2], (label, by_nodes)
+    # against the plan (2 nodes), each step as one run: the sweep's other steps differ from it in their nodes alone
+    main(["check", "--plan", str(folder / "plan.json"), *map(str, results), "--json"])
+    nodes = {(r["phase"], i["ran"], i["followed"]) for r in json.loads(capsys.readouterr().out)["runs"]
+             for i in r["items"] if i["item"] == "nodes"}
+    assert nodes == {(phase, ran, ran == "2") for phase in ("write", "read") for ran in ("1", "2", "3")}
