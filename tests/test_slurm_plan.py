@@ -101,6 +101,9 @@ DATA_SET = "4MiB"
 @pytest.mark.skipif(_without_slurm() is not None, reason=_without_slurm() or "")
 def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and_the_knee_where_planned(
         tmp_path, capsys):
+    """iobound plan on the lab's topology puts the knee at two of its three clients; the plan's job array runs fio on
+    1, 2 and 3 nodes of the lab's Slurm, each node on its own client's mount of the server; check judges each step's
+    tasks together at their nodes: none above its ceiling, two nodes twice one's rate, three no more than two."""
     out = io.StringIO()
     (tmp_path / "lab.toml").write_text(SPEC)
     state, topology = tmp_path / "state", tmp_path / "lab-topology.toml"
@@ -128,12 +131,13 @@ def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert status_ == 0 and len(runs) == 3 * 2  # a run per step (its tasks together), a step per phase
     rates: dict[str, dict[int, float]] = {}
+    said = []  # shown by pytest -rP
     for run in runs:
         nodes, codes = run["run"]["workload"]["nodes"], {f["code"] for f in run["findings"]}
         assert not codes & {"ABOVE-CEILING", "MORE-THAN-THE-JOB"} and run["ratio"] <= 1.1, (nodes, run["ratio"], codes)
         rates.setdefault(run["run"]["label"], {})[nodes] = run["measured"]["value"]
-        print(f"{run['run']['label']}, {nodes} node(s): {run['measured']['value'] / 2**20:.2f} MiB/s, "
-              f"{run['ratio']:.2f} of the ceiling", file=sys.stderr)  # pytest -rP
+        said.append(f"{run['run']['label']}, {nodes} node(s): {run['measured']['value'] / 2**20:.2f} MiB/s, "
+                    f"{run['ratio']:.2f} of the ceiling")
     for label, by_nodes in rates.items():  # in proportion up to the knee, flat beyond it
         assert by_nodes[2] > 1.6 * by_nodes[1] and by_nodes[3] < 1.15 * by_nodes[2], (label, by_nodes)
     # against the plan (2 nodes), each step as one run: the sweep's other steps differ from it in their nodes alone
@@ -141,3 +145,4 @@ def test_a_planned_fio_sweep_runs_as_a_job_array_each_step_under_its_ceiling_and
     nodes = {(r["phase"], i["ran"], i["followed"]) for r in json.loads(capsys.readouterr().out)["runs"]
              for i in r["items"] if i["item"] == "nodes"}
     assert nodes == {(phase, ran, ran == "2") for phase in ("write", "read") for ran in ("1", "2", "3")}
+    print(*said, sep="\n", file=sys.stderr)
