@@ -70,18 +70,18 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
     # started together, as the job script starts them: both files' bytes in the longer of the two times
     together = sum(a["io_bytes"] for a in alone) / max(a["runtime"] for a in alone) * 1000
 
-    def checked() -> dict:
+    def checked() -> list[dict]:
         main(["check", "lecture", *map(str, sorted(results.glob("fio-*.json"))), "--json", "--fail-on", "never"])
-        (run,) = json.loads(capsys.readouterr().out)["runs"]
-        return run
+        return json.loads(capsys.readouterr().out)["runs"]
 
+    assert [r["run"]["workload"]["nodes"] for r in checked()] == [1, 1]  # no job's record: each file as it is
     record = results / "slurm-7.env"
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=2\nSLURM_TASKS_PER_NODE=1(x2)\nSLURM_JOB_NODELIST=n[1-2]\n")
-    run = checked()
+    (run,) = checked()
     assert run["run"]["workload"]["nodes"] == 2 and run["run"]["samples"] == [pytest.approx(together, rel=0.01)]
     assert "MORE-THAN-THE-JOB" not in {f["code"] for f in run["findings"]}
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=1\nSLURM_TASKS_PER_NODE=1\n")
-    (more,) = [f for f in checked()["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
+    (more,) = [f for f in checked()[0]["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
     assert more["severity"] == "error" and more["evidence"]["nodes"] == {"claimed": 2, "job": 1,
                                                                          "source": "SLURM_JOB_NUM_NODES"}
     record.write_text("SLURM_JOB_ID=8\n")

@@ -169,16 +169,21 @@ def recorded_job(result: Path) -> Job | None:
 
 
 def steps_together(runs: list[Run]) -> list[Run]:
-    """The runs with those of one job step (files tagged alike but for the task, :data:`RESULT`) made one per label:
-    a node's share each, started together (as iobound plan's job script starts them), so the step moved their bytes
-    in the time of the longest, on their nodes together, with their data sets. The step's run keeps its first task's
-    file as its origin (the job's record lies beside it)."""
+    """The runs with those of one job step made one per label: files tagged alike but for the task (:data:`RESULT`),
+    the job's record beside them, one run of the label in each. Each is a node's share, all started together (as
+    iobound plan's job script starts them), so the step moved their bytes in the time of the longest, on their nodes
+    together, with their data sets; its run keeps its first task's file as its origin (the record lies beside it)."""
     steps: dict[tuple, list[Run]] = {}
     for run in runs:
-        found = RESULT.search(Path(run.origin.path).name) if run.workload is not None else None
-        key = (str(Path(run.origin.path).parent), found["job"], found["step"], run.label) if found else (id(run),)
+        path = Path(run.origin.path)
+        found = RESULT.search(path.name) if run.workload is not None else None
+        recorded = found and (path.parent / RECORD.format(job=found["job"])).is_file()
+        key = (str(path.parent), found["job"], found["step"], run.label) if recorded else (id(run),)
         steps.setdefault(key, []).append(run)
-    return [group[0] if len(group) == 1 else _together(group) for group in steps.values()]
+    made = []
+    for group in steps.values():  # a label twice in one file is no node of its own: left as read
+        made += [_together(group)] if len({r.origin.path for r in group}) == len(group) > 1 else group
+    return made
 
 
 def _together(tasks: list[Run]) -> Run:
