@@ -58,7 +58,8 @@ def test_emit_for_a_benchmark_without_a_job_script_is_one_line(capsys):
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio (apt-get install fio)")
 def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_finding(tmp_path, capsys):
     """Two real fio runs as the tasks 0 and 1 of step 0 of job 7: one run of two nodes, their bytes over the longer
-    time; against a record of a two-node job it stands, against one of a single node it is MORE-THAN-THE-JOB."""
+    time; against a record of a two-node job it stands, against one of a single node it is MORE-THAN-THE-JOB. A
+    result that claims more processes on a node than the job's tasks is one too."""
     results = tmp_path / "results"
     results.mkdir()
     for task in (0, 1):
@@ -82,8 +83,19 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
     assert "MORE-THAN-THE-JOB" not in {f["code"] for f in run["findings"]}
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=1\nSLURM_TASKS_PER_NODE=1\n")
     (more,) = [f for f in checked()[0]["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
-    assert more["severity"] == "error" and more["evidence"]["nodes"] == {"claimed": 2, "job": 1,
-                                                                         "source": "SLURM_JOB_NUM_NODES"}
+    assert more["severity"] == "error" and more["evidence"] == {
+        "job": "7", "nodes": {"claimed": 2, "job": 1, "source": "SLURM_JOB_NUM_NODES"}}
+    # a results CSV of the job 9 that says 8 processes per node, from a job of 4 tasks on each of its 2 nodes
+    (results / "ior-9.0.0.csv").write_text("op,transfer_size,value,unit,nodes,ppn\nwrite,1MiB,500,MiB/s,2,8\n")
+    (results / "slurm-9.env").write_text("SLURM_JOB_ID=9\nSLURM_JOB_NUM_NODES=2\nSLURM_NTASKS_PER_NODE=4\n")
+    main(["check", "lecture", str(results / "ior-9.0.0.csv"), "--json", "--fail-on", "never"])
+    (run,) = json.loads(capsys.readouterr().out)["runs"]
+    (more,) = [f for f in run["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
+    assert more["evidence"] == {"job": "9", "processes per node": {"claimed": 8, "job": 4,
+                                                                   "source": "SLURM_NTASKS_PER_NODE"}}
+    assert more["message"].startswith("write 1 MiB seq, 2 nodes x 8 ppn: the result claims more than Slurm job 9 that "
+                                      "produced it had: 8 processes per node against the job's 4 "
+                                      "(SLURM_NTASKS_PER_NODE).")
     record.write_text("SLURM_JOB_ID=8\n")
     assert main(["check", "lecture", str(results / "fio-7.0.0.json")]) == 2
     assert capsys.readouterr().err.endswith("slurm-7.env: is the record of job 7 but says SLURM_JOB_ID=8\n")
