@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -57,7 +58,7 @@ def test_emit_for_a_benchmark_without_a_job_script_is_one_line(capsys):
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio (apt-get install fio)")
 def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_finding(tmp_path, capsys):
-    """Two real fio runs as the tasks 0 and 1 of step 0 of job 7: one run of two nodes, their bytes over the longer
+    """Two real fio runs as the tasks 0 and 1 of step 0 of job 7: one run of two nodes, their bytes over the step's
     time; against a record of a two-node job it stands, against one of a single node it is MORE-THAN-THE-JOB. A
     result that claims more processes on a node than the job's tasks is one too."""
     results = tmp_path / "results"
@@ -68,9 +69,9 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
                               timeout=60, check=True)
         (results / f"fio-7.0.{task}.json").write_text(done.stdout)
     alone = [json.loads((results / f"fio-7.0.{t}.json").read_text())["jobs"][0]["write"] for t in (0, 1)]
-    # started together, as the job script starts them: both files' bytes in the longer of the two times
-    together = sum(a["io_bytes"] for a in alone) / max(a["runtime"] for a in alone) * 1000
-
+    moved, times = sum(a["io_bytes"] for a in alone), [a["runtime"] / 1000 for a in alone]
+    ended = (results / "fio-7.0.0.json").stat().st_mtime
+    os.utime(results / "fio-7.0.1.json", (ended, ended))  # each output is written as its task ends: they ended together
     def checked() -> list[dict]:
         main(["check", "lecture", *map(str, sorted(results.glob("fio-*.json"))), "--json", "--fail-on", "never"])
         return json.loads(capsys.readouterr().out)["runs"]
@@ -78,9 +79,11 @@ def test_a_steps_tasks_are_judged_together_and_more_nodes_than_the_job_had_is_a_
     assert [r["run"]["workload"]["nodes"] for r in checked()] == [1, 1]  # no job's record: each file as it is
     record = results / "slurm-7.env"
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=2\nSLURM_TASKS_PER_NODE=1(x2)\nSLURM_JOB_NODELIST=n[1-2]\n")
-    (run,) = checked()
-    assert run["run"]["workload"]["nodes"] == 2 and run["run"]["samples"] == [pytest.approx(together, rel=0.01)]
+    (run,) = checked()  # both files' bytes over the time from the first start to the last end
+    assert run["run"]["workload"]["nodes"] == 2 and run["run"]["samples"] == [pytest.approx(moved / max(times), rel=1e-3)]
     assert "MORE-THAN-THE-JOB" not in {f["code"] for f in run["findings"]}
+    os.utime(results / "fio-7.0.1.json", (ended + 1, ended + 1))  # the task 1 ended a second later
+    assert checked()[0]["run"]["samples"] == [pytest.approx(moved / (1 + max(times[0], times[1] - 1)), rel=1e-3)]
     record.write_text("SLURM_JOB_ID=7\nSLURM_JOB_NUM_NODES=1\nSLURM_TASKS_PER_NODE=1\n")
     (more,) = [f for f in checked()[0]["findings"] if f["code"] == "MORE-THAN-THE-JOB"]
     assert more["severity"] == "error" and more["evidence"] == {

@@ -171,8 +171,8 @@ def recorded_job(result: Path) -> Job | None:
 def steps_together(runs: list[Run]) -> list[Run]:
     """The runs with those of one job step made one per label: files tagged alike but for the task (:data:`RESULT`),
     the job's record beside them, one run of the label in each. Each is a node's share, all started together (as
-    iobound plan's job script starts them), so the step moved their bytes in the time of the longest, on their nodes
-    together, with their data sets; its run keeps its first task's file as its origin (the record lies beside it)."""
+    iobound plan's job script starts them): the step moved their bytes in its time (:func:`_together`), on their
+    nodes together, with their data sets; its run keeps its first task's file as its origin (the record beside it)."""
     steps: dict[tuple, list[Run]] = {}
     for run in runs:
         path = Path(run.origin.path)
@@ -187,19 +187,26 @@ def steps_together(runs: list[Run]) -> list[Run]:
 
 
 def _together(tasks: list[Run]) -> Run:
-    """One step's runs, a task's each, as the step's: repetition by repetition, the bytes of all over the longest
-    time (their rates summed where a task states no time: the most they can have moved together)."""
+    """One step's runs, a task's each, as the step's: the bytes of all over the time from the first task's start to
+    the last one's end. A task's output is written as it ends (its file's time), its start that less its duration;
+    where a file holds several repetitions, the time of the longest task (the tasks started together); where a task
+    states no time, their rates summed (the most they can have moved together)."""
     first, w = tasks[0], tasks[0].workload
     if len({len(t.samples) for t in tasks}) != 1 or not first.samples:
         return first
     data = [t.workload.data_set for t in tasks]
     workload = replace(w, nodes=sum(t.workload.nodes or 1 for t in tasks),
                        data_set=None if None in data else sum(data[1:], data[0]))
-    timed = all(len(t.durations) == len(t.samples) for t in tasks)
-    durations = tuple(map(max, zip(*(t.durations for t in tasks)))) if timed else ()
-    moved = [[rate * time for rate, time in zip(t.samples, t.durations)] if timed else t.samples for t in tasks]
-    samples = tuple(math.fsum(each) / (durations[i] if timed else 1.0) for i, each in enumerate(zip(*moved)))
-    return replace(first, workload=workload, samples=samples, durations=durations)
+    if not all(len(t.durations) == len(t.samples) for t in tasks):
+        return replace(first, workload=workload, samples=tuple(map(math.fsum, zip(*(t.samples for t in tasks)))),
+                       durations=())
+    moved = [[rate * time for rate, time in zip(t.samples, t.durations)] for t in tasks]
+    durations = list(map(max, zip(*(t.durations for t in tasks))))
+    if len(first.samples) == 1:
+        ends = [Path(t.origin.path).stat().st_mtime for t in tasks]
+        durations = [max(ends) - min(end - t.durations[0] for end, t in zip(ends, tasks))]
+    samples = tuple(math.fsum(each) / time for each, time in zip(zip(*moved), durations))
+    return replace(first, workload=workload, samples=samples, durations=tuple(durations))
 
 
 def _slurm(environ: Mapping[str, str]) -> Job:
