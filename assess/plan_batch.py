@@ -1,6 +1,6 @@
 """A plan's benchmark as a Slurm job (``iobound plan --emit sbatch``) or a job array over node counts (``--emit array``,
 SLURM_ARRAY_TASK_ID the nodes of each task): a ``srun`` step per phase, fio on each node, every node starting at one
-time (``IOBOUND_START``) so that a step's bytes over its longest task are what the nodes moved together; its JSON named
+time (``IOBOUND_START``) so that a step's bytes over its time are what the nodes moved together; its JSON named
 by job, step and task (``fio-%j.%s.%t.json``, :data:`probes.measure.batch.RESULT`) beside the job's record
 (``slurm-JOB.env``, :data:`probes.measure.batch.RECORD`), where ``iobound check`` finds both.
 """

@@ -19,6 +19,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
 from assess.cli.inputs import fraction_arg, seconds_arg, share_arg
 from assess.cli.workloads import add_modelled_system, add_training_arguments
+from assess.plan_batch import EMITS
 
 # plan format history (the body is plan_body's):
 #   1.0  first version: the benchmark, its settings, nodes and processes, repetitions, capacity, and per phase its
@@ -52,7 +53,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="the folder on the file system under test the files name (default /mnt/fs/iobound)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
     parser.add_argument("-o", "--output", metavar="DIR", help="write the plan and its files into the new folder DIR")
-    parser.add_argument("--emit", choices=("sbatch", "array"),
+    parser.add_argument("--emit", choices=EMITS,
                         help="also a Slurm job script (fio): sbatch, one job of the plan's nodes; array, a job array "
                              "over 1, 2, 4, ... nodes up to the plan's and one past (SLURM_ARRAY_TASK_ID the nodes)")
     add_training_arguments(parser)
