@@ -10,6 +10,7 @@ from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
 from probes.core.workload import Operation
 from probes.core.units import Metric, canonical
+from probes.measure.batch import steps_together
 from models.caches import Memory
 from models.ceiling import Ceiling
 from models.predict import Model, unmodelled
@@ -17,6 +18,7 @@ from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
+from assess.findings.batch import batch_findings
 from assess.findings.hardware import beyond, implausible
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
@@ -34,7 +36,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
 
     A job's run (a Darshan log) is judged over the part of the system it could use (see
-    :func:`assess.findings.application.part_of`), and gets the findings about an application. ``nodes`` places a
+    :func:`assess.findings.application.part_of`), and gets the findings about an application. The tasks of one Slurm
+    job step (files tagged alike, :func:`probes.measure.batch.steps_together`) are one run on their nodes together,
+    held to the job that ran them (:mod:`assess.findings.batch`). ``nodes`` places a
     run that states only its processes on that many nodes (``check --nodes``). The runs no cache can have served
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
     their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
@@ -42,7 +46,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing. ``model``: the topology's model where the caller
     has it already (the witnesses were found on it), so that what it solved is not solved again.
     """
-    runs = [_placed(topology, run, clients, nodes) for run in runs]
+    runs = [_placed(topology, run, clients, nodes) for run in steps_together(list(runs))]
     block = topology.block_size()
     whole = Model(topology) if model is None else model
     parts: dict[tuple[int, ...], tuple[Part, Model]] = {}
@@ -52,7 +56,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     if hardware:  # a witness that needs more of a part than any of its date did is itself the anomaly: it proves nothing
         evidence = tuple(w for w in evidence if not beyond(w.run.workload, w.proves, canonical(w.measured), whole, clients,
                                                            hardware, tolerance))
-    judgements = []
+    judgements, jobs = [], {}
     for run in runs:
         part, model, narrowings = None, whole, ()
         if is_job(run):
@@ -87,6 +91,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                 if hardware and possible else None
             judgement = replace(judgement, findings=findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
+        own += batch_findings(run, jobs)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
         judgements.append(replace(judgement, findings=judgement.findings + tuple(own)))

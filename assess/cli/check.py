@@ -146,6 +146,7 @@ def execute(args: argparse.Namespace) -> int:
 def _against_plan(args: argparse.Namespace) -> int:
     """Each run of the results (every word after the options) against the phase of the plan it ran."""
     from probes.core.document import read_document
+    from probes.measure.batch import steps_together
     from topologies.bundled import read_runs
     from assess.plan_check import PLAN_CHECK_VERSION, followed, plan_check_body, render as render_plan
     from assess.cli.plan import PLAN_VERSION
@@ -153,7 +154,7 @@ def _against_plan(args: argparse.Namespace) -> int:
 
     plan = read_document(args.plan, "plan", (PLAN_VERSION,))
     runs = [r for word in (args.topology, *args.results) for r in read_runs(word, dict(args.unit_alias))]
-    found = followed(plan, runs)
+    found = followed(plan, steps_together(runs))  # a Slurm step's tasks as one run on their nodes
     if args.json:
         print(dumps(envelope("plan-check", PLAN_CHECK_VERSION, plan_check_body(args.plan, found))))
     else:

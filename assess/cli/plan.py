@@ -6,6 +6,7 @@ Examples:
   iobound plan lecture --benchmark ior
   iobound plan narval --benchmark io500 --drop-caches all --noise 5% -o plan-narval
   iobound plan lecture --benchmark fio --direct --nodes 1 --json
+  iobound plan lab.toml --benchmark fio --emit array -o sweep && cd sweep && sbatch fio-array.sh
   iobound plan narval --benchmark mlperf --model unet3d --accelerator h100
 """
 
@@ -18,6 +19,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
 from assess.cli.inputs import fraction_arg, seconds_arg, share_arg
 from assess.cli.workloads import add_modelled_system, add_training_arguments
+from assess.plan_batch import EMITS
 
 # plan format history (the body is plan_body's):
 #   1.0  first version: the benchmark, its settings, nodes and processes, repetitions, capacity, and per phase its
@@ -52,6 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="the folder on the file system under test the files name (default /mnt/fs/iobound)")
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
     parser.add_argument("-o", "--output", metavar="DIR", help="write the plan and its files into the new folder DIR")
+    parser.add_argument("--emit", choices=EMITS,
+                        help="also a Slurm job script (fio): sbatch, one job of the plan's nodes; array, a job array "
+                             "over 1, 2, 4, ... nodes up to the plan's and one past (SLURM_ARRAY_TASK_ID the nodes)")
     add_training_arguments(parser)
 
 
@@ -73,6 +78,13 @@ def execute(args: argparse.Namespace) -> int:
                 nodes_given=args.nodes != [None], ppn_given=args.ppn != [1] or args.benchmark == "mlperf",
                 ops=tuple(args.op) if args.op else None)
     files = outputs(made, args.path, (args.model, args.accelerator) if args.benchmark == "mlperf" else None)
+    if args.emit:
+        from assess.plan_batch import job_script, sweep
+
+        chosen, _ = model.nodes(workload, clients)
+        most = topology.group(chosen[0]).count if len(chosen) == 1 else made.nodes
+        files |= job_script(made, args.emit, sweep(made.nodes, most) if args.emit == "array" else (made.nodes,),
+                            args.path)
     system = {"name": topology.name, "path": topology.path}
     # the document holds each ceiling's formula (sympy): made only where it is printed or written
     document = dumps(envelope("plan", PLAN_VERSION, plan_body(system, made, files))) if args.json or args.output else ""

@@ -41,6 +41,8 @@ AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's 
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
 a metadata phase of a list beside what like systems published (assess.findings.published; BAND_CODES)
 PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
+a result against the batch job that produced it, as the job's record beside it says (assess.findings.batch; BATCH_CODES)
+MORE-THAN-THE-JOB error    it claims more nodes, or more processes on a node, than its job had
 """
 
 from probes.core.faces import lazy_exports
@@ -53,6 +55,7 @@ _EXPORTS = {
     "assess.findings.application": ("JOB_CODES", "is_job", "part_of", "job_findings"),
     "assess.findings.training": ("TRAINING_CODES", "training_findings"),
     "assess.findings.published": ("BAND_CODES", "band_finding"),
+    "assess.findings.batch": ("BATCH_CODES", "batch_findings"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -9,23 +9,31 @@ show hostnames``); PBS lists a host per process, one a line, in ``PBS_NODEFILE``
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import socket
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Generic, TypeVar
 
 from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
+from probes.core.run import Run
 from probes.measure.tool import run_tool
 
-__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address"]
+__all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address",
+           "RECORD", "RESULT", "recorded_job", "steps_together"]
 
 T = TypeVar("T")
 # Seconds scontrol may take to expand a node list (it reads the list alone; no controller is asked).
 SCONTROL = 10.0
 _TASKS = re.compile(r"(\d+)(?:\(x(\d+)\))?")
+# A job's record, its Slurm variables one a line as ``env`` prints them, written by a job script iobound plan emits
+# beside its results; a result's name tags it with its job, step and task: ``fio-4242.0.1.json``.
+RECORD = "slurm-{job}.env"
+RESULT = re.compile(r"-(?P<job>\d+)\.(?P<step>\d+)\.(?P<task>\d+)\.[^.]+$")
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,62 @@ def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:
             return probe.getsockname()[0]
     except OSError:
         return None
+
+
+def recorded_job(result: Path) -> Job | None:
+    """The job that produced ``result``, as the record beside it says (its name tagged with the job's id, see
+    :data:`RESULT`); None for a result without a tag or a record. InputError if the record is not Slurm's."""
+    found = RESULT.search(result.name)
+    record = result.parent / RECORD.format(job=found["job"]) if found else None
+    if record is None or not record.is_file():
+        return None
+    lines = record.read_text(encoding="utf-8", errors="replace").splitlines()
+    environ = dict(line.split("=", 1) for line in lines if "=" in line)
+    if environ.get("SLURM_JOB_ID") != found["job"]:
+        raise InputError(str(record), "", f"is the record of job {found['job']} but says SLURM_JOB_ID="
+                                     f"{environ.get('SLURM_JOB_ID', '(none)')}")
+    return _slurm(environ)
+
+
+def steps_together(runs: list[Run]) -> list[Run]:
+    """The runs with those of one job step made one per label: files tagged alike but for the task (:data:`RESULT`),
+    the job's record beside them, one run of the label in each. Each is a node's share, all started together (as
+    iobound plan's job script starts them): the step moved their bytes in its time (:func:`_together`), on their
+    nodes together, with their data sets; its run keeps its first task's file as its origin (the record beside it)."""
+    steps: dict[tuple, list[Run]] = {}
+    for run in runs:
+        path = Path(run.origin.path)
+        found = RESULT.search(path.name) if run.workload is not None else None
+        recorded = found and (path.parent / RECORD.format(job=found["job"])).is_file()
+        key = (str(path.parent), found["job"], found["step"], run.label) if recorded else (id(run),)
+        steps.setdefault(key, []).append(run)
+    made = []
+    for group in steps.values():  # a label twice in one file is no node of its own: left as read
+        made += [_together(group)] if len({r.origin.path for r in group}) == len(group) > 1 else group
+    return made
+
+
+def _together(tasks: list[Run]) -> Run:
+    """One step's runs, a task's each, as the step's: the bytes of all over the time from the first task's start to
+    the last one's end. A task's output is written as it ends (its file's time), its start that less its duration;
+    where a file holds several repetitions, the time of the longest task (the tasks started together); where a task
+    states no time, their rates summed (the most they can have moved together)."""
+    first, w = tasks[0], tasks[0].workload
+    if len({len(t.samples) for t in tasks}) != 1 or not first.samples:
+        return first
+    data = [t.workload.data_set for t in tasks]
+    workload = replace(w, nodes=sum(t.workload.nodes or 1 for t in tasks),
+                       data_set=None if None in data else sum(data[1:], data[0]))
+    if not all(len(t.durations) == len(t.samples) for t in tasks):
+        return replace(first, workload=workload, samples=tuple(map(math.fsum, zip(*(t.samples for t in tasks)))),
+                       durations=())
+    moved = [[rate * time for rate, time in zip(t.samples, t.durations)] for t in tasks]
+    durations = list(map(max, zip(*(t.durations for t in tasks))))
+    if len(first.samples) == 1:
+        ends = [Path(t.origin.path).stat().st_mtime for t in tasks]
+        durations = [max(ends) - min(end - t.durations[0] for end, t in zip(ends, tasks))]
+    samples = tuple(math.fsum(each) / time for each, time in zip(zip(*moved), durations))
+    return replace(first, workload=workload, samples=samples, durations=tuple(durations))
 
 
 def _slurm(environ: Mapping[str, str]) -> Job:
