@@ -6,7 +6,8 @@ submission; below the table, the phases that need more than the stated hardware 
 error: exit 1), then those that need more of a drive or port than any part of its class had done by the
 system's date (IMPLAUSIBLE-HARDWARE). Metadata phases are judged by what bounds the servers; the published
 io500 rates of their kind are shown beside them as information (PUBLISHED-BAND), never with the submission's
-own runs.
+own runs. Each submission also says whether io500's assumption held, that the easy write's files exceed the
+clients' memory (client_volatile_memory_capacity), or what memory would break it where that is not stated.
 Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 """
 
