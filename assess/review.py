@@ -247,8 +247,8 @@ def _assumption(runs: Iterable[Run], described: Described, phases: tuple[Phase, 
     wrote = None if summary is None else written(run, summary.mean)
     if wrote is None or not nodes:
         return None
-    memories = {g.capacity("memory").value for g in clients if g.capacity("memory") is not None}
-    memory = memories.pop() if len(memories) == 1 and len(clients) == 1 else None  # one figure for every node
+    stated = [g.capacity("memory") for g in clients]  # one figure for every node: one group's, not a range
+    memory = stated[0].value if len(stated) == 1 and stated[0] is not None and stated[0].range is None else None
     read_above = any(p.label == "ior-easy-read" and p.verdict == "ABOVE-CEILING" for p in phases)
     return Assumption((wrote / nodes).to("GiB"), not run.durations, memory, read_above)
 
