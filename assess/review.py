@@ -14,21 +14,26 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from probes.core.units import Q_, Metric, format_quantity
+from probes.core.workload import Operation
+from probes.readers.io500 import LEAST_WRITE_SECONDS
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe
 from topologies.topology import Kind
 from models.predict import Model
 from assess.check import check_runs, witnesses_of
+from assess.findings.ceiling import summary_in
 from assess.findings import Judgement, Severity
 from assess.findings.published import band_finding
+from assess.witness import written
 
 if TYPE_CHECKING:
     from pint import Quantity
 
     from models.ceiling import Implied
+    from probes.core.run import Run
     from assess.witness import Witness
 
-__all__ = ["Phase", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED",
+__all__ = ["Phase", "Assumption", "Reviewed", "review", "REVIEW_VERSION", "review_body", "VERDICTS", "UNJUDGED",
            "severity"]
 
 # The ceiling findings, the strongest first: a phase's verdict is the first it has, else "within"; its severity is
@@ -56,12 +61,52 @@ class Phase:
     severity: Severity | None = None  # its verdict's, None for within and unjudged
 
     def to_dict(self) -> dict:
-        def q(value):
-            return None if value is None else {"value": value.magnitude, "unit": f"{value.units:~P}"}
-
-        return {"phase": self.label, "measured": q(self.measured), "ceiling_low": q(self.low), "ceiling": q(self.high),
+        return {"phase": self.label, "measured": _q(self.measured), "ceiling_low": _q(self.low), "ceiling": _q(self.high),
                 "efficiency": self.efficiency, "verdict": self.verdict, "implies": self.implies or None,
                 "no_ceiling": self.reason or None, "narrowed_by": list(self.narrowed_by)}
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """io500's assumption that "the 300s easy write produces sufficiently large files to prevent caching later for
+    random read" (IO500/io500 PR #91), for one submission: the data its ior-easy-write left on each client node
+    against each node's memory as stated. Information, never a verdict."""
+
+    written: Quantity  # per client node: the phase's rate over its time, or at least over io500's 300 s
+    least: bool  # the phase's time is not stated: ``written`` is the least it wrote
+    memory: Quantity | None  # each client node's memory as its description states it
+    read_above: bool  # its ior-easy-read is above what the stated hardware allows: a hint that a cache served it
+
+    @property
+    def state(self) -> str:
+        """``held`` (the files exceed the memory), ``not held``, ``not shown`` (the least it wrote does not exceed
+        the memory; its time would tell) or ``memory not stated``."""
+        if self.memory is None:
+            return "memory not stated"
+        if self.written > self.memory:
+            return "held"
+        return "not shown" if self.least else "not held"
+
+    def __str__(self) -> str:
+        state, wrote = self.state, format_quantity(self.written, Metric.SIZE)
+        if state == "memory not stated":
+            said = f"{state}: it breaks {'only ' if self.least else ''}with more than {wrote} of memory per client node"
+        else:
+            memory = format_quantity(self.memory)
+            said = f"{state}: {'≥ ' if self.least else ''}{wrote} written per client node " + \
+                   ("> " if state == "held" else "≤ ") + f"{memory} of memory"
+            if state == "not shown":
+                said += (f"; it holds if the easy write ran more than "
+                         f"{LEAST_WRITE_SECONDS * (self.memory / self.written).m_as(''):.0f} s")
+        return said + ("; its ior-easy-read is above its ceiling: a cache may have served it" if self.read_above else "")
+
+    def to_dict(self) -> dict:
+        return {"state": self.state, "written_per_node": _q(self.written), "written_is_least": self.least,
+                "client_memory": _q(self.memory), "easy_read_above_ceiling": self.read_above}
+
+
+def _q(value: Quantity | None) -> dict | None:
+    return None if value is None else {"value": value.magnitude, "unit": f"{value.units:~P}"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +117,7 @@ class Reviewed:
     described: Described
     judgements: tuple[Judgement, ...]
     phases: tuple[Phase, ...]
+    assumption: Assumption | None = None  # io500's, where the easy write and the client nodes are stated
 
     @property
     def verdict(self) -> str:
@@ -90,7 +136,8 @@ class Reviewed:
                 "filesystem": s.description.get("filesystem_type"), "verdict": self.verdict,
                 "assumptions": list(d.assumptions), "missing": list(d.missing),
                 "topology": None if d.topology is None else d.topology.to_dict(),
-                "phases": [p.to_dict() for p in self.phases]}
+                "phases": [p.to_dict() for p in self.phases],
+                "easy_write_past_client_memory": None if self.assumption is None else self.assumption.to_dict()}
 
 
 # The submissions whose topologies and models are kept from the first pass to the second: a list of up to so many is
@@ -180,12 +227,30 @@ def _reviewed(submission: Submission, described: Described, model: Model | None,
     if described.topology is None:
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
-        return Reviewed(submission, described, (), phases)
+        return Reviewed(submission, described, (), phases, _assumption(submission.runs, described, phases))
     system = submission.description.title
     servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
     judgements = tuple(_banded(j, described, system, servers) for j in check_runs(
         described.topology, submission.runs, witnesses=witnesses, hardware=described.parts, model=model))
-    return Reviewed(submission, described, judgements, tuple(_phase(j, described) for j in judgements))
+    phases = tuple(_phase(j, described) for j in judgements)
+    return Reviewed(submission, described, judgements, phases, _assumption(submission.runs, described, phases))
+
+
+def _assumption(runs: Iterable[Run], described: Described, phases: tuple[Phase, ...]) -> Assumption | None:
+    """io500's assumption for the submission: what its ior-easy-write wrote per client node (its rate over its time,
+    or over the 300 s its rules ask) against the clients' memory its topology states; None without the phase or its
+    client nodes."""
+    run = next((r for r in runs if r.label == "ior-easy-write" and r.workload is not None), None)
+    clients = () if described.topology is None else described.topology.of_kind(Kind.CLIENT)
+    nodes = run.workload.nodes if run is not None and run.workload.nodes else sum(g.count for g in clients)
+    summary = None if run is None else summary_in(run, Metric.BANDWIDTH)
+    wrote = None if summary is None else written(run, summary.mean)
+    if wrote is None or not nodes:
+        return None
+    stated = [g.capacity("memory") for g in clients]  # one figure for every node: one group's, not a range
+    memory = stated[0].value if len(stated) == 1 and stated[0] is not None and stated[0].range is None else None
+    read_above = any(p.label == "ior-easy-read" and p.verdict == "ABOVE-CEILING" for p in phases)
+    return Assumption((wrote / nodes).to("GiB"), not run.durations, memory, read_above)
 
 
 def _banded(j: Judgement, described: Described, system: str, servers: int) -> Judgement:
@@ -277,7 +342,12 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 #   1.2  a phase's (and a submission's) verdict may be IMPLAUSIBLE-HARDWARE; its implies then says the part, the
 #        fastest of its class by the description's date and that part's source; a topology's groups may carry
 #        request_size (topology 1.2)
-REVIEW_VERSION = "1.2"
+#   1.3  a submission gains easy_write_past_client_memory: io500's assumption that the easy write's files exceed the
+#        clients' memory, with the data written per client node (a least where the phase's time is not stated), the
+#        memory stated per node (null where not: the state says memory not stated) and whether the ior-easy-read is
+#        above its ceiling; null without the phase or its client nodes. A list's client memory may be stated in
+#        client_volatile_memory_capacity (topology: the clients' memory)
+REVIEW_VERSION = "1.3"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

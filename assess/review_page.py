@@ -112,7 +112,9 @@ def _submission(r: Reviewed) -> Report:
              f"processes; data servers {s.description.get('ds_nodes') or '?'} with {s.description.get('ds_storage_devices') or '?'} "
              f"{s.description.get('ds_storage_type') or '?'} devices on {s.description.get('ds_network') or '?'}; "
              f"metadata servers {s.description.get('md_nodes') or '?'} ({s.description.get('md_storage_type') or '?'}).")
-    sections = [Section("Submission", (facts, f"Verdict: {r.verdict}.", "← the list: ../index.html"))]
+    assumed = ("unknown: no ior-easy-write or no client nodes" if r.assumption is None else str(r.assumption))
+    sections = [Section("Submission", (facts, f"Verdict: {r.verdict}.", "io500's assumption that the easy write's "
+                                       f"files exceed the clients' memory: {assumed}.", "← the list: ../index.html"))]
     if d.topology is not None:
         sections.append(Section("Topology from its description", (
             Table(TOPOLOGY_HEADERS, tuple(topology_rows(d.topology)), "system", (2,)),

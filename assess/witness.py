@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from models.predict import Model
 
-__all__ = ["Witness", "Narrowing", "uncached", "witness", "narrowed", "cited"]
+__all__ = ["Witness", "Narrowing", "uncached", "witness", "narrowed", "cited", "written"]
 
 _OPERATIONS = frozenset(op.value for op in Operation)
 
@@ -98,7 +98,7 @@ def witness(model: Model, run: Run, ceiling: Ceiling, clients: tuple[str, ...] |
     summary = summary_in(run, Metric.BANDWIDTH)
     if not why or ceiling.metric is not Metric.BANDWIDTH or summary is None or summary.mean > canonical(ceiling.value):
         return None
-    data_set = workload.data_set or _written(run, summary.mean)
+    data_set = workload.data_set or written(run, summary.mean)
     memory = model.memory(model.nodes(workload, clients)[1]).servers
     past = data_set is not None and memory is not None and data_set > memory
     if past:
@@ -109,7 +109,7 @@ def witness(model: Model, run: Run, ceiling: Ceiling, clients: tuple[str, ...] |
     return Witness(run, Q_(summary.mean, "B/s"), why, proves) if proves else None
 
 
-def _written(run: Run, rate: float) -> Quantity | None:
+def written(run: Run, rate: float) -> Quantity | None:
     """The bytes a run moved: its rate over its mean duration; for an io500 write phase whose time is not stated (a
     list's row), at least its rate over the 5 minutes io500's rules ask of it; None where neither is known."""
     if run.durations:

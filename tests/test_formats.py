@@ -78,15 +78,15 @@ COMMANDS = {
                # and when no design meets the targets: its shortfalls instead of configurations
                (["size", "--clients", "2", "--client-nic", "1GB/s", "--target", "read=100GB/s", "--json"], 1)],
 }
-# An io500 list of three rows: one judged with its metadata, one whose result needs more than its description states
-# (its implied hardware), one too thin to judge (its missing fields).
+# An io500 list of three rows: one judged with its metadata and its clients' memory, one whose result needs more than
+# its description states (its implied hardware), one too thin to judge (its missing fields).
 LIST = """id,information_system,information_institution,information_filesystem_type,information_client_nodes,\
-information_client_procs_per_node,information_ds_nodes,information_ds_storage_devices,information_ds_storage_type,\
-information_ds_network,information_md_nodes,information_md_storage_type,information_list_name,status,ior_easy_write,\
-ior_easy_read,mdtest_easy_write,mdtest_easy_stat
-1,A,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,2.5,3.1,25.0,90.0
-2,B,Site,Lustre,10,16,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,900.0,950.0,25.0,90.0
-3,C,Site,,1,16,,,,,,,sc19,VALID,1.0,2.0,,
+information_client_procs_per_node,information_client_volatile_memory_capacity,information_ds_nodes,\
+information_ds_storage_devices,information_ds_storage_type,information_ds_network,information_md_nodes,\
+information_md_storage_type,information_list_name,status,ior_easy_write,ior_easy_read,mdtest_easy_write,mdtest_easy_stat
+1,A,Site,Lustre,10,16,64 GB,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,2.5,3.1,25.0,90.0
+2,B,Site,Lustre,10,16,,4,12,HDD,InfiniBand EDR,1,SSD,sc19,VALID,900.0,950.0,25.0,90.0
+3,C,Site,,1,16,,,,,,,,sc19,VALID,1.0,2.0,,
 """
 # A transfer-size sweep of two systems, one fitted and one measured at one size only (not fitted).
 SWEEP = """system,op,transfer_size,value,unit

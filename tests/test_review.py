@@ -118,6 +118,17 @@ def test_every_submission_stating_clients_servers_and_a_network_gets_a_verdict_o
     assert thin and all(r.verdict == UNJUDGED and r.thin for r in thin)
 
 
+@pytest.mark.slow
+def test_each_submission_says_what_client_memory_would_break_io500s_assumption_as_no_list_states_it(reviewed):
+    assert all(r.assumption.state == "memory not stated" and r.assumption.least for r in reviewed)
+    superpod = next(r for r in reviewed if r.submission.id == "22")
+    # 273.16 GiB/s for at least io500's 300 s from 10 client nodes: 8,195 GiB on each
+    assert superpod.assumption.written.m_as("GiB") == pytest.approx(273.16 * 300 / 10)
+    assert str(superpod.assumption) == ("memory not stated: it breaks only with more than 8.00 TiB of memory per "
+                                        "client node")
+    assert min(r.assumption.written for r in reviewed).m_as("GiB") == pytest.approx(3.3)
+
+
 # Bytecollider (CERN, CephFS, SC18, listed four times): mdtest-hard-read of 7,154 kIOPS from 64 processes on 10 GbE,
 # more than one TCP round trip (10 us at the least) per open allows: the clients' caches answered it.
 CACHED = {(i, "mdtest-hard-read") for i in ("179", "289", "349", "412")}
@@ -184,6 +195,9 @@ def test_review_prints_a_line_per_submission_and_fails_on_what_it_is_asked_to(li
     assert "179 Bytecollider (CERN): mdtest-hard-read" in out and "ABOVE-PUBLISHED" not in out
     assert re.search(r"^22 +sc19 +DGX-2H SuperPOD \(NVIDIA\) .* POSSIBLE-IF ", out, re.M)
     assert "83 submission(s): ds_nodes: no data servers" in out
+    # io500's assumption on every submission: no list states the clients' memory, so each says what memory breaks it
+    assert ("the easy write's files exceeded client memory (io500's assumption): held in 0, not in 0, not shown in 0, "
+            "memory not stated in 366 (would break above 3.30 GiB to 8.00 TiB of memory per client node") in out
 
 
 @pytest.fixture(scope="module")
@@ -200,11 +214,15 @@ def pages(listed, reviewed, tmp_path_factory):
 @pytest.mark.slow
 def test_review_json_is_versioned_and_carries_each_topology(pages):
     doc = json.loads((pages.parent / "review.json").read_text(encoding="utf-8"))
-    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.2")
+    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.3")
     phases = [p["verdict"] for submission in doc["submissions"] for p in submission["phases"]]
     assert len(phases) == 4259 and set(phases) >= {"ABOVE-CEILING", "POSSIBLE-IF", UNJUDGED}
     assert "ABOVE-PUBLISHED" not in phases
     first = doc["submissions"][0]
+    # 1.3: io500's assumption, with the data written per client node (298.13 GiB/s over 300 s from 345 nodes)
+    assumed = first["easy_write_past_client_memory"]
+    assert assumed["state"] == "memory not stated" and assumed["client_memory"] is None and assumed["written_is_least"]
+    assert assumed["written_per_node"]["value"] == pytest.approx(298.13 * 300 / 345)
     verdicts = {p["phase"]: p["verdict"] for p in first["phases"]}
     assert first["id"] == "3" and first["topology"]["groups"] and verdicts["ior-easy-read"] == "POSSIBLE-IF"
     # 1.1: the ranges a phase's least rests on that a run no cache can have served raised, and which run it was
@@ -219,6 +237,8 @@ def test_the_html_report_has_an_index_a_figure_and_a_page_per_submission(pages, 
     assert (pages / "figures" / "efficiencies.png").is_file() and len(list((pages / "submissions").glob("*.html"))) == 366
     page = (pages / "submissions" / "22.html").read_text(encoding="utf-8")
     assert "DGX-2H SuperPOD" in page and "Assumptions" in page and "ior-easy-write" in page
+    assert ("files exceed the clients&#x27; memory: memory not stated: it breaks only with more than 8.00 TiB of memory "
+            "per client node.") in page
     assert main(["review", str(listed), "--html", str(pages)]) == 2  # never over a folder that exists
     assert "exists already" in capsys.readouterr().err
 

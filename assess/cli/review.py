@@ -6,7 +6,8 @@ submission; below the table, the phases that need more than the stated hardware 
 error: exit 1), then those that need more of a drive or port than any part of its class had done by the
 system's date (IMPLAUSIBLE-HARDWARE). Metadata phases are judged by what bounds the servers; the published
 io500 rates of their kind are shown beside them as information (PUBLISHED-BAND), never with the submission's
-own runs.
+own runs. Each submission also says whether io500's assumption held, that the easy write's files exceed the
+clients' memory (client_volatile_memory_capacity), or what memory would break it where that is not stated.
 Example:  iobound review io500-db-2017-2019_submissions.csv --html list-report
 """
 
@@ -19,11 +20,16 @@ from assess.cli.inputs import add_input_limit
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from collections import Counter
+
+    from pint import Quantity
+
     from assess.review import Reviewed
 
 _FAIL_ON = ("info", "warning", "error", "never")
 _CSV_HEADERS = ("id", "list", "status", "system", "filesystem", "phase", "measured", "unit", "ceiling_low",
-                "ceiling_high", "ceiling_unit", "efficiency", "verdict", "implies", "no_ceiling")
+                "ceiling_high", "ceiling_unit", "efficiency", "verdict", "implies", "no_ceiling",
+                "easy_write_per_node_GiB", "client_memory_GiB", "easy_write_past_client_memory")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -100,7 +106,14 @@ def render(reviewed: Iterable[Reviewed], source: str) -> str:
     from assess.review import UNJUDGED, VERDICTS
 
     rows, strongest, thin, verdicts = [], {"ABOVE-CEILING": [], "IMPLAUSIBLE-HARDWARE": []}, Counter(), Counter()
+    assumed, stated, unstated = Counter(), [], []
     for r in reviewed:
+        if r.assumption is not None:
+            assumed[r.assumption.state] += 1
+            if r.assumption.memory is None:
+                unstated.append(r.assumption.written)
+            else:
+                stated.append(f"  {r.submission.id} {r.submission.description.title}: {r.assumption}")
         rows.append((r.submission.id, r.submission.list_name, r.submission.description.title[:40],
                      r.submission.description.get("filesystem_type")[:16],
                      f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict, _headline(r)))
@@ -122,9 +135,25 @@ def render(reviewed: Iterable[Reviewed], source: str) -> str:
     if thin:
         lines += ["", "too thin to judge (the fields they lack):"]
         lines += [f"  {count} submission(s): {why}" for why, count in thin.most_common()]
+    if stated:
+        lines += ["", "the easy write's files against the client memory stated:"]
+        lines += stated
     order = (*VERDICTS, "within", UNJUDGED)
-    lines += ["", "phases: " + ", ".join(f"{verdicts[v]} {v}" for v in order if verdicts[v])]
+    lines += ["", _assumption_count(assumed, unstated)]
+    lines += ["phases: " + ", ".join(f"{verdicts[v]} {v}" for v in order if verdicts[v])]
     return "\n".join(lines)
+
+
+def _assumption_count(assumed: Counter, unstated: list[Quantity]) -> str:
+    """io500's assumption across the list: how often it held, did not, was not shown, and where memory is not stated
+    what memory per client node would break it (the least and most of those submissions' data written per node)."""
+    said = (f"the easy write's files exceeded client memory (io500's assumption): held in {assumed['held']}, "
+            f"not in {assumed['not held']}, not shown in {assumed['not shown']}, memory not stated in "
+            f"{assumed['memory not stated']}")
+    if unstated:
+        said += (f" (would break above {_figure(min(unstated))} to {_figure(max(unstated))} of memory per client node, "
+                 "as each wrote)")
+    return said
 
 
 def _headline(r: Reviewed) -> str:
@@ -165,5 +194,16 @@ def _csv(reviewed: Iterable[Reviewed]) -> Iterator[str]:
                          p.label, f"{p.measured.magnitude:g}", f"{p.measured.units:~P}",
                          "" if unit is None else f"{p.low.m_as(unit):.6g}",
                          "" if unit is None else f"{p.high.magnitude:.6g}", "" if unit is None else f"{unit:~P}",
-                         "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason))
+                         "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason,
+                         *_assumed(r)))
         yield csv_text(rows)
+
+
+def _assumed(r: Reviewed) -> tuple[str, str, str]:
+    """io500's assumption as the CSV gives it: the GiB written per client node (a least where its time is not
+    stated: "≥ 75"), each node's memory in GiB and the assumption's state; empty where it is not known."""
+    a = r.assumption
+    if a is None:
+        return "", "", ""
+    memory = "" if a.memory is None else f"{a.memory.m_as('GiB'):.6g}"
+    return f"{'≥ ' if a.least else ''}{a.written.m_as('GiB'):.6g}", memory, a.state

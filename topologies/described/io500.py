@@ -228,6 +228,11 @@ def describe(description: Description) -> Described:
                                     "nic": b.nic("clients", client_network, "clients", d.cite("client_network")
                                                  if d.get("client_network") else "client_network not stated",
                                                  "client_network")}}
+    memory = _memory(d.get("client_volatile_memory_capacity"))  # no published list states it: a list may add it
+    if memory is not None:
+        cite = d.cite("client_volatile_memory_capacity")
+        b.doc["clients"]["clients"]["memory"] = {"value": memory, "source": "datasheet",
+                                                 "note": f"{cite}: each client node's memory, its page cache"}
     rtt = hardware()["rtt"][network.family]
     b.doc["networks"] = {"fabric": {"rtt": {"range": rtt["range"], "source": "assumption", "note": rtt["note"]}}}
     b.assumptions.append(f"fabric.rtt: {rtt['range'][0]} to {rtt['range'][1]} ({rtt['note']})")
