@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from assess.cli.darshan_review import add_darshan_arguments
 from assess.cli.inputs import add_input_limit
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
@@ -27,7 +28,8 @@ _CSV_HEADERS = ("id", "list", "status", "system", "filesystem", "phase", "measur
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("list", metavar="LIST.csv", help="the io500 list database's submissions table as CSV")
+    parser.add_argument("list", metavar="LIST.csv", nargs="?",
+                        help="the io500 list database's submissions table as CSV (or --darshan, --manifest)")
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
     output = parser.add_mutually_exclusive_group()
@@ -36,9 +38,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--html", metavar="DIR", help="also write a report to the new folder DIR (index.html, a page "
                                                       "per submission)")
     add_input_limit(parser)
+    add_darshan_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.darshan or args.manifest:
+        from assess.cli.darshan_review import execute_darshan
+        return execute_darshan(args)
+    if args.list is None:
+        from probes.core.errors import InputError
+        raise InputError("review", "", "give an io500 list (LIST.csv), or Darshan logs with --darshan DIR TOPOLOGY or "
+                         "--manifest FILE TOPOLOGY")
     from pathlib import Path
 
     from probes.core.inputs import open_input

@@ -73,7 +73,7 @@ from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 
-__all__ = ["looks_like", "parse", "runs_from", "FORMAT", "INSTALL"]
+__all__ = ["looks_like", "parse", "read_here", "read_apart", "runs_from", "limit_memory", "FORMAT", "INSTALL"]
 
 # What iobound read says it reads.
 FORMAT = "Darshan log (3.x; pip install 'iobound[darshan]')"
@@ -173,10 +173,7 @@ def _read_in_child(path: Path, size: int, source: str) -> dict:
     except subprocess.TimeoutExpired:
         raise ToolOutputError(source, "", f"PyDarshan did not finish reading the log within {limit:.0f} s") from None
     errors = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    # darshan-util says what went wrong on stderr ("Error: unable to inflate darshan log data.") and PyDarshan
-    # carries on; a module's records then stop short, or the interpreter dies of what follows.
-    said = next((line.strip().removeprefix("Error:").strip().rstrip(".") for line in errors
-                 if line.startswith("Error")), None)
+    said = _said(errors)
     if done.returncode < 0:
         number = -done.returncode
         name = signal.Signals(number).name if number in set(signal.Signals) else f"signal {number}"
@@ -193,11 +190,77 @@ def _read_in_child(path: Path, size: int, source: str) -> dict:
                           "it does not know")
 
 
-def _child() -> None:
+def _said(errors: list[str]) -> str | None:
+    """What darshan-util said went wrong, from the lines it wrote to stderr; None where it said nothing.
+
+    darshan-util says it there ("Error: unable to inflate darshan log data.") and PyDarshan carries on; a module's
+    records then stop short, or the interpreter dies of what follows.
+    """
+    return next((line.strip().removeprefix("Error:").strip().rstrip(".") for line in errors
+                 if line.startswith("Error")), None)
+
+
+def read_here(path: str) -> dict:
+    """What :func:`_extract` finds in a log, read by PyDarshan in this process: for a worker that imported it once
+    and reads many logs (``iobound review --darshan``), whose pool replaces it where a log kills it.
+
+    darshan-util's stderr is caught for the log's read alone, so that its ``Error:`` line refuses the log as the
+    child's does (see the module's docstring).
+
+    Raises
+    ------
+    ToolOutputError
+        One line: the file is no Darshan log, darshan-util said an error, or PyDarshan raised.
+    """
+    with open(path, "rb") as file:
+        head = file.read(16)
+    if not looks_like(head):
+        raise ToolOutputError(path, "", "not a Darshan log (expected its header: a version such as '3.21' and "
+                              "Darshan's magic number)")
+    failure = None
+    with tempfile.TemporaryFile() as caught:
+        saved = os.dup(2)
+        os.dup2(caught.fileno(), 2)
+        try:
+            found = _extract(path)
+        except Exception as exc:  # noqa: BLE001 - whatever PyDarshan raises on a log it cannot read becomes the refusal
+            failure = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        caught.seek(0)
+        said = _said(caught.read().decode("utf-8", "replace").splitlines())
+    if said is not None:
+        raise ToolOutputError(path, "", f"darshan-util: {said}: the log is corrupt or truncated")
+    if failure is not None:
+        raise ToolOutputError(path, "", f"PyDarshan cannot read the log ({failure}): the log is corrupt or in a format "
+                              "it does not know")
+    return found
+
+
+def read_apart(path: str) -> dict:
+    """What :func:`_extract` finds in a log, read in a child Python of its own: for the log that killed a worker,
+    so that the refusal says how it died (the signal, and what darshan-util said before).
+
+    Raises
+    ------
+    ToolOutputError
+        As :func:`read_here`, and where the child crashed.
+    """
+    return _read_in_child(Path(path), os.path.getsize(path), path)
+
+
+def limit_memory() -> None:
+    """Cap this process's address space as the child's (see ``_CHILD_MEMORY``): a log that inflates beyond what a
+    job's records hold stops with MemoryError, not with the machine's memory."""
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (_CHILD_MEMORY, _CHILD_MEMORY))
+
+
+def _child() -> None:
     """In the child: read the log named by argv[1] with PyDarshan and write what :func:`_extract` finds as JSON."""
+    limit_memory()
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever PyDarshan or darshan-util print goes to stderr; stdout carries only the JSON
     json.dump(_extract(sys.argv[1]), out)
@@ -205,35 +268,41 @@ def _child() -> None:
 
 
 def _extract(path: str) -> dict:
-    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, Lustre, DXT hosts."""
+    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, Lustre, DXT hosts, and
+    the bytes each of the log's mount points moved.
+
+    The records stay numpy arrays and go to darshan-util's accumulator as they are: PyDarshan's ``to_df`` and
+    ``accumulate_records`` pass them through pandas and back, which took most of the read's time.
+    """
     import darshan
-    from darshan.backend.cffi_backend import accumulate_records
+    from darshan.backend import cffi_backend as backend
 
     report = darshan.DarshanReport(path, read_all=False)
     job = report.metadata["job"]
     found = {"job": {"nprocs": int(job["nprocs"]), "jobid": int(job["jobid"]), "run_time": float(job["run_time"]),
                      "log_ver": str(job.get("log_ver", "")), "lib_ver": str(job["metadata"].get("lib_ver", ""))},
              "modules": {name: {"partial": bool(info["partial_flag"])} for name, info in report.modules.items()},
-             "io": {}, "lustre": [], "hosts": {}}
+             "io": {}, "lustre": [], "hosts": {}, "mounts": {}}
+    mounts = sorted((m for m, _ in report.mounts), key=len, reverse=True)
     for module in MODULES:
         if module not in report.modules:
             continue
-        report.mod_read_all_records(module, dtype="numpy", warnings=False)
-        if not len(report.records[module]):
+        ids, ranks, counters, fcounters = _records(report, backend, module)
+        if not ids:
             continue
-        frame = report.records[module].to_df()
-        accumulated = accumulate_records(frame, module, job["nprocs"])
-        metrics = accumulated.derived_metrics
-        record = accumulated.summary_record
+        names = backend.counter_names(module), backend.fcounter_names(module)
+        files = [report.name_records[i] for i in ids]
+        metrics, summed, fsummed = _accumulated(backend, module, ids, ranks, counters, fcounters, int(job["nprocs"]))
         found["io"][module] = {
-            "counters": {k: int(v) for k, v in record["counters"].iloc[0].items() if k not in ("id", "rank")},
-            "fcounters": {k: float(v) for k, v in record["fcounters"].iloc[0].items() if k not in ("id", "rank")},
+            "counters": {k: int(v) for k, v in zip(names[0], summed)},
+            "fcounters": {k: float(v) for k, v in zip(names[1], fsummed)},
             "derived": {name: float(getattr(metrics, name)) for name in (
                 "total_bytes", "agg_perf_by_slowest", "agg_time_by_slowest", "unique_md_only_time_by_slowest")},
             "categories": [{"count": int(c.count), "read": int(c.total_read_volume_bytes),
                             "written": int(c.total_write_volume_bytes)} for c in metrics.category_counters],
-            "streams": _streams(frame, module, report.name_records),
+            "streams": _streams(module, files, names, counters, fcounters),
         }
+        _by_mount(found["mounts"], module, files, mounts, names[0], counters)
     if "LUSTRE" in report.modules:
         report.mod_read_all_lustre_records(dtype="dict", warnings=False)
         for record in report.records["LUSTRE"]:
@@ -242,19 +311,112 @@ def _extract(path: str) -> dict:
                                      "osts": [int(o) for o in c["ost_ids"]]} for c in record["components"]])
     for module in ("DXT_POSIX", "DXT_MPIIO"):
         if module in report.modules:
-            report.mod_read_all_dxt_records(module, dtype="dict", warnings=False, reads=False, writes=False)
-            found["hosts"].update({str(r["rank"]): r["hostname"] for r in report.records[module]})
+            found["hosts"].update(_hosts(report, backend, module))
     return found
 
 
-def _streams(frame: dict, module: str, names: dict) -> dict:
+def _records(report, backend, module: str) -> tuple[list, list, object, object]:
+    """A module's records that have names (as PyDarshan's ``mod_read_all_records`` keeps them): their ids, ranks,
+    counters and floating counters (one row per record), read from darshan-util without a dict per record."""
+    import numpy as np
+
+    ffi, lib = backend.ffi, backend.libdutil
+    if not report.name_records_read:
+        report.read_name_records()
+    index, struct = backend.log_get_modules(report.log)[module]["idx"], backend._structdefs[module]
+    ids, ranks, counters, fcounters = [], [], [], []
+    buf = ffi.new("void **")
+    while lib.darshan_log_get_record(report.log["handle"], index, buf) >= 1:
+        record = ffi.cast(struct, buf)[0]
+        if record.base_rec.id in report.name_records:
+            ids.append(record.base_rec.id)
+            ranks.append(record.base_rec.rank)
+            counters.append(np.frombuffer(ffi.buffer(record.counters), dtype=np.int64).copy())
+            fcounters.append(np.frombuffer(ffi.buffer(record.fcounters), dtype=np.float64).copy())
+        lib.darshan_free(buf[0])
+        buf[0] = ffi.NULL  # darshan-util writes into the buffer it is given: NULL has it allocate the next
+    return ids, ranks, (np.stack(counters) if ids else None), (np.stack(fcounters) if ids else None)
+
+
+def _hosts(report, backend, module: str) -> dict[str, str]:
+    """The host of each rank a DXT module recorded, without the trace segments PyDarshan unpacks with each record."""
+    ffi, lib = backend.ffi, backend.libdutil
+    index, struct = backend.log_get_modules(report.log)[module]["idx"], backend._structdefs[module]
+    hosts = {}
+    buf = ffi.new("void **")
+    while lib.darshan_log_get_record(report.log["handle"], index, buf) >= 1:
+        record = ffi.cast(struct, buf)[0]
+        hosts[str(record.base_rec.rank)] = ffi.string(record.hostname).decode("utf-8")
+        lib.darshan_free(buf[0])
+        buf[0] = ffi.NULL
+    return hosts
+
+
+def _accumulated(backend, module: str, ids: list, ranks: list, counters, fcounters, nprocs: int):
+    """darshan-util's accumulator over a module's records: its derived metrics and the summary record's counters and
+    floating counters (what PyDarshan's ``accumulate_records`` gives, from the arrays themselves).
+
+    Raises
+    ------
+    RuntimeError
+        If darshan-util's accumulator refuses the module or its records.
+    """
+    import numpy as np
+
+    ffi, lib = backend.ffi, backend.libdutil
+    packed = np.recarray(len(ids), dtype=[("id", "<u8", (1,)), ("rank", "<i8", (1,)),
+                                          ("counters", "<i8", (counters.shape[1],)),
+                                          ("fcounters", "<f8", (fcounters.shape[1],))])
+    packed.id, packed.rank = np.array(ids, dtype="<u8").reshape(-1, 1), np.array(ranks, dtype="<i8").reshape(-1, 1)
+    packed.counters, packed.fcounters = counters, fcounters
+    accumulator = ffi.new("darshan_accumulator *")
+    if lib.darshan_accumulator_create(backend.mod_name_to_idx(module), nprocs, accumulator) != 0:
+        raise RuntimeError(f"darshan-util's accumulator does not take the {module} module")
+    try:
+        if lib.darshan_accumulator_inject(accumulator[0], packed.tobytes(), len(ids)) != 0:
+            raise RuntimeError(f"darshan-util's accumulator refused the {module} records")
+        metrics = ffi.new("struct darshan_derived_metrics *")
+        summary = ffi.new(backend._structdefs[module].replace("**", "*"))
+        if lib.darshan_accumulator_emit(accumulator[0], metrics, summary) != 0:
+            raise RuntimeError(f"darshan-util's accumulator could not sum the {module} records")
+    finally:
+        lib.darshan_accumulator_destroy(accumulator[0])
+    record = backend._make_generic_record(summary, module, dtype="numpy")
+    return metrics, record["counters"], record["fcounters"]
+
+
+def _streams(module: str, names: list, columns: tuple, counters, fcounters) -> dict:
     """The opens, stats and metadata seconds of a module's records of the standard streams (all processes')."""
-    counters, fcounters = frame["counters"], frame["fcounters"]
-    streams = counters["id"].map(names).isin(STREAMS).to_numpy()
+    streams = [name in STREAMS for name in names]
     counts = _COUNTS[module]
-    return {name: int(sum(counters[k][streams].clip(lower=0).sum() for k in counts.get(name, ()) if k in counters))
-            for name in ("opens", "stats")} | \
-        {"meta_time": float(fcounters[f"{_PREFIX[module]}_F_META_TIME"][streams].clip(lower=0).sum())}
+
+    def total(array, names, wanted):
+        return sum(array[streams, names.index(k)].clip(min=0).sum() for k in wanted if k in names)
+
+    return {name: int(total(counters, columns[0], counts.get(name, ()))) for name in ("opens", "stats")} | \
+        {"meta_time": float(total(fcounters, columns[1], (f"{_PREFIX[module]}_F_META_TIME",)))}
+
+
+def _by_mount(moved: dict, module: str, names: list, mounts: list, columns: tuple, counters) -> None:
+    """Add to ``moved`` the bytes a module's records read and wrote under each of the log's mount points (the longest
+    that holds the file's name; records of no mount point, such as the standard streams, are left out). POSIX and
+    STDIO only: MPI-IO's bytes go through POSIX again."""
+    if module == "MPI-IO":
+        return
+    prefix = _PREFIX[module]
+    both = counters[:, columns.index(f"{prefix}_BYTES_READ")].clip(min=0) + \
+        counters[:, columns.index(f"{prefix}_BYTES_WRITTEN")].clip(min=0)
+    per_file: dict[str, int] = {}  # a file's records of many ranks share its mount point: look it up once
+    for name, count in zip(names, both.tolist()):
+        per_file[name] = per_file.get(name, 0) + count
+    for name, count in per_file.items():
+        if count > 0 and (mount := _mount_of(name, mounts)) is not None:
+            moved[mount] = moved.get(mount, 0) + count
+
+
+def _mount_of(name: str, mounts: list[str]) -> str | None:
+    """The longest of ``mounts`` (longest first) that holds the file ``name``; None for a name under none of them."""
+    return next((m for m in mounts if name == m or name.startswith(m if m.endswith("/") else m + "/")), None)
 
 
 def runs_from(found: dict, *, source: str) -> list[Run]:

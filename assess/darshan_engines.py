@@ -1,0 +1,242 @@
+"""Where a Darshan review's logs are read and judged: a pool of long-lived worker processes on this node, or Dask
+(a running scheduler, a LocalCluster, or Slurm jobs through dask-jobqueue's SLURMCluster) beyond it.
+
+Both take the logs in batches (:func:`assess.darshan_review.judge_batch`) and keep a bounded window of them in
+flight, so that memory stays flat in the number of logs. A log that kills its worker (darshan-util crashes on some
+corrupt logs) breaks the process pool: the batches in flight are then read again one log each in a new pool, and a
+log that breaks that too is read in a child Python of its own (:func:`assess.darshan_review.judge_apart`), whose
+death says how it died. On Dask, the scheduler retries a task whose worker died and gives up with KilledWorker; the
+batch is then read one log each in the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable, Iterator, TextIO
+
+from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
+
+__all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
+
+# Logs per task: enough that the judging of a batch shares its model and ceilings, few enough that a crash re-reads
+# little and progress moves.
+BATCH = 16
+# Batches in flight per worker: one being read, one waiting, so that no worker idles while results come back.
+_AHEAD = 2
+
+
+def _start() -> None:
+    """A pool worker's start: PyDarshan imported once, and the address space capped as for the one-log child."""
+    import darshan  # noqa: F401  (imported once here, not per log)
+
+    from probes.readers.darshan import limit_memory
+
+    limit_memory()
+
+
+def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
+    """Each batch's results, from a pool of ``workers`` processes (in the order they finish)."""
+    pending = iter(batches)
+    pool = ProcessPoolExecutor(workers, initializer=_start)
+    flying: dict = {}
+    try:
+        while True:
+            while len(flying) < workers * _AHEAD and (batch := next(pending, None)) is not None:
+                flying[pool.submit(judge_batch, batch, basis)] = batch
+            if not flying:
+                return
+            done, _ = wait(flying, return_when=FIRST_COMPLETED)
+            suspects: list[LogFile] = []
+            for future in done:
+                batch = flying.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    suspects += batch
+            if suspects:  # every batch in flight died with the pool: which log killed it is not known
+                suspects += [log for batch in flying.values() for log in batch]
+                flying.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                yield from _one_each(suspects, basis, workers)
+                pool = ProcessPoolExecutor(workers, initializer=_start)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one_each(logs: list[LogFile], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
+    """The logs of batches that died with a worker, one log a task in a pool of their own; those in flight when it
+    breaks again are read each in a child of its own, which says how the log kills its reader."""
+    pool = ProcessPoolExecutor(workers, initializer=_start)
+    flying: dict = {}
+    queue = iter(logs)
+    try:
+        while True:
+            while len(flying) < workers and (log := next(queue, None)) is not None:
+                flying[pool.submit(judge_batch, [log], basis)] = log
+            if not flying:
+                return
+            done, _ = wait(flying, return_when=FIRST_COMPLETED)
+            broken = []
+            for future in done:
+                log = flying.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    broken.append(log)
+            if broken:
+                broken += list(flying.values())
+                flying.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = ProcessPoolExecutor(workers, initializer=_start)
+                for log in broken:
+                    yield [judge_apart(log, basis)]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def dask_client(address: str):
+    """A Dask client: ``local`` starts a LocalCluster of one single-threaded process per CPU, ``slurm`` a
+    SLURMCluster (:func:`slurm_cluster`) scaled to Dask's jobqueue settings, anything else is a running scheduler's
+    address.
+
+    Raises
+    ------
+    InputError
+        If Dask (or dask-jobqueue, for ``slurm``) is not installed, or the scheduler cannot be reached.
+    """
+    from probes.core.errors import InputError
+
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--dask", address, "needs Dask: pip install 'iobound[dask]'") from None
+    if address == "local":
+        from probes.core.machine import cpus
+
+        return Client(LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True, dashboard_address=None))
+    if address == "slurm":
+        cluster = slurm_cluster()
+        cluster.adapt(minimum_jobs=1, maximum_jobs=_slurm_jobs())
+        return Client(cluster)
+    try:
+        return Client(address, timeout="30s")
+    except OSError as exc:
+        raise InputError("--dask", address, f"cannot reach the Dask scheduler: {exc}") from None
+
+
+def _slurm_jobs() -> int:
+    import dask
+
+    return int(dask.config.get("jobqueue.slurm.maximum-jobs", 16) or 16)
+
+
+def slurm_cluster():
+    """dask-jobqueue's SLURMCluster, each job one worker process of one thread per core it asks for; its queue,
+    account, cores, memory and walltime come from Dask's configuration (``jobqueue.slurm`` in
+    ~/.config/dask/jobqueue.yaml, or DASK_JOBQUEUE__SLURM__QUEUE and the like), with one core and 4 GiB where it says
+    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB).
+
+    Raises
+    ------
+    InputError
+        If dask-jobqueue is not installed.
+    """
+    import dask
+
+    from probes.core.errors import InputError
+
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise InputError("--dask", "slurm", "needs dask-jobqueue: pip install 'iobound[dask]'") from None
+    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None) for key in ("cores", "memory", "processes")}
+    return SLURMCluster(cores=settings["cores"] or 1, memory=settings["memory"] or "4GiB",
+                        processes=settings["processes"] or 1, n_workers=0)
+
+
+def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iterator[list[JobResult]]:
+    """Each batch's results, judged by the Dask cluster ``client`` reaches (in the order they finish); a bounded
+    window of tasks in flight, as many as twice the cluster's threads."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    def window() -> int:
+        return max(2, _AHEAD * sum(client.nthreads().values()))
+
+    pending = iter(batches)
+    flying = {}
+    for batch in pending:
+        flying[client.submit(judge_batch, batch, basis, pure=False)] = batch
+        if len(flying) >= window():
+            break
+    running = as_completed(list(flying))
+    for future in running:
+        batch = flying.pop(future)
+        try:
+            yield future.result()
+        except KilledWorker:  # the scheduler gave up: some log of the batch kills whoever reads it
+            for log in batch:
+                single = client.submit(judge_batch, [log], basis, pure=False)
+                try:
+                    yield single.result()
+                except KilledWorker:
+                    yield [judge_apart(log, basis)]
+        future.release()
+        if (batch := next(pending, None)) is not None:
+            new = client.submit(judge_batch, batch, basis, pure=False)
+            flying[new] = batch
+            running.add(new)
+
+
+class Progress:
+    """Logs done, logs per second and the time left, on stderr: a line redrawn in place on a terminal, else a line
+    every ``every`` seconds, and the last when the review ends."""
+
+    def __init__(self, total: Callable[[], int | None], stream: TextIO | None = None, every: float = 10.0,
+                 quiet: bool = False):
+        self.total, self.stream, self.every, self.quiet = total, stream or sys.stderr, every, quiet
+        self.live = self.stream.isatty() and not quiet
+        self.start = self.shown = time.monotonic()
+        self.done = self.judged = 0
+
+    def add(self, done: int, judged: int) -> None:
+        """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
+        self.done += done
+        self.judged += judged
+        now = time.monotonic()
+        if now - self.shown >= (0.5 if self.live else self.every):
+            self.shown = now
+            self._line(final=False)
+
+    def finish(self) -> None:
+        self._line(final=True)
+
+    def _line(self, final: bool) -> None:
+        if self.quiet:
+            return
+        seconds = max(time.monotonic() - self.start, 1e-9)
+        rate = self.judged / seconds
+        total = self.total()
+        left = ""
+        if total is not None and rate > 0 and not final:
+            left = f", about {_duration((total - self.done) / rate)} left"
+        of = f"/{total}" if total is not None else ""
+        text = (f"review: {self.done}{of} logs, {self.judged} judged now ({rate:.1f} logs/s), "
+                f"{self.done - self.judged} from the index{left}")
+        if final:
+            text += f", in {_duration(seconds)}"
+        clear = "\r\033[K" if self.live else ""
+        self.stream.write(f"{clear}{text}" + ("\n" if final or not self.live else ""))
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``7 min``, ``3.2 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
