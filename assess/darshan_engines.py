@@ -37,19 +37,34 @@ def _start() -> None:
     limit_memory()
 
 
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes forked from a forkserver that imported PyDarshan and iobound's judging once: a
+    pool made after another broke is not forked from this process, whose threads may hold locks its children would
+    inherit held (a new pool's workers hung so)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["darshan", "assess.darshan_review", "assess.check"])
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start)
+
+
 def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
     """Each batch's results, from a pool of ``workers`` processes (in the order they finish)."""
     pending = iter(batches)
-    pool = ProcessPoolExecutor(workers, initializer=_start)
+    pool = _pool(workers)
     flying: dict = {}
     try:
         while True:
-            while len(flying) < workers * _AHEAD and (batch := next(pending, None)) is not None:
-                flying[pool.submit(judge_batch, batch, basis)] = batch
-            if not flying:
-                return
-            done, _ = wait(flying, return_when=FIRST_COMPLETED)
             suspects: list[LogFile] = []
+            while len(flying) < workers * _AHEAD and (batch := next(pending, None)) is not None:
+                try:
+                    flying[pool.submit(judge_batch, batch, basis)] = batch
+                except BrokenProcessPool:
+                    suspects += batch
+                    break
+            if not flying and not suspects:
+                return
+            done, _ = wait(flying, return_when=FIRST_COMPLETED) if flying else ((), ())
             for future in done:
                 batch = flying.pop(future)
                 try:
@@ -61,7 +76,7 @@ def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -
                 flying.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
                 yield from _one_each(suspects, basis, workers)
-                pool = ProcessPoolExecutor(workers, initializer=_start)
+                pool = _pool(workers)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -69,17 +84,21 @@ def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -
 def _one_each(logs: list[LogFile], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
     """The logs of batches that died with a worker, one log a task in a pool of their own; those in flight when it
     breaks again are read each in a child of its own, which says how the log kills its reader."""
-    pool = ProcessPoolExecutor(workers, initializer=_start)
+    pool = _pool(workers)
     flying: dict = {}
     queue = iter(logs)
     try:
         while True:
+            broken: list[LogFile] = []
             while len(flying) < workers and (log := next(queue, None)) is not None:
-                flying[pool.submit(judge_batch, [log], basis)] = log
-            if not flying:
+                try:
+                    flying[pool.submit(judge_batch, [log], basis)] = log
+                except BrokenProcessPool:
+                    broken.append(log)
+                    break
+            if not flying and not broken:
                 return
-            done, _ = wait(flying, return_when=FIRST_COMPLETED)
-            broken = []
+            done, _ = wait(flying, return_when=FIRST_COMPLETED) if flying else ((), ())
             for future in done:
                 log = flying.pop(future)
                 try:
@@ -90,7 +109,7 @@ def _one_each(logs: list[LogFile], basis: Basis, workers: int) -> Iterator[list[
                 broken += list(flying.values())
                 flying.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
-                pool = ProcessPoolExecutor(workers, initializer=_start)
+                pool = _pool(workers)
                 for log in broken:
                     yield [judge_apart(log, basis)]
     finally:

@@ -18,6 +18,7 @@ import hashlib
 import math
 import os
 import tomllib
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -186,10 +187,29 @@ def judge_batch(logs: list[LogFile], basis: Basis) -> list[JobResult]:
     read: list[tuple[LogFile, dict | None, str]] = []
     for log in logs:
         try:
-            read.append((log, read_here(log.path), ""))
+            with _deadline(log.size):
+                read.append((log, read_here(log.path), ""))
         except (OSError, ToolOutputError, MemoryError) as exc:
             read.append((log, None, _reason(exc)))
     return _judged(read, basis)
+
+
+@contextmanager
+def _deadline(size: int):
+    """In a pool worker (a process's main thread), SIGALRM ends the process if the log's read outlasts the one-log
+    child's limit (10 s per MiB, and 30 s to start): a log that hangs darshan-util (a heap it corrupted) is then a
+    worker that died, which the pool replaces. Elsewhere (a Dask worker's thread) the scheduler sees to it."""
+    import signal
+    import threading
+
+    here = threading.current_thread() is threading.main_thread()
+    if here:
+        signal.alarm(int(30 + 10 * size / 2**20))
+    try:
+        yield
+    finally:
+        if here:
+            signal.alarm(0)
 
 
 def judge_apart(log: LogFile, basis: Basis) -> JobResult:
