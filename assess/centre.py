@@ -85,22 +85,20 @@ class Centre:
         return [r for _, _, r in sorted(self.lost, key=lambda e: (-e[0], e[1]))]
 
     def to_dict(self) -> dict:
+        """Counts keyed by data (codes, mount points, stripe settings) are lists of records, never maps."""
         return {"logs": sum(self.statuses.values()), "judged_now": self.judged_now,
                 "statuses": {s: self.statuses[s] for s in (JUDGED, UNJUDGED, UNREADABLE)},
-                "fractions": {band: self.bands[band] for band in BANDS},
+                "fractions": [{"from": low, "to": high, "jobs": self.bands[band]}
+                              for band, low, high in zip(BANDS, FRACTIONS, (*FRACTIONS[1:], None))],
                 "time_lost_s": self.time_lost,
                 "top_time_lost": [{"path": r.path, "job_id": r.job_id, "run": r.run, "time_lost_s": r.time_lost,
                                    "fraction": r.fraction} for r in self.worst],
-                "findings": dict(self.findings.most_common()),
-                "stripe_counts": {str(k): v for k, v in sorted(self.stripe_counts.items())},
-                "stripe_sizes": {str(k): v for k, v in sorted(self.stripe_sizes.items())},
-                "file_systems": dict(self.file_systems.most_common()),
-                "unjudged": dict(self.unjudged.most_common()),
+                "findings": [{"code": code, "jobs": n} for code, n in self.findings.most_common()],
+                "stripe_counts": [{"stripe_count": k, "jobs": n} for k, n in sorted(self.stripe_counts.items())],
+                "stripe_sizes": [{"stripe_size": k, "jobs": n} for k, n in sorted(self.stripe_sizes.items())],
+                "file_systems": [{"mount": fs, "jobs": n} for fs, n in self.file_systems.most_common()],
+                "unjudged": [{"reason": why, "jobs": n} for why, n in self.unjudged.most_common()],
                 "unreadable": [{"path": p, "reason": why} for p, why in sorted(self.unreadable)]}
-
-
-def _rate(bytes_per_second: float | None) -> str:
-    return "-" if bytes_per_second is None else format_quantity(Q_(bytes_per_second, "B/s").to("MiB/s"))
 
 
 def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:

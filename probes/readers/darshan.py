@@ -277,7 +277,14 @@ def _extract(path: str) -> dict:
     import darshan
     from darshan.backend import cffi_backend as backend
 
-    report = darshan.DarshanReport(path, read_all=False)
+    # Closed here, not by the garbage collector: PyDarshan's __del__ closes the log through cffi, whose lock a
+    # collection can find held by the read it interrupts (the process then hangs).
+    with darshan.DarshanReport(path, read_all=False) as report:
+        return _found(report, backend)
+
+
+def _found(report, backend) -> dict:
+    """:func:`_extract`'s numbers from an open report."""
     job = report.metadata["job"]
     found = {"job": {"nprocs": int(job["nprocs"]), "jobid": int(job["jobid"]), "run_time": float(job["run_time"]),
                      "log_ver": str(job.get("log_ver", "")), "lib_ver": str(job["metadata"].get("lib_ver", ""))},
