@@ -7,7 +7,8 @@ small samples, linked (symlinks: the disk holds the few originals) under many na
 review runs as the user runs it, in a child process with a new index; its CPU time is its own and its workers'
 (other load on the machine does not count; wall time is shown beside it). The peer is ``DarshanReport(path,
 read_all=True)`` over the tree's first 1,000 logs in one process, its CPU time per log times the tree's logs.
-Peak memory is the review process's own (Linux's peak resident set), and its largest worker's.
+Peak memory is the review process's own (Linux's peak resident set), and the largest of its workers' (and their
+forkserver's), which this process reaps as their subreaper.
 
 Goals: at least 50 logs per second per core (the logs over the CPU seconds of review and workers); the review's CPU
 time at most 1.5x the peer's; peak memory at the full count within 1.2x (+ 20 MB) of that at 1,000 logs.
@@ -19,8 +20,10 @@ time at most 1.5x the peer's; peak memory at the full count within 1.2x (+ 20 MB
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -38,11 +41,12 @@ CHILD = """
 import json, resource, sys
 from assess.cli import main
 status = main(sys.argv[2:])
-own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 with open(sys.argv[1], "w") as out:
-    json.dump({"status": status, "cpu": own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime,
-               "rss_mb": own.ru_maxrss / 1024, "worker_rss_mb": workers.ru_maxrss / 1024}, out)
+    json.dump({"status": status, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, out)
 """
+# prctl's PR_SET_CHILD_SUBREAPER: the review's workers are the children of multiprocessing's forkserver, which the
+# review leaves to exit on its own; as their subreaper this process reaps them and counts their CPU time.
+SUBREAPER = 36
 
 
 def originals() -> list[Path]:
@@ -90,12 +94,22 @@ def review(tree: Path, workers: int | None, work: Path) -> dict:
     argv = ["review", "--darshan", str(tree), str(TOPOLOGY), "--index", str(index), "--fail-on", "never"]
     argv += ["--workers", str(workers)] if workers else []
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CHILD, str(said), *argv], env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    workers_rss = 0
+    while True:  # the forkserver and its workers, orphaned by the review: reaped here, their CPU time counted
+        try:
+            workers_rss = max(workers_rss, os.wait4(-1, 0)[2].ru_maxrss)
+        except ChildProcessError:
+            break
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"the review failed ({done.returncode}): {done.stderr[-2000:]}")
-    found = json.loads(said.read_text()) | {"wall": wall, "summary": done.stdout.splitlines()[2]}
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    found = json.loads(said.read_text()) | {"wall": wall, "cpu": cpu, "worker_rss_mb": workers_rss / 1024,
+                                            "summary": done.stdout.splitlines()[3]}
     index.unlink()
     return found
 
@@ -108,6 +122,7 @@ def main() -> int:
     args = parser.parse_args()
     from probes.core.machine import cpus
 
+    ctypes.CDLL(None, use_errno=True).prctl(SUBREAPER, 1, 0, 0, 0)
     count, small = (300, 100) if args.quick else (args.logs, min(1000, args.logs))
     workers = args.workers or cpus()
     logs = originals()
