@@ -32,7 +32,7 @@ def _start() -> None:
     """A pool worker's start: PyDarshan imported once, and the address space capped as for the one-log child."""
     import darshan  # noqa: F401  (imported once here, not per log)
 
-    from probes.readers.darshan import limit_memory
+    from probes.readers.darshan_extract import limit_memory
 
     limit_memory()
 

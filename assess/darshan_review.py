@@ -182,7 +182,7 @@ def _topology(file: str) -> Topology:
 def judge_batch(logs: list[LogFile], basis: Basis) -> list[JobResult]:
     """Each log read by PyDarshan in this process and judged; one result per log, in order (never an exception
     for a bad log: it is a result that says why)."""
-    from probes.readers.darshan import read_here
+    from probes.readers.darshan_extract import read_here
 
     read: list[tuple[LogFile, dict | None, str]] = []
     for log in logs:
@@ -213,9 +213,9 @@ def _deadline(size: int):
 
 
 def judge_apart(log: LogFile, basis: Basis) -> JobResult:
-    """A log read in a child Python of its own (:func:`probes.readers.darshan.read_apart`) and judged here: for a log
+    """A log read in a child Python of its own (:func:`probes.readers.darshan_extract.read_apart`) and judged here: for a log
     whose read killed a worker, so that its result says how it died."""
-    from probes.readers.darshan import read_apart
+    from probes.readers.darshan_extract import read_apart
 
     try:
         return _judged([(log, read_apart(log.path), "")], basis)[0]
