@@ -15,7 +15,7 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Iterable, Iterator, TextIO
 
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
@@ -214,10 +214,9 @@ class Progress:
     """Logs done, logs per second and the time left, on stderr: a line redrawn in place on a terminal, else a line
     every ``every`` seconds, and the last when the review ends."""
 
-    def __init__(self, total: Callable[[], int | None], stream: TextIO | None = None, every: float = 10.0,
-                 quiet: bool = False):
-        self.total, self.stream, self.every, self.quiet = total, stream or sys.stderr, every, quiet
-        self.live = self.stream.isatty() and not quiet
+    def __init__(self, total: int, stream: TextIO | None = None, every: float = 10.0):
+        self.total, self.stream, self.every = total, stream or sys.stderr, every
+        self.live = self.stream.isatty()
         self.start = self.shown = time.monotonic()
         self.done = self.judged = 0
 
@@ -234,16 +233,10 @@ class Progress:
         self._line(final=True)
 
     def _line(self, final: bool) -> None:
-        if self.quiet:
-            return
         seconds = max(time.monotonic() - self.start, 1e-9)
         rate = self.judged / seconds
-        total = self.total()
-        left = ""
-        if total is not None and rate > 0 and not final:
-            left = f", about {_duration((total - self.done) / rate)} left"
-        of = f"/{total}" if total is not None else ""
-        text = (f"review: {self.done}{of} logs, {self.judged} judged now ({rate:.1f} logs/s), "
+        left = f", about {_duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
+        text = (f"review: {self.done}/{self.total} logs, {self.judged} judged now ({rate:.1f} logs/s), "
                 f"{self.done - self.judged} from the index{left}")
         if final:
             text += f", in {_duration(seconds)}"

@@ -19,7 +19,7 @@ import math
 import os
 import tomllib
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -100,7 +100,7 @@ class JobResult:
     worst: str | None = None  # the gravest finding's severity (info, warning, error)
     stripe_counts: tuple[int, ...] = ()
     stripe_sizes: tuple[int, ...] = ()  # B
-    runs: tuple[dict, ...] = field(default=())  # per run: label, rate, ceiling, fraction, findings
+    runs: tuple[dict, ...] = ()  # per run: label, rate, ceiling, fraction, findings, why it has no ceiling
 
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
@@ -257,9 +257,9 @@ def _judged(read: list[tuple[LogFile, dict | None, str]], basis: Basis) -> list[
         groups.setdefault(file, []).append((index, runs, mount))
     for file, members in groups.items():
         topology = _topology(file)
+        mounts = {i: mount for i, _, mount in members}
         for index, judgements in _checked(topology, [(i, runs) for i, runs, _ in members]):
-            log = read[index][0]
-            mount = next(m for i, _, m in members if i == index)
+            log, mount = read[index][0], mounts[index]
             if isinstance(judgements, str):
                 job = read[index][1]["job"]
                 results[index] = JobResult(log.path, log.size, log.mtime_ns, UNJUDGED, judgements, job["jobid"],

@@ -53,7 +53,7 @@ def execute_darshan(args: argparse.Namespace) -> int:
     basis = basis_of(word)
     total = sum(1 for _ in listed(source, manifest=manifest, stat=False))
     centre, jobs = Centre(), [] if (args.json or args.csv) else None
-    progress = Progress(lambda: total)
+    progress = Progress(total)
 
     def keep(result: JobResult, now: bool) -> None:
         centre.add(result, now=now)

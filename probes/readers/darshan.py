@@ -64,7 +64,7 @@ from probes.core.records import Job, Lustre, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
-from probes.readers.darshan_extract import COUNTS, INSTALL, MODULES, PREFIX, looks_like, read_in_child
+from probes.readers.darshan_extract import COUNTS, INSTALL, MODULES, NOT_A_LOG, PREFIX, looks_like, read_in_child
 
 __all__ = ["looks_like", "parse", "runs_from", "FORMAT", "INSTALL"]
 
@@ -111,8 +111,7 @@ def parse(data: bytes, *, source: str) -> list[Run]:
     if importlib.util.find_spec("darshan") is None:
         raise ToolOutputError(source, "", f"a Darshan log; reading it needs PyDarshan: {INSTALL}")
     if not looks_like(data):
-        raise ToolOutputError(source, "", "not a Darshan log (expected its header: a version such as '3.21' and "
-                              "Darshan's magic number)")
+        raise ToolOutputError(source, "", NOT_A_LOG)
     with tempfile.TemporaryDirectory(prefix="iobound-darshan-") as folder:
         path = Path(folder) / "job.darshan"
         path.write_bytes(data)

@@ -26,9 +26,10 @@ from pathlib import Path
 from probes.core.errors import ToolOutputError
 
 __all__ = ["looks_like", "extract", "read_in_child", "read_here", "read_apart", "limit_memory", "MODULES", "PREFIX",
-           "COUNTS", "STREAMS", "INSTALL"]
+           "COUNTS", "STREAMS", "INSTALL", "NOT_A_LOG"]
 
 INSTALL = "pip install 'iobound[darshan]'"
+NOT_A_LOG = "not a Darshan log (expected its header: a version such as '3.21' and Darshan's magic number)"
 # A log opens with its format version ("3.21", NUL-padded to 8 bytes) and the 64-bit magic number 6567223
 # (darshan-log-format.h), little- or big-endian as the writing machine was. All 16 bytes are ASCII or NUL, so
 # the sniff works on the decoded head of the file as well as on its bytes.
@@ -117,11 +118,7 @@ def read_here(path: str) -> dict:
     ToolOutputError
         One line: the file is no Darshan log, darshan-util said an error, or PyDarshan raised.
     """
-    with open(path, "rb") as file:
-        head = file.read(16)
-    if not looks_like(head):
-        raise ToolOutputError(path, "", "not a Darshan log (expected its header: a version such as '3.21' and "
-                              "Darshan's magic number)")
+    _sniffed(path)
     failure = None
     with tempfile.TemporaryFile() as caught:
         saved = os.dup(2)
@@ -152,7 +149,22 @@ def read_apart(path: str) -> dict:
     ToolOutputError
         As :func:`read_here`, and where the child crashed.
     """
+    _sniffed(path)
     return read_in_child(Path(path), os.path.getsize(path), path)
+
+
+def _sniffed(path: str) -> None:
+    """Refuse a file whose first bytes are no Darshan log's header, before darshan-util reads it.
+
+    Raises
+    ------
+    ToolOutputError
+        If the file is not a Darshan log.
+    """
+    with open(path, "rb") as file:
+        head = file.read(16)
+    if not looks_like(head):
+        raise ToolOutputError(path, "", NOT_A_LOG)
 
 
 def limit_memory() -> None:
