@@ -15,7 +15,7 @@ import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO
 
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
@@ -49,20 +49,36 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 
 def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
-    """Each batch's results, from a pool of ``workers`` processes (in the order they finish)."""
-    pending = iter(batches)
+    """Each batch's results, from a pool of ``workers`` processes (in the order they finish).
+
+    The batches in flight when a worker dies are read again one log a task in a new pool; the logs in flight when
+    that breaks too are read each in a child of its own (:func:`assess.darshan_review.judge_apart`).
+    """
+    def apart(logs: list[LogFile]) -> Iterator[list[JobResult]]:
+        return ([judge_apart(log, basis)] for log in logs)
+
+    def one_each(logs: list[LogFile]) -> Iterator[list[JobResult]]:
+        return _pooled(iter([[log] for log in logs]), basis, workers, workers, apart)
+
+    return _pooled(iter(batches), basis, workers, workers * _AHEAD, one_each)
+
+
+def _pooled(batches: Iterator[list[LogFile]], basis: Basis, workers: int, window: int,
+            broken: Callable[[list[LogFile]], Iterator[list[JobResult]]]) -> Iterator[list[JobResult]]:
+    """Each batch's results from a pool, ``window`` batches in flight; where the pool breaks, the logs of every batch
+    in flight (which of them killed it is not known) go to ``broken`` and a new pool takes the rest."""
     pool = _pool(workers)
     flying: dict = {}
     try:
         while True:
-            suspects: list[LogFile] = []
-            while len(flying) < workers * _AHEAD and (batch := next(pending, None)) is not None:
+            lost: list[list[LogFile]] = []
+            while len(flying) < window and (batch := next(batches, None)) is not None:
                 try:
                     flying[pool.submit(judge_batch, batch, basis)] = batch
                 except BrokenProcessPool:
-                    suspects += batch
+                    lost.append(batch)
                     break
-            if not flying and not suspects:
+            if not flying and not lost:
                 return
             done, _ = wait(flying, return_when=FIRST_COMPLETED) if flying else ((), ())
             for future in done:
@@ -70,48 +86,13 @@ def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -
                 try:
                     yield future.result()
                 except BrokenProcessPool:
-                    suspects += batch
-            if suspects:  # every batch in flight died with the pool: which log killed it is not known
-                suspects += [log for batch in flying.values() for log in batch]
+                    lost.append(batch)
+            if lost:
+                lost += flying.values()
                 flying.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
-                yield from _one_each(suspects, basis, workers)
+                yield from broken([log for batch in lost for log in batch])
                 pool = _pool(workers)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _one_each(logs: list[LogFile], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
-    """The logs of batches that died with a worker, one log a task in a pool of their own; those in flight when it
-    breaks again are read each in a child of its own, which says how the log kills its reader."""
-    pool = _pool(workers)
-    flying: dict = {}
-    queue = iter(logs)
-    try:
-        while True:
-            broken: list[LogFile] = []
-            while len(flying) < workers and (log := next(queue, None)) is not None:
-                try:
-                    flying[pool.submit(judge_batch, [log], basis)] = log
-                except BrokenProcessPool:
-                    broken.append(log)
-                    break
-            if not flying and not broken:
-                return
-            done, _ = wait(flying, return_when=FIRST_COMPLETED) if flying else ((), ())
-            for future in done:
-                log = flying.pop(future)
-                try:
-                    yield future.result()
-                except BrokenProcessPool:
-                    broken.append(log)
-            if broken:
-                broken += list(flying.values())
-                flying.clear()
-                pool.shutdown(wait=False, cancel_futures=True)
-                pool = _pool(workers)
-                for log in broken:
-                    yield [judge_apart(log, basis)]
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
