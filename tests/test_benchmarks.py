@@ -31,7 +31,8 @@ def _run(name: str, *args: str, timeout: float = 120) -> str:
 
 
 def test_the_benchmarks_are_where_the_tests_expect_them():
-    assert {p.stem for p in SCRIPTS} == {"accuracy", "ceilings", "probe_default", "readers", "review", "sizing", "startup"}
+    assert {p.stem for p in SCRIPTS} == {"accuracy", "ceilings", "darshan_review", "probe_default", "readers", "review",
+                                         "sizing", "startup"}
 
 
 @pytest.mark.parametrize("path", BENCHMARKS, ids=lambda p: p.name)
@@ -59,6 +60,18 @@ def test_review_judges_the_whole_list_beside_its_peers(corpus):
                      r"read \+ describe \d+\.\d+ s CPU; check per submission", out, re.M)
     assert re.search(r"^goal: +the whole list in < 10 s \(the command's wall time\): \d+\.\d+ s: (PASS|MISS)$", out, re.M)
     assert re.search(r"^goal: +the whole list in ≤ 4 s CPU in-process: \d+\.\d+ s: (PASS|MISS)$", out, re.M)
+
+
+@pytest.mark.slow
+def test_darshan_review_times_a_tree_of_logs_beside_pydarshans_own_read():
+    pytest.importorskip("darshan", reason="PyDarshan is not installed: pip install 'iobound[darshan]'")
+    out = _run("darshan_review", timeout=600)
+    assert re.search(r"^tree: 300 logs, links to \d+ originals", out, re.M)
+    assert re.search(r"^review: 300 logs in \d+\.\d s wall, \d+\.\d s CPU .*: \d+\.\d logs/s per core of CPU", out, re.M)
+    assert re.search(r"^peer: PyDarshan's DarshanReport\(read_all=True\) in one process: \d+\.\d\d ms CPU per log", out, re.M)
+    assert re.search(r"^memory: review \d+ MB at 100 logs, \d+ MB at 300; largest worker \d+ MB and \d+ MB$", out, re.M)
+    for goal in (r">= 50 logs/s per core", r"<= 1\.5x PyDarshan's own read", r"memory flat"):
+        assert re.search(rf"^goal: {goal}.*: (PASS|MISS)$", out, re.M), goal
 
 
 @pytest.mark.slow

@@ -65,6 +65,11 @@ COMMANDS = {
     "comparison": [(["compare", "lecture-results.csv", "--json"], 0)],
     "fit": [(["fit", "{sweep}", "--over", "transfer-size", "--at", "8MiB", "--json"], 0)],
     "review": [(["review", "{list}", "--fail-on", "never", "--json"], 0)],
+    # Darshan logs (needs PyDarshan): a good one, and a bad one (the unreadable list), on a topology and on a mount table
+    "darshan-review": [(["review", "--darshan", "{logs}", "{lustre}", "--index", "{folder}/a.sqlite", "--fail-on", "never",
+                         "--json"], 0),
+                       (["review", "--darshan", "{logs}", "{mounts}", "--index", "{folder}/b.sqlite", "--fail-on", "never",
+                         "--json"], 0)],
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
     "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
@@ -136,6 +141,10 @@ def written(name: str, folder: Path) -> list[dict]:
     (folder / "list.csv").write_text(LIST, encoding="utf-8")
     (folder / "summary.json").write_text(json.dumps(SUMMARY), encoding="utf-8")
     (folder / "sweep.csv").write_text(SWEEP, encoding="utf-8")
+    places = dict(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json", folder=folder,
+                  plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv")
+    if name == "darshan-review":
+        places |= _darshan_logs(folder)
     docs = []
     for argv, status in COMMANDS[name]:
         out = io.StringIO()
@@ -143,12 +152,24 @@ def written(name: str, folder: Path) -> list[dict]:
             with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
                 assert main(["plan", str(folder / "pins.toml"), "--benchmark", "ior", "-o", str(folder / "plan")]) == 0
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-            assert main([word.format(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json",
-                                     plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv")
-                              for word in argv]) == status
+            assert main([word.format(**places) for word in argv]) == status
         docs.append(json.loads(out.getvalue()))
         assert docs[-1]["format"] == f"iobound/{name}"
     return docs
+
+
+def _darshan_logs(folder: Path) -> dict:
+    """A folder of a Lustre job's log, another job's on a file system the mount table does not name, and a file no
+    Darshan log; and that mount table."""
+    darshan = pytest.importorskip("darshan", reason="PyDarshan is not installed: pip install 'iobound[darshan]'")
+    lustre = ROOT / "tests" / "data" / "darshan" / "lustre-248.toml"
+    (logs := folder / "logs").mkdir()
+    samples = Path(darshan.__file__).parent / "examples" / "example_logs"
+    (logs / "job.darshan").symlink_to(samples / "ior_hdf5_example.darshan")
+    (logs / "other.darshan").symlink_to(samples / "example.darshan")
+    (logs / "notes.txt").write_text("not a log", encoding="utf-8")
+    (folder / "mounts.toml").write_text(f'[mounts]\n"/global/cscratch1" = "{lustre}"\n', encoding="utf-8")
+    return dict(logs=logs, lustre=lustre, mounts=folder / "mounts.toml")
 
 
 def _probe_set() -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Iterable, Iterator
 
+from assess.cli.darshan_review import add_darshan_arguments
 from assess.cli.inputs import add_input_limit
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 
@@ -33,7 +34,8 @@ _CSV_HEADERS = ("id", "list", "status", "system", "filesystem", "phase", "measur
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("list", metavar="LIST.csv", help="the io500 list database's submissions table as CSV")
+    parser.add_argument("list", metavar="LIST.csv", nargs="?",
+                        help="the io500 list database's submissions table as CSV (or --darshan, --manifest)")
     parser.add_argument("--fail-on", choices=list(_FAIL_ON), default="error",
                         help="exit with status 1 if a finding of this severity or worse is raised (default: error)")
     output = parser.add_mutually_exclusive_group()
@@ -44,11 +46,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even where it is not a "
                                                                  "terminal (on one it is shown anyway)")
     add_input_limit(parser)
+    add_darshan_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
     """Judge the list a submission at a time, as it is read (twice: see :func:`assess.review.review`): the JSON and
-    the CSV are written as each is judged; the text keeps a line per submission; the HTML report keeps them all."""
+    the CSV are written as each is judged; the text keeps a line per submission; the HTML report keeps them all.
+    Darshan logs (``--darshan``, ``--manifest``) are judged by :mod:`assess.cli.darshan_review`."""
+    if args.darshan or args.manifest:
+        from assess.cli.darshan_review import execute_darshan
+        return execute_darshan(args)
+    if args.list is None:
+        from probes.core.errors import InputError
+        raise InputError("review", "", "give an io500 list (LIST.csv), or Darshan logs with --darshan DIR TOPOLOGY or "
+                         "--manifest FILE TOPOLOGY")
     import sys
     from pathlib import Path
 

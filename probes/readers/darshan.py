@@ -5,11 +5,9 @@ time, the access sizes, which files were shared across processes; on Lustre the 
 PyDarshan (``pip install 'iobound[darshan]'``) reads the log; this module turns what it reports into
 the common results form, so that ``iobound read`` and ``check`` take a job like a benchmark.
 
-Why a child process: PyDarshan does not check darshan-util's return codes, and a corrupt or truncated
-log kills the interpreter (SIGSEGV after "failed to read name hash", in most of 90 mutated copies of a
-sample log) or silently stops a module's records short ("failed to read module POSIX data"). The log is
-therefore read by PyDarshan in a child Python, which hands back plain numbers as JSON; a crash or an
-``Error:`` line of darshan-util becomes one line of refusal, and :func:`runs_from` builds the runs.
+The log is read by PyDarshan in a child Python (:mod:`probes.readers.darshan_extract` says why), which hands
+back plain numbers as JSON; a crash or an ``Error:`` line of darshan-util becomes one line of refusal, and
+:func:`runs_from` builds the runs.
 
 Runs
 ----
@@ -56,13 +54,7 @@ and for every run of a module:
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import re
-import signal
-import subprocess
-import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -72,61 +64,26 @@ from probes.core.records import Job, Lustre, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
+from probes.readers.darshan_extract import COUNTS, INSTALL, MODULES, NOT_A_LOG, PREFIX, looks_like, read_in_child
 
 __all__ = ["looks_like", "parse", "runs_from", "FORMAT", "INSTALL"]
 
 # What iobound read says it reads.
 FORMAT = "Darshan log (3.x; pip install 'iobound[darshan]')"
-INSTALL = "pip install 'iobound[darshan]'"
 # The bandwidth's unit: darshan-util divides the bytes by 1048576.0 (darshan-logutils-accumulator.c).
 UNIT = "MiB/s"
 ESTIMATE = ("agg_perf_by_slowest (darshan-util, the 'I/O performance estimate' of PyDarshan and "
             "darshan-parser --perf): all the module's bytes / io_time")
 
-# A log opens with its format version ("3.21", NUL-padded to 8 bytes) and the 64-bit magic number 6567223
-# (darshan-log-format.h), little- or big-endian as the writing machine was. All 16 bytes are ASCII or NUL, so
-# the sniff works on the decoded head of the file as well as on its bytes.
-_HEADER = re.compile(r"\A[0-9]\.[0-9]{2}\x00{4}(?:75d\x00{5}|\x00{5}d57)")
-MODULES = ("POSIX", "MPI-IO", "STDIO")
-# Per module, the counters' prefix and its requests (every kind of read and write it counts).
-_PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
+# Per module, its requests (every kind of read and write it counts).
 _REQUESTS = {"POSIX": ("POSIX_{}S",), "STDIO": ("STDIO_{}S",),
              "MPI-IO": ("MPIIO_INDEP_{}S", "MPIIO_COLL_{}S", "MPIIO_SPLIT_{}S", "MPIIO_NB_{}S")}
-# Metadata and other counters in a job's record, where the module records them.
-_COUNTS = {"POSIX": {"opens": ("POSIX_OPENS", "POSIX_FILENOS"), "stats": ("POSIX_STATS",), "seeks": ("POSIX_SEEKS",),
-                     "syncs": ("POSIX_FSYNCS", "POSIX_FDSYNCS")},
-           "MPI-IO": {"opens": ("MPIIO_INDEP_OPENS", "MPIIO_COLL_OPENS"), "syncs": ("MPIIO_SYNCS",)},
-           "STDIO": {"opens": ("STDIO_OPENS", "STDIO_FDOPENS"), "seeks": ("STDIO_SEEKS",), "syncs": ("STDIO_FLUSHES",)}}
-# The names Darshan gives the standard streams' records: no file system serves their opens.
-STREAMS = ("<STDIN>", "<STDOUT>", "<STDERR>")
 # The access-size histogram's bins (DARSHAN_BUCKET_INC) and the largest size each holds.
 BINS = ("0_100", "100_1K", "1K_10K", "10K_100K", "100K_1M", "1M_4M", "4M_10M", "10M_100M", "100M_1G", "1G_PLUS")
 _BIN_TOPS = (100, 2**10, 10 * 2**10, 100 * 2**10, 2**20, 4 * 2**20, 10 * 2**20, 100 * 2**20, 2**30, math.inf)
 _HISTOGRAM = {"POSIX": "POSIX_SIZE_{}_{}", "MPI-IO": "MPIIO_SIZE_{}_AGG_{}"}
 # darshan-util's file categories (enum darshan_file_category in darshan-logutils.h).
 _ALL, _UNIQUE, _SHARED, _PARTLY_SHARED = 0, 4, 5, 6
-# The child's time limit: a minute to start Python and PyDarshan, and 10 s per MiB of log (the largest sample
-# log, 449 KiB of 2,048 processes' records, reads in under a second).
-_START, _PER_MIB = 60, 10
-_CHILD = "from probes.readers.darshan import _child; _child()"
-# The address space the child may take: PyDarshan and its libraries map about 1 GiB; a log that inflates beyond
-# what a job's records hold stops there with MemoryError, not with the machine's memory.
-_CHILD_MEMORY = 4 * 2**30
-
-
-def looks_like(head: str | bytes) -> bool:
-    """Whether the file's first bytes are a Darshan 3.x log's header (its text decoding or its bytes).
-
-    Examples
-    --------
-    >>> looks_like("3.21\\x00\\x00\\x00\\x0075d\\x00\\x00\\x00\\x00\\x00\\x01")
-    True
-    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O")
-    False
-    """
-    if isinstance(head, (bytes, bytearray)):
-        head = bytes(head[:16]).decode("latin-1")
-    return _HEADER.match(head) is not None
 
 
 def parse(data: bytes, *, source: str) -> list[Run]:
@@ -154,111 +111,16 @@ def parse(data: bytes, *, source: str) -> list[Run]:
     if importlib.util.find_spec("darshan") is None:
         raise ToolOutputError(source, "", f"a Darshan log; reading it needs PyDarshan: {INSTALL}")
     if not looks_like(data):
-        raise ToolOutputError(source, "", "not a Darshan log (expected its header: a version such as '3.21' and "
-                              "Darshan's magic number)")
+        raise ToolOutputError(source, "", NOT_A_LOG)
     with tempfile.TemporaryDirectory(prefix="iobound-darshan-") as folder:
         path = Path(folder) / "job.darshan"
         path.write_bytes(data)
-        summary = _read_in_child(path, len(data), source)
+        summary = read_in_child(path, len(data), source)
     return runs_from(summary, source=source)
 
 
-def _read_in_child(path: Path, size: int, source: str) -> dict:
-    """What :func:`_extract` finds in the log, read by PyDarshan in a child Python (see the module's docstring)."""
-    root = str(Path(__file__).resolve().parents[2])  # the folder that holds the probes package
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
-    limit = _START + _PER_MIB * size / 2**20
-    try:
-        done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, env=env, timeout=limit)
-    except subprocess.TimeoutExpired:
-        raise ToolOutputError(source, "", f"PyDarshan did not finish reading the log within {limit:.0f} s") from None
-    errors = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    # darshan-util says what went wrong on stderr ("Error: unable to inflate darshan log data.") and PyDarshan
-    # carries on; a module's records then stop short, or the interpreter dies of what follows.
-    said = next((line.strip().removeprefix("Error:").strip().rstrip(".") for line in errors
-                 if line.startswith("Error")), None)
-    if done.returncode < 0:
-        number = -done.returncode
-        name = signal.Signals(number).name if number in set(signal.Signals) else f"signal {number}"
-        raise ToolOutputError(source, "", f"darshan-util crashed reading the log ({name}"
-                              + (f" after: {said}" if said else "") + "): the log is corrupt or truncated")
-    if said is not None:
-        raise ToolOutputError(source, "", f"darshan-util: {said}: the log is corrupt or truncated")
-    if done.returncode == 0:
-        return json.loads(done.stdout)
-    last = errors[-1] if errors else f"exit status {done.returncode}"
-    if "ModuleNotFoundError" in last and "darshan" in last:
-        raise ToolOutputError(source, "", f"a Darshan log; reading it needs PyDarshan: {INSTALL}")
-    raise ToolOutputError(source, "", f"PyDarshan cannot read the log ({last}): the log is corrupt or in a format "
-                          "it does not know")
-
-
-def _child() -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (_CHILD_MEMORY, _CHILD_MEMORY))
-    """In the child: read the log named by argv[1] with PyDarshan and write what :func:`_extract` finds as JSON."""
-    out = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # whatever PyDarshan or darshan-util print goes to stderr; stdout carries only the JSON
-    json.dump(_extract(sys.argv[1]), out)
-    out.close()
-
-
-def _extract(path: str) -> dict:
-    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, Lustre, DXT hosts."""
-    import darshan
-    from darshan.backend.cffi_backend import accumulate_records
-
-    report = darshan.DarshanReport(path, read_all=False)
-    job = report.metadata["job"]
-    found = {"job": {"nprocs": int(job["nprocs"]), "jobid": int(job["jobid"]), "run_time": float(job["run_time"]),
-                     "log_ver": str(job.get("log_ver", "")), "lib_ver": str(job["metadata"].get("lib_ver", ""))},
-             "modules": {name: {"partial": bool(info["partial_flag"])} for name, info in report.modules.items()},
-             "io": {}, "lustre": [], "hosts": {}}
-    for module in MODULES:
-        if module not in report.modules:
-            continue
-        report.mod_read_all_records(module, dtype="numpy", warnings=False)
-        if not len(report.records[module]):
-            continue
-        frame = report.records[module].to_df()
-        accumulated = accumulate_records(frame, module, job["nprocs"])
-        metrics = accumulated.derived_metrics
-        record = accumulated.summary_record
-        found["io"][module] = {
-            "counters": {k: int(v) for k, v in record["counters"].iloc[0].items() if k not in ("id", "rank")},
-            "fcounters": {k: float(v) for k, v in record["fcounters"].iloc[0].items() if k not in ("id", "rank")},
-            "derived": {name: float(getattr(metrics, name)) for name in (
-                "total_bytes", "agg_perf_by_slowest", "agg_time_by_slowest", "unique_md_only_time_by_slowest")},
-            "categories": [{"count": int(c.count), "read": int(c.total_read_volume_bytes),
-                            "written": int(c.total_write_volume_bytes)} for c in metrics.category_counters],
-            "streams": _streams(frame, module, report.name_records),
-        }
-    if "LUSTRE" in report.modules:
-        report.mod_read_all_lustre_records(dtype="dict", warnings=False)
-        for record in report.records["LUSTRE"]:
-            found["lustre"].append([{"stripe_size": int(c["counters"]["LUSTRE_COMP_STRIPE_SIZE"]),
-                                     "stripe_count": int(c["counters"]["LUSTRE_COMP_STRIPE_COUNT"]),
-                                     "osts": [int(o) for o in c["ost_ids"]]} for c in record["components"]])
-    for module in ("DXT_POSIX", "DXT_MPIIO"):
-        if module in report.modules:
-            report.mod_read_all_dxt_records(module, dtype="dict", warnings=False, reads=False, writes=False)
-            found["hosts"].update({str(r["rank"]): r["hostname"] for r in report.records[module]})
-    return found
-
-
-def _streams(frame: dict, module: str, names: dict) -> dict:
-    """The opens, stats and metadata seconds of a module's records of the standard streams (all processes')."""
-    counters, fcounters = frame["counters"], frame["fcounters"]
-    streams = counters["id"].map(names).isin(STREAMS).to_numpy()
-    counts = _COUNTS[module]
-    return {name: int(sum(counters[k][streams].clip(lower=0).sum() for k in counts.get(name, ()) if k in counters))
-            for name in ("opens", "stats")} | \
-        {"meta_time": float(fcounters[f"{_PREFIX[module]}_F_META_TIME"][streams].clip(lower=0).sum())}
-
-
 def runs_from(found: dict, *, source: str) -> list[Run]:
-    """The runs of what :func:`_extract` found in a log: a pure function of its JSON, the reader's other half.
+    """The runs of what :func:`probes.readers.darshan_extract.extract` found in a log: a pure function of its JSON, the reader's other half.
 
     Raises
     ------
@@ -310,7 +172,7 @@ def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: i
                 origin: Origin) -> Run:
     """The run of one module: ``counted`` holds what the log records of the whole job (Job's first fields)."""
     counters, fcounters, derived = io["counters"], io["fcounters"], io["derived"]
-    prefix = _PREFIX[module]
+    prefix = PREFIX[module]
     read, written = counters[f"{prefix}_BYTES_READ"], counters[f"{prefix}_BYTES_WRITTEN"]
     ops = [op for op, moved in (("READ", read), ("WRITE", written)) if moved > 0]
     if len(ops) == 2:
@@ -327,7 +189,7 @@ def _module_run(module: str, io: dict, processes: int, nodes: int | None, ppn: i
     shared_bytes = sum(c["read"] + c["written"] for c in shared)
     unique_bytes = unique["read"] + unique["written"]
     slowest = derived["unique_md_only_time_by_slowest"]
-    counts = {name: [counters[k] for k in _COUNTS[module].get(name, ()) if counters.get(k, -1) >= 0]
+    counts = {name: [counters[k] for k in COUNTS[module].get(name, ()) if counters.get(k, -1) >= 0]
               for name in ("opens", "stats", "seeks", "syncs")}
     aligned = counters.get("POSIX_FILE_ALIGNMENT", -1) > 0 and counters.get("POSIX_FILE_NOT_ALIGNED", -1) >= 0
     job = Job(**counted, module=module, bytes_read=Q_(read, "B"), bytes_written=Q_(written, "B"),
@@ -371,7 +233,7 @@ def _transfer_size(module: str, counters: dict, ops: list[str], moved: int, requ
             histograms[op] = tuple(zip(BINS, row))
             if op in ops:
                 counts = [a + n for a, n in zip(counts, row)]
-        common = [(counters[f"{_PREFIX[module]}_ACCESS{i}_ACCESS"], counters[f"{_PREFIX[module]}_ACCESS{i}_COUNT"])
+        common = [(counters[f"{PREFIX[module]}_ACCESS{i}_ACCESS"], counters[f"{PREFIX[module]}_ACCESS{i}_COUNT"])
                   for i in range(1, 5)]
         common = [(size, count) for size, count in common if size > 0 and count > 0]
         if any(counts):

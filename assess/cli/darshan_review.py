@@ -1,0 +1,108 @@
+"""``iobound review --darshan DIR TOPOLOGY`` (or ``--manifest FILE TOPOLOGY``): every job of a centre judged.
+
+Each Darshan log under DIR (or named by the manifest, one path a line) is judged against the topology of its file
+system (TOPOLOGY, or a mount table: a TOML file whose [mounts] table maps mount points to topology files), on a
+pool of worker processes or on Dask; an index keeps each log's result, so that a second review judges only the new
+or changed logs and an interrupted one resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from assess.cli.inputs import count_arg
+from assess.cli.status import EXIT_FINDINGS, EXIT_OK
+
+# Where the index goes unless --index says: the current folder, not the log tree (a centre's archive is read-only).
+INDEX = "iobound-darshan.sqlite"
+
+
+def add_darshan_arguments(parser: argparse.ArgumentParser) -> None:
+    """review's options for Darshan logs, beside its io500 list's."""
+    logs = parser.add_mutually_exclusive_group()
+    logs.add_argument("--darshan", nargs=2, metavar=("DIR", "TOPOLOGY"),
+                      help="judge every Darshan log under DIR against TOPOLOGY (a topology file or bundled example, or "
+                           "a mount table: a TOML file whose [mounts] table maps mount points to topology files)")
+    logs.add_argument("--manifest", nargs=2, metavar=("FILE", "TOPOLOGY"),
+                      help="as --darshan, for the logs FILE names (one path a line, relative to FILE's folder)")
+    parser.add_argument("--index", metavar="FILE", default=INDEX,
+                        help=f"the SQLite index of Darshan results, kept between reviews (default {INDEX})")
+    parser.add_argument("--workers", type=count_arg, metavar="N",
+                        help="worker processes reading Darshan logs (default: one per CPU)")
+    parser.add_argument("--dask", metavar="SCHEDULER",
+                        help="judge Darshan logs on Dask: a running scheduler's address, 'local' (a LocalCluster) or "
+                             "'slurm' (dask-jobqueue's SLURMCluster, configured by Dask's jobqueue.slurm settings); "
+                             "needs pip install 'iobound[dask]'")
+
+
+def execute_darshan(args: argparse.Namespace) -> int:
+    from probes.core.machine import cpus
+    from assess.centre import DARSHAN_REVIEW_VERSION, Centre, centre_body, csv_rows, render
+    from assess.darshan_engines import BATCH, Progress, dask_client, dask_results, pool_results
+    from assess.darshan_index import Index
+    from assess.darshan_review import UNREADABLE, JobResult, basis_of, listed
+    from assess.findings import Severity
+    from assess.render import dumps, envelope
+
+    source, word = args.darshan or args.manifest
+    if args.html or args.list:
+        from probes.core.errors import InputError
+        raise InputError("review", "--darshan", "takes no io500 list and writes no HTML yet: give --json or --csv for "
+                         "the jobs one by one")
+    manifest = args.manifest is not None
+    basis = basis_of(word)
+    total = sum(1 for _ in listed(source, manifest=manifest, stat=False))
+    centre, jobs = Centre(), [] if (args.json or args.csv) else None
+    progress = Progress(total)
+
+    def keep(result: JobResult, now: bool) -> None:
+        centre.add(result, now=now)
+        if jobs is not None:
+            jobs.append(result)
+
+    with Index(args.index) as index:
+        def batches():
+            batch = []
+            for log in listed(source, manifest=manifest):
+                if isinstance(log, tuple):  # a manifest's path that cannot be opened: named, never indexed
+                    keep(JobResult(log[0], 0, 0, UNREADABLE, log[1]), True)
+                    progress.add(1, 1)
+                elif (result := index.done(log, basis.fingerprint)) is not None:
+                    keep(result, False)
+                    progress.add(1, 0)
+                else:
+                    batch.append(log)
+                    if len(batch) == BATCH:
+                        yield batch
+                        batch = []
+            if batch:
+                yield batch
+
+        client = dask_client(args.dask) if args.dask else None
+        try:
+            engine = dask_results(batches(), basis, client) if client else \
+                pool_results(batches(), basis, args.workers or cpus())
+            for results in engine:
+                index.add(results, basis.fingerprint)
+                for result in results:
+                    keep(result, True)
+                progress.add(len(results), len(results))
+        finally:
+            if client is not None:
+                cluster = client.cluster
+                client.close()
+                if cluster is not None:
+                    cluster.close()
+        progress.finish()
+    if args.json:
+        print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
+                             centre_body(source, args.index, basis, centre, jobs))))
+    elif args.csv:
+        from probes.core.outputs import csv_text
+
+        print(csv_text(csv_rows(jobs)), end="")
+    else:
+        print(render(centre, source, basis))
+    threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
+    failed = threshold is not None and any(Severity[s.upper()] >= threshold for s in centre.severities)
+    return EXIT_FINDINGS if failed else EXIT_OK

@@ -1,0 +1,235 @@
+"""Where a Darshan review's logs are read and judged: a pool of long-lived worker processes on this node, or Dask
+(a running scheduler, a LocalCluster, or Slurm jobs through dask-jobqueue's SLURMCluster) beyond it.
+
+Both take the logs in batches (:func:`assess.darshan_review.judge_batch`) and keep a bounded window of them in
+flight, so that memory stays flat in the number of logs. A log that kills its worker (darshan-util crashes on some
+corrupt logs) breaks the process pool: the batches in flight are then read again one log each in a new pool, and a
+log that breaks that too is read in a child Python of its own (:func:`assess.darshan_review.judge_apart`), whose
+death says how it died. On Dask, the scheduler retries a task whose worker died and gives up with KilledWorker; the
+batch is then read one log each in the same way.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterable, Iterator, TextIO
+
+from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
+
+__all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
+
+# Logs per task: enough that the judging of a batch shares its model and ceilings, few enough that a crash re-reads
+# little and progress moves.
+BATCH = 16
+# Batches in flight per worker: one being read, one waiting, so that no worker idles while results come back.
+_AHEAD = 2
+
+
+def _start() -> None:
+    """A pool worker's start: PyDarshan imported once, and the address space capped as for the one-log child."""
+    import darshan  # noqa: F401  (imported once here, not per log)
+
+    from probes.readers.darshan_extract import limit_memory
+
+    limit_memory()
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes forked from a forkserver that imported PyDarshan and iobound's judging once: a
+    pool made after another broke is not forked from this process, whose threads may hold locks its children would
+    inherit held (a new pool's workers hung so)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["darshan", "assess.darshan_review", "assess.check"])
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start)
+
+
+def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
+    """Each batch's results, from a pool of ``workers`` processes (in the order they finish).
+
+    The batches in flight when a worker dies are read again one log a task in a new pool; the logs in flight when
+    that breaks too are read each in a child of its own (:func:`assess.darshan_review.judge_apart`).
+    """
+    def apart(logs: list[LogFile]) -> Iterator[list[JobResult]]:
+        return ([judge_apart(log, basis)] for log in logs)
+
+    def one_each(logs: list[LogFile]) -> Iterator[list[JobResult]]:
+        return _pooled(iter([[log] for log in logs]), basis, workers, workers, apart)
+
+    return _pooled(iter(batches), basis, workers, workers * _AHEAD, one_each)
+
+
+def _pooled(batches: Iterator[list[LogFile]], basis: Basis, workers: int, window: int,
+            broken: Callable[[list[LogFile]], Iterator[list[JobResult]]]) -> Iterator[list[JobResult]]:
+    """Each batch's results from a pool, ``window`` batches in flight; where the pool breaks, the logs of every batch
+    in flight (which of them killed it is not known) go to ``broken`` and a new pool takes the rest."""
+    pool = _pool(workers)
+    flying: dict = {}
+    try:
+        while True:
+            lost: list[list[LogFile]] = []
+            while len(flying) < window and (batch := next(batches, None)) is not None:
+                try:
+                    flying[pool.submit(judge_batch, batch, basis)] = batch
+                except BrokenProcessPool:
+                    lost.append(batch)
+                    break
+            if not flying and not lost:
+                return
+            done, _ = wait(flying, return_when=FIRST_COMPLETED) if flying else ((), ())
+            for future in done:
+                batch = flying.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    lost.append(batch)
+            if lost:
+                lost += flying.values()
+                flying.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                yield from broken([log for batch in lost for log in batch])
+                pool = _pool(workers)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def dask_client(address: str):
+    """A Dask client: ``local`` starts a LocalCluster of one single-threaded process per CPU, ``slurm`` a
+    SLURMCluster (:func:`slurm_cluster`) scaled to Dask's jobqueue settings, anything else is a running scheduler's
+    address.
+
+    Raises
+    ------
+    InputError
+        If Dask (or dask-jobqueue, for ``slurm``) is not installed, or the scheduler cannot be reached.
+    """
+    from probes.core.errors import InputError
+
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise InputError("--dask", address, "needs Dask: pip install 'iobound[dask]'") from None
+    if address == "local":
+        from probes.core.machine import cpus
+
+        return Client(LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True, dashboard_address=None))
+    if address == "slurm":
+        cluster = slurm_cluster()
+        cluster.adapt(minimum_jobs=1, maximum_jobs=_slurm_jobs())
+        return Client(cluster)
+    try:
+        return Client(address, timeout="30s")
+    except OSError as exc:
+        raise InputError("--dask", address, f"cannot reach the Dask scheduler: {exc}") from None
+
+
+def _slurm_jobs() -> int:
+    import dask
+
+    return int(dask.config.get("jobqueue.slurm.maximum-jobs", 16) or 16)
+
+
+def slurm_cluster():
+    """dask-jobqueue's SLURMCluster, each job one worker process of one thread per core it asks for; its queue,
+    account, cores, memory and walltime come from Dask's configuration (``jobqueue.slurm`` in
+    ~/.config/dask/jobqueue.yaml, or DASK_JOBQUEUE__SLURM__QUEUE and the like), with one core and 4 GiB where it says
+    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB).
+
+    Raises
+    ------
+    InputError
+        If dask-jobqueue is not installed.
+    """
+    import dask
+
+    from probes.core.errors import InputError
+
+    try:
+        from dask_jobqueue import SLURMCluster
+    except ImportError:
+        raise InputError("--dask", "slurm", "needs dask-jobqueue: pip install 'iobound[dask]'") from None
+    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None) for key in ("cores", "memory", "processes")}
+    return SLURMCluster(cores=settings["cores"] or 1, memory=settings["memory"] or "4GiB",
+                        processes=settings["processes"] or 1, n_workers=0)
+
+
+def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iterator[list[JobResult]]:
+    """Each batch's results, judged by the Dask cluster ``client`` reaches (in the order they finish); a bounded
+    window of tasks in flight, as many as twice the cluster's threads."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    def window() -> int:
+        return max(2, _AHEAD * sum(client.nthreads().values()))
+
+    pending = iter(batches)
+    flying = {}
+    for batch in pending:
+        flying[client.submit(judge_batch, batch, basis, pure=False)] = batch
+        if len(flying) >= window():
+            break
+    running = as_completed(list(flying))
+    for future in running:
+        batch = flying.pop(future)
+        try:
+            yield future.result()
+        except KilledWorker:  # the scheduler gave up: some log of the batch kills whoever reads it
+            for log in batch:
+                single = client.submit(judge_batch, [log], basis, pure=False)
+                try:
+                    yield single.result()
+                except KilledWorker:
+                    yield [judge_apart(log, basis)]
+        future.release()
+        if (batch := next(pending, None)) is not None:
+            new = client.submit(judge_batch, batch, basis, pure=False)
+            flying[new] = batch
+            running.add(new)
+
+
+class Progress:
+    """Logs done, logs per second and the time left, on stderr: a line redrawn in place on a terminal, else a line
+    every ``every`` seconds, and the last when the review ends."""
+
+    def __init__(self, total: int, stream: TextIO | None = None, every: float = 10.0):
+        self.total, self.stream, self.every = total, stream or sys.stderr, every
+        self.live = self.stream.isatty()
+        self.start = self.shown = time.monotonic()
+        self.done = self.judged = 0
+
+    def add(self, done: int, judged: int) -> None:
+        """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
+        self.done += done
+        self.judged += judged
+        now = time.monotonic()
+        if now - self.shown >= (0.5 if self.live else self.every):
+            self.shown = now
+            self._line(final=False)
+
+    def finish(self) -> None:
+        self._line(final=True)
+
+    def _line(self, final: bool) -> None:
+        seconds = max(time.monotonic() - self.start, 1e-9)
+        rate = self.judged / seconds
+        left = f", about {_duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
+        text = (f"review: {self.done}/{self.total} logs, {self.judged} judged now ({rate:.1f} logs/s), "
+                f"{self.done - self.judged} from the index{left}")
+        if final:
+            text += f", in {_duration(seconds)}"
+        clear = "\r\033[K" if self.live else ""
+        self.stream.write(f"{clear}{text}" + ("\n" if final or not self.live else ""))
+        self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``7 min``, ``3.2 h``."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

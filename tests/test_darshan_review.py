@@ -1,0 +1,229 @@
+"""review --darshan: every log of a tree judged on a pool of PyDarshan workers (or Dask), as ``check`` judges it;
+bad files named, reruns judging only new logs, an interrupted review resumed, a mount table covering several file
+systems. The logs are the PyDarshan wheel's samples and, where present, the real logs of ../shared/darshan-logs."""
+
+import contextlib
+import io
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+darshan = pytest.importorskip("darshan", reason="PyDarshan is not installed: pip install 'iobound[darshan]'")
+
+from assess.centre import DARSHAN_REVIEW_VERSION  # noqa: E402
+from assess.check import check_runs  # noqa: E402
+from assess.cli import main  # noqa: E402
+from probes.readers import read_results  # noqa: E402
+from topologies.load import load_topology  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = Path(darshan.__file__).parent
+EXAMPLES = PACKAGE / "examples" / "example_logs"
+# Small sample logs of the wheel (the 449 KiB sample-badost.darshan of 2,048 processes is left to test_application).
+SAMPLES = sorted(p for p in (PACKAGE / "examples" / "example_logs").glob("*.darshan") if p.stat().st_size < 200_000)
+CORPUS = ROOT.parent / "shared" / "darshan-logs"
+REAL = sorted(CORPUS.glob("*.darshan"))
+LUSTRE = ROOT / "tests" / "data" / "darshan" / "lustre-248.toml"
+pytestmark = pytest.mark.slow  # PyDarshan reads every log
+
+
+def review(*argv: str) -> tuple[int, dict | str, str]:
+    """``iobound review ARGV`` in this process: its status, its JSON (or text) and its stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(["review", *argv])
+    text = out.getvalue()
+    return status, json.loads(text) if "--json" in argv else text, err.getvalue()
+
+
+def crashing_log() -> bytes:
+    """example.darshan with 7 bytes changed: darshan-util corrupts its heap reading it, and the reader dies."""
+    rng = random.Random(0)
+    data = bytearray((EXAMPLES / "example.darshan").read_bytes())
+    for _ in range(rng.randint(1, 8)):
+        data[rng.randrange(16, len(data))] = rng.randrange(256)
+    return bytes(data)
+
+
+def tree(folder: Path, logs: list[Path], copies: int = 1, per_folder: int = 100, limit: int | None = None) -> list[Path]:
+    """``copies`` links to each log under new names (``limit`` in all), ``per_folder`` to a folder: a centre's tree
+    made of few logs."""
+    made = []
+    for n in range(copies):
+        for log in logs:
+            if len(made) == limit:
+                return made
+            place = folder / f"day-{len(made) // per_folder:04d}"
+            place.mkdir(parents=True, exist_ok=True)
+            made.append(place / f"job{n:05d}-{log.name}")
+            made[-1].symlink_to(log)
+    return made
+
+
+def test_a_tree_with_bad_files_judges_the_good_ones_as_check_does_and_names_each_bad_one(tmp_path):
+    logs = tmp_path / "logs"
+    good = tree(logs, SAMPLES)
+    (logs / "bad").mkdir()
+    bad = {"crash.darshan": crashing_log(), "empty.darshan": b"",
+           "truncated.darshan": (EXAMPLES / "example.darshan").read_bytes()[:5000],
+           "notes.txt": b"IOR-3.3.0: MPI Coordinated Test of Parallel I/O\n"}
+    for name, data in bad.items():
+        (logs / "bad" / name).write_bytes(data)
+    status, doc, err = review("--darshan", str(logs), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                              "--workers", "2", "--fail-on", "never")
+    assert status == 0 and (doc["format"], doc["format_version"]) == ("iobound/darshan-review", DARSHAN_REVIEW_VERSION)
+    jobs = {j["path"]: j for j in doc["jobs"]}
+    assert len(jobs) == len(good) + len(bad) and "Traceback" not in err
+    reasons = {Path(u["path"]).name: u["reason"] for u in doc["centre"]["unreadable"]}
+    assert set(reasons) == set(bad)
+    assert reasons["empty.darshan"].startswith("not a Darshan log") and reasons["notes.txt"].startswith("not a Darshan")
+    assert "corrupt or truncated" in reasons["truncated.darshan"] and "corrupt" in reasons["crash.darshan"]
+    topology = load_topology(LUSTRE)
+    for link in good:  # the oracle: check's own judgement of the log, read alone in a child process
+        job, judgements = jobs[str(link)], check_runs(topology, read_results(link))
+        head = max((j for j in judgements if j.ceiling is not None), key=lambda j: j.run.workload.data_set.m_as("B"))
+        assert job["status"] == "judged" and job["run"] == head.run.label
+        assert job["fraction"] == pytest.approx(head.ratio) and job["rate"] == pytest.approx(head.measured.m_as("B/s"))
+        assert job["findings"] == list(dict.fromkeys(f.code for j in judgements for f in j.findings))
+    assert doc["centre"]["statuses"] == {"judged": len(good), "unjudged": 0, "unreadable": len(bad)}
+    assert sum(band["jobs"] for band in doc["centre"]["fractions"]) == len(good)
+
+
+def test_a_rerun_judges_nothing_twice_and_a_changed_log_again(tmp_path):
+    logs = tree(tmp_path / "logs", SAMPLES)
+    argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+            "--fail-on", "never")
+    first = review(*argv)[1]
+    second = review(*argv)[1]
+    assert (first["centre"]["judged_now"], second["centre"]["judged_now"]) == (len(logs), 0)
+    assert second["jobs"] == first["jobs"]
+    changed = tmp_path / "logs" / "day-0000" / "changed.darshan"
+    changed.write_bytes((EXAMPLES / "example.darshan").read_bytes())
+    third = review(*argv)[1]
+    assert third["centre"]["judged_now"] == 1 and third["centre"]["logs"] == len(logs) + 1
+    with open(changed, "ab") as file:  # the same path, grown: judged again
+        file.write(b"\0")
+    assert review(*argv)[1]["centre"]["judged_now"] == 1
+
+
+def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
+    logs = tree(tmp_path / "logs", SAMPLES, copies=12)
+    index = tmp_path / "i.sqlite"
+    argv = ["review", "--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(index), "--workers", "1"]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-m", "assess", *argv], cwd=tmp_path, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    kept = 0
+    deadline = time.monotonic() + 300
+    while kept == 0 and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.2)
+        if index.exists():
+            with contextlib.closing(sqlite3.connect(index)) as db:
+                with contextlib.suppress(sqlite3.OperationalError):
+                    kept = db.execute("SELECT count(*) FROM logs").fetchone()[0]
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=60)
+    assert 0 < kept < len(logs), "the review ended before it could be interrupted"
+    with contextlib.closing(sqlite3.connect(index)) as db:
+        kept = db.execute("SELECT count(*) FROM logs").fetchone()[0]
+    status, doc, _ = review(*argv[1:], "--json", "--fail-on", "never")
+    assert doc["centre"]["judged_now"] == len(logs) - kept and doc["centre"]["logs"] == len(logs)
+    assert doc["centre"]["statuses"]["judged"] == len(logs)
+
+
+def test_a_dask_local_cluster_gives_the_pools_results(tmp_path):
+    pytest.importorskip("distributed", reason="Dask is not installed: pip install 'iobound[dask]'")
+    tree(tmp_path / "logs", SAMPLES + REAL[:8])
+    (tmp_path / "logs" / "empty.darshan").write_bytes(b"")
+    argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--json", "--fail-on", "never")
+    pool = review(*argv, "--index", str(tmp_path / "pool.sqlite"))[1]
+    dask = review(*argv, "--index", str(tmp_path / "dask.sqlite"), "--dask", "local")[1]
+    assert dask["jobs"] == pool["jobs"] and dask["centre"] == pool["centre"]
+
+
+def test_slurm_workers_are_configured_as_slurm_jobs():
+    """No Slurm here: the SLURMCluster is built and its job script read, not submitted."""
+    pytest.importorskip("dask_jobqueue", reason="dask-jobqueue is not installed: pip install 'iobound[dask]'")
+    from assess.darshan_engines import slurm_cluster
+
+    cluster = slurm_cluster()
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert script.startswith("#!/usr/bin/env bash") and "#SBATCH" in script
+    assert "distributed.cli.dask_worker" in script and "--nthreads 1" in script and "--memory-limit 4.00GiB" in script
+
+
+@pytest.mark.skipif(not REAL, reason="the real logs of ../shared/darshan-logs are not here")
+def test_a_mount_table_judges_each_file_system_on_its_own_topology(tmp_path):
+    table = tmp_path / "mounts.toml"
+    table.write_text(f'[mounts]\n"/lus/theta-fs0" = "{LUSTRE}"\n"/global/cscratch1" = "lecture"\n', encoding="utf-8")
+    tree(tmp_path / "logs", REAL)
+    status, doc, _ = review("--darshan", str(tmp_path / "logs"), str(table), "--index", str(tmp_path / "i.sqlite"),
+                            "--json", "--fail-on", "never")
+    by_system = {}
+    for job in doc["jobs"]:
+        by_system.setdefault(job["file_system"], set()).add((job["status"], job["topology"]))
+    assert by_system["/lus/theta-fs0"] == {("judged", "lustre-248")}
+    assert by_system["/global/cscratch1"] == {("judged", "lecture")}
+    assert by_system["/gpfs/mira-fs0"] == {("unjudged", None)}
+    assert {j["reason"] for j in doc["jobs"] if j["file_system"] == "/gpfs/mira-fs0"} == {
+        "its file system /gpfs/mira-fs0 is in no entry of the mount table"}
+    assert [m["mount"] for m in doc["mounts"]] == ["/global/cscratch1", "/lus/theta-fs0"]
+
+
+def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
+    manifest = tmp_path / "logs.txt"
+    manifest.write_text(f"# two logs and one that is gone\n{SAMPLES[0]}\n\n{SAMPLES[1]}\ngone.darshan\n", encoding="utf-8")
+    status, doc, _ = review("--manifest", str(manifest), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                            "--fail-on", "never")
+    assert [j["status"] for j in doc["jobs"]] == ["unreadable", "judged", "judged"]
+    assert doc["centre"]["unreadable"] == [{"path": str(tmp_path / "gone.darshan"), "reason": "No such file or directory"}]
+
+
+def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
+    tree(tmp_path / "logs", SAMPLES)
+    (tmp_path / "logs" / "empty.darshan").write_bytes(b"")
+    argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--fail-on", "never")
+    status, text, err = review(*argv)
+    assert f"({len(SAMPLES) + 1} logs; {len(SAMPLES) + 1} judged now, 0 from the index)" in text
+    assert f"{len(SAMPLES)} judged, 0 unjudged, 1 unreadable" in text and "jobs by the fraction of their ceiling" in text
+    assert f"  {tmp_path / 'logs' / 'empty.darshan'}: not a Darshan log" in text and "time lost against the ceilings" in text
+    assert f"review: {len(SAMPLES) + 1}/{len(SAMPLES) + 1} logs" in err
+    rows = review(*argv, "--csv")[1].splitlines()
+    assert rows[0].startswith("path,status,reason,job_id") and len(rows) == len(SAMPLES) + 2
+
+
+def test_an_index_that_is_not_ours_is_refused_in_one_line_and_left_as_it_is(tmp_path):
+    other = tmp_path / "other.sqlite"
+    with contextlib.closing(sqlite3.connect(other)) as db:
+        db.execute("CREATE TABLE t (x)")
+        db.commit()
+    before = other.read_bytes()
+    done = subprocess.run([sys.executable, "-m", "assess", "review", "--darshan", str(EXAMPLES), str(LUSTRE), "--index",
+                           str(other)], capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "not an iobound Darshan index" in done.stderr
+    assert other.read_bytes() == before
+
+
+def test_a_thousand_logs_are_judged_each_as_its_original(tmp_path):
+    """A centre's tree in small: 1,000 links to the real logs (or the samples) under many names and folders."""
+    base = REAL or SAMPLES
+    tree(tmp_path / "logs", base, copies=-(-1000 // len(base)), limit=1000)
+    status, doc, err = review("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"),
+                              "--json", "--fail-on", "never")
+    assert doc["centre"]["logs"] == 1000 and doc["centre"]["judged_now"] == 1000
+    original = {}
+    for job in doc["jobs"]:
+        key = Path(os.path.realpath(job["path"])).name
+        same = {k: v for k, v in job.items() if k not in ("path", "mtime_ns")}
+        assert original.setdefault(key, same) == same  # every copy of a log judged as the first
