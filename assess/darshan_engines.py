@@ -11,6 +11,7 @@ batch is then read one log each in the same way.
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -148,10 +149,14 @@ def slurm_cluster():
 
     from probes.core.errors import InputError
 
+    ctrl_c = signal.getsignal(signal.SIGINT)
     try:
         from dask_jobqueue import SLURMCluster
     except ImportError:
         raise InputError("--dask", "slurm", "needs dask-jobqueue: pip install 'iobound[dask]'") from None
+    finally:  # its runner module makes Ctrl-C a silent sys.exit() for the whole process when imported: undone
+        if ctrl_c is not None:
+            signal.signal(signal.SIGINT, ctrl_c)
     settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None) for key in ("cores", "memory", "processes")}
     return SLURMCluster(cores=settings["cores"] or 1, memory=settings["memory"] or "4GiB",
                         processes=settings["processes"] or 1, n_workers=0)
