@@ -99,9 +99,15 @@ def test_sizing_judges_cpu_time():
     assert re.search(r"^cheapest: +USD [\d,]+: ", out, re.M)
 
 
+@pytest.fixture(scope="module")
+def readers(corpus) -> str:
+    """What ``benchmarks/readers.py --quick`` prints on the corpus: its two tests read one run of it."""
+    return _run("readers", "--corpus", str(corpus), timeout=240)
+
+
 @pytest.mark.slow
-def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
-    out = _run("readers", "--corpus", str(corpus), timeout=240)
+def test_readers_reads_the_corpus_and_no_reader_crashes(readers):
+    out = readers
     assert re.search(r"^corpus: \d+ files read in \d+\.\d+ s CPU \(wall \d+\.\d+ s\): \d+ runs", out, re.M)
     assert re.search(r"^goal: the corpus read in < 2 s CPU: (PASS|MISS)$", out, re.M)
     assert re.search(r"^fio +200 inputs in .* 0 other exceptions$", out, re.M)
@@ -127,8 +133,8 @@ def test_readers_reads_the_corpus_and_no_reader_crashes(corpus):
 
 
 @pytest.mark.slow
-def test_readers_times_large_outputs_beside_the_floor_of_their_format(corpus):
-    out = _run("readers", "--corpus", str(corpus), timeout=240)
+def test_readers_times_large_outputs_beside_the_floor_of_their_format(readers):
+    out = readers
     for name, floor, goal in (("fio JSON", "json.load", "2x"), ("IOR log", "reading and splitting its lines", "20x")):
         assert re.search(rf"^large {name}: \d+\.\d MB, [\d,]+ runs: read in \d+\.\d+ s CPU, {floor} \d+\.\d+ s \(the best "
                          r"of 3, built from the corpus in a temporary folder\)$", out, re.M), out

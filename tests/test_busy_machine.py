@@ -207,14 +207,14 @@ def _long_run(m: dict, seconds: int = 8) -> float:
 @pytest.mark.slow
 @pytest.mark.skipif(STRESS is None, reason="stress-ng is not installed (apt-get install stress-ng)")
 def test_under_load_the_default_probes_are_within_5_percent_of_a_long_run_or_unstable(tmp_path):
-    """Issue 25's measure: the default probe set with a CPU-bound load of our own on one CPU through the whole
-    session; each figure within 5 % of the same command's long run (8 s, under the same load: eight of its 1 s
-    repetitions; issue 25 took 30 s: eight such runs were four minutes of CI) or UNSTABLE-MACHINE, and none that claims
-    convergence more than 10 % off."""
+    """Issue 25's measure: the default probe set (in 40 s, not its default 85 s: CI's time) with a CPU-bound load of
+    our own on one CPU through the whole session; each figure within 5 % of the same command's long run (8 s, under
+    the same load: eight of its 1 s repetitions; issue 25 took 30 s: eight such runs were four minutes of CI) or
+    UNSTABLE-MACHINE, and none that claims convergence more than 10 % off."""
     out = tmp_path / "loaded.json"
     with _loaded():
-        done = subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(out), "--quiet"], cwd=ROOT,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(out), "--quiet", "--budget", "40"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, done.stderr
         doc = json.loads(out.read_text())
         figures = [m for m in doc["measurements"] if m["target"]]
