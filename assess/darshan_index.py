@@ -9,6 +9,7 @@ A row stands for a log while its size, mtime and basis (the topologies' contents
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Iterable
@@ -41,6 +42,8 @@ class Index:
     def __init__(self, path: str | Path):
         self.path = str(path)
         existed = Path(path).exists()
+        if not existed:
+            _room(self.path)
         try:
             self._db = sqlite3.connect(self.path)
             if existed:
@@ -50,6 +53,9 @@ class Index:
                                  (("format", INDEX_FORMAT), ("format_version", INDEX_VERSION)))
             self._db.commit()
         except sqlite3.DatabaseError as exc:
+            if not existed:
+                Path(self.path).unlink(missing_ok=True)
+                raise InputError(self.path, "", f"cannot be written: {exc} (nothing was written)") from None
             raise InputError(self.path, "", f"not an iobound Darshan index ({exc}); give --index a new file") from None
 
     def _check(self) -> None:
@@ -87,3 +93,22 @@ class Index:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+
+def _room(path: str) -> None:
+    """InputError (one line, the system's reason, nothing left) unless a new index can be made at ``path`` and take a
+    page: a full disk, a read-only file system or a folder that refuses files, found before any log is read."""
+    from probes.core.outputs import cannot_write
+
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    try:
+        os.write(fd, bytes(4096))
+    except OSError as exc:
+        raise cannot_write(path, exc) from None
+    finally:
+        os.close(fd)
+        os.unlink(path)  # sqlite makes its own

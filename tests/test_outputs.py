@@ -87,6 +87,8 @@ def _outputs(small_list: Path) -> dict[str, tuple]:
         "review --html": ("review", small_list, "--fail-on", "never", "--html", "pages"),
         "probe -o": ("probe", "--jobs", "1", "--runtime", "0.2", "--budget", "4", "--quiet", "-o", "node.json"),
         "plan -o": ("plan", "lecture", "--benchmark", "ior", "-o", "plan"),
+        "review --darshan --index": ("review", "--darshan", Path(__file__).parent / "data" / "darshan", "lecture",
+                                     "--index", "index.sqlite"),
     }
     if DESCRIPTION.is_file():
         commands["topology from-io500 -o"] = ("topology", "from-io500", DESCRIPTION, "-o", "oci.toml")
@@ -103,7 +105,7 @@ def _refused(done: subprocess.CompletedProcess, path: Path, reason: str) -> None
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["size -o", "size --bom", "report -o", "report -o (a folder and its parent)",
                                   "report -o (a folder that exists)", "review --html", "probe -o",
-                                  "topology from-io500 -o", "plan -o"])
+                                  "topology from-io500 -o", "plan -o", "review --darshan --index"])
 def test_an_output_the_disk_refuses_is_one_line_and_leaves_nothing(disks, small_list, name):
     commands = _outputs(small_list)
     if name not in commands:
