@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from probes.core.units import Q_, format_quantity
+from assess.progress import duration
 from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis, JobResult
 
 __all__ = ["Centre", "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
@@ -117,9 +118,9 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
         lines += ["", "jobs by the fraction of their ceiling they reached:",
                   table(("fraction", "jobs", "share"), [(band, centre.bands[band], f"{centre.bands[band] / judged:.0%}")
                                                          for band in BANDS], right=(1, 2))]
-        lines += ["", f"time lost against the ceilings: {_hours(centre.time_lost)} in all; the most:",
+        lines += ["", f"time lost against the ceilings: {duration(centre.time_lost)} in all; the most:",
                   table(("time lost", "fraction", "job", "run", "log"),
-                        [(_hours(r.time_lost), f"{r.fraction:.1%}", r.job_id, r.run, r.path) for r in centre.worst],
+                        [(duration(r.time_lost), f"{r.fraction:.1%}", r.job_id, r.run, r.path) for r in centre.worst],
                         right=(0, 1))]
     if centre.findings:
         lines += ["", "findings (jobs they fire for):",
@@ -127,7 +128,7 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
     if centre.stripe_counts or centre.stripe_sizes:
         lines += ["", "Lustre stripe settings in use (jobs):",
                   "  counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(centre.stripe_counts.items())),
-                  "  sizes: " + ", ".join(f"{format_quantity(Q_(k, 'B').to('MiB'))}: {v}"
+                  "  sizes: " + ", ".join(f"{format_quantity(Q_(k, 'B'))}: {v}"
                                           for k, v in sorted(centre.stripe_sizes.items()))]
     if centre.file_systems:
         lines += ["", "file systems (jobs, by the mount point under which they moved the most bytes):",
@@ -141,14 +142,6 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
             lines.append(f"  and {len(centre.unreadable) - shown} more (--json or --csv names them all)")
     return "\n".join(lines)
 
-
-def _hours(seconds: float) -> str:
-    """``3.2 h``, ``41 min``, ``12.5 s``."""
-    if seconds >= 7200:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds:.3g} s"
 
 
 # darshan-review format history:

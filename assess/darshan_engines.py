@@ -18,6 +18,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator, TextIO
 
+from assess.progress import duration
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
 __all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
@@ -221,20 +222,12 @@ class Progress:
     def _line(self, final: bool) -> None:
         seconds = max(time.monotonic() - self.start, 1e-9)
         rate = self.judged / seconds
-        left = f", about {_duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
+        left = f", about {duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
         text = (f"review: {self.done}/{self.total} logs, {self.judged} judged now ({rate:.1f} logs/s), "
                 f"{self.done - self.judged} from the index{left}")
         if final:
-            text += f", in {_duration(seconds)}"
+            text += f", in {duration(seconds)}"
         clear = "\r\033[K" if self.live else ""
         self.stream.write(f"{clear}{text}" + ("\n" if final or not self.live else ""))
         self.stream.flush()
 
-
-def _duration(seconds: float) -> str:
-    """``42 s``, ``7 min``, ``3.2 h``."""
-    if seconds < 120:
-        return f"{seconds:.0f} s"
-    if seconds < 7200:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

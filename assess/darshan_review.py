@@ -63,8 +63,9 @@ class Basis:
             return self.topology, ""
         if mount is None:
             return None, "its files lie under no mount point the log recorded: no file system to judge it on"
-        found = max((m for m, _ in self.mounts if mount == m or mount.startswith(m.rstrip("/") + "/")), key=len,
-                    default=None)
+        from probes.readers.darshan_extract import mount_of
+
+        found = mount_of(mount, sorted((m for m, _ in self.mounts), key=len, reverse=True))
         if found is None:
             return None, f"its file system {mount} is in no entry of the mount table"
         return dict(self.mounts)[found], ""
@@ -197,14 +198,17 @@ def judge_batch(logs: list[LogFile], basis: Basis) -> list[JobResult]:
 @contextmanager
 def _deadline(size: int):
     """In a pool worker (a process's main thread), SIGALRM ends the process if the log's read outlasts the one-log
-    child's limit (10 s per MiB, and 30 s to start): a log that hangs darshan-util (a heap it corrupted) is then a
+    child's limit (:func:`probes.readers.darshan_extract.time_limit`): a log that hangs darshan-util (a heap it corrupted) is then a
     worker that died, which the pool replaces. Elsewhere (a Dask worker's thread) the scheduler sees to it."""
+    import math
     import signal
     import threading
 
+    from probes.readers.darshan_extract import time_limit
+
     here = threading.current_thread() is threading.main_thread()
     if here:
-        signal.alarm(int(30 + 10 * size / 2**20))
+        signal.alarm(math.ceil(time_limit(size)))
     try:
         yield
     finally:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from probes.core.units import Q_, Metric, format_quantity
-from probes.core.workload import Operation
 from probes.readers.io500 import LEAST_WRITE_SECONDS
 from probes.readers.io500_system import Submission
 from topologies.described.io500 import Described, describe

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from probes.core.errors import ToolOutputError
 
-__all__ = ["looks_like", "extract", "read_in_child", "read_here", "read_apart", "limit_memory", "MODULES", "PREFIX",
+__all__ = ["looks_like", "extract", "read_in_child", "time_limit", "mount_of", "read_here", "read_apart", "limit_memory", "MODULES", "PREFIX",
            "COUNTS", "STREAMS", "INSTALL", "NOT_A_LOG"]
 
 INSTALL = "pip install 'iobound[darshan]'"
@@ -69,11 +69,16 @@ def looks_like(head: str | bytes) -> bool:
     return _HEADER.match(head) is not None
 
 
+def time_limit(size: int) -> float:
+    """Seconds a read of a log of ``size`` bytes may take, in a child or in a pool's worker: a start, and per MiB."""
+    return _START + _PER_MIB * size / 2**20
+
+
 def read_in_child(path: Path, size: int, source: str) -> dict:
     """What :func:`extract` finds in the log, read by PyDarshan in a child Python (see the module's docstring)."""
     root = str(Path(__file__).resolve().parents[2])  # the folder that holds the probes package
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))))
-    limit = _START + _PER_MIB * size / 2**20
+    limit = time_limit(size)
     try:
         done = subprocess.run([sys.executable, "-c", _CHILD, str(path)], capture_output=True, env=env, timeout=limit)
     except subprocess.TimeoutExpired:
@@ -334,10 +339,10 @@ def _by_mount(moved: dict, module: str, names: list, mounts: list, columns: tupl
     for name, count in zip(names, both.tolist()):
         per_file[name] = per_file.get(name, 0) + count
     for name, count in per_file.items():
-        if count > 0 and (mount := _mount_of(name, mounts)) is not None:
+        if count > 0 and (mount := mount_of(name, mounts)) is not None:
             moved[mount] = moved.get(mount, 0) + count
 
 
-def _mount_of(name: str, mounts: list[str]) -> str | None:
+def mount_of(name: str, mounts: list[str]) -> str | None:
     """The longest of ``mounts`` (longest first) that holds the file ``name``; None for a name under none of them."""
     return next((m for m in mounts if name == m or name.startswith(m if m.endswith("/") else m + "/")), None)
