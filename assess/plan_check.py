@@ -13,7 +13,6 @@ its ceiling or below it shows none.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from probes.core.run import Run
@@ -92,7 +91,6 @@ def _one(plan: dict, run: Run) -> Followed:
         return Followed(run, None, (), None, None, f"the plan has no phase of {run.workload.operation.value}")
     w = run.workload
     tags = dict(run.tags)
-    reads = phase["reads"] is not None
     metadata = phase["unit"] == "files"
     items = []
     if not metadata:
@@ -169,12 +167,10 @@ def _used(means: str, direct: bool | None, tags: dict[str, str]) -> bool | None:
 
 def _share(phase: dict, amount: float, used: dict[str, bool | None], metadata: bool) -> tuple[float, float]:
     """The share of the run's data a cache could serve: the caches whose means it did not (or not visibly) use."""
-    from models.plan import ENTRY_FOOTPRINT
-    from probes.core.units import canonical
+    from models.plan import cached_share
 
     open_ = [c for c in phase["caches"] if not (c["means"] and used.get(c["means"]))]
-    footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if metadata else [1.0, 1.0]
-    return tuple(min(1.0, math.fsum(c["memory_bytes"][end] for c in open_) / (amount * footprint[end])) for end in (0, 1))
+    return cached_share([c["memory_bytes"] for c in open_], amount, metadata)
 
 
 def _meaning(share: tuple[float, float], planned: tuple[float, float]) -> str:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from models.ceiling import Ceiling
     from models.predict import Model
 
-__all__ = ["NODE_MEMORY", "ENTRY_FOOTPRINT", "Cache", "Settings", "PhasePlan", "Plan", "plan", "caches_on_path",
+__all__ = ["NODE_MEMORY", "ENTRY_FOOTPRINT", "cached_share", "Cache", "Settings", "PhasePlan", "Plan", "plan", "caches_on_path",
            "repetitions", "scale", "expected_share"]
 
 # A node's memory where the topology states none (assumption): from a small virtual machine to a large-memory node.
@@ -217,6 +217,14 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
     return workload, "; ".join(reasons) or "nodes and processes per node as given"
 
 
+
+def cached_share(memories: list[tuple[float, float]], amount: float, metadata: bool) -> tuple[float, float]:
+    """The least and most share of ``amount`` (bytes, or files where ``metadata``) the caches of ``memories`` (each its
+    least and most bytes) could serve: the least memory over the largest footprint; the most, the most over the least."""
+    footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if metadata else [1.0, 1.0]
+    return tuple(min(1.0, math.fsum(m[end] for m in memories) / (amount * footprint[end])) for end in (0, 1))
+
+
 def plan(model: Model, benchmark: Benchmark, workload: Workload, settings: Settings,
          clients: tuple[str, ...] | None = None, *, nodes_given: bool = False, ppn_given: bool = False,
          ops: tuple[Operation, ...] | None = None) -> Plan:
@@ -283,10 +291,8 @@ def _phase(model: Model, benchmark: Benchmark, phase: Phase, base: Workload, set
         ends_by = "time" if at_eff[0] > stonewall else "time or size, as the ranges fall"
         wear = stonewall * settings.imbalance / (1 - settings.imbalance)
         written = min(amount, low * settings.efficiency * stonewall)  # the least it leaves: the ceiling's low end
-    # the least share: the least memory over the largest footprint; the most: the most over the least
-    footprint = [canonical(Q_(v)) for v in reversed(ENTRY_FOOTPRINT)] if op.is_metadata else [1.0, 1.0]
     left = [c for c in caches if not c.means]
-    share = tuple(min(1.0, math.fsum(c.memory[end] for c in left) / (written * footprint[end])) for end in (0, 1))
+    share = cached_share([c.memory for c in left], written, op.is_metadata)
     expected = None
     if phase.reads is not None and not op.is_metadata:
         random = workload.access is Access.RANDOM
