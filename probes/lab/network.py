@@ -20,7 +20,7 @@ from probes.lab.state import Journal
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["namespaces", "owner", "identity", "delete", "build", "shape", "missing"]
+__all__ = ["namespaces", "owner", "identity", "runs_in", "delete", "build", "shape", "missing"]
 
 
 def namespaces() -> list[str]:
@@ -46,6 +46,17 @@ def identity(namespace: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return found.st_dev, found.st_ino
+
+
+def runs_in(pidfile: Path, name: str, namespace: str) -> bool:
+    """Whether the process of ``pidfile`` runs as ``name`` in ``namespace`` (a zombie's /proc/PID/ns is gone too)."""
+    try:
+        pid = int(pidfile.read_text())
+        where = os.stat(f"/proc/{pid}/ns/net")
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+    except (OSError, ValueError):
+        return False
+    return (where.st_dev, where.st_ino) == identity(namespace) and comm == name
 
 
 def delete(namespace: str) -> bool:

@@ -21,7 +21,7 @@ from probes.measure.fio import run_fio
 from probes.measure.tool import install_hint
 from probes.lab.command import execute
 from probes.lab.layout import Lab, Service
-from probes.lab.network import identity
+from probes.lab.network import runs_in
 from probes.lab.spec import PREFIX, Backing, Host
 from probes.core.units import Metric
 from probes.measure.mountinfo import mounts
@@ -231,7 +231,7 @@ def missing(lab: Lab) -> list[str]:
     for server in lab.servers:
         if mounted.get(lab.store(server.name)) not in ("tmpfs", "ext4"):
             gone.append(f"store of {server.name} ({lab.store(server.name)})")
-        if not _sshd_runs(lab, server):
+        if not runs_in(lab.home(server.name) / "sshd.pid", "sshd", server.namespace):
             gone.append(f"sshd of {server.name}")
     gone += [f"sshfs mount {lab.mount(c.name, s.name)}" for c in lab.clients for s in lab.servers
              if mounted.get(lab.mount(c.name, s.name)) != "fuse.sshfs"]
@@ -289,14 +289,3 @@ def _unneeded(state_dir: Path, programs: Path) -> list[Path]:
     points = sorted({m.point for m in mounts()}, key=lambda p: -len(p.parts))
     return [p for p in points if p not in _ESSENTIAL and not p.is_relative_to(state_dir)
             and not any(u.is_relative_to(p) for u in used)]
-
-
-def _sshd_runs(lab: Lab, server: Host) -> bool:
-    """Whether the sshd of ``server``'s pidfile runs, in the server's network namespace."""
-    try:
-        pid = int((lab.home(server.name) / "sshd.pid").read_text())
-        where = os.stat(f"/proc/{pid}/ns/net")  # gone for a zombie as for an ended process
-        name = Path(f"/proc/{pid}/comm").read_text().strip()
-    except (OSError, ValueError):
-        return False
-    return (where.st_dev, where.st_ino) == identity(server.namespace) and name == "sshd"

@@ -22,7 +22,7 @@ from pathlib import Path
 from probes.core.errors import ProbeError, ToolFailedError
 from probes.lab.command import execute
 from probes.lab.layout import Lab
-from probes.lab.network import identity
+from probes.lab.network import runs_in
 from probes.lab.spec import SUBNET, SWITCH
 
 __all__ = ["TOOLS", "INSTALL", "CONTROLLER", "CONTROLLER_ADDRESS", "missing_tools", "folder", "conf", "start",
@@ -92,7 +92,7 @@ def missing(lab: Lab) -> list[str]:
     home = folder(lab)
     daemons = [("munged", SWITCH, home / "munged.pid"), ("slurmctld", SWITCH, home / "slurmctld.pid")]
     daemons += [("slurmd", h.namespace, home / "spool" / h.name / "slurmd.pid") for h in lab.hosts]
-    gone = [f"{name} in {namespace}" for name, namespace, pidfile in daemons if not _runs(name, namespace, pidfile)]
+    gone = [f"{name} in {namespace}" for name, namespace, pidfile in daemons if not runs_in(pidfile, name, namespace)]
     if gone:
         return gone
     nodes = _nodes(lab)
@@ -202,17 +202,6 @@ def _unready(lab: Lab, nodes: dict[str, tuple[str, str]]) -> list[tuple[str, str
     found = [(h.name, *nodes.get(h.name, ("absent", "not in the lab's slurm.conf"))) for h in lab.hosts]
     return [(name, state, why) for name, state, why in found
             if not all(part.rstrip("*~#") in ("idle", "allocated", "mixed", "completing") for part in state.split("+"))]
-
-
-def _runs(name: str, namespace: str, pidfile: Path) -> bool:
-    """Whether the process of ``pidfile`` runs as ``name`` in ``namespace``."""
-    try:
-        pid = int(pidfile.read_text())
-        where = os.stat(f"/proc/{pid}/ns/net")
-        comm = Path(f"/proc/{pid}/comm").read_text().strip()
-    except (OSError, ValueError):
-        return False
-    return (where.st_dev, where.st_ino) == identity(namespace) and comm == name
 
 
 def _path(tool: str) -> str | None:
