@@ -201,7 +201,7 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
                 low, high = (low, middle) if value(replace(workload, nodes=middle)) >= full * (1 - TIE) else (middle, high)
             from models.scaling import knee
 
-            found = knee(model, workload, clients) if workload.operation is not Operation.MIXED else None
+            found = knee(model, workload, clients) if high < count and workload.operation is not Operation.MIXED else None
             workload = replace(workload, nodes=high)
             reasons.append(f"{high} of {count} nodes of {chosen[0]} reach the ceiling of all {count}: it "
                            f"{found}" if high < count and found else
