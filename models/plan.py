@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from models.ceiling import Ceiling
     from models.predict import Model
 
-__all__ = ["NODE_MEMORY", "ENTRY_FOOTPRINT", "cached_share", "Cache", "Settings", "PhasePlan", "Plan", "plan", "caches_on_path",
-           "repetitions", "scale", "expected_share"]
+__all__ = ["NODE_MEMORY", "ENTRY_FOOTPRINT", "cached_share", "Cache", "Settings", "PhasePlan", "Plan", "plan",
+           "caches_on_path", "repetitions", "scale", "expected_share"]
 
 # A node's memory where the topology states none (assumption): from a small virtual machine to a large-memory node.
 NODE_MEMORY = ("16 GiB", "2 TiB")
@@ -201,7 +201,8 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
                 low, high = (low, middle) if value(replace(workload, nodes=middle)) >= full * (1 - TIE) else (middle, high)
             from models.scaling import knee
 
-            found = knee(model, workload, clients) if high < count and workload.operation is not Operation.MIXED else None
+            short = high < count and workload.operation is not Operation.MIXED  # the sentence names the knee only then
+            found = knee(model, workload, clients) if short else None
             workload = replace(workload, nodes=high)
             reasons.append(f"{high} of {count} nodes of {chosen[0]} reach the ceiling of all {count}: it "
                            f"{found}" if high < count and found else
