@@ -191,8 +191,11 @@ def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
     manifest.write_text(f"# two logs and one that is gone\n{SAMPLES[0]}\n\n{SAMPLES[1]}\ngone.darshan\n", encoding="utf-8")
     status, doc, _ = review("--manifest", str(manifest), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
                             "--fail-on", "never")
-    assert [j["status"] for j in doc["jobs"]] == ["unreadable", "judged", "judged"]
-    assert doc["centre"]["unreadable"] == [{"path": str(tmp_path / "gone.darshan"), "reason": "No such file or directory"}]
+    gone = str(tmp_path / "gone.darshan")
+    assert {j["path"]: j["status"] for j in doc["jobs"]} == {
+        str(SAMPLES[0]): "judged", str(SAMPLES[1]): "judged", gone: "unreadable"}
+    assert [j["path"] for j in doc["jobs"]] == sorted(j["path"] for j in doc["jobs"])
+    assert doc["centre"]["unreadable"] == [{"path": gone, "reason": "No such file or directory"}]
 
 
 def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
