@@ -91,7 +91,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             possible = next((f for f in findings if f.code == "POSSIBLE-IF"), None)
             unlike = implausible(run, possible, judged, model, clients, hardware, tolerance) \
                 if hardware and possible else None
-            unlike = unlike or too_fast(run, tolerance)  # physics: whatever the ranges say
+            unlike = unlike or too_fast(run, judged, tolerance)  # physics: whatever the ranges say
             judgement = replace(judgement, findings=findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         own += batch_findings(run, jobs)

@@ -14,19 +14,22 @@ from assess.findings.finding import Finding, Severity
 
 if TYPE_CHECKING:
     from probes.core.run import Run
+    from models.ceiling import Ceiling
 
 __all__ = ["too_fast"]
 
 
-def too_fast(run: Run, tolerance: float = TOLERANCE) -> Finding | None:
+def too_fast(run: Run, ceiling: Ceiling, tolerance: float = TOLERANCE) -> Finding | None:
     """IMPLAUSIBLE-HARDWARE where a create or remove run's processes each complete one (times their queue depth) in
     less than the shortest round trip of any network plus one core's least time to answer a request; None where
-    they do not, or where the run's processes are not known.
+    they do not, where the run's processes are not known, or where its ``ceiling`` has no round trips (no network
+    between the clients and their metadata servers: a local file system).
 
     Only operations that change the namespace: a stat or a read may be answered from the client's own cache."""
     workload = run.workload
     summary = summary_in(run, Metric.OPERATION_RATE)
-    if workload is None or workload.operation.value not in WRITING or workload.nodes is None or summary is None:
+    if workload is None or workload.operation.value not in WRITING or workload.nodes is None or summary is None \
+            or "round trips" not in {layer.layer for layer in ceiling.layers}:
         return None
     table = bounds()
     trip, answer = Q_(table["round_trip"]["fastest"]), 1 / Q_(table["per_core"]["range"][1]) * Q_(1, "op")
