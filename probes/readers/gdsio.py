@@ -14,8 +14,8 @@ import re
 from probes.core.errors import ToolOutputError
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_
-from probes.core.workload import Access, Operation, Workload
-from probes.readers.textlines import beginning, binary_size, line_of, split_words
+from probes.core.workload import MOST_COUNT, Access, Operation, Workload
+from probes.readers.textlines import beginning, binary_size, checked_number, line_of, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT", "XFER_TYPES", "PATHS"]
 
@@ -38,9 +38,9 @@ _SWITCHES = set("pbVURFJ")
 
 _COMMAND = re.compile(r"^[^\n]*?(?:^|[ \t/#$])gdsio(?:[ \t]+[^\n]*)$", re.MULTILINE)
 _RESULT = re.compile(
-    r"(?:IoType:\s*(?P<io>\w+)\s+XferType:\s*(?P<xfer>\w+)\s+Threads:\s*(?P<threads>\d+)\s+(?:IoDepth:\s*\d+\s+)?"
-    r"DataSetSize:\s*\d+/\d+\(KiB\)\s+IOSize:\s*(?P<iosize>\d+)\(KiB\)\s+)?"
-    r"Throughput:\s*(?P<rate>[\d.]+)\s*GiB/sec,\s*Avg_Latency:\s*[\d.]+\s*usecs(?:\s+ops:\s*\d+\s+total_time\s+(?P<time>[\d.]+)\s*secs)?")
+    r"(?:IoType:\s*(?P<io>\w+)\s+XferType:\s*(?P<xfer>\w+)\s+Threads:\s*(?P<threads>\d{1,9})\s+(?:IoDepth:\s*\d+\s+)?"
+    r"DataSetSize:\s*\d+/\d+\(KiB\)\s+IOSize:\s*(?P<iosize>\d{1,9})\(KiB\)\s+)?"
+    r"Throughput:\s*(?P<rate>[\d.]{1,30})\s*GiB/sec,\s*Avg_Latency:\s*[\d.]+\s*usecs(?:\s+ops:\s*\d+\s+total_time\s+(?P<time>[\d.]{1,30})\s*secs)?")
 
 
 def looks_like(text: str) -> bool:
@@ -88,6 +88,11 @@ def _run(found: re.Match, command: list[tuple[int, str, int]], text: str, source
                               "'IoType: ... XferType: ...' or its command line (-I 0-3, -x 0-7) before the line")
     size = int(found["iosize"]) * 1024 if found["iosize"] else binary_size(options.get("i", ""))
     threads = int(found["threads"]) if found["threads"] else _number(options.get("w", "1"), "-w", where, source)
+    if not (threads and 1 <= threads <= MOST_COUNT) or size == 0:
+        raise ToolOutputError(source, where, f"expected at least one thread and an io size above 0; found {threads} "
+                              f"threads of {size} B")
+    rate = checked_number(found["rate"], where, source, "a throughput in GiB/s")
+    time = checked_number(found["time"], where, source, "a total time in s") if found["time"] else None
     workload = Workload(Operation.READ if "READ" in io else Operation.WRITE, None if size is None else Q_(size, "B"),
                         nodes=1, ppn=threads, access=Access.RANDOM if io.startswith("RAND") else Access.SEQUENTIAL,
                         direct=xfer != 4)
@@ -95,15 +100,15 @@ def _run(found: re.Match, command: list[tuple[int, str, int]], text: str, source
     tags = (("xfer_type", name), ("path", path), ("gpu", options.get("d", "")),
             *((("command", command[0][1]),) if command else ()), *(("note", note) for note in notes))
     return Run(label=f"gdsio {workload.operation.value} {name}", workload=workload, metric=Metric.BANDWIDTH,
-               samples=(float(found["rate"]),), unit=UNIT, origin=Origin(source, line, "gdsio"), tags=tags,
-               durations=(float(found["time"]),) if found["time"] else ())
+               samples=(rate,), unit=UNIT, origin=Origin(source, line, "gdsio"), tags=tags,
+               durations=(time,) if time is not None else ())
 
 
 def _number(text: str, option: str, where: str, source: str) -> int | None:
     if text == "":
         return None
-    if not text.isdigit():
-        raise ToolOutputError(source, where, f"{option} takes a number; found {text[:20]!r}")
+    if not (text.isdigit() and len(text) <= 9):
+        raise ToolOutputError(source, where, f"{option} takes a whole number; found {text[:20]!r}")
     return int(text)
 
 
