@@ -51,13 +51,13 @@ def execute(args: argparse.Namespace) -> int:
     runs = gdsio.parse(read_input(args.gdsio, error=ToolOutputError), source=args.gdsio) if args.gdsio else []
     gpus = [d for d in matrix.devices if matrix.kind(d) == "gpu"]
     asked = {dict(run.tags).get("gpu") for run in runs} - {""}
-    gpu = args.gpu or (f"GPU{asked.pop()}" if len(asked) == 1 else gpus[0] if len(gpus) == 1 else None)
+    gpu = args.gpu or (f"GPU{next(iter(asked))}" if len(asked) == 1 else gpus[0] if len(gpus) == 1 else None)
     if gpu is None:
         raise InputError("--gpu", "", f"name the GPU fed: the matrix has {', '.join(gpus)}")
     sources = args.sources or [d for d in matrix.devices if matrix.kind(d) == "nic"]
     links = dict(_pair(text) for text in args.link)
     found = predict(paths(matrix, gpu, sources, year=args.year, links=links), runs)
-    print(render(found, args.topology))
+    print(render(found, args.topology, from_gdsio=not args.gpu and bool(asked)))
     return 0
 
 
@@ -68,8 +68,9 @@ def _pair(text: str) -> tuple[str, str]:
     return name.strip(), link.strip()
 
 
-def render(found: GpuDirect, source: str) -> str:
-    """Both paths' ceilings and hops, the runs placed on them, which path the figures make faster, the assumptions."""
+def render(found: GpuDirect, source: str, *, from_gdsio: bool = False) -> str:
+    """Both paths' ceilings and hops, the runs placed on them, which path the figures make faster, the assumptions
+    (``from_gdsio``: the GPU is the one gdsio's -d named)."""
     from assess.render import table
     from models.gpudirect import PATH_NAMES
 
@@ -90,7 +91,9 @@ def render(found: GpuDirect, source: str) -> str:
     hops = {hop.what: hop for hop in (*found.gds.hops, *found.bounce.hops)}
     lines += [f"  - {what}: {hop.capacity.source}" for what, hop in hops.items()]
     lines += ["", "assumptions:", *(f"  - {a}" for a in pcie.assumptions),
-              "  - host memory carries the bounce path's two copies (a socket's channels give several times an x16 link)"]
+              "  - host memory carries the bounce path's two copies (a socket's channels give several times an x16 link)",
+              *([f"  - gdsio's -d taken as nvidia-smi's {pcie.gpu.name} (CUDA numbers GPUs fastest first, the same "
+                 "order for identical GPUs)"] if from_gdsio else [])]
     return "\n".join(lines)
 
 

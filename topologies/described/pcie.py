@@ -36,11 +36,12 @@ _CONNECTIONS = ("PIX", "PXB", "PHB", "NODE", "SYS")
 
 @dataclass(frozen=True)
 class Device:
-    """A GPU, NIC or drive on a path, and what its own PCIe link carries."""
+    """A GPU, NIC or drive on a path, what its own PCIe link carries, and the oldest PCIe generation it may be."""
 
     name: str
     kind: str
     link: Capacity
+    generation: str
 
 
 @dataclass(frozen=True)
@@ -86,14 +87,14 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
                          + ", ".join(d for d in matrix.devices if matrix.kind(d) == "gpu"))
     gpu = matrix.name(gpu)
     assumptions: list[str] = []
-    own = Device(gpu, "gpu", _link(gpu, "gpu", links.get(gpu), year, assumptions))
+    own = Device(gpu, "gpu", *_link(gpu, "gpu", links.get(gpu), year, assumptions))
     devices, connections, groups = [], {}, []
     for source in sources:
         name, equals, said = source.partition("=")
         if equals:
             if said.upper() not in _CONNECTIONS:
                 raise InputError(source, "", f"expected NAME=CONNECTION, one of {', '.join(_CONNECTIONS)}; found {said!r}")
-            device = Device(name, "drive", _link(name, "drive", links.get(name), year, assumptions))
+            device = Device(name, "drive", *_link(name, "drive", links.get(name), year, assumptions))
             connections[name] = said.upper()
             groups.append([device])
             devices.append(device)
@@ -101,12 +102,15 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
         name = matrix.name(name)
         if matrix.kind(name) == "gpu":
             raise InputError(matrix.source, name, "is a GPU: the paths modelled here run from NICs and drives")
-        device = Device(name, "nic", _link(name, "nic", links.get(name), year, assumptions))
+        device = Device(name, "nic", *_link(name, "nic", links.get(name), year, assumptions))
         connections[name] = matrix.connection(name, gpu)
         # Ports on one card, or cards behind one switch (PIX), share one link towards a GPU not behind it.
         shared = next((g for g in groups if g[0].kind == "nic" and matrix.connection(g[0].name, name) == "PIX"
                        and connections[name] != "PIX"), None)
-        (shared.append(device) if shared else groups.append([device]))
+        if shared:
+            shared.append(device)
+        else:
+            groups.append([device])
         devices.append(device)
     if not devices:
         raise InputError(matrix.source, "", "no NIC or drive to feed the GPU: name them (NIC0, nvme0=PIX)")
@@ -141,8 +145,7 @@ def _crossings(connection: str, links: list[Capacity], gpu: Device, year: int | 
     published = peer("SYS")
     across = Capacity.ranged(published.least, min(published.most, best), Metric.BANDWIDTH,
                              Source("measured", f"peer traffic across the socket link, as published: {published.source}"))
-    first = link(_generation(gpu.link), 1).year if gpu.link.source.kind != "unstated" else link(FIRST_GENERATION, 1).year
-    shipped = [s for s in socket_links() if first <= s.year <= (year or 9999)]
+    shipped = [s for s in socket_links() if link(gpu.generation, 1).year <= s.year <= (year or 9999)]
     memory = Capacity.ranged(min(s.read for s in shipped), max(s.read for s in shipped), Metric.BANDWIDTH,
                              Source("unstated", "the platform's socket link for memory traffic, any of: "
                                     + ", ".join(f"{s.name} ({s.year})" for s in shipped) + " (achievable.toml)"))
@@ -152,13 +155,9 @@ def _crossings(connection: str, links: list[Capacity], gpu: Device, year: int | 
     return [Hop("socket link, peer to peer (SYS)", across)], [Hop("socket link, memory traffic (SYS)", memory)]
 
 
-def _generation(capacity: Capacity) -> str:
-    return _STATED.search(capacity.source.note)[1]
-
-
-def _link(name: str, kind: str, stated: str | None, year: int | None, assumptions: list[str]) -> Capacity:
-    """What ``name``'s own link carries: the stated generation and width's, else a range over those shipped by ``year``
-    (a GPU's least: what a GPU's link of that generation was measured to take in, where published)."""
+def _link(name: str, kind: str, stated: str | None, year: int | None, assumptions: list[str]) -> tuple[Capacity, str]:
+    """What ``name``'s own link carries and its oldest generation: the stated generation and width's, else a range
+    over those shipped by ``year`` (a GPU's least: what a GPU's link of that generation was measured to take in)."""
     if stated is not None:
         found = _STATED.fullmatch(stated.strip().lower())
         if found is None or found[1] not in generations():
@@ -167,8 +166,9 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
         measured = gpu_ingress(found[1]) if kind == "gpu" and found[2] == "16" else None
         note = f"PCIe {found[1]} x{found[2]}, as stated; achievable from the catalogue"
         if measured and measured[0] < rate:
-            return Capacity.ranged(measured[0], rate, Metric.BANDWIDTH, Source("datasheet", f"{note}; least: {measured[1]}"))
-        return Capacity(rate, Metric.BANDWIDTH, Source("datasheet", note))
+            return Capacity.ranged(measured[0], rate, Metric.BANDWIDTH,
+                                   Source("datasheet", f"{note}; least: {measured[1]}")), found[1]
+        return Capacity(rate, Metric.BANDWIDTH, Source("datasheet", note)), found[1]
     shipped = [g for g in generations() if g >= FIRST_GENERATION and link(g, 1).year <= (year or 9999)]
     narrow, wide = _WIDTHS[kind]
     low, high = link(shipped[0], narrow).read, link(shipped[-1], wide).read
@@ -178,7 +178,7 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
     assumptions.append(f"{name}'s link not stated: PCIe {shipped[0]} to {shipped[-1]}, x{narrow}"
                        + (f" to x{wide}" if wide != narrow else "") + (f" (shipped by {year})" if year else ""))
     return Capacity.ranged(low, high, Metric.BANDWIDTH, Source("unstated", f"PCIe {shipped[0]} x{narrow} to {shipped[-1]} "
-                           f"x{wide}" + (f"; least: {measured[1]}" if measured else "")))
+                           f"x{wide}" + (f"; least: {measured[1]}" if measured else ""))), shipped[0]
 
 
 def _sum(capacities: list[Capacity]) -> Capacity:
