@@ -3,7 +3,8 @@ each with the hop that binds it; and measured runs (gdsio's) placed against them
 
 A path carries no more than its slowest hop, at each end of the hops' ranges. A rate measured through a path is
 one each of its hops carried: it raises the least that hop can be (a bounce run at 22 GB/s says the NIC's and the
-GPU's links carry 22 GB/s, which the direct path crosses too), never its most. The paths are ordered only where
+GPU's links carry 22 GB/s, which the direct path crosses too), never its most, unless that most is only the fastest
+figure published (peer traffic across a CPU), not a link's rate: then a faster run is news, not an error. The paths are ordered only where
 one's most is below the other's least: the figures alone then decide which is faster.
 """
 
@@ -98,11 +99,15 @@ def _path(run: Run, pcie: PciePaths) -> str | None:
 
 
 def _raised(hop: Hop, rate: Quantity, run: Run) -> Hop:
-    """``hop`` with its least raised to ``rate``, measured through it (never above its most)."""
+    """``hop`` with its least raised to ``rate``, measured through it: never above its most, but for a most that is
+    only the fastest published (peer traffic across a CPU), which a faster measurement raises."""
     low, high = hop.capacity.ends
     if rate <= low:
         return hop
-    note = f"{hop.capacity.source.note}; at least the {format_quantity(rate.to('GB/s'), unit='GB/s')} measured through it ({run.origin})"
+    published = hop.capacity.source.kind == "measured" and rate > high
+    high = rate if published else high
+    note = (f"{hop.capacity.source.note}; at least the {format_quantity(rate.to('GB/s'), unit='GB/s')} measured through "
+            f"it ({run.origin})" + (", above what was published" if published else ""))
     capacity = Capacity.ranged(min(rate, high), high, Metric.BANDWIDTH, Source(hop.capacity.source.kind, note))
     return replace(hop, capacity=capacity if capacity.range[0] != high else Capacity(high, Metric.BANDWIDTH, capacity.source))
 

@@ -141,6 +141,16 @@ def test_gds_nvidia_fs_30_bounce_above_gds_bound_by_the_sys_hop_as_measured():
     assert found.bounce.least <= Q_(20.600775, "GiB/s") <= found.bounce.most
 
 
+def test_a_gds_run_faster_than_any_published_across_the_socket_raises_that_figure_and_a_link_s_rate_is_not_raised():
+    """The socket link's peer rate is the fastest published, not physics: a faster run is news, not an error."""
+    lines = "gdsio -D /d -d 1 -w 8 -s 1G -i 1M -x 0 -I 0\nThroughput: {} GiB/sec, Avg_Latency: 1.0 usecs\n"
+    pcie = paths(_matrix(TOPO_30.name), "GPU1", ["NIC0"], links={"NIC0": "4.0x16", "GPU1": "4.0x16"})
+    fast = predict(pcie, gdsio.parse(lines.format(15), source="fast"))
+    assert fast.gds.least == fast.gds.most == Q_(15, "GiB/s") and not fast.measured[0].above
+    beyond = predict(pcie, gdsio.parse(lines.format(40), source="beyond"))  # 43 GB/s through a 29.3 GB/s link
+    assert beyond.measured[0].above and beyond.gds.most == link("4.0", 16).read
+
+
 def test_without_measurements_or_stated_links_the_figures_alone_do_not_order_the_paths():
     """An x8 NIC of PCIe 3.0 could bind both below the socket link's published peer rate: a range, not a verdict."""
     found = predict(paths(_matrix(TOPO_30.name), "GPU1", ["NIC0", "NIC1"], year=2023))
