@@ -17,7 +17,7 @@ from probes.core.units import Metric, Q_
 from probes.core.workload import MOST_COUNT, Access, Operation, Workload
 from probes.readers.textlines import beginning, binary_size, checked_number, line_of, split_words
 
-__all__ = ["looks_like", "parse", "FORMAT", "XFER_TYPES", "PATHS"]
+__all__ = ["looks_like", "parse", "FORMAT", "XFER_TYPES"]
 
 FORMAT = "gdsio output (GPUDirect Storage)"
 UNIT = "GiB/s"  # gdsio prints "GiB/sec"
@@ -27,8 +27,6 @@ UNIT = "GiB/s"  # gdsio prints "GiB/sec"
 XFER_TYPES = {0: ("GPUD", "gds"), 1: ("CPUONLY", "host"), 2: ("CPU_GPU", "bounce"), 3: ("CPU_ASYNC_GPU", "bounce"),
               4: ("CPU_CACHED_GPU", "bounce"), 5: ("GPU_DIRECT_ASYNC", "gds"), 6: ("GPU_BATCH", "gds"),
               7: ("GPU_BATCH_STREAM", "gds")}
-PATHS = {"gds": "GDS: storage to GPU memory directly", "bounce": "bounce: storage to host memory, then to the GPU",
-         "host": "storage to host memory only"}
 _NAMES = {name: number for number, (name, _) in XFER_TYPES.items()} | {"GPU_DIRECT": 0, "CPU_ONLY": 1, "GPUD_ASYNC": 5}
 # -I's numbers and the IoType gdsio prints for them.
 _IO_TYPES = {0: "READ", 1: "WRITE", 2: "RANDREAD", 3: "RANDWRITE"}

@@ -2,7 +2,8 @@
 
 The matrix names, per pair, what lies between them: NVLink (``NV4``), one PCIe switch (``PIX``), several (``PXB``),
 a host bridge (``PHB``), the host bridges of one NUMA node (``NODE``) or the link between sockets (``SYS``; before
-2017 written ``SOC``). It is not a benchmark's result: :mod:`topologies.pcie` turns it into PCIe paths.
+2017 written ``SOC``). It is no benchmark result (read_results does not take it): :mod:`topologies.described.pcie`
+turns it into PCIe paths.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 from probes.core.errors import ToolOutputError
 from probes.readers.textlines import beginning
 
-__all__ = ["PcieMatrix", "looks_like", "parse", "FORMAT", "CONNECTIONS"]
+__all__ = ["PcieMatrix", "parse", "FORMAT", "CONNECTIONS"]
 
 FORMAT = "nvidia-smi topo -m"
 
@@ -63,19 +64,9 @@ class PcieMatrix:
         return "gpu" if self.name(device).startswith("GPU") else "nic"
 
 
-def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like ``nvidia-smi topo -m``: a header of GPU columns and a row of cells.
-
-    >>> looks_like("\\tGPU0\\tGPU1\\tCPU Affinity\\nGPU0\\t X \\tSYS\\t0-7\\n")
-    True
-    >>> looks_like("IoType: READ XferType: GPUD Threads: 1")
-    False
-    """
-    return _header(text) is not None
-
-
 def _header(text: str) -> tuple[int, list[str]] | None:
-    """The header line's index and the device columns it names, None where no line is one."""
+    """The header line's index and the device columns it names (GPU0 ... up to CPU Affinity), None where no line of
+    the first 40 is one followed by the row of its first device."""
     lines = text.splitlines()
     for index, line in enumerate(lines[:40]):
         words = line.split()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Metric, Q_
+from probes.readers.nvidia_topo import CONNECTIONS
 from topologies.catalogues.achievable import generations, gpu_ingress, link, peer, socket_links
 from topologies.topology import Capacity, Source
 
@@ -31,7 +32,7 @@ FIRST_GENERATION = "3.0"
 # card; an NVMe drive has four lanes (U.2, M.2, E1.S).
 _WIDTHS = {"gpu": (16, 16), "nic": (8, 16), "drive": (4, 4)}
 _STATED = re.compile(r"(\d\.0)\s*x\s*(\d{1,2})")
-_CONNECTIONS = ("PIX", "PXB", "PHB", "NODE", "SYS")
+_CONNECTIONS = tuple(c for c in CONNECTIONS if c != "X")  # what a drive not in the matrix may be from the GPU
 
 
 @dataclass(frozen=True)
