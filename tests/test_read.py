@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -97,6 +98,8 @@ def originals(corpus):
             texts[name].append(text)
     from topologies.bundled import example_path
     texts["table"].append(example_path("lecture-results.csv").read_text(encoding="utf-8"))
+    gdsio = Path(__file__).parent / "data" / "gpudirect"  # no gdsio in the corpus: the tests' published lines
+    texts["gdsio"] += [path.read_text(encoding="utf-8") for path in sorted(gdsio.glob("*gdsio.txt"))]
     return texts
 
 
