@@ -28,6 +28,8 @@ __all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Prog
 BATCH = 16
 # Batches in flight per worker: one being read, one waiting, so that no worker idles while results come back.
 _AHEAD = 2
+# Seconds sbatch may take to say whether Slurm would run the workers' job.
+SBATCH = 30.0
 
 
 def _start() -> None:
@@ -108,8 +110,10 @@ def dask_client(address: str):
     ------
     InputError
         If Dask (or dask-jobqueue, for ``slurm``) is not installed, or the scheduler cannot be reached.
+    ProbeError
+        If Slurm would not run the workers' job (:func:`_accepted`).
     """
-    from probes.core.errors import InputError
+    from probes.core.errors import InputError, ProbeError
 
     try:
         from distributed import Client, LocalCluster
@@ -121,6 +125,11 @@ def dask_client(address: str):
         return Client(LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True, dashboard_address=None))
     if address == "slurm":
         cluster = slurm_cluster()
+        try:
+            _accepted(cluster)
+        except ProbeError:
+            cluster.close()
+            raise
         cluster.adapt(minimum_jobs=1, maximum_jobs=_slurm_jobs())
         return Client(cluster)
     try:
@@ -139,7 +148,10 @@ def slurm_cluster():
     """dask-jobqueue's SLURMCluster, each job one worker process of one thread per core it asks for; its queue,
     account, cores, memory and walltime come from Dask's configuration (``jobqueue.slurm`` in
     ~/.config/dask/jobqueue.yaml, or DASK_JOBQUEUE__SLURM__QUEUE and the like), with one core and 4 GiB where it says
-    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB).
+    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB). Where it names no network for the
+    scheduler (``interface``, or ``host`` or ``interface`` in ``scheduler-options``), the scheduler listens on this
+    host's address on the way to Slurm's controller, which the job's nodes reach too (Dask's own default, the route to
+    the internet, is often a network they do not reach).
 
     Raises
     ------
@@ -149,6 +161,7 @@ def slurm_cluster():
     import dask
 
     from probes.core.errors import InputError
+    from probes.measure.batch import controller_route
 
     ctrl_c = signal.getsignal(signal.SIGINT)
     try:
@@ -158,9 +171,44 @@ def slurm_cluster():
     finally:  # its runner module makes Ctrl-C a silent sys.exit() for the whole process when imported: undone
         if ctrl_c is not None:
             signal.signal(signal.SIGINT, ctrl_c)
-    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None) for key in ("cores", "memory", "processes")}
+    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None)
+                for key in ("cores", "memory", "processes", "interface", "scheduler-options")}
+    scheduler = dict(settings["scheduler-options"] or {})
+    if not (settings["interface"] or {"host", "interface"} & set(scheduler)) and (route := controller_route()):
+        scheduler["host"] = route
     return SLURMCluster(cores=settings["cores"] or 1, memory=settings["memory"] or "4GiB",
-                        processes=settings["processes"] or 1, n_workers=0)
+                        processes=settings["processes"] or 1, n_workers=0, scheduler_options=scheduler)
+
+
+def _accepted(cluster) -> None:
+    """Whether Slurm would run the cluster's worker job, asked of sbatch --test-only (which submits nothing): a job
+    Slurm refuses would leave the review waiting for workers that never come.
+
+    Raises
+    ------
+    ProbeError
+        If sbatch is not installed, refuses the job (with its reasons and where to change the job), or does not answer
+        within ``SBATCH`` seconds.
+    """
+    import tempfile
+
+    from probes.core.errors import ProbeError, ToolFailedError, ToolNotFoundError
+    from probes.measure.tool import run_tool
+
+    with tempfile.NamedTemporaryFile("w", prefix="iobound-dask-worker-", suffix=".sh") as script:
+        script.write(cluster.job_script())
+        script.flush()
+        try:
+            run_tool(["sbatch", "--test-only", script.name], timeout=SBATCH)
+        except ToolNotFoundError:
+            raise ProbeError("--dask slurm starts its workers with sbatch, which is not installed here; run the review "
+                             "where Slurm's commands are (or load the site's Slurm module)") from None
+        except ToolFailedError as exc:
+            said = "; ".join(line.strip() for line in (exc.stderr or "").splitlines() if line.strip())
+            why = f"no answer within {SBATCH:g} s" if exc.timeout is not None else said or f"status {exc.status}"
+            raise ProbeError(f"Slurm would not run the Dask workers' job ({why}); set its cores, memory, queue or "
+                             "account in Dask's jobqueue.slurm settings (~/.config/dask/jobqueue.yaml, or "
+                             "DASK_JOBQUEUE__SLURM__MEMORY and the like)") from None
 
 
 def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iterator[list[JobResult]]:

@@ -140,6 +140,27 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     assert doc["centre"]["statuses"]["judged"] == len(logs)
 
 
+def test_a_centres_sums_are_the_same_in_whatever_order_its_jobs_come(tmp_path):
+    """A pool and Dask finish the logs in different orders: ties among counts and the sum of the time lost must not
+    follow it."""
+    from assess.centre import Centre
+    from assess.darshan_review import JUDGED, JobResult
+
+    tree(tmp_path / "logs", SAMPLES)
+    doc = review("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                 "--fail-on", "never")[1]
+    results = [JobResult.from_dict(job) for job in doc["jobs"]]
+    assert sum(r.status == JUDGED for r in results) > 2 and len({r.time_lost for r in results}) > 2
+    sums = set()
+    for seed in range(20):
+        random.Random(seed).shuffle(results)
+        centre = Centre()
+        for result in results:
+            centre.add(result, now=True)
+        sums.add(json.dumps(centre.to_dict()))
+    assert len(sums) == 1
+
+
 def test_a_dask_local_cluster_gives_the_pools_results(tmp_path):
     pytest.importorskip("distributed", reason="Dask is not installed: pip install 'iobound[dask]'")
     tree(tmp_path / "logs", SAMPLES + REAL[:8])
