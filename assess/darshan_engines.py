@@ -11,8 +11,11 @@ batch is then read one log each in the same way.
 
 from __future__ import annotations
 
+import os
+import select
 import signal
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -32,13 +35,34 @@ _AHEAD = 2
 SBATCH = 30.0
 
 
-def _start() -> None:
-    """A pool worker's start: PyDarshan imported once, and the address space capped as for the one-log child."""
+def _start(review: int) -> None:
+    """A pool worker's start: PyDarshan imported once, the address space capped as for the one-log child, and the
+    worker bound to the ``review`` process that made the pool (:func:`_end_with`)."""
     import darshan  # noqa: F401  (imported once here, not per log)
 
     from probes.readers.darshan_extract import limit_memory
 
     limit_memory()
+    _end_with(review)
+
+
+def _end_with(pid: int) -> None:
+    """End this process when process ``pid`` ends. A review killed outright (SIGKILL, the OOM killer) leaves its pool's
+    workers waiting for ever on a queue whose ends they hold themselves, and the forkserver, which lives while they
+    do, with them; a thread watching the review through a pidfd (no race with a new process taking its number) ends
+    them."""
+    try:
+        watched = os.pidfd_open(pid)
+    except ProcessLookupError:  # the review ended before this worker started
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here (Linux before 5.3): the worker lives as CPython's do
+        return
+
+    def watch() -> None:
+        select.select([watched], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="review-watch", daemon=True).start()
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -49,7 +73,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["darshan", "assess.darshan_review", "assess.check"])
-    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(os.getpid(),))
 
 
 def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:

@@ -69,6 +69,17 @@ def tree(folder: Path, logs: list[Path], copies: int = 1, per_folder: int = 100,
     return made
 
 
+def in_session(session: int) -> list[str]:
+    """The command lines of the live processes in ``session`` (zombies, which hold nothing, left out)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+            if int(fields[3]) == session and fields[0] != "Z":
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
 def test_a_tree_with_bad_files_judges_the_good_ones_as_check_does_and_names_each_bad_one(tmp_path):
     logs = tmp_path / "logs"
     good = tree(logs, SAMPLES)
@@ -121,7 +132,7 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     argv = ["review", "--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(index), "--workers", "1"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     child = subprocess.Popen([sys.executable, "-m", "assess", *argv], cwd=tmp_path, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     kept = 0
     deadline = time.monotonic() + 300
     while kept == 0 and time.monotonic() < deadline and child.poll() is None:
@@ -133,6 +144,11 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=60)
     assert 0 < kept < len(logs), "the review ended before it could be interrupted"
+    # its pool's workers, their forkserver and resource tracker end with it (each in its session)
+    deadline = time.monotonic() + 30
+    while (left := in_session(child.pid)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, left
     with contextlib.closing(sqlite3.connect(index)) as db:
         kept = db.execute("SELECT count(*) FROM logs").fetchone()[0]
     status, doc, _ = review(*argv[1:], "--json", "--fail-on", "never")
