@@ -16,7 +16,8 @@ from probes.core.units import Q_, format_quantity
 from assess.progress import duration
 from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis, JobResult
 
-__all__ = ["Centre", "most_first", "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
+__all__ = ["Centre", "most_first", "band_rows", "top_rows", "BAND_HEADERS", "TOP_HEADERS", "BANDS",
+           "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
 
 # The bands of the fraction of its ceiling a job reached: the lower bound of each (the last, above the ceiling).
 FRACTIONS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 1.0)
@@ -115,6 +116,21 @@ class Centre:
                 "unreadable": [{"path": p, "reason": why} for p, why in sorted(self.unreadable)]}
 
 
+BAND_HEADERS = ("fraction", "jobs", "share")
+TOP_HEADERS = ("time lost", "fraction", "job", "run", "log")
+
+
+def band_rows(centre: Centre) -> list[tuple[str, str, str]]:
+    """The judged jobs per band of the fraction of their ceilings: :data:`BAND_HEADERS`."""
+    judged = max(centre.statuses[JUDGED], 1)
+    return [(band, str(centre.bands[band]), f"{centre.bands[band] / judged:.0%}") for band in BANDS]
+
+
+def top_rows(centre: Centre) -> list[tuple[str, ...]]:
+    """The jobs that lost the most time against their ceilings, the most first: :data:`TOP_HEADERS`."""
+    return [(duration(r.time_lost), f"{r.fraction:.1%}", str(r.job_id), r.run or "", r.path) for r in centre.worst]
+
+
 def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
     """The review in words: the logs by status, the spread over fractions of the ceilings, the top jobs by time lost,
     the findings, the stripe settings, the file systems, and every unreadable log with its reason (the first
@@ -129,12 +145,9 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
     judged = centre.statuses[JUDGED]
     if judged:
         lines += ["", "jobs by the fraction of their ceiling they reached:",
-                  table(("fraction", "jobs", "share"), [(band, centre.bands[band], f"{centre.bands[band] / judged:.0%}")
-                                                         for band in BANDS], right=(1, 2))]
+                  table(BAND_HEADERS, band_rows(centre), right=(1, 2))]
         lines += ["", f"time lost against the ceilings: {duration(centre.time_lost)} in all; the most:",
-                  table(("time lost", "fraction", "job", "run", "log"),
-                        [(duration(r.time_lost), f"{r.fraction:.1%}", r.job_id, r.run, r.path) for r in centre.worst],
-                        right=(0, 1))]
+                  table(TOP_HEADERS, top_rows(centre), right=(0, 1))]
     if centre.findings:
         lines += ["", "findings (jobs they fire for):",
                   *(f"  {code:24} {count}" for code, count in most_first(centre.findings))]

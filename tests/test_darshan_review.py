@@ -3,11 +3,13 @@ bad files named, reruns judging only new logs, an interrupted review resumed, a 
 systems. The logs are the PyDarshan wheel's samples and, where present, the real logs of ../shared/darshan-logs."""
 
 import contextlib
+import html
 import importlib.util
 import io
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -235,7 +237,7 @@ def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
     assert doc["centre"]["unreadable"] == [{"path": gone, "reason": "No such file or directory"}]
 
 
-def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
+def test_the_text_csv_and_html_say_the_centre_and_every_log(tmp_path):
     tree(tmp_path / "logs", SAMPLES)
     (tmp_path / "logs" / "empty.darshan").write_bytes(b"")
     argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--fail-on", "never")
@@ -246,6 +248,25 @@ def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
     assert f"review: {len(SAMPLES) + 1}/{len(SAMPLES) + 1} logs" in err
     rows = review(*argv, "--csv")[1].splitlines()
     assert rows[0].startswith("path,status,reason,job_id") and len(rows) == len(SAMPLES) + 2
+    # the html report: its figures, and the same sums as the JSON's
+    centre = review(*argv, "--json")[1]["centre"]
+    status, text, _ = review(*argv, "--html", str(tmp_path / "page"))
+    page = (tmp_path / "page" / "index.html").read_text(encoding="utf-8")
+    assert status == 0 and text.endswith(f"wrote {tmp_path / 'page' / 'index.html'}\n")
+    for figure in ("fractions", "time-lost", "findings", "stripe-counts"):
+        assert (tmp_path / "page" / "figures" / f"{figure}.svg").exists() and f"figures/{figure}.svg" in page
+    for band in centre["fractions"]:
+        low = f"{band['from']:.0%}"
+        assert re.search(rf"<tr><td>(≥ )?{low}[^<]*</td><td class=num>{band['jobs']}</td>", page), band
+    for finding in centre["findings"]:
+        assert f"<tr><td>{finding['code']}</td><td class=num>{finding['jobs']}</td></tr>" in page
+    assert all(html.escape(top["path"]) in page for top in centre["top_time_lost"])
+    assert "Unreadable logs (1)" in page and html.escape(str(tmp_path / "logs" / "empty.darshan")) in page
+    before = page
+    done = subprocess.run([sys.executable, "-m", "assess", "review", *argv, "--html", str(tmp_path / "page")],
+                          capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "exists already" in done.stderr, done.stderr
+    assert (tmp_path / "page" / "index.html").read_text(encoding="utf-8") == before
 
 
 def test_an_index_that_is_not_ours_is_refused_in_one_line_and_left_as_it_is(tmp_path):
