@@ -27,8 +27,8 @@ from assess.findings.application import BIN_BOUNDS, histogram
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Bars", "Node", "Edge", "Drawing", "Sizes", "families", "roofline",
-           "scaling", "ratios", "probe_charts", "drawing", "sweep_sizes", "access_sizes"]
+__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Bars", "Node", "Edge", "Drawing", "Sizes", "families",
+           "roofline", "scaling", "ratios", "probe_charts", "drawing", "sweep_sizes", "access_sizes"]
 
 
 @dataclass(frozen=True)
