@@ -14,14 +14,13 @@ from __future__ import annotations
 import os
 import select
 import signal
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator, TextIO
 
-from assess.progress import duration
+from assess.progress import PassProgress, duration
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
 __all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
@@ -270,36 +269,25 @@ def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iter
 
 
 class Progress:
-    """Logs done, logs per second and the time left, on stderr: a line redrawn in place on a terminal, else a line
-    every ``every`` seconds, and the last when the review ends."""
+    """Logs done, logs per second and the time left, drawn by :class:`assess.progress.PassProgress` (a live line on a
+    terminal; elsewhere where ``asked``, a line every ten seconds and the last)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, every: float = 10.0):
-        self.total, self.stream, self.every = total, stream or sys.stderr, every
-        self.live = self.stream.isatty()
-        self.start = self.shown = time.monotonic()
+    def __init__(self, total: int, asked: bool = False, stream: TextIO | None = None):
+        self.drawn = PassProgress("review", "logs", stream, asked)
+        self.total, self.start = total, time.monotonic()
         self.done = self.judged = 0
 
     def add(self, done: int, judged: int) -> None:
         """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
         self.done += done
         self.judged += judged
-        now = time.monotonic()
-        if now - self.shown >= (0.5 if self.live else self.every):
-            self.shown = now
-            self._line(final=False)
-
-    def finish(self) -> None:
-        self._line(final=True)
-
-    def _line(self, final: bool) -> None:
         seconds = max(time.monotonic() - self.start, 1e-9)
         rate = self.judged / seconds
-        left = f", about {duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
-        text = (f"review: {self.done}/{self.total} logs, {self.judged} judged now ({rate:.1f} logs/s), "
-                f"{self.done - self.judged} from the index{left}")
-        if final:
-            text += f", in {duration(seconds)}"
-        clear = "\r\033[K" if self.live else ""
-        self.stream.write(f"{clear}{text}" + ("\n" if final or not self.live else ""))
-        self.stream.flush()
+        when = (f"in {duration(seconds)}" if self.done >= self.total else
+                f"about {duration((self.total - self.done) / rate)} left" if rate > 0 else "")
+        self.drawn("done", self.done, self.total, f"{self.judged:,} judged now ({rate:.1f} logs/s), "
+                                                  f"{self.done - self.judged:,} from the index, {when}".rstrip(", "))
 
+    def close(self) -> None:
+        """Clear the live line, so that the review's text starts on a clean one."""
+        self.drawn.close()

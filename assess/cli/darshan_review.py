@@ -57,7 +57,7 @@ def execute_darshan(args: argparse.Namespace) -> int:
     basis = basis_of(word)
     total = sum(1 for _ in listed(source, manifest=manifest, stat=False))
     centre, jobs = Centre(), [] if (args.json or args.csv) else None
-    progress = Progress(total)
+    progress = Progress(total, asked=args.progress)
 
     def keep(result: JobResult, now: bool) -> None:
         centre.add(result, now=now)
@@ -97,7 +97,7 @@ def execute_darshan(args: argparse.Namespace) -> int:
                 client.close()
                 if cluster is not None:
                     cluster.close()
-        progress.finish()
+        progress.close()
     if args.json:
         print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
                              centre_body(source, args.index, basis, centre, jobs))))
