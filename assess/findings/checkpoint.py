@@ -1,0 +1,75 @@
+"""Which part bound a measured checkpoint save or restore: the clients' generation of the tensors, or the storage.
+
+A save writes tensors the clients generate first (DLIO's and mlpstorage's checkpointing make them up), so a save
+that ran at the clients' generation rate measured the clients, not the storage: MLPerf Storage invalidated such a
+result (mlcommons/storage #689). The finding says which part bound, as a finding about the run, not a verdict on the
+storage; a topology that states no ``checkpoint_generation`` leaves the generation a possibility, said as such.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from probes.core.units import Q_, Metric, format_quantity, quantity_json
+from probes.core.workload import Operation
+from assess.findings.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    from probes.core.run import Run
+    from models.ceiling import Ceiling
+    from models.predict import Model
+
+__all__ = ["CHECKPOINT_CODES", "checkpoint_findings"]
+
+# Codes (stable): CHECKPOINT-BOUND info (the part that bound a checkpoint's save or restore).
+CHECKPOINT_CODES = ("CHECKPOINT-BOUND",)
+
+
+def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients: tuple[str, ...] | None,
+                        tolerance: float) -> list[Finding]:
+    """The part that bound a DLIO checkpoint run (none for other runs, or where nothing can be said)."""
+    from assess.checkpoints import span
+    from assess.findings.ceiling import summary_in
+    from models.checkpoints import generated
+
+    if run.checkpoint is None or run.workload is None:
+        return []
+    summary = summary_in(run, Metric.BANDWIDTH)
+    if summary is None:
+        return []
+    measured = Q_(summary.mean, "B/s").to("GB/s")
+    names, counts = model.nodes(run.workload, clients)
+    generation, per_client = generated(model.topology, counts) if run.workload.operation is Operation.WRITE \
+        else (None, None)
+    storage = None if ceiling is None else (ceiling.least.to("GB/s"), ceiling.value.to("GB/s"))
+    at_storage = storage is not None and storage[0] <= measured * (1 + tolerance)
+    evidence = {"measured": quantity_json(measured), "storage": None if storage is None else
+                [quantity_json(q) for q in storage], "generation": None if generation is None else
+                [quantity_json(q) for q in generation], "nodes": sum(counts.values())}
+    shown = format_quantity(measured, unit="GB/s")
+    where = "" if storage is None else (f"{span(*storage)}, bound by {', '.join(ceiling.binding_layers)} "
+                                        f"({ceiling.marked(ceiling.binding)})")
+    if generation is not None and generation[0] <= measured * (1 + tolerance):
+        ratio = f"{(generation[0] / measured).m_as(''):.2f} to {(generation[1] / measured).m_as(''):.2f}"
+        also = f"; the storage's ceiling, {where}, the save reached too: the two are co-equal" if at_storage else \
+            (f"; the storage's ceiling is {where}" if where else "")
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: bound by the clients' generation of the checkpoint tensors: {shown} is what "
+                        f"{evidence['nodes']} client nodes generate ({span(*generation)}, {per_client.span()} each, "
+                        f"{ratio} x the measured rate){also}. The save measured how fast the clients generate the "
+                        "tensors, not how fast the storage absorbs them.",
+                        "give the clients more generation (threads, cores) or more clients, and save again to "
+                        "measure the storage", evidence | {"binds": "generation"})]
+    if at_storage:
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: bound by the storage: {shown} reached its ceiling ({where})"
+                        + ("" if generation is not None or run.workload.operation is not Operation.WRITE else
+                           "; the clients' checkpoint_generation is not stated"),
+                        "", evidence | {"binds": "storage"})]
+    if generation is None and run.workload.operation is Operation.WRITE and storage is not None:
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: {shown} is below the storage's ceiling ({where}), and the topology states no "
+                        "checkpoint_generation for its clients: their generation of the tensors may have bound it",
+                        "state the clients' checkpoint_generation (measured, or a range) to tell",
+                        evidence | {"binds": None})]
+    return []
