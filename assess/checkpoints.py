@@ -45,8 +45,8 @@ def generation_words(found: Saving) -> str:
 
 def _memory_words(found: Saving) -> str:
     held = found.memory
-    ranks = f"{held.ranks_per_node} rank{'s' if held.ranks_per_node > 1 else ''}"
-    said = (f"each client holds up to {format_quantity(held.save)} while it saves (the shares of its {ranks}) "
+    ranks = f"its {held.ranks_per_node} ranks' shares" if held.ranks_per_node > 1 else "its rank's share"
+    said = (f"each client holds up to {format_quantity(held.save)} while it saves ({ranks}) "
             f"and {format_quantity(held.restore)} while it restores (torch.load's copy beside the state it holds)")
     if held.has is None:
         return said + "; the clients' memory is not stated"
@@ -80,7 +80,7 @@ def render_checkpoint(found: Saving, system: str) -> str:
              f"memory:      {_memory_words(found)}",
              f"generation:  {generation_words(found)}", "",
              f"save:     at least {_took(save)} at {span(least, most)}, bound by {said}",
-             f"restore:  at least {_took(restore)} at {read.shown}, bound by {', '.join(read.binding_layers)} "
+             f"restore:  at least {_took(restore)} at {span(read.least, read.value)}, bound by {', '.join(read.binding_layers)} "
              f"({read.marked(read.binding)})"]
     assumptions = dict.fromkeys(write.assumptions + read.assumptions)
     assumptions["ranks placed on the client nodes in blocks (Open MPI's default, by slot)"] = None
