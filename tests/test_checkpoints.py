@@ -241,3 +241,26 @@ def test_check_names_the_storage_where_the_clients_generate_faster(tmp_path, cap
     (run,) = json.loads(out)["runs"]
     (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
     assert found["evidence"]["binds"] == "storage" and "bound by the storage" in found["message"]
+
+
+# -- sizing for a checkpoint ---------------------------------------------------------------------------------------
+
+
+def test_size_takes_a_checkpoint_target_as_a_save_and_a_restore(capsys):
+    argv = ["size", "--clients", "16", "--client-nic", "400Gbit/s", "--target", "checkpoint=llama3-70b:60s",
+            "--devices", "nvme-gen4-7.68tb", "--top", "1"]
+    status, out, err = _main(argv + ["--json"], capsys)
+    assert status == 0, err
+    targets = json.loads(out)["targets"]
+    assert [t["workload"]["operation"] for t in targets] == ["write", "read"]
+    assert targets[0]["target"]["value"] == pytest.approx(MODELS["llama3-70b"].size.m_as("B") / 60)
+    status, out, _ = _main(argv, capsys)
+    asked = out.splitlines()[0]
+    assert "saved in 60 s, each client generating 1.02 GB/s" in asked  # 16.3 GB/s over 16 clients
+    assert "restored in 60 s, each client holding 114 GiB" in asked  # 4 ranks' shares, twice
+
+
+def test_a_checkpoint_target_without_its_time_says_how_it_looks(capsys):
+    status, _, err = _main(["size", "--clients", "4", "--client-nic", "100Gbit/s", "--target", "checkpoint=llama3-8b"],
+                           capsys)
+    assert status == 2 and err.count("\n") == 1 and "checkpoint=MODEL|SIZE:TIME[:RANKS]" in err
