@@ -84,6 +84,8 @@ def render_checkpoint(found: Saving, system: str) -> str:
              f"({read.marked(read.binding)})"]
     assumptions = dict.fromkeys(write.assumptions + read.assumptions)
     assumptions["ranks placed on the client nodes in blocks (Open MPI's default, by slot)"] = None
+    assumptions["the memory is DLIO's in-memory checkpoint (MLPerf Storage v2.0): v3.0's streaming checkpoint "
+                "holds only its chunk buffers (mlcommons/storage #249, #518)"] = None
     if found.model is not None:
         assumptions[f"the model's shape and parallelism: {found.model.source}"] = None
     lines += ["", "assumptions:", *(f"  - {a}" for a in assumptions)]
