@@ -1,4 +1,5 @@
-"""A checkpoint's save and restore in words and JSON: what binds each, how long each takes, the memory a client needs."""
+"""A checkpoint's save and restore in words and JSON: what binds each, how long each takes, what memory a client
+needs."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ def span(least: Quantity, most: Quantity) -> str:
     """A rate from its least to its most in GB/s (one figure where they are equal)."""
     if least == most:
         return format_quantity(most.to("GB/s"), unit="GB/s")
-    return f"{format_quantity(least.to('GB/s'), unit='GB/s').split(' ')[0]} to {format_quantity(most.to('GB/s'), unit='GB/s')}"
+    low, high = (format_quantity(q.to("GB/s"), unit="GB/s") for q in (least, most))
+    return f"{low.split(' ')[0]} to {high}"
 
 
 def generation_words(found: Saving) -> str:
@@ -80,7 +82,8 @@ def render_checkpoint(found: Saving, system: str) -> str:
              f"memory:      {_memory_words(found)}",
              f"generation:  {generation_words(found)}", "",
              f"save:     at least {_took(save)} at {span(least, most)}, bound by {said}",
-             f"restore:  at least {_took(restore)} at {span(read.least, read.value)}, bound by {', '.join(read.binding_layers)} "
+             f"restore:  at least {_took(restore)} at {span(read.least, read.value)}, bound by "
+             f"{', '.join(read.binding_layers)} "
              f"({read.marked(read.binding)})"]
     assumptions = dict.fromkeys(write.assumptions + read.assumptions)
     assumptions["ranks placed on the client nodes in blocks (Open MPI's default, by slot)"] = None
@@ -108,5 +111,6 @@ def checkpoint_body(system: dict, found: Saving) -> dict:
                      "binds_low": found.binds(low=True), "seconds": [t.m_as("s") for t in save]},
             "memory": {"ranks_per_node": held.ranks_per_node, "save": quantity_json(held.save),
                        "restore": quantity_json(held.restore), "client": quantity_json(held.has), "fits": held.fits},
-            "write": {"ceiling": found.storage.write.to_dict(), "seconds": [t.m_as("s") for t in found.storage.write_time]},
-            "read": {"ceiling": found.storage.read.to_dict(), "seconds": [t.m_as("s") for t in found.storage.read_time]}}
+            **{name: {"ceiling": ceiling.to_dict(), "seconds": [t.m_as("s") for t in times]} for name, ceiling, times in
+               (("write", found.storage.write, found.storage.write_time),
+                ("read", found.storage.read, found.storage.read_time))}}

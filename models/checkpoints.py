@@ -106,9 +106,9 @@ class LLM:
             elif index == self.layers + 2:
                 total += self.hidden // split
             else:
-                total += sum((2 * (self.hidden // split), self.hidden * (self.hidden + 2 * kv) // self.tensor // split,
-                              self.hidden ** 2 // self.tensor // split, 2 * self.ffn * self.hidden // self.tensor // split,
-                              self.ffn * self.hidden // self.tensor // split))
+                sharded = (self.hidden * (self.hidden + 2 * kv), self.hidden ** 2, 2 * self.ffn * self.hidden,
+                           self.ffn * self.hidden)  # attention Q, K, V; its output; the gated MLP's two matrices
+                total += 2 * (self.hidden // split) + sum(n // self.tensor // split for n in sharded)
         return total
 
     @property

@@ -195,13 +195,13 @@ name = "mlcommons-storage-689"
 [clients.nodes]
 count = {case["nodes"]}
 nic = "unlimited"
-checkpoint_generation = {{ range = ["{low * per_node:.6g} GB/s", "{high * per_node:.6g} GB/s"], source = "measured", note = "#689: gen/io {low}-{high}x" }}
+checkpoint_generation = {{ range = ["{low * per_node:.6g} GB/s", "{high * per_node:.6g} GB/s"], source = "measured" }}
 [networks.fabric]
 rtt = {{ range = ["2 us", "20 us"], source = "assumption" }}
 [servers.storage]
 count = 1
 nic = "unlimited"
-write_bandwidth = {{ range = ["{rate / high:.6g} GB/s", "{rate / low:.6g} GB/s"], source = "measured", note = "#689: the I/O side" }}
+write_bandwidth = {{ range = ["{rate / high:.6g} GB/s", "{rate / low:.6g} GB/s"], source = "measured" }}
 [[links]]
 between = ["nodes", "fabric"]
 [[links]]

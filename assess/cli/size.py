@@ -252,6 +252,7 @@ def _checkpoint_targets(value: str, where: str, args: argparse.Namespace) -> tup
     held = memory(found.shares(ranks) if found else (int(size.m_as("B") / ranks),) * ranks, nodes)
     labels = (f"{name} checkpoint saved in {format_quantity(within)}, each client generating "
               f"{format_quantity(rate / nodes, unit='GB/s')}",
-              f"{name} checkpoint restored in {format_quantity(within)}, each client holding {format_quantity(held.restore)}")
-    return tuple(Target(Workload(op, args.transfer_size, nodes=nodes, ppn=-(-ranks // nodes), data_set=size), rate, label)
-                 for op, label in zip((Operation.WRITE, Operation.READ), labels))
+              f"{name} checkpoint restored in {format_quantity(within)}, each client holding "
+              f"{format_quantity(held.restore)}")
+    return tuple(Target(Workload(op, args.transfer_size, nodes=nodes, ppn=-(-ranks // nodes), data_set=size), rate,
+                        label) for op, label in zip((Operation.WRITE, Operation.READ), labels))

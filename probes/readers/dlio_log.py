@@ -38,7 +38,8 @@ def looks_like(text: str) -> bool:
     """Whether ``text`` is a DLIO log with a finished checkpoint in it.
 
     >>> looks_like("[OUTPUT] 2025-03-19T09:21:48 Running DLIO [Checkpointing] with 2 process(es)\\n"
-    ...            "[OUTPUT] 2025-03-19T09:23:25 Finished saving checkpoint 1 for epoch 1 in 77.1 s; Throughput: 1.1 GB/s")
+    ...            "[OUTPUT] 2025-03-19T09:23:25 Finished saving checkpoint 1 for epoch 1 in 77.1 s; "
+    ...            "Throughput: 1.1 GB/s")
     True
     """
     return _RUNNING.search(text) is not None and _FINISHED.search(text) is not None
