@@ -174,9 +174,8 @@ def memory(shares: tuple[int, ...], nodes: int, has: Quantity | None = None) -> 
 @dataclass(frozen=True)
 class Saving:
     """A save and a restore on a topology: the storage's ceilings (``storage``), the clients' generation ceiling
-    (least, most; None where a client group does not state it) and the memory each client needs.
-
-    ``clients`` names the client groups and ``nodes`` how many of their nodes the ranks run on.
+    (least, most; None where a client group does not state it), its per-client figure, how many client nodes the
+    ranks run on, the memory each client needs, and the model (None for a checkpoint given as a size).
     """
 
     storage: Checkpoint
