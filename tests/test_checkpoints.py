@@ -264,3 +264,12 @@ def test_a_checkpoint_target_without_its_time_says_how_it_looks(capsys):
     status, _, err = _main(["size", "--clients", "4", "--client-nic", "100Gbit/s", "--target", "checkpoint=llama3-8b"],
                            capsys)
     assert status == 2 and err.count("\n") == 1 and "checkpoint=MODEL|SIZE:TIME[:RANKS]" in err
+
+
+def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure(tmp_path, capsys):
+    system, summary = _case_689(tmp_path, "10GiB/s")
+    status, out, _ = _main(["check", system, summary, "--set", "nodes.checkpoint_generation=0.1GB/s",
+                            "--fail-on", "never", "--json"], capsys)
+    (run,) = json.loads(out)["runs"]
+    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
+    assert found["severity"] == "warning" and "above what the clients' stated generation allows" in found["message"]

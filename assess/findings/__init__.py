@@ -41,6 +41,7 @@ AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's 
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
 an MLPerf Storage checkpoint run, against the clients' generation and the storage (assess.findings.checkpoint; CHECKPOINT_CODES)
 CHECKPOINT-BOUND  info     the part that bound a save or a restore: the clients' generation of the tensors, or the storage
+                           (a warning where the save ran faster than the clients' stated generation allows)
 a metadata phase of a list beside what like systems published (assess.findings.published; BAND_CODES)
 PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
 a result against the batch job that produced it, as the job's record beside it says (assess.findings.batch; BATCH_CODES)
