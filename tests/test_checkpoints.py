@@ -273,3 +273,41 @@ def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure
     (run,) = json.loads(out)["runs"]
     (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
     assert found["severity"] == "warning" and "above what the clients' stated generation allows" in found["message"]
+
+
+# -- the clients' generation, probed -------------------------------------------------------------------------------
+
+
+def test_the_generation_probe_measures_random_tensors_in_processes_started_together():
+    from probes.measure.generation import generation_probes
+
+    (probe,) = generation_probes(jobs=(2,), runtime=0.2)
+    (name, rate), = probe.once().items()
+    assert name == "checkpoint.generation.jobs2.bandwidth" and rate > 0
+    assert probe.parameters["jobs"] == 2 and probe.parameters["dtype"] == "float32"
+
+
+def test_a_probed_generation_is_the_topologys_checkpoint_generation(tmp_path, capsys):
+    status, _, err = _main(["probe", "--no-memory", "--checkpoint-generation", "--jobs", "1", "--runtime", "0.2",
+                            "--budget", "3", "--quiet", "-o", tmp_path / "node.json"], capsys)
+    assert status == 0, err
+    system = tmp_path / "probed.toml"
+    system.write_text("""name = "probed"
+[clients.c]
+count = 2
+nic = "10 GB/s"
+checkpoint_generation = { probe = "node.json", measurement = "checkpoint.generation.jobs1.bandwidth" }
+[networks.n]
+rtt = "10 us"
+[servers.s]
+count = 1
+nic = "100 GB/s"
+[[links]]
+between = ["c", "n"]
+[[links]]
+between = ["n", "s"]
+""", encoding="utf-8")
+    status, out, err = _main(["predict", system, "--checkpoint", "1GiB", "--accelerators", "2", "--json"], capsys)
+    generation = json.loads(out)["generation"]
+    assert status == 0, err
+    assert generation["ceiling"][0]["value"] > 0 and generation["per_client"].endswith("B/s")
