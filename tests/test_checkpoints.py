@@ -80,9 +80,8 @@ def test_an_unknown_model_is_named_with_the_known_ones():
 # -- what binds a save and a restore on a topology ------------------------------------------------------------------
 
 
-def test_a_save_is_the_slower_of_the_clients_generation_and_the_storage(topology):
-    system = topology("""
-name = "ckpt"
+# Eight clients with their memory and generation stated, two servers: the clients' NICs bind a restore.
+SYSTEM = """name = "ckpt"
 [clients.c]
 count = 8
 nic = "10 GB/s"
@@ -93,7 +92,15 @@ rtt = "10 us"
 [servers.s]
 count = 2
 nic = "100 GB/s"
-""", links="c n s")
+[[links]]
+between = ["c", "n"]
+[[links]]
+between = ["n", "s"]
+"""
+
+
+def test_a_save_is_the_slower_of_the_clients_generation_and_the_storage(topology):
+    system = topology(SYSTEM)
     found = saving(Model(system), MODELS["llama3-8b"])
     (save, restore), least = found.times(), found.save()
     assert found.binds() == "generation" and least[0] == Q_(8, "GB/s") and least[1] == Q_(16, "GB/s")
@@ -174,11 +181,8 @@ def test_check_on_the_published_checkpoint_says_the_generation_may_have_bound_it
     """The real v3.0 Alluxio llama3-8b save, on its own system description: below the client NIC's ceiling, and the
     description states no generation rate, so check says the clients' generation may have bound it."""
     folder = corpus / "mlperf-storage" / ALLUXIO
-    status, out, _ = _main(["check", folder / "aws_r5n24xlarge_i3en12xlarge_1c_1s_8h.yaml", folder / "summary.json",
-                            "--fail-on", "never", "--json"], capsys)
-    (run,) = json.loads(out)["runs"]
-    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
-    assert status == 0 and found["evidence"]["binds"] is None and "may have bound it" in found["message"]
+    found = _bound([folder / "aws_r5n24xlarge_i3en12xlarge_1c_1s_8h.yaml", folder / "summary.json"], capsys)
+    assert found["evidence"]["binds"] is None and "may have bound it" in found["message"]
 
 
 def _case_689(folder: Path, measured: str) -> tuple[Path, Path]:
@@ -219,28 +223,37 @@ between = ["fabric", "storage"]
     return system, summary
 
 
+def _bound(argv, capsys) -> dict:
+    """The CHECKPOINT-BOUND finding of the one run ``iobound check ... --json`` judges."""
+    status, out, err = _main(["check", *argv, "--fail-on", "never", "--json"], capsys)
+    assert status == 0, err
+    (run,) = json.loads(out)["runs"]
+    assert not [f for f in run["findings"] if f["severity"] == "error"]
+    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
+    return found
+
+
 @pytest.mark.parametrize("measured", ["2GiB/s", "60GiB/s"])
 def test_check_names_the_clients_generation_in_the_case_mlperf_invalidated(measured, tmp_path, capsys):
     system, summary = _case_689(tmp_path, measured)
-    status, out, err = _main(["check", system, summary, "--fail-on", "never", "--json"], capsys)
-    assert status == 0, err
-    (run,) = json.loads(out)["runs"]
-    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
+    found = _bound([system, summary], capsys)
     assert found["evidence"]["binds"] == "generation" and found["severity"] == "info"
     assert "bound by the clients' generation of the checkpoint tensors" in found["message"]
     assert "not how fast the storage absorbs them" in found["message"] and "co-equal" in found["message"]
-    assert not [f for f in run["findings"] if f["severity"] == "error"]
     status, text, _ = _main(["check", system, summary, "--fail-on", "never"], capsys)
     assert "bound by the clients' generation" in text
 
 
 def test_check_names_the_storage_where_the_clients_generate_faster(tmp_path, capsys):
     system, summary = _case_689(tmp_path, "10GiB/s")
-    status, out, _ = _main(["check", system, summary, "--set", "nodes.checkpoint_generation=100GB/s",
-                            "--fail-on", "never", "--json"], capsys)
-    (run,) = json.loads(out)["runs"]
-    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
+    found = _bound([system, summary, "--set", "nodes.checkpoint_generation=100GB/s"], capsys)
     assert found["evidence"]["binds"] == "storage" and "bound by the storage" in found["message"]
+
+
+def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure(tmp_path, capsys):
+    system, summary = _case_689(tmp_path, "10GiB/s")
+    found = _bound([system, summary, "--set", "nodes.checkpoint_generation=0.1GB/s"], capsys)
+    assert found["severity"] == "warning" and "above what the clients' stated generation allows" in found["message"]
 
 
 # -- sizing for a checkpoint ---------------------------------------------------------------------------------------
@@ -266,15 +279,6 @@ def test_a_checkpoint_target_without_its_time_says_how_it_looks(capsys):
     assert status == 2 and err.count("\n") == 1 and "checkpoint=MODEL|SIZE:TIME[:RANKS]" in err
 
 
-def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure(tmp_path, capsys):
-    system, summary = _case_689(tmp_path, "10GiB/s")
-    status, out, _ = _main(["check", system, summary, "--set", "nodes.checkpoint_generation=0.1GB/s",
-                            "--fail-on", "never", "--json"], capsys)
-    (run,) = json.loads(out)["runs"]
-    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
-    assert found["severity"] == "warning" and "above what the clients' stated generation allows" in found["message"]
-
-
 # -- the clients' generation, probed -------------------------------------------------------------------------------
 
 
@@ -292,21 +296,8 @@ def test_a_probed_generation_is_the_topologys_checkpoint_generation(tmp_path, ca
                             "--budget", "3", "--quiet", "-o", tmp_path / "node.json"], capsys)
     assert status == 0, err
     system = tmp_path / "probed.toml"
-    system.write_text("""name = "probed"
-[clients.c]
-count = 2
-nic = "10 GB/s"
-checkpoint_generation = { probe = "node.json", measurement = "checkpoint.generation.jobs1.bandwidth" }
-[networks.n]
-rtt = "10 us"
-[servers.s]
-count = 1
-nic = "100 GB/s"
-[[links]]
-between = ["c", "n"]
-[[links]]
-between = ["n", "s"]
-""", encoding="utf-8")
+    probed = '{ probe = "node.json", measurement = "checkpoint.generation.jobs1.bandwidth" }'
+    system.write_text(SYSTEM.replace('{ range = ["1 GB/s", "2 GB/s"], source = "measured" }', probed), encoding="utf-8")
     status, out, err = _main(["predict", system, "--checkpoint", "1GiB", "--accelerators", "2", "--json"], capsys)
     generation = json.loads(out)["generation"]
     assert status == 0, err
