@@ -252,9 +252,8 @@ def saving(model: Model, size: Quantity | LLM, ranks: int | None = None, *,
     names, counts = model.nodes(Workload(Operation.WRITE, None), clients)
     nodes = {name: min(counts[name], ranks) if len(names) == 1 else counts[name] for name in names}
     generation, per_client = generated(model.topology, nodes)
-    topology = model.topology
     used = sum(nodes.values())
-    stated = [topology.group(name).capacities.get("memory") for name in names]
+    stated = [model.topology.group(name).capacities.get("memory") for name in names]
     has = min((c.ends[0] for c in stated if c is not None and c.value is not None), default=None) \
         if all(c is not None for c in stated) else None
     held = memory(shares if shares else (int(total.m_as("B") / ranks),) * ranks, used, has)
