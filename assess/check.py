@@ -19,6 +19,7 @@ from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceilin
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.batch import batch_findings
+from assess.findings.checkpoint import checkpoint_findings
 from assess.findings.hardware import beyond, implausible
 from assess.findings.metadata import too_fast
 from assess.findings.siblings import ceiling_mixup, sibling_findings
@@ -95,6 +96,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             judgement = replace(judgement, findings=findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         own += batch_findings(run, jobs)
+        own += checkpoint_findings(run, judgement.ceiling, model, clients, tolerance)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
         judgements.append(replace(judgement, findings=judgement.findings + tuple(own)))

@@ -72,7 +72,10 @@ COMMANDS = {
                          "--json"], 0)],
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
-    "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
+    "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0),
+                   # and a model's, the clients' generation stated (its model, generation ceiling and memory verdict)
+                   (["predict", "{system}", "--set", "compute.checkpoint_generation=1..2GB/s", "--checkpoint",
+                     "llama3-8b", "--json"], 0)],
     # a stonewalled benchmark (its wear-out) whose phases read what others wrote, with both caches stated
     "plan": [(["plan", "{system}", "--benchmark", "io500", "--noise", "5%", "--json"], 0)],
     # the lecture's runs against a plan of the same system ({plan}: iobound plan SYSTEM --benchmark ior -o)

@@ -89,7 +89,7 @@ def test_read_csv_is_a_results_table_that_check_reads_back(corpus, capsys, tmp_p
 
 @pytest.fixture(scope="module")
 def originals(corpus):
-    """Per reader, the corpus files it claims (and the bundled results table)."""
+    """Per reader, the corpus files it claims (and the bundled results table, and DLIO's logs in the tests' data)."""
     texts = {name: [] for name in READERS}
     for path in _files(corpus):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -100,6 +100,7 @@ def originals(corpus):
     texts["table"].append(example_path("lecture-results.csv").read_text(encoding="utf-8"))
     gdsio = Path(__file__).parent / "data" / "gpudirect"  # no gdsio in the corpus: the tests' published lines
     texts["gdsio"] += [path.read_text(encoding="utf-8") for path in sorted(gdsio.glob("*gdsio.txt"))]
+    texts["dlio-log"] += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("data/checkpoint/*.log"))]
     return texts
 
 

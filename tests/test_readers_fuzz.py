@@ -73,6 +73,10 @@ PIECES = {
     "iperf3": _NETWORK, "iperf2": _NETWORK, "ping": _NETWORK,
     "mlperf": ['{"num_accelerators": 8, ', '"metric": {', '"num_files_train": 3200, ', '"train_au_percentage": [',
                '"host_memory_GB": [', "}", "]", ","],
+    "dlio-log": ["[OUTPUT] 2025-03-19T09:21:48.328425 Running DLIO [Checkpointing] with 2 process(es)\n",
+                 "[OUTPUT] 2025-03-19T09:23:25.328675 Finished saving checkpoint 1 for epoch 1 in 77.1101 s; "
+                 "Throughput: 1.1394 GB/s\n", "[OUTPUT] x Finished loading checkpoint 2 for epoch 1 in 0 s; Throughput: ",
+                 "[OUTPUT] x Total checkpoint size: 87.86 GB\n", "with 0 process(es)", "\n"],
     "table": ["op,transfer_size,value,unit\n", "write,1 MiB,100,MiB/s\n", "read,,x,\n"],
     "gdsio": ["gdsio -D /d -d 1 -w 8 -s 1G -i 1M -x 0 -I 0\n", "./gdsio -f f -d 0 -x 2 -I 1M -I 9\n", "gdsio -Z -w\n",
               "IoType: READ XferType: GPUD Threads: 8 DataSetSize: 1/2(KiB) IOSize: 1024(KiB) ",

@@ -6,6 +6,7 @@ Format (every capacity is per member of its group)::
     [clients.compute]                 # a group named "compute" of kind client
     count = 10
     nic = { value = "1 Gbit/s", source = "datasheet", note = "Intel I350" }
+    checkpoint_generation = "8 GB/s"  # how fast a client generates the checkpoint tensors it saves
     [networks.ethernet]
     rtt = "0.1 ms"                    # a plain string: source "unstated"
     [servers.storage]

@@ -49,10 +49,10 @@ _RANK = {kind: i for i, kind in enumerate(Kind)}
 # request costs there besides moving its bytes; ``metadata`` the metadata operations per second one (metadata) server
 # completes, ``directory`` the rate one directory sustains when every process works in it (a lock serialises them),
 # ``journal`` the creates and removes per second its metadata devices make durable; ``memory_bandwidth`` how fast the
-# page cache serves data.
+# page cache serves data; a client's ``checkpoint_generation`` how fast it makes the checkpoint tensors it saves.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
-                  "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
+                  "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY, "checkpoint_generation": Metric.BANDWIDTH},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,

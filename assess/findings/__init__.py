@@ -41,6 +41,9 @@ METADATA-FASTER   info     opens and stats take most of its I/O time, faster tha
 an MLPerf Storage training run, from DLIO's summary (assess.findings.training; TRAINING_CODES)
 AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's minimum
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
+an MLPerf Storage checkpoint run, against the clients' generation and the storage (assess.findings.checkpoint; CHECKPOINT_CODES)
+CHECKPOINT-BOUND  info     the part that bound a save or a restore: the clients' generation of the tensors, or the storage
+                           (a warning where the save ran faster than the clients' stated generation allows)
 a metadata phase of a list beside what like systems published (assess.findings.published; BAND_CODES)
 PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
 a result against the batch job that produced it, as the job's record beside it says (assess.findings.batch; BATCH_CODES)
@@ -56,6 +59,7 @@ _EXPORTS = {
                                 "summary_in"),
     "assess.findings.application": ("JOB_CODES", "is_job", "part_of", "job_findings"),
     "assess.findings.training": ("TRAINING_CODES", "training_findings"),
+    "assess.findings.checkpoint": ("CHECKPOINT_CODES", "checkpoint_findings"),
     "assess.findings.published": ("BAND_CODES", "band_finding"),
     "assess.findings.batch": ("BATCH_CODES", "batch_findings"),
 }
