@@ -20,6 +20,7 @@ from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.batch import batch_findings
 from assess.findings.hardware import beyond, implausible
+from assess.findings.kvcache import is_kv_storage, kv_judgement
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
 
@@ -75,7 +76,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                 narrowed_models[key] = Model(raised) if narrowings else whole
             model = narrowed_models[key]
         reason = _no_ceiling(topology, run, clients)
-        if reason:
+        if topology.kv_cache and is_kv_storage(run):  # a serving node's offload: its tiers judge it
+            judgement = kv_judgement(topology, run, tolerance)
+        elif reason:
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
             judged = _predicted(model, run, clients)

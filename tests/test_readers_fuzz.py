@@ -73,6 +73,12 @@ PIECES = {
     "iperf3": _NETWORK, "iperf2": _NETWORK, "ping": _NETWORK,
     "mlperf": ['{"num_accelerators": 8, ', '"metric": {', '"num_files_train": 3200, ', '"train_au_percentage": [',
                '"host_memory_GB": [', "}", "]", ","],
+    "kv-cache": ['{"summary": {', '"elapsed_time": 10.0, ', '"cache_stats": {', '"tier_storage_read_bandwidth_gbps": 0.3',
+                 '"tier_cpu_write_bandwidth_gbps": -1', '"tier_gpu_read_bandwidth_gbps": 0', "}", ","],
+    "lmcache": ["LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.2188 gb, cost 14.7797 ms, throughput: "
+                "14.8007 GB/s; offload_time: 14.7275 ms\n", "LMCache INFO: Retrieved 10 out of 10 required tokens (from "
+                "10 total tokens). size: 0.0000 gb, cost 0.5 ms, throughput: 0.0 GB/s;\n",
+                "LMCache INFO: Store 1792 tokens takes: 2.2906 ms, throughput: 1e9 GB/s; ", " GB/s", "\n"],
     "table": ["op,transfer_size,value,unit\n", "write,1 MiB,100,MiB/s\n", "read,,x,\n"],
     "io500_system.read_info": ['io500_info_ds_nodes="1"', "export io500_info_system=x"],
     "io500_system.read_description": ['{"DATA": {"type": "Site", ', 'io500_info_ds_nodes="1"'],

@@ -7,6 +7,7 @@ Examples:
   iobound predict lecture --op read --transfer-size 64KiB --direct --curve
   iobound predict system.json --accelerators 64 --model unet3d --accelerator h100
   iobound predict system.json --checkpoint 105GiB --accelerators 8
+  iobound predict node.toml --kv-cache 32MiB --request-rate 200 --kv-model llama3.1-8b
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
 from assess.cli.inputs import count_arg, edited_topology, size_arg
+from assess.cli.kvcache import add_kv_arguments, kv_cache
 from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -38,9 +40,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="emulated accelerators (one process each): the bandwidth they demand, and the most fed")
     group.add_argument("--checkpoint", type=size_arg, metavar="SIZE",
                        help="time to write and read a checkpoint of SIZE in all (e.g. 105GiB) from --accelerators ranks")
+    add_kv_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.kv_cache is not None:
+        return kv_cache(args)
     if args.checkpoint is not None or args.model or args.accelerator:
         return _accelerators(args)
     if args.op is None:
