@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
-from topologies.kvcache import KVTier
+from topologies.described.kvcache import KVTier
 from topologies.topology import Kind
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def predict_kv(topology: Topology, block: Quantity, requests: Quantity, operatio
     """
     if not topology.kv_cache:
         raise ValueError(f"{topology.path} states no KV-cache tiers: add [kv_cache.NAME] tables with tier, size and "
-                         "bandwidth (see topologies/kvcache.py)")
+                         "bandwidth (see topologies/described/kvcache.py)")
     demand = (requests * block / Q_(1, "op")).to("B/s")
     ceilings, held = [], Q_(0, "B")
     for rate in tier_rates(topology, operation, block):

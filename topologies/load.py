@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, TopologyError, UnitError
 from probes.core.units import Metric, family_unit, format_quantity, parse_quantity
-from topologies.kvcache import parse_kv_cache
+from topologies.described.kvcache import parse_kv_cache
 from topologies.topology import (BOUNDS, MOST_MEMBERS, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost, capacity_keys)
 
@@ -129,7 +129,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
         description=_text(doc.get("description", ""), source, "description"),
         path=source,
         currency=_text(doc.get("currency", ""), source, "currency"),
-        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source),
+        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source, parse_capacity),
     )
     _check_system(topology)
     return topology

@@ -18,7 +18,6 @@ from probes.core.workload import MOST_COUNT as MOST_MEMBERS  # one bound for eve
 if TYPE_CHECKING:
     import networkx as nx
     from pint import Quantity, Unit
-    from topologies.kvcache import KVTier
 
 __all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
            "WriteCost", "capacity_keys", "capacity_json", "lookup"]
@@ -303,7 +302,7 @@ class Topology:
     description: str = ""
     path: str = "<topology>"
     currency: str = ""  # of the groups' prices
-    kv_cache: tuple[KVTier, ...] = ()  # the tiers a serving node offloads its KV-cache to (topologies.kvcache)
+    kv_cache: tuple = ()  # the KVTier's a serving node offloads its KV-cache to (topologies.described.kvcache)
 
     def group(self, name: str) -> Group:
         return self._named[name]

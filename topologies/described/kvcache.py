@@ -1,4 +1,5 @@
-"""The tiers a serving node offloads its KV-cache to: GPU memory, host memory, local NVMe, shared storage.
+"""The tiers a serving node offloads its KV-cache to (GPU memory, host memory, local NVMe, shared storage), as its
+topology file describes them: stated figures as values, an unstated rate as a range from the catalogue.
 
 A topology lists them per serving node, fastest first, in a table of its own::
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from probes.core.errors import TopologyError
 from probes.core.units import Metric, format_quantity
@@ -75,10 +76,9 @@ class KVTier:
                 "size": capacity_json(self.size), "rates": {key: capacity_json(c) for key, c in self.rates.items()}}
 
 
-def parse_kv_cache(table: Any, source: str) -> tuple[KVTier, ...]:
-    """The ``[kv_cache.NAME]`` tables of a topology file, in file order; TopologyError naming the key where one is wrong."""
-    from topologies.load import parse_capacity
-
+def parse_kv_cache(table: Any, source: str, parse_capacity: Callable[[Any, Metric, str, str], Capacity]) -> tuple[KVTier, ...]:
+    """The ``[kv_cache.NAME]`` tables of a topology file, in file order, each figure read by ``parse_capacity`` (the
+    loader's: a value, a range or a probe); TopologyError naming the key where one is wrong."""
     if not isinstance(table, dict):
         raise TopologyError(source, "kv_cache", "must be a table of tiers, e.g. [kv_cache.hbm] with tier = \"gpu\"")
     tiers = []
