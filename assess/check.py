@@ -229,7 +229,10 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        fastest, fastest_year, fastest_rate and source
 #   1.7  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
 #        hard: small or unaligned transfers interleaved in one shared file, metadata servers that state no rate
-CHECK_VERSION = "1.7"
+#   1.8  finding MEMORY-SERVED (a KV-cache offload's storage figure, judged against the serving node's tiers: no_ceiling
+#        says so): its evidence gives measured, storage_tier, storage (least and most), storage_stated, memory_tier
+#        (null where no memory tier reaches the figure) and beyond (stated, range or implied)
+CHECK_VERSION = "1.8"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:
