@@ -75,10 +75,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             if key not in narrowed_models:
                 narrowed_models[key] = Model(raised) if narrowings else whole
             model = narrowed_models[key]
-        reason = _no_ceiling(topology, run, clients)
         if topology.kv_cache and is_kv_storage(run):  # a serving node's offload: its tiers judge it
             judgement = kv_judgement(topology, run, tolerance)
-        elif reason:
+        elif reason := _no_ceiling(topology, run, clients):
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
             judged = _predicted(model, run, clients)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from probes.core.units import Q_, Metric, format_quantity
+from probes.core.units import Q_, format_quantity
 from probes.core.workload import Operation, Workload
 from topologies.described.kvcache import KVTier
 from topologies.topology import Kind
@@ -106,12 +106,9 @@ class KVPrediction:
     requests: Quantity
     token_bytes: Quantity | None
     working_set: Quantity | None
+    demand: Quantity
     tiers: tuple[TierCeiling, ...]
     binding: TierCeiling
-
-    @property
-    def demand(self) -> Quantity:
-        return (self.requests * self.block / Q_(1, "op")).to("B/s")
 
 
 def predict_kv(topology: Topology, block: Quantity, requests: Quantity, operation: Operation = Operation.WRITE, *,
@@ -138,7 +135,7 @@ def predict_kv(topology: Topology, block: Quantity, requests: Quantity, operatio
         keeps = "yes" if demand <= rate.least else "only if" if demand <= rate.most else "no"
         ceilings.append(TierCeiling(rate, blocks, tokens, holds, reached, keeps))
     binding = min((c for c in ceilings if c.reached), key=lambda c: (c.rate.most, c.rate.least))
-    return KVPrediction(operation, block, requests, token_size, working_set, tuple(ceilings), binding)
+    return KVPrediction(operation, block, requests, token_size, working_set, demand, tuple(ceilings), binding)
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,11 @@ def kv_cache(args: argparse.Namespace) -> int:
     return 0
 
 
+def _per_second(x: float) -> str:
+    """A count per second as people read it: whole thousands from 100 up (25,558,472/s), three digits below."""
+    return f"{x:,.0f}/s" if x >= 100 else f"{x:.3g}/s"
+
+
 def _pair(low, high, shown) -> str:
     return shown(high) if low == high else f"{shown(low).split(' ')[0]} to {shown(high)}"
 
@@ -93,15 +98,12 @@ def render_kv(found: KVPrediction, system: str) -> str:
         return format_quantity(q.to("GB/s"), unit="GB/s")
 
     def blocks(q):
-        return f"{q.m_as('op/s'):,.4g}/s"
-
-    def tokens(x):
-        return f"{x:,.4g}/s"
+        return _per_second(q.m_as("op/s"))
     rows = []
     for c in found.tiers:
         r = c.rate
         rows.append((r.tier.name, r.tier.tier.value, _pair(r.least, r.most, rate), _pair(*c.blocks, blocks),
-                     _pair(*c.tokens, tokens) if c.tokens else "-",
+                     _pair(*c.tokens, _per_second) if c.tokens else "-",
                      "-" if c.holds is None else format_quantity(c.holds, Metric.SIZE),
                      c.keeps_up if c.reached else "not reached", "<- binds" if c is found.binding else ""))
     verb = "stores" if found.operation is Operation.WRITE else "fetches"
@@ -116,9 +118,9 @@ def render_kv(found: KVPrediction, system: str) -> str:
 
 
 def _binds(c: TierCeiling, found: KVPrediction) -> str:
-    most = c.blocks[1].m_as("op/s")
+    most = _per_second(c.blocks[1].m_as("op/s")).removesuffix("/s")
     return (f"{c.rate.tier.name} ({c.rate.tier.tier.value}), the slowest tier the "
-            f"{'working set reaches' if found.working_set else 'blocks reach'}: at most {most:,.4g} requests/s of this block")
+            f"{'working set reaches' if found.working_set else 'blocks reach'}: at most {most} requests/s of this block")
 
 
 def kv_body(system: dict, found: KVPrediction) -> dict:

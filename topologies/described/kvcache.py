@@ -128,7 +128,7 @@ def _catalogued(body: dict, source: str, where: str) -> dict[str, Capacity]:
         if cap is None:
             raise TopologyError(source, f"{where}.link", f"must name a PCIe link as pcie-G.0-xW (e.g. pcie-4.0-x16). Got {carried!r} instead.")
     if drive is None:
-        note = f"{cap.name} nameplate (achievable.toml; about {format_quantity(cap.read, Metric.BANDWIDTH)} achievable)" if cap else ""
+        note = f"{cap.name} nameplate (achievable.toml; about {format_quantity(cap.read.to('GB/s'), unit='GB/s')} achievable)" if cap else ""
         return {"bandwidth": Capacity(cap.nameplate, Metric.BANDWIDTH, Source("datasheet", note))} if cap else {}
     parts = [p for p in catalogue() if p.kind == "drive" and p.part == drive and (year is None or p.year <= year)]
     if not parts:
