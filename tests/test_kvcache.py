@@ -66,6 +66,17 @@ def test_an_unstated_drive_rate_is_the_range_of_its_class_in_the_dated_catalogue
     assert capped.rate("read").range[1] == Q_(4 * 1969, "MB/s")
 
 
+def test_the_tiers_survive_a_round_trip_through_the_saved_toml():
+    from topologies.load import topology_from_dict
+    from topologies.save import topology_document
+
+    for topology in (load_topology(NODE), parse_topology(_node('count = 2\ndrive = "nvme"\nyear = 2023'))):
+        again = topology_from_dict(topology_document(topology))
+        assert topology_document(again) == topology_document(topology)
+        assert [(t.name, t.tier, t.count, t.size, t.rates) for t in again.kv_cache] == \
+            [(t.name, t.tier, t.count, t.size, t.rates) for t in topology.kv_cache]
+
+
 @pytest.mark.parametrize("local, where, says", [
     ('bandwidth = "7 GB/s"\nkind = "ssd"', "kv_cache.local.kind", "unknown key 'kind'"),
     ('size = "7 TB"', "kv_cache.local", "states no rate"),
