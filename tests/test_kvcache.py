@@ -66,6 +66,15 @@ def test_an_unstated_drive_rate_is_the_range_of_its_class_in_the_dated_catalogue
     assert capped.rate("read").range[1] == Q_(4 * 1969, "MB/s")
 
 
+def test_the_topology_command_lists_the_tiers(capsys):
+    from assess.cli import main
+
+    assert main(["topology", str(NODE)]) == 0
+    out = capsys.readouterr().out
+    assert "KV-cache tiers (fastest first):" in out and "  local (nvme, 1 per node): size 7 TB" in out
+    assert "  dram (host, 1 per node): size 256 GB (datasheet: validation_results.md: 16 x 16 GB DDR5-4800); bandwidth" in out
+
+
 def test_the_tiers_survive_a_round_trip_through_the_saved_toml():
     from topologies.load import topology_from_dict
     from topologies.save import topology_document
