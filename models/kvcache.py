@@ -85,13 +85,16 @@ def _shared(topology: Topology, tier: KVTier, operation: Operation, block: Quant
 
 @dataclass(frozen=True)
 class TierCeiling:
-    """One tier's ceiling for the blocks: its rate, blocks and tokens per second at each end, what it holds (None
-    where its size is unstated), whether the working set reaches it, and whether it keeps up with the requests."""
+    """One tier's ceiling for the blocks: its rate, blocks and tokens per second at each end, what it holds in bytes,
+    whole blocks and tokens (None where its size, or the bytes of a token, are unstated), whether the working set
+    reaches it, and whether it keeps up with the requests."""
 
     rate: TierRate
     blocks: tuple[Quantity, Quantity]
     tokens: tuple[float, float] | None
     holds: Quantity | None
+    holds_blocks: int | None
+    holds_tokens: int | None
     reached: bool
     keeps_up: str  # "yes", "no", or "only if" its range is high enough
 
@@ -133,7 +136,9 @@ def predict_kv(topology: Topology, block: Quantity, requests: Quantity, operatio
         blocks = tuple((end / block * Q_(1, "op")).to("op/s") for end in (rate.least, rate.most))
         tokens = tuple((end / token_size).to("1/s").magnitude for end in (rate.least, rate.most)) if token_size else None
         keeps = "yes" if demand <= rate.least else "only if" if demand <= rate.most else "no"
-        ceilings.append(TierCeiling(rate, blocks, tokens, holds, reached, keeps))
+        fits = None if holds is None else int((holds / block).to("").magnitude)
+        fits_tokens = None if holds is None or token_size is None else int((holds / token_size).to("").magnitude)
+        ceilings.append(TierCeiling(rate, blocks, tokens, holds, fits, fits_tokens, reached, keeps))
     binding = min((c for c in ceilings if c.reached), key=lambda c: (c.rate.most, c.rate.least))
     return KVPrediction(operation, block, requests, token_size, working_set, demand, tuple(ceilings), binding)
 

@@ -121,6 +121,7 @@ def test_each_tiers_ceiling_in_blocks_bytes_and_tokens_and_the_slowest_tier_reac
     assert found.demand == (200 * block / Q_(1, "s")).to("B/s")
     assert found.binding is local and [c.keeps_up for c in found.tiers] == ["yes", "yes", "yes"]
     assert (local.holds, dram.holds) == (Q_(7, "TB"), Q_(256, "GB"))
+    assert (dram.holds_blocks, dram.holds_tokens) == (256 * 10**9 // 2**25, 256 * 10**9 // 2**17)
     # a working set the GPU's memory holds never reaches the host or the drive: the HBM binds
     small = predict_kv(topology, block, Q_(200, "op/s"), working_set=Q_(50, "GB"))
     assert [c.reached for c in small.tiers] == [True, False, False] and small.binding.rate.tier.name == "hbm"

@@ -19,7 +19,7 @@ __all__ = ["add_kv_arguments", "kv_cache", "KV_CACHE_VERSION", "render_kv", "kv_
 
 # kv-cache format history (the body is kv_body's):
 #   1.0  first version: the blocks, the request rate and demand, each tier's rate, blocks and tokens per second, what
-#        it holds, whether the working set reaches it and whether it keeps up; the tier that binds
+#        it holds (bytes, blocks, tokens), whether the working set reaches it and whether it keeps up; the tier that binds
 KV_CACHE_VERSION = "1.0"
 
 
@@ -104,7 +104,7 @@ def render_kv(found: KVPrediction, system: str) -> str:
         r = c.rate
         rows.append((r.tier.name, r.tier.tier.value, _pair(r.least, r.most, rate), _pair(*c.blocks, blocks),
                      _pair(*c.tokens, _per_second) if c.tokens else "-",
-                     "-" if c.holds is None else format_quantity(c.holds, Metric.SIZE),
+                     "-" if c.holds is None else f"{format_quantity(c.holds, Metric.SIZE)} ({c.holds_blocks:,} blocks)",
                      c.keeps_up if c.reached else "not reached", "<- binds" if c is found.binding else ""))
     verb = "stores" if found.operation is Operation.WRITE else "fetches"
     lines = [f"system:    {system}",
@@ -131,6 +131,7 @@ def kv_body(system: dict, found: KVPrediction) -> dict:
                 "rate": [quantity_json(r.least), quantity_json(r.most)], "rate_source": r.said, "stated": r.stated,
                 "blocks_per_second": [q.m_as("op/s") for q in c.blocks],
                 "tokens_per_second": list(c.tokens) if c.tokens else None, "holds": quantity_json(c.holds),
+                "holds_blocks": c.holds_blocks, "holds_tokens": c.holds_tokens,
                 "reached": c.reached, "keeps_up": c.keeps_up}
     return {"system": system, "operation": found.operation.value, "block": quantity_json(found.block),
             "request_rate": found.requests.m_as("op/s"), "demand": quantity_json(found.demand),
