@@ -98,6 +98,8 @@ def originals(corpus):
             texts[name].append(text)
     from topologies.bundled import example_path
     texts["table"].append(example_path("lecture-results.csv").read_text(encoding="utf-8"))
+    gdsio = Path(__file__).parent / "data" / "gpudirect"  # no gdsio in the corpus: the tests' published lines
+    texts["gdsio"] += [path.read_text(encoding="utf-8") for path in sorted(gdsio.glob("*gdsio.txt"))]
     kv = Path(__file__).resolve().parent / "data" / "kvcache"  # KV-cache outputs: no corpus folder holds them
     texts["lmcache"] += [path.read_text(encoding="utf-8") for path in sorted(kv.glob("lmcache-*.log"))]
     texts["kv-cache"] += [path.read_text(encoding="utf-8") for path in sorted(kv.glob("kv-cache-*.json"))]

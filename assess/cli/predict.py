@@ -7,6 +7,7 @@ Examples:
   iobound predict lecture --op read --transfer-size 64KiB --direct --curve
   iobound predict system.json --accelerators 64 --model unet3d --accelerator h100
   iobound predict system.json --checkpoint 105GiB --accelerators 8
+  iobound predict topo.txt --gpudirect --gdsio gdsio.log --year 2023
   iobound predict node.toml --kv-cache 32MiB --request-rate 200 --kv-model llama3.1-8b
 """
 
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
+from assess.cli import gpudirect
 from assess.cli.inputs import count_arg, edited_topology, size_arg
 from assess.cli.kvcache import add_kv_arguments, kv_cache
 from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
@@ -40,10 +42,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
                        help="emulated accelerators (one process each): the bandwidth they demand, and the most fed")
     group.add_argument("--checkpoint", type=size_arg, metavar="SIZE",
                        help="time to write and read a checkpoint of SIZE in all (e.g. 105GiB) from --accelerators ranks")
+    gpudirect.add_arguments(parser)
     add_kv_arguments(parser)
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.gpudirect:
+        return gpudirect.execute(args)
     if args.kv_cache is not None:
         return kv_cache(args)
     if args.checkpoint is not None or args.model or args.accelerator:

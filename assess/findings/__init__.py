@@ -11,9 +11,11 @@ AT-CEILING        info     the run sits at the ceiling: the binding component li
 BELOW-CEILING     info     the run reaches 50-90 % of the ceiling: costs the model leaves out, commonly
 FAR-BELOW         warning  the run reaches less than a fraction of the ceiling (info, naming it, where the ceiling
                            leaves out what makes the run hard: ior-hard's small writes to one shared file)
-against the parts that existed (assess.findings.hardware, the catalogue topologies.catalogues.achievable)
+against the parts that existed (assess.findings.hardware, the catalogue topologies.catalogues.achievable;
+assess.findings.metadata, the round trip of topologies.catalogues.metadata_bounds)
 IMPLAUSIBLE-HARDWARE warning  a POSSIBLE-IF needs more of one drive or port than the fastest part of its class
-                           that had shipped by the system's date achieves
+                           that had shipped by the system's date achieves; or each process creates or removes
+                           faster than any network's round trip and a core's answer allow
 the run alone (assess.findings.alone)
 FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval (info for an io500 phase, which
                            its rules run once)
