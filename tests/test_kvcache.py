@@ -91,6 +91,7 @@ def test_the_tiers_survive_a_round_trip_through_the_saved_toml():
     ('size = "7 TB"', "kv_cache.local", "states no rate"),
     ('drive = "nvme"\nyear = 2005', "kv_cache.local.drive", "lists no 'nvme' drive shipped by 2005"),
     ('link = "pcie-9.0-x4"', "kv_cache.local.link", "must name a PCIe link"),
+    ('link = "pcie-4.0-x3"', "kv_cache.local.link", "W one of 1, 2, 4, 8, 16"),
     ('bandwidth = "7 GB/s"\ncount = 0', "kv_cache.local.count", "must be a whole number"),
 ])
 def test_a_wrong_tier_is_refused_in_one_line_naming_its_key(local, where, says):

@@ -42,7 +42,7 @@ def kv_judgement(topology: Topology, run: Run, tolerance: float) -> Judgement:
     workload = run.workload
     served = served_by(topology, measured, workload.operation, workload.transfer_size, tolerance)
     finding = _finding(run, served)
-    said = "judged against the node's KV-cache tiers" + ("" if served.storage else ", which state no storage tier")
+    said = "judged against the node's KV-cache tiers" + ("" if served.storage else ", which give no storage rate for it")
     return Judgement(run, measured, None, None, None, (finding,) if finding else (), said)
 
 

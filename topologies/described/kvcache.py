@@ -113,7 +113,7 @@ def parse_kv_cache(table: Any, source: str, parse_capacity: Callable[[Any, Metri
 def _catalogued(body: dict, source: str, where: str) -> dict[str, Capacity]:
     """A tier's unstated rates from the dated catalogue: its drives' class shipped by its year (the slowest to the
     fastest listed), each end no more than its link's nameplate; or that nameplate alone, a physical bound."""
-    from topologies.catalogues.achievable import catalogue, link
+    from topologies.catalogues.achievable import WIDTHS, catalogue, generations, link
 
     drive, year, carried = body.get("drive"), body.get("year"), body.get("link")
     if year is not None and (isinstance(year, bool) or not isinstance(year, int) or not 1990 <= year <= 2100):
@@ -121,15 +121,15 @@ def _catalogued(body: dict, source: str, where: str) -> dict[str, Capacity]:
     cap = None
     if carried is not None:
         found = _LINK.fullmatch(carried) if isinstance(carried, str) else None
-        try:
-            cap = link(found[1], int(found[2])) if found else None
-        except KeyError:
-            cap = None
-        if cap is None:
-            raise TopologyError(source, f"{where}.link", f"must name a PCIe link as pcie-G.0-xW (e.g. pcie-4.0-x16). Got {carried!r} instead.")
+        if not (found and int(found[2]) in WIDTHS and found[1] in generations()):
+            raise TopologyError(source, f"{where}.link", f"must name a PCIe link as pcie-G.0-xW, W one of "
+                                f"{', '.join(map(str, WIDTHS))} (e.g. pcie-4.0-x16). Got {carried!r} instead.")
+        cap = link(found[1], int(found[2]))
     if drive is None:
-        note = f"{cap.name} nameplate (achievable.toml; about {format_quantity(cap.read.to('GB/s'), unit='GB/s')} achievable)" if cap else ""
-        return {"bandwidth": Capacity(cap.nameplate, Metric.BANDWIDTH, Source("datasheet", note))} if cap else {}
+        if cap is None:
+            return {}
+        note = f"{cap.name} nameplate (achievable.toml; about {format_quantity(cap.read.to('GB/s'), unit='GB/s')} achievable)"
+        return {"bandwidth": Capacity(cap.nameplate, Metric.BANDWIDTH, Source("datasheet", note))}
     parts = [p for p in catalogue() if p.kind == "drive" and p.part == drive and (year is None or p.year <= year)]
     if not parts:
         raise TopologyError(source, f"{where}.drive", f"achievable.toml lists no {drive!r} drive shipped by {year}; give "
