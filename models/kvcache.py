@@ -25,10 +25,12 @@ if TYPE_CHECKING:
 __all__ = ["MODELS", "token_bytes", "TierRate", "TierCeiling", "KVPrediction", "tier_rates", "predict_kv", "Served",
            "served_by"]
 
-# Bytes of KV-cache per token of the models MLPerf Storage v3.0's kv-cache.py offers (its MODEL_CONFIGS:
-# layers x KV heads x head dimension (hidden / heads) x 2 (key and value) x 2 bytes of float16).
+# Bytes of KV-cache per token of the models MLPerf Storage v3.0's kv-cache.py offers (its MODEL_CONFIGS, in
+# kv_cache_benchmark/kv_cache/models.py: layers x KV heads x head dimension (hidden / heads, or kv_dim_per_head)
+# x 2 (key and value) x 2 bytes of float16); its deepseek-v3 compresses its KV-cache (MLA) and is left out.
 MODELS = {"tiny-1b": (12, 4, 128), "mistral-7b": (32, 8, 128), "llama2-7b": (32, 32, 128), "llama3.1-8b": (32, 8, 128),
-          "llama3.1-70b-instruct": (80, 8, 128)}
+          "llama3.1-70b-instruct": (80, 8, 128), "qwen3-32b": (64, 8, 128), "gpt-oss-120b": (36, 8, 64),
+          "gpt-oss-20b": (24, 8, 64)}
 
 
 def token_bytes(model: str) -> Quantity:

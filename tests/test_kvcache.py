@@ -92,6 +92,7 @@ def test_the_tiers_survive_a_round_trip_through_the_saved_toml():
     ('drive = "nvme"\nyear = 2005', "kv_cache.local.drive", "lists no 'nvme' drive shipped by 2005"),
     ('link = "pcie-9.0-x4"', "kv_cache.local.link", "must name a PCIe link"),
     ('link = "pcie-4.0-x3"', "kv_cache.local.link", "W one of 1, 2, 4, 8, 16"),
+    ('bandwidth = "unlimited"', "kv_cache.local.bandwidth", "must be a figure"),
     ('bandwidth = "7 GB/s"\ncount = 0', "kv_cache.local.count", "must be a whole number"),
 ])
 def test_a_wrong_tier_is_refused_in_one_line_naming_its_key(local, where, says):
@@ -107,7 +108,7 @@ def test_a_wrong_tier_is_refused_in_one_line_naming_its_key(local, where, says):
 def test_kv_cache_pys_models_bytes_per_token():
     # kv-cache.py: layers x KV heads x head dimension x 2 (K and V) x 2 bytes (float16)
     assert token_bytes("llama3.1-8b") == Q_(32 * 8 * 128 * 4, "B") == Q_(128, "KiB")
-    assert token_bytes("llama3.1-70b-instruct") == Q_(320, "KiB")
+    assert token_bytes("llama3.1-70b-instruct") == Q_(320, "KiB") and token_bytes("gpt-oss-120b") == Q_(36 * 8 * 64 * 4, "B")
     with pytest.raises(KeyError, match="llama3.1-8b"):
         token_bytes("gpt-5")
 

@@ -97,6 +97,10 @@ def parse_kv_cache(table: Any, source: str, parse_capacity: Callable[[Any, Metri
             raise TopologyError(source, f"{where}.count", f"must be a whole number from 1 to {MOST_MEMBERS:,}. Got {count!r} instead.")
         size = parse_capacity(body["size"], Metric.SIZE, source, f"{where}.size") if "size" in body else None
         rates = {key: parse_capacity(body[key], Metric.BANDWIDTH, source, f"{where}.{key}") for key in _RATES if key in body}
+        unlimited = next((key for key, c in (("size", size), *rates.items()) if c is not None and c.value is None), None)
+        if unlimited:
+            raise TopologyError(source, f"{where}.{unlimited}", "must be a figure: a KV-cache tier that moves or holds "
+                                "without limit bounds nothing (leave the tier out instead)")
         tier = Tier(body["tier"])
         rates = rates or _catalogued(body, source, where)
         if not rates and tier is not Tier.SHARED:
