@@ -21,6 +21,7 @@ from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.batch import batch_findings
 from assess.findings.checkpoint import checkpoint_findings
 from assess.findings.hardware import beyond, implausible
+from assess.findings.kvcache import is_kv_storage, kv_judgement
 from assess.findings.metadata import too_fast
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
@@ -77,8 +78,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             if key not in narrowed_models:
                 narrowed_models[key] = Model(raised) if narrowings else whole
             model = narrowed_models[key]
-        reason = _no_ceiling(topology, run, clients)
-        if reason:
+        if topology.kv_cache and is_kv_storage(run):  # a serving node's offload: its tiers judge it
+            judgement = kv_judgement(topology, run, tolerance)
+        elif reason := _no_ceiling(topology, run, clients):
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
             judged = _predicted(model, run, clients)
@@ -234,7 +236,10 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #   1.8  IMPLAUSIBLE-HARDWARE also of a create or remove run whose processes each complete one faster than any
 #        network's round trip (no description needed): its evidence measured, processes, per_process, round_trip,
 #        answer (a core's least time to answer), needs (the sentence) and source
-CHECK_VERSION = "1.8"
+#   1.9  finding MEMORY-SERVED (a KV-cache offload's storage figure, judged against the serving node's tiers: no_ceiling
+#        says so): its evidence gives measured, storage_tier, storage (least and most), storage_stated, memory_tier
+#        (null where no memory tier reaches the figure) and beyond (stated, range or implied)
+CHECK_VERSION = "1.9"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

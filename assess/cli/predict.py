@@ -9,6 +9,7 @@ Examples:
   iobound predict system.json --checkpoint 105GiB --accelerators 8
   iobound predict topo.txt --gpudirect --gdsio gdsio.log --year 2023
   iobound predict system.json --checkpoint llama3-70b
+  iobound predict node.toml --kv-cache 32MiB --request-rate 200 --kv-model llama3.1-8b
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
 from assess.cli import gpudirect
 from assess.cli.inputs import count_arg, edited_topology, size_arg
+from assess.cli.kvcache import add_kv_arguments, kv_cache
 from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -44,6 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                             "llama3-70b, llama3-405b, llama3-1t; its closed ranks unless --accelerators) or SIZE in all "
                             "(e.g. 105GiB) from --accelerators ranks")
     gpudirect.add_arguments(parser)
+    add_kv_arguments(parser)
 
 
 def _checkpoint_arg(text: str):
@@ -61,6 +64,8 @@ def _checkpoint_arg(text: str):
 def execute(args: argparse.Namespace) -> int:
     if args.gpudirect:
         return gpudirect.execute(args)
+    if args.kv_cache is not None:
+        return kv_cache(args)
     if args.checkpoint is not None or args.model or args.accelerator:
         return _accelerators(args)
     if args.op is None:

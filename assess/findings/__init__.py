@@ -48,6 +48,8 @@ a metadata phase of a list beside what like systems published (assess.findings.p
 PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
 a result against the batch job that produced it, as the job's record beside it says (assess.findings.batch; BATCH_CODES)
 MORE-THAN-THE-JOB error    it claims more nodes, or more processes on a node, than its job had
+a KV-cache offload's storage figure against the serving node's tiers (assess.findings.kvcache; KV_CODES)
+MEMORY-SERVED     error    above the storage tiers' rate: memory served it (warning on a range's greatest, info within)
 """
 
 from probes.core.faces import lazy_exports
@@ -62,6 +64,7 @@ _EXPORTS = {
     "assess.findings.checkpoint": ("CHECKPOINT_CODES", "checkpoint_findings"),
     "assess.findings.published": ("BAND_CODES", "band_finding"),
     "assess.findings.batch": ("BATCH_CODES", "batch_findings"),
+    "assess.findings.kvcache": ("KV_CODES", "is_kv_storage", "kv_judgement"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
