@@ -17,8 +17,10 @@ import pytest
 from hypothesis import given, strategies as st
 
 from probes.measure import iperf3
-from probes.measure.cluster import schedule
+from probes.core.errors import InputError
+from probes.measure.cluster import Roles, schedule
 from tests.netns import free_ports
+from topologies.load import load_topology
 
 HOST = socket.gethostname()
 
@@ -35,6 +37,15 @@ def test_schedule_meets_every_pair_once_and_no_server_twice_in_a_round(clients, 
 
 def test_contention_sends_every_client_at_once():
     assert schedule(5, 2, contention=True) == [[(0, 0), (1, 1), (2, 0), (3, 1), (4, 0)]]
+
+
+def test_ranks_stand_for_a_topologys_client_members_then_its_server_members():
+    roles = Roles("site.toml", (("login", 1), ("compute", 2)), (("storage", 2),))
+    assert roles.groups(5) == ["login", "compute", "compute", "storage", "storage"]
+    with pytest.raises(InputError) as raised:
+        roles.groups(3)
+    assert str(raised.value) == ("site.toml: its client and server groups have 5 members (login 1, compute 2, "
+                                 "storage 2), but 3 rank(s) run: start one rank per member (one per node)")
 
 
 @pytest.mark.slow
@@ -89,15 +100,45 @@ def _network(doc: dict) -> dict[tuple[str, str], list[dict]]:
     return pairs
 
 
+# Two client groups of one member each and a server group of two: ranks 0 and 1 are clients, 2 and 3 servers.
+SITE = f"""\
+[clients.login]
+nic = "1 Gbit/s"
+[clients.compute]
+nic = {{ probe = "cluster.json", measurement = "net.{HOST}-r1.{HOST}-r2.iperf3.send.p2" }}
+[networks.lan]
+[servers.storage]
+count = 2
+nic = "10 Gbit/s"
+[devices.disk]
+count = 2
+bandwidth = "1 GB/s"
+[[links]]
+between = ["login", "lan"]
+[[links]]
+between = ["compute", "lan"]
+[[links]]
+between = ["lan", "storage"]
+[[links]]
+between = ["storage", "disk"]
+"""
+
+
 @pytest.fixture(scope="module")
 def probed(tmp_path_factory):
-    """Four ranks: 0 and 1 clients, 2 and 3 servers; rank 0 alone probes this host's device (a small file)."""
+    """Four ranks in the roles of SITE (whose nic names the probe set not yet written); rank 0 alone probes this host's
+    device (a small file)."""
     folder = tmp_path_factory.mktemp("cluster")
     disk = folder / "disk.img"
     disk.write_bytes(os.urandom(16 * 2**20))
+    (folder / "site.toml").write_text(SITE)
     output, port = folder / "cluster.json", free_ports(8)[0]
-    done = cluster(4, output, "--no-memory", "--device", str(disk), "cluster", "--servers", "2", port=port)
+    done = cluster(4, output, "--no-memory", "--device", str(disk), *_site(output), port=port)
     return done, output, port
+
+
+def _site(output: Path) -> tuple[str, ...]:
+    return "cluster", "--topology", str(output.with_name("site.toml"))
 
 
 @pytest.mark.slow
@@ -109,6 +150,12 @@ def test_rank_0_writes_one_probe_set_with_the_node_measured_once(probed):
     assert {m["name"] for m in node} == {f"node.{HOST}.device.disk-img.randread.4k.iops",
                                          f"node.{HOST}.device.disk-img.read.1m.bandwidth"}
     assert {m["parameters"]["rank"] for m in node} == {0}
+    assert {m["parameters"]["group"] for m in node} == {"login"}
+    compute = load_topology(output.with_name("site.toml")).group("compute").capacities["nic"]
+    sent = next(m for m in doc["measurements"] if m["name"] == f"net.{HOST}-r1.{HOST}-r2.iperf3.send.p2")
+    assert sent["parameters"]["client_group"] == "compute" and compute.source.kind == "probe"
+    least, greatest = (end.to(sent["unit"]).magnitude for end in compute.range)  # the 95 % interval of its mean
+    assert least < sent["summary"]["mean"] < greatest
     assert all(m["summary"]["n"] >= 3 and m["complete"] for m in doc["measurements"])
     assert f"node.{HOST}.device.disk-img.read.1m.bandwidth" in done.stdout  # rank 0 printed the table once
     assert done.stdout.count("saved to") == 0 and done.stderr.count("saved to") == 1
@@ -120,6 +167,10 @@ def test_every_client_measures_every_server_once_one_pair_per_server_a_round(pro
     pairs = _network(json.loads(output.read_text()))
     clients, servers = [f"{HOST}-r{r}" for r in (0, 1)], [f"{HOST}-r{r}" for r in (2, 3)]
     assert set(pairs) == {(c, s) for c in clients for s in servers}
+    groups = {(m["parameters"]["client_group"], m["parameters"]["server_group"]) for ms in pairs.values() for m in ms}
+    assert groups == {("login", "storage"), ("compute", "storage")}
+    assert all(m["parameters"]["client_group"] == ("login" if client == clients[0] else "compute")
+               for (client, _), ms in pairs.items() for m in ms)
     rounds = defaultdict(set)
     for (client, server), measurements in pairs.items():
         names = {m["name"].removeprefix(f"net.{client}.{server}.") for m in measurements}
@@ -149,8 +200,7 @@ def test_resume_measures_nothing_again(probed, tmp_path):
     copy = tmp_path / "copy.json"
     copy.write_bytes(output.read_bytes())
     disk = output.with_name("disk.img")
-    done = cluster(4, copy, "--no-memory", "--device", str(disk), "--resume", "cluster", "--servers", "2",
-                   port=port)
+    done = cluster(4, copy, "--no-memory", "--device", str(disk), "--resume", *_site(output), port=port)
     assert done.returncode == 0, done.stderr
     assert json.loads(copy.read_text()) == json.loads(output.read_text())
     assert done.stderr.count("(from the file, not run again)") == 2 + 4 * 5
@@ -163,7 +213,7 @@ def test_resume_with_other_commands_stops_every_rank_before_measuring(probed, tm
     copy = tmp_path / "copy.json"
     copy.write_bytes(output.read_bytes())
     done = cluster(4, copy, "--runtime", "0.5", "--no-memory", "--device", str(output.with_name("disk.img")),
-                   "--resume", "cluster", "--servers", "2", port=port)  # the later --runtime wins
+                   "--resume", *_site(output), port=port)  # the later --runtime wins
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("measured with other commands or on another host; measuring again would lose them") == 4
     assert copy.read_bytes() == output.read_bytes()
@@ -198,4 +248,24 @@ def test_servers_must_leave_a_client(tmp_path):
     alone = subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(tmp_path / "none.json"), "--no-memory",
                             "cluster", "--servers", "1"], capture_output=True, text=True, timeout=60)
     assert alone.returncode == 2 and "among 1 rank(s) (start it with mpiexec -n N or srun)" in alone.stderr
+    assert not (tmp_path / "none.json").exists()
+
+
+@pytest.mark.slow
+def test_a_topology_whose_members_are_not_the_ranks_or_that_has_no_servers_is_one_line(tmp_path):
+    def alone(*options: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "assess", "probe", "-o", str(tmp_path / "none.json"), "--no-memory",
+                               "cluster", *options], capture_output=True, text=True, timeout=60)
+
+    lecture = alone("--topology", "lecture")
+    assert lecture.returncode == 2 and lecture.stderr.strip().endswith(
+        "lecture.toml: its client and server groups have 15 members (compute 10, storage 5), but 1 rank(s) run: start "
+        "one rank per member (one per node)"), lecture.stderr
+    (tmp_path / "clients.toml").write_text("[clients.compute]\ncount = 2\n")
+    clients = alone("--topology", str(tmp_path / "clients.toml"))
+    assert clients.returncode == 2 and clients.stderr == (
+        f"iobound: error: {tmp_path / 'clients.toml'}: has no servers group: a cluster probe's clients probe its "
+        "servers, e.g. [clients.compute] count = 8 and [servers.storage] count = 2\n")
+    both = alone("--servers", "1", "--topology", "lecture")
+    assert both.returncode == 2 and "argument --topology: not allowed with argument --servers" in both.stderr
     assert not (tmp_path / "none.json").exists()

@@ -6,14 +6,15 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
-from probes.core.errors import InputError
-from topologies.load import load_topology
-from topologies.topology import Topology
+from probes.core.errors import InputError, TopologyError
+from topologies.load import group_tables, load_topology, read_toml
+from topologies.topology import Kind, Topology
 
 if TYPE_CHECKING:
     from probes.core.run import Run
 
-__all__ = ["EXAMPLES", "example_path", "example_names", "load_example", "resolve", "open_topology", "read_runs"]
+__all__ = ["EXAMPLES", "example_path", "example_names", "load_example", "resolve", "open_topology", "group_counts",
+           "read_runs"]
 
 EXAMPLES = Path(__file__).with_name("examples")
 
@@ -63,6 +64,15 @@ def open_topology(word: str, nodes: int | None = None) -> Topology:
     if is_system_description(path):
         return system_topology(path)
     return described_topology(path, nodes) if is_description(path) else load_topology(path)
+
+
+def group_counts(word: str) -> tuple[Path, dict[Kind, list[tuple[str, int]]]]:
+    """The topology file or bundled example, and each kind's groups in it with their member counts, in file order;
+    the capacities are not read: they may name a probe set not measured yet (the one a cluster probe that takes its
+    roles from this file is about to write)."""
+    path = resolve(word)
+    groups = list(group_tables(read_toml(path, "the topology file", TopologyError), str(path)))
+    return path, {kind: [(name, count) for of, name, _, _, count in groups if of is kind] for kind in Kind}
 
 
 def read_runs(word: str, aliases: Mapping[str, str] | None = None) -> list[Run]:

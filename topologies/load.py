@@ -45,7 +45,7 @@ import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from probes.core.errors import InputError, TopologyError, UnitError
 from probes.core.units import Metric, family_unit, format_quantity, parse_quantity
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
     from probes.core.measurement import Measurement
 
-__all__ = ["load_topology", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
+__all__ = ["load_topology", "group_tables", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links", "kv_cache") + tuple(k.value for k in Kind)
@@ -107,19 +107,7 @@ def _toml(text: str, source: str, error: type[InputError]) -> dict:
 def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "topology") -> Topology:
     """Build a Topology from the parsed TOML document (nested dicts and lists); ``source`` names it in errors."""
     _only(doc, _TOP_KEYS, source, "")
-    groups: list[Group] = []
-    for kind in Kind:
-        table = doc.get(kind.value, {})
-        if not isinstance(table, dict):
-            raise TopologyError(source, kind.value, f"must be a table of {kind.value} groups, e.g. [{kind.value}.NAME]")
-        for group_name, body in table.items():
-            where = f"{kind.value}.{group_name}"
-            if not _NAME.fullmatch(group_name):
-                raise TopologyError(source, where, "a group name may hold only letters, digits, '_' and '-'")
-            if any(g.name == group_name for g in groups):
-                raise TopologyError(source, where, f"the name {group_name!r} is used by two groups; names must be unique")
-            groups.append(_group(group_name, kind, body, source, where))
-    groups = _converged(groups, source)
+    groups = _converged([_group(*group, source) for group in group_tables(doc, source)], source)
     names = [g.name for g in groups]
     links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
     _check_links(links, {g.name: g.kind for g in groups}, source)
@@ -134,6 +122,25 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
     )
     _check_system(topology)
     return topology
+
+
+def group_tables(doc: dict, source: str) -> Iterator[tuple[Kind, str, dict, str, int]]:
+    """Each group's kind, name, table (capacities not read), place in the file and member count, in file order."""
+    for kind in Kind:
+        if not isinstance(table := doc.get(kind.value, {}), dict):
+            raise TopologyError(source, kind.value, f"must be a table of {kind.value} groups, e.g. [{kind.value}.NAME]")
+        for name, body in table.items():
+            where = f"{kind.value}.{name}"
+            if not _NAME.fullmatch(name):
+                raise TopologyError(source, where, "a group name may hold only letters, digits, '_' and '-'")
+            if any(name in doc.get(earlier.value, {}) for earlier in list(Kind)[:kind.rank]):  # TOML: one per table
+                raise TopologyError(source, where, f"the name {name!r} is used by two groups; names must be unique")
+            if not isinstance(body, dict):
+                raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
+            if type(count := body.get("count", 1)) is not int or not 1 <= count <= MOST_MEMBERS:
+                raise TopologyError(source, f"{where}.count", f"must be a whole number from 1 to {MOST_MEMBERS:,} "
+                                    f"(a group of more members than any system has is a slip). Got {count!r} instead.")
+            yield kind, name, body, where, count
 
 
 def _only(table: dict, allowed: tuple[str, ...], source: str, where: str) -> None:
@@ -155,18 +162,12 @@ def _list(value: Any, source: str) -> list:
     return value
 
 
-def _group(name: str, kind: Kind, body: Any, source: str, where: str) -> Group:
-    if not isinstance(body, dict):
-        raise TopologyError(source, where, f"must be a table ([{where}]). Got {body!r} instead.")
+def _group(kind: Kind, name: str, body: dict, where: str, count: int, source: str) -> Group:
     keys = capacity_keys(kind)
     settings = _SETTINGS[kind]
     if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and {"typical", "devices"} & set(body["metadata"]):
         body = _typical_metadata(body, source, f"{where}.metadata")
     _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
-    count = body.get("count", 1)
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MOST_MEMBERS:
-        raise TopologyError(source, f"{where}.count", f"must be a whole number from 1 to {MOST_MEMBERS:,} "
-                            f"(a group of more members than any system has is a slip). Got {count!r} instead.")
     capacities = {
         key: parse_capacity(value, keys[key], source, f"{where}.{key}")
         for key, value in body.items()
@@ -258,9 +259,8 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     extra = _text(stated.get("note", ""), source, f"{where}.note")
     nic = body.get("nic") and parse_capacity(body["nic"], Metric.BANDWIDTH, source, where.replace(".metadata", ".nic"))
     ends = None if not nic or nic.value is None else nic.ends
-    count = body.get("count", 1) if isinstance(body.get("count", 1), int) else 1  # a wrong one is refused below
     expanded = {key: value for key, value in body.items() if key != "metadata"}
-    for key, figure in server_figures(count, cores=cores, nic=ends).items():
+    for key, figure in server_figures(body.get("count", 1), cores=cores, nic=ends).items():
         if not (key.endswith("directory") and "directory" in body):  # a directory the file states is every operation's
             expanded.setdefault(key, figure | {"note": f"{service} on {devices}: {figure['note']}" + (f"; {extra}" if extra else "")})
     return expanded

@@ -25,6 +25,7 @@ from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 from assess.progress import ProbeProgress, diagnosis, figure
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
+    from probes.measure.cluster import Roles
     from probes.measure.plan import Plan
     from probes.measure.session import Outcome
 
@@ -70,10 +71,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--bind", metavar="ADDRESS", help="address to listen on (default: all)")
     cluster = actions.add_parser(
         "cluster", help="under mpirun/srun: each node probes itself, clients probe servers, rank 0 writes one probe set",
-        description="Run with one rank per node, e.g. mpirun -n 8 iobound probe -o cluster.json cluster --servers 2. "
+        description="Run with one rank per node, e.g. mpirun -n 8 iobound probe -o cluster.json cluster --servers 2, "
+                    "or srun iobound probe cluster --topology site.toml. "
                     "The options before 'cluster' (--budget, --target, --device, --no-memory ...) apply to every node.")
-    cluster.add_argument("--servers", type=count_arg, required=True, metavar="N",
-                         help="the last N ranks are servers (they serve iperf3); the others are clients")
+    roles = cluster.add_mutually_exclusive_group(required=True)
+    roles.add_argument("--servers", type=count_arg, metavar="N",
+                       help="the last N ranks are servers (they serve iperf3); the others are clients")
+    roles.add_argument("--topology", metavar="FILE",
+                       help="roles from a topology: the ranks in order stand for its client groups' members, then its "
+                            "server groups' (one rank each); each figure names the group of its node")
     cluster.add_argument("--contention", action="store_true",
                          help="all clients probe the servers at once, instead of one pair per server at a time")
     show = actions.add_parser("show", help="print the measurements of a probe set")
@@ -159,12 +165,26 @@ def _cluster(args: argparse.Namespace) -> int:
     from probes.measure.cluster import run_cluster  # needs mpi4py, which only cluster probing needs
 
     plan = _plan(args)
-    outcome = run_cluster(plan, servers=args.servers, contention=args.contention,
+    outcome = run_cluster(plan, servers=args.servers or _roles(args.topology), contention=args.contention,
                           output=args.output or "cluster.json", force=args.force, resume=args.resume,
                           target=args.target, budget=args.budget, reporter=ProbeProgress(quiet=args.quiet))
     if outcome is None:  # not rank 0: rank 0 reports for everyone
         return 0
     return _report(args, outcome, args.output or "cluster.json")
+
+
+def _roles(word: str) -> Roles:
+    """The client and server groups of the topology in a file or bundled example, as cluster roles."""
+    from probes.measure.cluster import Roles
+    from topologies.bundled import group_counts
+    from topologies.topology import Kind
+
+    path, counts = group_counts(word)
+    missing = [kind.value for kind in (Kind.CLIENT, Kind.SERVER) if not counts[kind]]
+    if missing:
+        raise InputError(str(path), "", f"has no {' and no '.join(missing)} group: a cluster probe's clients probe its "
+                                        "servers, e.g. [clients.compute] count = 8 and [servers.storage] count = 2")
+    return Roles(str(path), tuple(counts[Kind.CLIENT]), tuple(counts[Kind.SERVER]))
 
 
 def render(measurements, machine: dict | None = None) -> str:

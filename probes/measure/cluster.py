@@ -1,7 +1,9 @@
 """Probing a cluster under mpirun/srun (mpi4py): nodes probe themselves, clients probe servers, rank 0 writes one set.
 
-Roles: the last ``servers`` ranks serve iperf3, the others are clients; the lowest rank of each
-host also probes its node. Names say where a figure was taken:
+Roles: the last ``servers`` ranks serve iperf3, the others are clients; or a topology's :class:`Roles`, where the
+ranks in order stand for the members of its client groups, then of its server groups, and each figure's parameters
+name the group of its node (``group``) or of its client and server (``client_group``, ``server_group``). The lowest
+rank of each host also probes its node. Names say where a figure was taken:
 
   ``node.<host>.<name>``                        memory and device probes, by the lowest rank of each host
   ``net.<host>-r<rank>.<host>-r<rank>.<name>``  ping and iperf3 from a client rank to a server rank
@@ -30,7 +32,7 @@ import socket
 import sys
 import time
 from contextlib import ExitStack
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from probes.core.errors import InputError, IoboundError, ProbeError
 from probes.core.host import this_host
@@ -44,7 +46,26 @@ from probes.measure.probeset import ProbeSetFile
 from probes.measure.tool import locate
 from probes.measure.session import Outcome, Reporter, run_probes
 
-__all__ = ["run_cluster", "schedule"]
+__all__ = ["Roles", "run_cluster", "schedule"]
+
+
+@dataclass(frozen=True)
+class Roles:
+    """A topology's client and server groups as (name, members), in its order; ``source`` names the topology."""
+
+    source: str
+    clients: tuple[tuple[str, int], ...]
+    servers: tuple[tuple[str, int], ...]
+
+    def groups(self, ranks: int) -> list[str]:
+        """The group each rank stands for: the clients' members, then the servers'; InputError naming both counts
+        where the members are not as many as the ranks."""
+        members = sum(n for _, n in self.clients + self.servers)
+        if members != ranks:
+            listed = ", ".join(f"{name} {n}" for name, n in self.clients + self.servers)
+            raise InputError(self.source, "", f"its client and server groups have {members} members ({listed}), but "
+                                              f"{ranks} rank(s) run: start one rank per member (one per node)")
+        return [name for name, n in self.clients + self.servers for _ in range(n)]
 
 
 def schedule(clients: int, servers: int, contention: bool = False) -> list[list[tuple[int, int]]]:
@@ -55,9 +76,10 @@ def schedule(clients: int, servers: int, contention: bool = False) -> list[list[
     return [[(i, (i + r) % n) for i in range(clients) if (i + r) % n < servers] for r in range(n)]
 
 
-def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, force: bool, resume: bool,
+def run_cluster(plan: Plan, *, servers: int | Roles, contention: bool, output: str, force: bool, resume: bool,
                 target: float, budget: float, reporter: Reporter) -> Outcome | None:
-    """Run on every rank; rank 0 returns the Outcome of the whole cluster, the others None.
+    """Run on every rank; rank 0 returns the Outcome of the whole cluster, the others None. ``servers``: the last N
+    ranks serve, or a topology's Roles say which.
 
     A problem found before anything is measured (an existing output, a missing tool, a busy
     port) is raised on every rank alike, so all of them stop cleanly; a later error aborts them all.
@@ -68,6 +90,9 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
     if size == 1 and tasks > 1:
         raise ProbeError(f"srun started {tasks} tasks, but MPI sees each alone: start them with srun --mpi=pmi2 (the "
                          "mpich wheel speaks PMI-2), or with the MPI launcher the site's mpi4py was built for")
+    groups: list[str | None] = [None] * size
+    if isinstance(servers, Roles):
+        groups, servers = servers.groups(size), sum(n for _, n in servers.servers)
     if not 0 < servers < size:
         hint = " (start it with mpiexec -n N or srun)" if size == 1 else ""
         raise InputError("--servers", "", f"{servers} server rank(s) leave no client among {size} rank(s){hint}; "
@@ -87,8 +112,9 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
             if store is not None and (job := current_job()) is not None:
                 store.job = job.to_dict()
             if hosts.index(hosts[rank]) == rank:
-                node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs, output)))
-            net, ports = _network_probes(plan, rank, hosts, list(addresses), rounds, first, contention)
+                node = _node_probes(plan, rank, hosts[rank], stack.enter_context(scratch_directory(plan.tmpfs, output)),
+                                    _named(group=groups[rank]))
+            net, ports = _network_probes(plan, rank, hosts, list(addresses), groups, rounds, first, contention)
             if ports:  # setpriv ties each server to this rank: MPI stops the ranks of a failed run with SIGKILL
                 tied = ("setpriv", "--pdeathsig", "TERM") if shutil.which("setpriv") else ()
                 stack.enter_context(serve(ports, prefix=tied))
@@ -121,17 +147,18 @@ def run_cluster(plan: Plan, *, servers: int, contention: bool, output: str, forc
     return Outcome(tuple(store.measurements.values()), tuple(failures)) if rank == 0 else None
 
 
-def _node_probes(plan: Plan, rank: int, host: str, scratch: str | None) -> list[Probe]:
-    """The memory and device probes of this rank's node, named ``node.<host>.``."""
-    return [_renamed(p, f"node.{host}.", f"{host}-r{rank} node", {"node": host, "rank": rank})
+def _node_probes(plan: Plan, rank: int, host: str, scratch: str | None, group: dict[str, str]) -> list[Probe]:
+    """The memory and device probes of this rank's node, named ``node.<host>.``; ``group``: the parameter naming the
+    topology group it stands for, if any."""
+    return [_renamed(p, f"node.{host}.", f"{host}-r{rank} node", {"node": host, "rank": rank} | group)
             for p in plan_probes(replace(plan, peer=None), scratch)]
 
 
-def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str | None],
+def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str | None], groups: list[str | None],
                     rounds: list[list[tuple[int, int]]], first: int,
                     contention: bool) -> tuple[list[list[Probe]], list[int]]:
     """This client's ping and iperf3 probes in each round, and the ports this server serves; a server is reached by
-    its host name, or at its address where the name does not resolve here.
+    its host name, or at its address where the name does not resolve here; ``groups``: the topology group of each rank.
 
     Each pair gets ``streams`` ports (iperf3 before 3.16 runs a server per stream): a block per
     server, so servers on one host do not collide, or with contention a block per client.
@@ -147,7 +174,8 @@ def _network_probes(plan: Plan, rank: int, hosts: list[str], addresses: list[str
             if client == rank:
                 peer = "127.0.0.1" if hosts[server] == hosts[rank] else _reached(hosts[server], addresses[server])
                 where = {"client": labels[client], "server": labels[server], "round": number, "rounds": len(rounds),
-                         "contention": contention, "pairs": len(pairs)}
+                         "contention": contention, "pairs": len(pairs),
+                         **_named(client_group=groups[client], server_group=groups[server])}
                 title = f"{labels[client]} -> {labels[server]}, round {number}/{len(rounds)}"
                 prefix = f"net.{labels[client]}.{labels[server]}."
                 pair = Plan(peer, port, streams, None, runtime=plan.runtime)
@@ -188,6 +216,11 @@ def _renamed(probe: Probe, prefix: str, where: str, parameters: dict) -> Probe:
                    outputs=tuple(replace(o, name=prefix + o.name) for o in probe.outputs),
                    once=lambda: {prefix + name: value for name, value in once().items()},
                    parameters={**probe.parameters, **parameters})
+
+
+def _named(**groups: str | None) -> dict[str, str]:
+    """The parameters naming topology groups, none where the ranks stand for no topology's."""
+    return {key: group for key, group in groups.items() if group is not None}
 
 
 def _reached(host: str, address: str | None) -> str:
