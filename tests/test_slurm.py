@@ -160,6 +160,10 @@ def test_inside_a_pbs_job_check_and_size_take_its_shape_and_a_bad_variable_is_on
 SPEC = ('servers = 0\nrate = "100 Mbit/s"\n[clients]\ncount = 3\n[hosts.c2]\nrate = "50 Mbit/s"\n'
         '[hosts.c3]\nrate = "200 Mbit/s"\n')
 RATES = {"c1": 100e6, "c2": 50e6, "c3": 200e6}
+# The roles a site's topology gives the job's nodes: the first two are clients, the last its server.
+ROLES = ('[clients.edge]\ncount = 2\nnic = "100 Mbit/s"\n[networks.lan]\n[servers.core]\nnic = "200 Mbit/s"\n'
+         '[devices.disk]\nbandwidth = "1 GB/s"\n[[links]]\nbetween = ["edge", "lan"]\n[[links]]\n'
+         'between = ["lan", "core"]\n[[links]]\nbetween = ["core", "disk"]\n')
 
 
 def _without_slurm() -> str | None:
@@ -215,11 +219,13 @@ class TestLabSlurm:
         names = _srun(made, "-N", "3", "--label", "hostname")
         assert sorted(names.stdout.split()) == ["0:", "1:", "2:", "c1", "c2", "c3"]
 
-    def test_srun_probes_every_node_of_the_job_at_its_shaped_rate_and_records_the_job(self, lab, tmp_path):
+    def test_srun_probes_every_node_of_the_job_in_its_topologys_roles_at_its_shaped_rate_and_records_the_job(
+            self, lab, tmp_path):
         made, _ = lab
-        output = tmp_path / "cluster.json"
+        output, site = tmp_path / "cluster.json", tmp_path / "site.toml"
+        site.write_text(ROLES)
         done = _srun(made, "-N", "3", sys.executable, "-m", "assess", "probe", "-o", str(output), "--no-memory",
-                     "--streams", "1", "--runtime", "0.5", "--budget", "4", "--quiet", "cluster", "--servers", "1")
+                     "--streams", "1", "--runtime", "0.5", "--budget", "4", "--quiet", "cluster", "--topology", str(site))
         assert done.returncode == 0, done.stderr
         doc = json.loads(output.read_text())
         job = doc["job"]
@@ -233,6 +239,7 @@ class TestLabSlurm:
         assert set(rates) == {(client, direction) for client in ("c1-r0", "c2-r1") for direction in ("send", "receive")}
         for (client, _), m in rates.items():
             assert m["parameters"]["server"] == "c3-r2" and m["provenance"]["host"]["hostname"] == client[:2]
+            assert (m["parameters"]["client_group"], m["parameters"]["server_group"]) == ("edge", "core")
             rate = min(RATES[client[:2]], RATES["c3"])  # what TCP carries over the slower of the two links
             assert rate * PAYLOAD * LOAD_MARGIN < m["summary"]["mean"] <= rate * 1460 / 1514 * 1.01, (client, m)
             assert "10.77.0.13" in " ".join(m["provenance"]["commands"][0])  # c3 by its address: lab names resolve not
