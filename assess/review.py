@@ -182,7 +182,7 @@ def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Wi
     if described.topology is None:
         return described, None, ()
     model = Model(described.topology)
-    return described, model, witnesses_of(described.topology, submission.runs, model=model)
+    return described, model, witnesses_of(described.topology, submission.runs, model=model, hardware=described.parts)
 
 
 class _Evidence:

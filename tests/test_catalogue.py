@@ -570,3 +570,22 @@ def test_the_fastest_part_by_a_year_never_postdates_it_unless_the_class_it_is_na
     found = fastest(Parts(kind, named, 1, year, "", "part"), "read").part
     first = min(p.year for p in catalogue() if p.kind == kind and named_by(p) == named_by(found))
     assert found.year <= max(year, first)
+
+
+@pytest.mark.parametrize("name", [n for n in hardware()["devices"] if drive_classes((n,))])
+def test_a_device_classes_range_reaches_the_fastest_part_of_it_that_ever_shipped(name):
+    """A range's most favourable end is physics (an error above it stands on it): never below a part that shipped."""
+    from topologies.catalogues.hardware import class_rate
+
+    for key, operation in (("read_bandwidth", "read"), ("write_bandwidth", "write")):
+        best = fastest(Parts("drive", drive_classes((name,)), 1, None, "", name), operation)
+        assert class_rate(hardware()["devices"][name], key)[1] >= best.rate, (key, best.part.name)
+
+
+@pytest.mark.parametrize("name", [n for n, body in hardware()["networks"].items() if not isinstance(body["port"], str)
+                                  and n != "aries"] + ["client_network"])
+def test_a_network_named_without_its_generation_reaches_the_fastest_port_of_its_family(name):
+    body = hardware()["client_network"] if name == "client_network" else hardware()["networks"][name]
+    families = port_families() if name == "client_network" else (name,)
+    best = max(p.nameplate for p in catalogue() if p.kind == "port" and p.family in families)
+    assert Q_(body["port"][1]) >= best

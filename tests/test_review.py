@@ -41,8 +41,8 @@ def reviewed(listed):
     ("InfiniBand EDR", 100, 100, None), ("FDR InfiniBand", 54.54, 54.54, None), ("IB-HDR", 200, 200, None),
     ("OmniPath", 100, 100, None), ("OPA (2x OPA HFIs per server)", 100, 100, 2), ("Cray Aries", 64, 128, None),
     ("Ethernet 10Gbps", 10, 10, None), ("100GbE", 100, 100, None), ("40gigE", 40, 40, None),
-    ("50 Ethernet", 50, 50, None), ("Ethernet 8x1gigabit", 1, 1, 8), ("Ethernet", 1, 400, None),
-    ("InfiniBand", 8, 400, None), ("Ethernet 10Gbps, InfiniBand", 8, 400, None)])
+    ("50 Ethernet", 50, 50, None), ("Ethernet 8x1gigabit", 1, 1, 8), ("Ethernet", 1, 800, None),
+    ("InfiniBand", 8, 800, None), ("Ethernet 10Gbps, InfiniBand", 8, 800, None)])
 def test_a_networks_name_gives_the_rate_of_one_port_a_range_where_it_does_not_fix_it(text, low, high, ports):
     network = network_ports(text)
     assert (network.low.m_as("Gbit/s"), network.high.m_as("Gbit/s"), network.ports) == pytest.approx((low, high, ports))
@@ -70,8 +70,8 @@ def test_a_device_count_is_per_server_or_in_all_and_the_range_spans_both():
                                       ds_storage_type="HDD", filesystem_type="Lustre", md_nodes=1, md_storage_type="SSD"))
     storage = described.topology.group("storage")
     low, high = storage.capacity("bandwidth").range
-    # 12 disks in all (3 per server) at 80 MB/s each, up to 12 per server at 280 MB/s each
-    assert (low.m_as("MB/s"), high.m_as("MB/s")) == pytest.approx((3 * 80, 12 * 280))
+    # 12 disks in all (3 per server) at 80 MB/s each, up to 12 per server at 554 MB/s each (two actuators)
+    assert (low.m_as("MB/s"), high.m_as("MB/s")) == pytest.approx((3 * 80, 12 * 554))
     nic = described.topology.group("data").capacity("nic")
     assert [q.m_as("Gbit/s") for q in nic.range] == [100, 800] and described.ports["data"] == Q_(100, "Gbit/s")
     metadata = described.topology.group("metadata")
