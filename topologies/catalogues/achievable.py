@@ -184,6 +184,7 @@ def _capped(part: Shipped, rate: Quantity, bound: tuple[str | None, int | None])
     return (carried.read, carried) if carried.read < rate else (rate, None)
 
 
+@functools.lru_cache(maxsize=4096)
 def fastest(parts: Parts, operation: str) -> Fastest | None:
     """The fastest part of ``parts``'s classes for ``operation`` that had shipped by its year (of a class none of
     whose parts had shipped yet, its first ones; any to date where no year is stated), on the link its words bound; None
@@ -195,7 +196,9 @@ def fastest(parts: Parts, operation: str) -> Fastest | None:
     def named(p: Shipped) -> str:  # the class the description names it by: its own (a generation), or its family
         return p.part if p.part in parts.classes else p.family
 
-    first = {named(p): min(q.year for q in candidates if named(q) == named(p)) for p in candidates}
+    first: dict[str, int] = {}
+    for p in candidates:
+        first[named(p)] = min(p.year, first.get(named(p), p.year))
     shipped = [p for p in candidates if parts.year is None or p.year <= max(parts.year, first[named(p)])]
     found = [Fastest(p, *_capped(p, p.rate(operation), parts.link)) for p in shipped]
     return max(found, key=lambda f: (f.rate, -f.part.year))
