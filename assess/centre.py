@@ -10,12 +10,14 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 from probes.core.units import Q_, format_quantity
 from assess.progress import duration
 from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis, JobResult
 
-__all__ = ["Centre", "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
+__all__ = ["Centre", "most_first", "band_rows", "top_rows", "BAND_HEADERS", "TOP_HEADERS", "BANDS",
+           "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
 
 # The bands of the fraction of its ceiling a job reached: the lower bound of each (the last, above the ceiling).
 FRACTIONS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 1.0)
@@ -23,6 +25,12 @@ FRACTIONS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 1.0)
 TOP = 10
 CSV_HEADERS = ("path", "status", "reason", "job_id", "processes", "file_system", "topology", "run", "rate_MiB_s",
                "ceiling_MiB_s", "fraction", "io_time_s", "time_lost_s", "findings", "stripe_counts", "stripe_sizes_B")
+
+
+def most_first(counts: Counter) -> list[tuple]:
+    """``counts``' keys and counts, the most first and ties by key: the same whatever order the jobs came in (a pool
+    and Dask finish them in different orders)."""
+    return sorted(counts.items(), key=lambda item: (-item[1], str(item[0])))
 
 
 def _band(fraction: float) -> str:
@@ -41,7 +49,8 @@ BANDS = tuple(_band(b) for b in FRACTIONS)
 @dataclass
 class Centre:
     """The running sum of a review: counts by status, band, finding and stripe setting; the top jobs by time lost;
-    every unreadable log with its reason; and the logs judged now against those that stood in the index."""
+    every unreadable log with its reason; and the logs judged now against those that stood in the index. The time lost
+    is summed exactly (a float's sum depends on the order of its terms, which the engines do not keep)."""
 
     top: int = TOP
     statuses: Counter = field(default_factory=Counter)
@@ -54,7 +63,7 @@ class Centre:
     unjudged: Counter = field(default_factory=Counter)
     unreadable: list[tuple[str, str]] = field(default_factory=list)
     lost: list[tuple[float, str, JobResult]] = field(default_factory=list)  # a heap of the top jobs by time lost
-    time_lost: float = 0.0
+    lost_sum: Fraction = Fraction(0)
     judged_now: int = 0
 
     def add(self, result: JobResult, *, now: bool) -> None:
@@ -73,12 +82,17 @@ class Centre:
             self.unjudged[result.reason.split(";")[0]] += 1
             return
         self.bands[_band(result.fraction)] += 1
-        self.time_lost += result.time_lost
+        self.lost_sum += Fraction(result.time_lost)
         entry = (result.time_lost, result.path, result)
         if len(self.lost) < self.top:
             heapq.heappush(self.lost, entry)
         elif entry[:2] > self.lost[0][:2]:
             heapq.heapreplace(self.lost, entry)
+
+    @property
+    def time_lost(self) -> float:
+        """Seconds lost against the ceilings by every judged job."""
+        return float(self.lost_sum)
 
     @property
     def worst(self) -> list[JobResult]:
@@ -94,12 +108,27 @@ class Centre:
                 "time_lost_s": self.time_lost,
                 "top_time_lost": [{"path": r.path, "job_id": r.job_id, "run": r.run, "time_lost_s": r.time_lost,
                                    "fraction": r.fraction} for r in self.worst],
-                "findings": [{"code": code, "jobs": n} for code, n in self.findings.most_common()],
+                "findings": [{"code": code, "jobs": n} for code, n in most_first(self.findings)],
                 "stripe_counts": [{"stripe_count": k, "jobs": n} for k, n in sorted(self.stripe_counts.items())],
                 "stripe_sizes": [{"stripe_size": k, "jobs": n} for k, n in sorted(self.stripe_sizes.items())],
-                "file_systems": [{"mount": fs, "jobs": n} for fs, n in self.file_systems.most_common()],
-                "unjudged": [{"reason": why, "jobs": n} for why, n in self.unjudged.most_common()],
+                "file_systems": [{"mount": fs, "jobs": n} for fs, n in most_first(self.file_systems)],
+                "unjudged": [{"reason": why, "jobs": n} for why, n in most_first(self.unjudged)],
                 "unreadable": [{"path": p, "reason": why} for p, why in sorted(self.unreadable)]}
+
+
+BAND_HEADERS = ("fraction", "jobs", "share")
+TOP_HEADERS = ("time lost", "fraction", "job", "run", "log")
+
+
+def band_rows(centre: Centre) -> list[tuple[str, str, str]]:
+    """The judged jobs per band of the fraction of their ceilings: :data:`BAND_HEADERS`."""
+    judged = max(centre.statuses[JUDGED], 1)
+    return [(band, str(centre.bands[band]), f"{centre.bands[band] / judged:.0%}") for band in BANDS]
+
+
+def top_rows(centre: Centre) -> list[tuple[str, ...]]:
+    """The jobs that lost the most time against their ceilings, the most first: :data:`TOP_HEADERS`."""
+    return [(duration(r.time_lost), f"{r.fraction:.1%}", str(r.job_id), r.run or "", r.path) for r in centre.worst]
 
 
 def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
@@ -116,15 +145,12 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
     judged = centre.statuses[JUDGED]
     if judged:
         lines += ["", "jobs by the fraction of their ceiling they reached:",
-                  table(("fraction", "jobs", "share"), [(band, centre.bands[band], f"{centre.bands[band] / judged:.0%}")
-                                                         for band in BANDS], right=(1, 2))]
+                  table(BAND_HEADERS, band_rows(centre), right=(1, 2))]
         lines += ["", f"time lost against the ceilings: {duration(centre.time_lost)} in all; the most:",
-                  table(("time lost", "fraction", "job", "run", "log"),
-                        [(duration(r.time_lost), f"{r.fraction:.1%}", r.job_id, r.run, r.path) for r in centre.worst],
-                        right=(0, 1))]
+                  table(TOP_HEADERS, top_rows(centre), right=(0, 1))]
     if centre.findings:
         lines += ["", "findings (jobs they fire for):",
-                  *(f"  {code:24} {count}" for code, count in centre.findings.most_common())]
+                  *(f"  {code:24} {count}" for code, count in most_first(centre.findings))]
     if centre.stripe_counts or centre.stripe_sizes:
         lines += ["", "Lustre stripe settings in use (jobs):",
                   "  counts: " + ", ".join(f"{k}: {v}" for k, v in sorted(centre.stripe_counts.items())),
@@ -132,9 +158,9 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
                                           for k, v in sorted(centre.stripe_sizes.items()))]
     if centre.file_systems:
         lines += ["", "file systems (jobs, by the mount point under which they moved the most bytes):",
-                  *(f"  {fs}: {n}" for fs, n in centre.file_systems.most_common())]
+                  *(f"  {fs}: {n}" for fs, n in most_first(centre.file_systems))]
     if centre.unjudged:
-        lines += ["", "not judged (why):", *(f"  {n}: {why}" for why, n in centre.unjudged.most_common())]
+        lines += ["", "not judged (why):", *(f"  {n}: {why}" for why, n in most_first(centre.unjudged))]
     if centre.unreadable:
         lines += ["", "unreadable logs:"]
         lines += [f"  {path}: {why}" for path, why in sorted(centre.unreadable)[:shown]]

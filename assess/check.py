@@ -19,7 +19,10 @@ from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceilin
 from assess.findings.alone import Limits, run_findings
 from assess.findings.application import is_job, job_findings, part_of
 from assess.findings.batch import batch_findings
+from assess.findings.checkpoint import checkpoint_findings
 from assess.findings.hardware import beyond, implausible
+from assess.findings.kvcache import is_kv_storage, kv_judgement
+from assess.findings.metadata import too_fast
 from assess.findings.siblings import ceiling_mixup, sibling_findings
 from assess.witness import Witness, cited, narrowed, uncached, witness
 
@@ -43,8 +46,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
     their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
     drives and ports, and their date): a POSSIBLE-IF that needs more of one than any such part did is also
-    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing. ``model``: the topology's model where the caller
-    has it already (the witnesses were found on it), so that what it solved is not solved again.
+    IMPLAUSIBLE-HARDWARE, and a witness that does narrows nothing; so is a create or remove run faster per process
+    than any network's round trip (:func:`assess.findings.metadata.too_fast`). ``model``: the topology's model where
+    the caller has it already (the witnesses were found on it), so that what it solved is not solved again.
     """
     runs = [_placed(topology, run, clients, nodes) for run in steps_together(list(runs))]
     block = topology.block_size()
@@ -72,8 +76,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             if key not in narrowed_models:
                 narrowed_models[key] = Model(raised) if narrowings else whole
             model = narrowed_models[key]
-        reason = _no_ceiling(topology, run, clients)
-        if reason:
+        if topology.kv_cache and is_kv_storage(run):  # a serving node's offload: its tiers judge it
+            judgement = kv_judgement(topology, run, tolerance)
+        elif reason := _no_ceiling(topology, run, clients):
             judgement = Judgement(run, None, None, None, None, (), reason, part)
         else:
             judged = _predicted(model, run, clients)
@@ -87,9 +92,11 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             possible = next((f for f in findings if f.code == "POSSIBLE-IF"), None)
             unlike = implausible(run, possible, judged, model, clients, hardware, tolerance) \
                 if hardware and possible else None
+            unlike = unlike or too_fast(run, judged, tolerance)  # physics: whatever the ranges say
             judgement = replace(judgement, findings=findings + tuple(f for f in (unlike, mixup) if f), part=part)
         own = run_findings(run, memory=_memory(model, run, clients), block_size=block, limits=limits)
         own += batch_findings(run, jobs)
+        own += checkpoint_findings(run, judgement.ceiling, model, clients, tolerance)
         if part is not None:
             own += job_findings(run, judgement.ceiling, part, model, whole, clients=clients, block_size=block)
         judgements.append(replace(judgement, findings=judgement.findings + tuple(own)))
@@ -238,7 +245,13 @@ def _memory(model: Model, run: Run, clients: tuple[str, ...] | None) -> Memory |
 #        fastest, fastest_year, fastest_rate and source
 #   1.7  a FAR-BELOW finding gains evidence left_out (and is info) where its ceiling leaves out what makes the run
 #        hard: small or unaligned transfers interleaved in one shared file, metadata servers that state no rate
-CHECK_VERSION = "1.7"
+#   1.8  IMPLAUSIBLE-HARDWARE also of a create or remove run whose processes each complete one faster than any
+#        network's round trip (no description needed): its evidence measured, processes, per_process, round_trip,
+#        answer (a core's least time to answer), needs (the sentence) and source
+#   1.9  finding MEMORY-SERVED (a KV-cache offload's storage figure, judged against the serving node's tiers: no_ceiling
+#        says so): its evidence gives measured, storage_tier, storage (least and most), storage_stated, memory_tier
+#        (null where no memory tier reaches the figure) and beyond (stated, range or implied)
+CHECK_VERSION = "1.9"
 
 
 def check_body(topology: Topology, judgements: list[Judgement]) -> dict:

@@ -11,14 +11,16 @@ batch is then read one log each in the same way.
 
 from __future__ import annotations
 
+import os
+import select
 import signal
-import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterable, Iterator, TextIO
 
-from assess.progress import duration
+from assess.progress import PassProgress, duration
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
 __all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
@@ -28,15 +30,38 @@ __all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Prog
 BATCH = 16
 # Batches in flight per worker: one being read, one waiting, so that no worker idles while results come back.
 _AHEAD = 2
+# Seconds sbatch may take to say whether Slurm would run the workers' job.
+SBATCH = 30.0
 
 
-def _start() -> None:
-    """A pool worker's start: PyDarshan imported once, and the address space capped as for the one-log child."""
+def _start(review: int) -> None:
+    """A pool worker's start: PyDarshan imported once, the address space capped as for the one-log child, and the
+    worker bound to the ``review`` process that made the pool (:func:`_end_with`)."""
     import darshan  # noqa: F401  (imported once here, not per log)
 
     from probes.readers.darshan_extract import limit_memory
 
     limit_memory()
+    _end_with(review)
+
+
+def _end_with(pid: int) -> None:
+    """End this process when process ``pid`` ends. A review killed outright (SIGKILL, the OOM killer) leaves its pool's
+    workers waiting for ever on a queue whose ends they hold themselves, and the forkserver, which lives while they
+    do, with them; a thread watching the review through a pidfd (no race with a new process taking its number) ends
+    them."""
+    try:
+        watched = os.pidfd_open(pid)
+    except ProcessLookupError:  # the review ended before this worker started
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here (Linux before 5.3): the worker lives as CPython's do
+        return
+
+    def watch() -> None:
+        select.select([watched], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="review-watch", daemon=True).start()
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
@@ -47,7 +72,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["darshan", "assess.darshan_review", "assess.check"])
-    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_start, initargs=(os.getpid(),))
 
 
 def pool_results(batches: Iterable[list[LogFile]], basis: Basis, workers: int) -> Iterator[list[JobResult]]:
@@ -108,8 +133,10 @@ def dask_client(address: str):
     ------
     InputError
         If Dask (or dask-jobqueue, for ``slurm``) is not installed, or the scheduler cannot be reached.
+    ProbeError
+        If Slurm would not run the workers' job (:func:`_accepted`).
     """
-    from probes.core.errors import InputError
+    from probes.core.errors import InputError, ProbeError
 
     try:
         from distributed import Client, LocalCluster
@@ -121,6 +148,11 @@ def dask_client(address: str):
         return Client(LocalCluster(n_workers=cpus(), threads_per_worker=1, processes=True, dashboard_address=None))
     if address == "slurm":
         cluster = slurm_cluster()
+        try:
+            _accepted(cluster)
+        except ProbeError:
+            cluster.close()
+            raise
         cluster.adapt(minimum_jobs=1, maximum_jobs=_slurm_jobs())
         return Client(cluster)
     try:
@@ -139,7 +171,10 @@ def slurm_cluster():
     """dask-jobqueue's SLURMCluster, each job one worker process of one thread per core it asks for; its queue,
     account, cores, memory and walltime come from Dask's configuration (``jobqueue.slurm`` in
     ~/.config/dask/jobqueue.yaml, or DASK_JOBQUEUE__SLURM__QUEUE and the like), with one core and 4 GiB where it says
-    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB).
+    none (a worker reads one log at a time, in less than PyDarshan's 1 GiB). Where it names no network for the
+    scheduler (``interface``, or ``host`` or ``interface`` in ``scheduler-options``), the scheduler listens on this
+    host's address on the way to Slurm's controller, which the job's nodes reach too (Dask's own default, the route to
+    the internet, is often a network they do not reach).
 
     Raises
     ------
@@ -149,6 +184,7 @@ def slurm_cluster():
     import dask
 
     from probes.core.errors import InputError
+    from probes.measure.batch import controller_route
 
     ctrl_c = signal.getsignal(signal.SIGINT)
     try:
@@ -158,9 +194,44 @@ def slurm_cluster():
     finally:  # its runner module makes Ctrl-C a silent sys.exit() for the whole process when imported: undone
         if ctrl_c is not None:
             signal.signal(signal.SIGINT, ctrl_c)
-    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None) for key in ("cores", "memory", "processes")}
+    settings = {key: dask.config.get(f"jobqueue.slurm.{key}", None)
+                for key in ("cores", "memory", "processes", "interface", "scheduler-options")}
+    scheduler = dict(settings["scheduler-options"] or {})
+    if not (settings["interface"] or {"host", "interface"} & set(scheduler)) and (route := controller_route()):
+        scheduler["host"] = route
     return SLURMCluster(cores=settings["cores"] or 1, memory=settings["memory"] or "4GiB",
-                        processes=settings["processes"] or 1, n_workers=0)
+                        processes=settings["processes"] or 1, n_workers=0, scheduler_options=scheduler)
+
+
+def _accepted(cluster) -> None:
+    """Whether Slurm would run the cluster's worker job, asked of sbatch --test-only (which submits nothing): a job
+    Slurm refuses would leave the review waiting for workers that never come.
+
+    Raises
+    ------
+    ProbeError
+        If sbatch is not installed, refuses the job (with its reasons and where to change the job), or does not answer
+        within ``SBATCH`` seconds.
+    """
+    import tempfile
+
+    from probes.core.errors import ProbeError, ToolFailedError, ToolNotFoundError
+    from probes.measure.tool import run_tool
+
+    with tempfile.NamedTemporaryFile("w", prefix="iobound-dask-worker-", suffix=".sh") as script:
+        script.write(cluster.job_script())
+        script.flush()
+        try:
+            run_tool(["sbatch", "--test-only", script.name], timeout=SBATCH)
+        except ToolNotFoundError:
+            raise ProbeError("--dask slurm starts its workers with sbatch, which is not installed here; run the review "
+                             "where Slurm's commands are (or load the site's Slurm module)") from None
+        except ToolFailedError as exc:
+            said = "; ".join(line.strip() for line in (exc.stderr or "").splitlines() if line.strip())
+            why = f"no answer within {SBATCH:g} s" if exc.timeout is not None else said or f"status {exc.status}"
+            raise ProbeError(f"Slurm would not run the Dask workers' job ({why}); set its cores, memory, queue or "
+                             "account in Dask's jobqueue.slurm settings (~/.config/dask/jobqueue.yaml, or "
+                             "DASK_JOBQUEUE__SLURM__MEMORY and the like)") from None
 
 
 def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iterator[list[JobResult]]:
@@ -198,36 +269,25 @@ def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iter
 
 
 class Progress:
-    """Logs done, logs per second and the time left, on stderr: a line redrawn in place on a terminal, else a line
-    every ``every`` seconds, and the last when the review ends."""
+    """Logs done, logs per second and the time left, drawn by :class:`assess.progress.PassProgress` (a live line on a
+    terminal; elsewhere where ``asked``, a line every ten seconds and the last)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, every: float = 10.0):
-        self.total, self.stream, self.every = total, stream or sys.stderr, every
-        self.live = self.stream.isatty()
-        self.start = self.shown = time.monotonic()
+    def __init__(self, total: int, asked: bool = False, stream: TextIO | None = None):
+        self.drawn = PassProgress("review", "logs", stream, asked)
+        self.total, self.start = total, time.monotonic()
         self.done = self.judged = 0
 
     def add(self, done: int, judged: int) -> None:
         """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
         self.done += done
         self.judged += judged
-        now = time.monotonic()
-        if now - self.shown >= (0.5 if self.live else self.every):
-            self.shown = now
-            self._line(final=False)
-
-    def finish(self) -> None:
-        self._line(final=True)
-
-    def _line(self, final: bool) -> None:
         seconds = max(time.monotonic() - self.start, 1e-9)
         rate = self.judged / seconds
-        left = f", about {duration((self.total - self.done) / rate)} left" if rate > 0 and not final else ""
-        text = (f"review: {self.done}/{self.total} logs, {self.judged} judged now ({rate:.1f} logs/s), "
-                f"{self.done - self.judged} from the index{left}")
-        if final:
-            text += f", in {duration(seconds)}"
-        clear = "\r\033[K" if self.live else ""
-        self.stream.write(f"{clear}{text}" + ("\n" if final or not self.live else ""))
-        self.stream.flush()
+        when = (f"in {duration(seconds)}" if self.done >= self.total else
+                f"about {duration((self.total - self.done) / rate)} left" if rate > 0 else "")
+        self.drawn("done", self.done, self.total, f"{self.judged:,} judged now ({rate:.1f} logs/s), "
+                                                  f"{self.done - self.judged:,} from the index, {when}".rstrip(", "))
 
+    def close(self) -> None:
+        """Clear the live line, so that the review's text starts on a clean one."""
+        self.drawn.close()

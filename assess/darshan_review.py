@@ -103,6 +103,11 @@ class JobResult:
     stripe_sizes: tuple[int, ...] = ()  # B
     runs: tuple[dict, ...] = ()  # per run: label, rate, ceiling, fraction, findings, why it has no ceiling
 
+    @classmethod
+    def of(cls, log: LogFile, status: str, reason: str = "", **figures) -> JobResult:
+        """``log``'s result: its status, why (for a log not judged), and what was found of it."""
+        return cls(log.path, log.size, log.mtime_ns, status, reason, **figures)
+
     def to_dict(self) -> dict:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items()}
 
@@ -224,7 +229,7 @@ def judge_apart(log: LogFile, basis: Basis) -> JobResult:
     try:
         return _judged([(log, read_apart(log.path), "")], basis)[0]
     except (OSError, ToolOutputError) as exc:
-        return JobResult(log.path, log.size, log.mtime_ns, UNREADABLE, _reason(exc))
+        return JobResult.of(log, UNREADABLE, _reason(exc))
 
 
 def _reason(exc: BaseException) -> str:
@@ -244,19 +249,19 @@ def _judged(read: list[tuple[LogFile, dict | None, str]], basis: Basis) -> list[
     groups: dict[str, list[tuple[int, list[Run], str | None]]] = {}
     for index, (log, found, why) in enumerate(read):
         if found is None:
-            results[index] = JobResult(log.path, log.size, log.mtime_ns, UNREADABLE, why)
+            results[index] = JobResult.of(log, UNREADABLE, why)
             continue
         mount = max(found["mounts"], key=lambda m: (found["mounts"][m], m)) if found["mounts"] else None
         file, why_not = basis.topology_for(mount)
         job = found["job"]
         known = dict(job_id=job["jobid"], processes=job["nprocs"], file_system=mount)
         if file is None:
-            results[index] = JobResult(log.path, log.size, log.mtime_ns, UNJUDGED, why_not, **known)
+            results[index] = JobResult.of(log, UNJUDGED, why_not, **known)
             continue
         try:
             runs = runs_from(found, source=log.path)
         except ToolOutputError as exc:
-            results[index] = JobResult(log.path, log.size, log.mtime_ns, UNJUDGED, _reason(exc), **known)
+            results[index] = JobResult.of(log, UNJUDGED, _reason(exc), **known)
             continue
         groups.setdefault(file, []).append((index, runs, mount))
     for file, members in groups.items():
@@ -266,8 +271,8 @@ def _judged(read: list[tuple[LogFile, dict | None, str]], basis: Basis) -> list[
             log, mount = read[index][0], mounts[index]
             if isinstance(judgements, str):
                 job = read[index][1]["job"]
-                results[index] = JobResult(log.path, log.size, log.mtime_ns, UNJUDGED, judgements, job["jobid"],
-                                           job["nprocs"], mount, topology.name)
+                results[index] = JobResult.of(log, UNJUDGED, judgements, job_id=job["jobid"],
+                                              processes=job["nprocs"], file_system=mount, topology=topology.name)
             else:
                 results[index] = _result(log, mount, topology, judgements)
     return [results[i] for i in range(len(read))]
@@ -307,16 +312,16 @@ def _result(log: LogFile, mount: str | None, topology: Topology, judgements: lis
                  topology=topology.name, findings=codes, worst=worst and worst.label, runs=runs, **stripes)
     ceiled = [j for j in judgements if j.ceiling is not None]
     if not ceiled:
-        return JobResult(log.path, log.size, log.mtime_ns, UNJUDGED, judgements[0].no_ceiling, **known)
+        return JobResult.of(log, UNJUDGED, judgements[0].no_ceiling, **known)
     head = max(ceiled, key=lambda j: j.run.workload.data_set.m_as("B"))  # max keeps the first (POSIX) of equals
     io_time = head.run.job.io_time.m_as("s")
     fraction = head.ratio
-    return JobResult(log.path, log.size, log.mtime_ns, JUDGED, run=head.run.label, rate=head.measured.m_as("B/s"),
-                     ceiling=head.ceiling.value.m_as("B/s"), ceiling_low=head.ceiling.least.m_as("B/s"),
-                     fraction=fraction, io_time=io_time,
-                     time_lost=io_time * (1 - fraction) if math.isfinite(fraction) and fraction < 1 else 0.0,
-                     binding=tuple(str(c) for c in head.ceiling.binding),
-                     part=head.part.said if head.part else None, **known)
+    return JobResult.of(log, JUDGED, run=head.run.label, rate=head.measured.m_as("B/s"),
+                        ceiling=head.ceiling.value.m_as("B/s"), ceiling_low=head.ceiling.least.m_as("B/s"),
+                        fraction=fraction, io_time=io_time,
+                        time_lost=io_time * (1 - fraction) if math.isfinite(fraction) and fraction < 1 else 0.0,
+                        binding=tuple(str(c) for c in head.ceiling.binding),
+                        part=head.part.said if head.part else None, **known)
 
 
 def _run(j: Judgement) -> dict:

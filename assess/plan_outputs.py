@@ -14,7 +14,7 @@ from typing import Callable
 from models.plan import Plan, PhasePlan
 from models.plan_phases import DROP_CACHES
 
-__all__ = ["outputs"]
+__all__ = ["outputs", "MPI_COMMANDS", "drop_lines"]
 
 
 def _launch(plan: Plan) -> str:
@@ -36,7 +36,7 @@ def _phase(plan: Plan, name: str) -> PhasePlan:
     return next(p for p in plan.phases if p.phase.name == name)
 
 
-def _drop(plan: Plan) -> list[str]:
+def drop_lines(plan: Plan) -> list[str]:
     """The line to run between phases where the user may drop caches."""
     where = {"clients": "every client", "all": "every client and server"}.get(plan.settings.drop)
     return [f"# as root on {where}: {DROP_CACHES}"] if where else []
@@ -53,7 +53,7 @@ def _script(plan: Plan, tool: str, command: Callable[[PhasePlan], list[str]]) ->
     lines = _header(plan, tool)
     for phase in plan.phases:
         words = [_launch(plan), *command(phase)]
-        lines += [*(_drop(plan) if phase.phase.reads else []), " ".join(w for w in words if w)]
+        lines += [*(drop_lines(plan) if phase.phase.reads else []), " ".join(w for w in words if w)]
     return "\n".join(lines) + "\n"
 
 
@@ -63,25 +63,32 @@ def _deadline(plan: Plan, phase: PhasePlan, option: str) -> list[str]:
     return [option.format(stonewall)] if stonewall is not None and phase.phase.reads is None else []
 
 
-def ior(plan: Plan, path: str) -> dict[str, str]:
-    def command(phase: PhasePlan) -> list[str]:
-        size = int(round(phase.workload.transfer_size.m_as("B")))
-        return ["ior -a POSIX", "-w" if phase.phase.reads is None else "-r", *phase.flags,
-                "" if phase.workload.shared_file else "-F", f"-t {_size(size)}",
-                f"-b {_size(math.ceil(phase.per_process / size) * size)}", "-s 1", f"-i {plan.repetitions}", "-k",
-                *_deadline(plan, phase, "-D {:g} -O stoneWallingWearOut=1"), f"-o {shlex.quote(path + '/ior/file')}"]
+def ior_words(plan: Plan, path: str, phase: PhasePlan) -> list[str]:
+    """IOR's command line of one phase (without its launcher)."""
+    size = int(round(phase.workload.transfer_size.m_as("B")))
+    return ["ior -a POSIX", "-w" if phase.phase.reads is None else "-r", *phase.flags,
+            "" if phase.workload.shared_file else "-F", f"-t {_size(size)}",
+            f"-b {_size(math.ceil(phase.per_process / size) * size)}", "-s 1", f"-i {plan.repetitions}", "-k",
+            *_deadline(plan, phase, "-D {:g} -O stoneWallingWearOut=1"), f"-o {shlex.quote(path + '/ior/file')}"]
 
-    return {"ior.sh": _script(plan, "IOR", command)}
+
+def mdtest_words(plan: Plan, path: str, phase: PhasePlan) -> list[str]:
+    """mdtest's command line of one phase (without its launcher)."""
+    letters = {"create": "-C", "stat": "-T", "remove": "-r"}
+    return ["mdtest", letters[phase.phase.name], *phase.flags, "-F -u", f"-n {math.ceil(phase.per_process)}",
+            f"-i {plan.repetitions}", f"-d {shlex.quote(path + '/mdtest')}"]
+
+
+# The command line of one phase of the benchmarks run under MPI, a line per phase (their scripts, and their Slurm jobs).
+MPI_COMMANDS: dict[str, Callable[[Plan, str, PhasePlan], list[str]]] = {"ior": ior_words, "mdtest": mdtest_words}
+
+
+def ior(plan: Plan, path: str) -> dict[str, str]:
+    return {"ior.sh": _script(plan, "IOR", lambda phase: ior_words(plan, path, phase))}
 
 
 def mdtest(plan: Plan, path: str) -> dict[str, str]:
-    letters = {"create": "-C", "stat": "-T", "remove": "-r"}
-
-    def command(phase: PhasePlan) -> list[str]:
-        return ["mdtest", letters[phase.phase.name], *phase.flags, "-F -u", f"-n {math.ceil(phase.per_process)}",
-                f"-i {plan.repetitions}", f"-d {shlex.quote(path + '/mdtest')}"]
-
-    return {"mdtest.sh": _script(plan, "mdtest", command)}
+    return {"mdtest.sh": _script(plan, "mdtest", lambda phase: mdtest_words(plan, path, phase))}
 
 
 def io500(plan: Plan, path: str) -> dict[str, str]:

@@ -27,8 +27,8 @@ from assess.findings.application import BIN_BOUNDS, histogram
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Node", "Edge", "Drawing", "Sizes", "families", "roofline",
-           "scaling", "ratios", "probe_charts", "drawing", "sweep_sizes", "access_sizes"]
+__all__ = ["Estimate", "Line", "Chart", "Dots", "Strips", "Bars", "Node", "Edge", "Drawing", "Sizes", "families",
+           "roofline", "scaling", "ratios", "probe_charts", "drawing", "sweep_sizes", "access_sizes"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,17 @@ class Strips:
     rows: tuple[tuple[str, tuple[Estimate, ...]], ...]
     reference: float | None = None
     xscale: str = "log"
+
+
+@dataclass(frozen=True)
+class Bars:
+    """An amount per row as a bar on one value axis (a centre's jobs per band of the fraction of their ceilings, per
+    finding), each coloured by its row's worst finding."""
+
+    title: str
+    xlabel: str
+    rows: tuple[Estimate, ...]
+    xscale: str = "linear"
 
 
 @dataclass(frozen=True)

@@ -19,11 +19,11 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from models import layers, metadata
-from assess.plotdata import Chart, Dots, Drawing, Estimate, Sizes, Strips
+from assess.plotdata import Bars, Chart, Dots, Drawing, Estimate, Sizes, Strips
 from assess.findings import Severity
 
-__all__ = ["plot_chart", "plot_dots", "plot_strips", "plot_drawing", "plot_sizes", "figure_size", "layer_colour", "save", "COLOURS", "BINDING",
-           "STYLES"]
+__all__ = ["plot_chart", "plot_dots", "plot_strips", "plot_bars", "plot_drawing", "plot_sizes", "figure_size",
+           "layer_colour", "save", "COLOURS", "BINDING", "STYLES"]
 
 # The colour of a measured point by its worst finding (None: no finding).
 COLOURS = {Severity.ERROR: "tab:red", Severity.WARNING: "tab:orange", Severity.INFO: "tab:blue", None: "tab:blue"}
@@ -49,9 +49,9 @@ _PALETTE = [to_hex(c) for c in (*matplotlib.colormaps["tab20"].colors[0::2], *ma
             if to_hex(c) not in ("#7f7f7f", "#c7c7c7")]
 
 
-def figure_size(data: Chart | Dots | Strips | Drawing) -> tuple[float, float]:
-    """Inches that fit a plot of ``data``: dots grow with their rows, a drawing with its tallest column."""
-    if isinstance(data, (Dots, Strips)):
+def figure_size(data: Chart | Dots | Strips | Bars | Drawing) -> tuple[float, float]:
+    """Inches that fit a plot of ``data``: dots and bars grow with their rows, a drawing with its tallest column."""
+    if isinstance(data, (Dots, Strips, Bars)):
         return 7.5, 1.3 + 0.3 * len(data.rows)
     if isinstance(data, Drawing):
         return 7.5, 1.6 + 0.9 * max(Counter(n.kind for n in data.nodes).values(), default=1)
@@ -204,6 +204,22 @@ def plot_strips(strips: Strips, ax: Axes | None = None) -> Axes:
     _numbers(ax.xaxis, strips.xscale)
     if shown:
         ax.legend(fontsize=7, loc="best")
+    return ax
+
+
+def plot_bars(bars: Bars, ax: Axes | None = None) -> Axes:
+    """One bar per row, the first on top, coloured by its row's worst finding, its value written at its end."""
+    ax = _axes(ax, bars)
+    rows = range(len(bars.rows))
+    drawn = ax.barh(rows, [e.value for e in bars.rows], height=0.6, color=[COLOURS[e.severity] for e in bars.rows])
+    ax.bar_label(drawn, labels=[f"{e.value:,.0f}" if e.value >= 100 else f"{e.value:.3g}" for e in bars.rows], padding=3, fontsize=7)
+    ax.set_yticks(rows, [e.label for e in bars.rows], fontsize=7, parse_math=False)
+    ax.set_ylim(len(bars.rows) - 0.5, -0.5)  # the first row on top
+    ax.set_xscale(bars.xscale)
+    if bars.xscale == "linear":
+        ax.set_xlim(left=0, right=max((e.value for e in bars.rows), default=1) * 1.15 or 1)  # room for the labels
+    _labels(ax, bars.title, bars.xlabel, "")
+    _numbers(ax.xaxis, bars.xscale)
     return ax
 
 

@@ -101,13 +101,14 @@ class PassProgress:
         self.shown, self.every = self.live or asked, 0.2 if self.live else every
         self.drawn, self.last = False, -1.0
 
-    def __call__(self, stage: str, done: int, total: int | None) -> None:
-        """``done`` of ``total`` (None: not known yet) have passed ``stage``."""
+    def __call__(self, stage: str, done: int, total: int | None, detail: str = "") -> None:
+        """``done`` of ``total`` (None: not known yet) have passed ``stage``; ``detail`` follows on the line."""
         now = time.monotonic()
         if not self.shown or (now - self.last < self.every and done != total):
             return
         self.last = now
-        text = f"{self.what}: {stage} {done:,}" + (f" of {total:,}" if total is not None else "") + f" {self.items}"
+        text = (f"{self.what}: {stage} {done:,}" + (f" of {total:,}" if total is not None else "") + f" {self.items}"
+                + (f", {detail}" if detail else ""))
         self.stream.write(f"\r\033[K{text}" if self.live else f"{text}\n")
         self.stream.flush()
         self.drawn = True

@@ -28,8 +28,8 @@ from assess.findings import TOLERANCE, Judgement
 from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS, checked, facts, judgement_rows,
                            marks_legend, ratio_legend, topology_rows)
 
-__all__ = ["Table", "Plot", "Section", "Report", "build_report", "to_html", "to_markdown", "MOST_PLOTS", "MOST_ROWS",
-           "FIGURES"]
+__all__ = ["Table", "Plot", "Section", "Report", "Drawer", "build_report", "to_html", "to_markdown", "MOST_PLOTS",
+           "MOST_ROWS", "FIGURES"]
 
 # Rooflines and node plots drawn at most, each: one per family of runs, those with the most runs.
 MOST_PLOTS = 6
@@ -83,7 +83,7 @@ def build_report(topology: Topology, judgements: Sequence[Judgement], directory:
                  tolerance: float = TOLERANCE) -> Report:
     """The report's sections, its figures saved under ``directory``/figures (which must exist)."""
     model = Model(topology)
-    draw = _Drawer(directory)
+    draw = Drawer(directory)
     judged = [j for j in judgements if j.ceiling is not None]
     sections = [_system(topology, judged, draw), _ceilings(judged),
                 _runs(judgements, draw, topology.name, tolerance), _sweeps(model, judgements, draw, clients)]
@@ -98,7 +98,7 @@ def build_report(topology: Topology, judgements: Sequence[Judgement], directory:
                   f"iobound {probes.__version__}", tuple(sections))
 
 
-def _system(topology: Topology, judged: list[Judgement], draw: _Drawer) -> Section:
+def _system(topology: Topology, judged: list[Judgement], draw: Drawer) -> Section:
     """The groups and their capacities with sources, the links, and the drawing with what binds most runs."""
     binding: dict[tuple[Component, ...], list[Judgement]] = {}
     for j in judged:
@@ -130,7 +130,7 @@ def _ceilings(judged: list[Judgement]) -> Section:
     ))
 
 
-def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance: float) -> Section:
+def _runs(judgements: Sequence[Judgement], draw: Drawer, system: str, tolerance: float) -> Section:
     """The runs' table, every finding worst first (one that several runs share once) with the remedies, and
     measured / ceiling per run."""
     told = facts(judgements)
@@ -158,7 +158,7 @@ def _runs(judgements: Sequence[Judgement], draw: _Drawer, system: str, tolerance
     return Section("Runs", tuple(blocks))
 
 
-def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients) -> Section:
+def _sweeps(model: Model, judgements: Sequence[Judgement], draw: Drawer, clients) -> Section:
     """Rooflines over the transfer sizes of each family of runs, and ceilings over node count with the knee."""
     blocks: list = []
     found = [(f, js) for f, js in plotdata.families(judgements, "transfer_size").items() if not f.operation.is_metadata]
@@ -187,7 +187,7 @@ def _sweeps(model: Model, judgements: Sequence[Judgement], draw: _Drawer, client
         "No runs of one workload differ in transfer size or node count, and none has a ceiling to draw over them.",))
 
 
-def _jobs(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients, tolerance: float) -> Section:
+def _jobs(model: Model, judgements: Sequence[Judgement], draw: Drawer, clients, tolerance: float) -> Section:
     """Per job (a Darshan log): the part of the system it was judged over, each module's bandwidth against its
     ceiling, and its requests by size under the roofline of that part."""
     jobs: dict[str, list[Judgement]] = {}
@@ -218,7 +218,7 @@ def _jobs(model: Model, judgements: Sequence[Judgement], draw: _Drawer, clients,
     return Section("Applications (Darshan logs)", tuple(blocks))
 
 
-class _Drawer:
+class Drawer:
     """Draws a figure with a plot function, saves it under the report's figures folder, and returns its Plot."""
 
     def __init__(self, directory: Path):

@@ -214,3 +214,15 @@ def test_each_face_exports_documented_names_that_load_on_first_use(package):
 def test_whether_a_figure_is_assumed_is_decided_in_one_place():
     """Capacity.assumed says it (an assumption, or a range nobody stated): a probed or measured range is no assumption."""
     assert _lines_matching(r"kind == [\"']assumption[\"']", besides=("topologies/topology.py",)) == []
+
+
+def test_a_table_of_published_results_is_read_by_the_band_alone():
+    """Published metadata rates are information (assess/findings/published.py): no ceiling or finding reads them."""
+    assert _lines_matching(r"metadata_rates", ("assess", "models"), besides=("assess/findings/published.py",)) == []
+
+
+def test_descriptions_that_are_not_runs_stay_out_of_the_results_readers():
+    """A system description or a PCIe matrix builds a topology; ``iobound read`` takes only what a tool measured."""
+    from probes.readers import _MODULES
+
+    assert not [module for module in _MODULES.values() if module.endswith("_system") or module == "nvidia_topo"]

@@ -198,7 +198,7 @@ def test_check_exit_status_follows_fail_on(capsys, fail_on, status):
 def test_check_json(capsys):
     status, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--json")
     doc = json.loads(out)
-    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.7", 1)
+    assert (doc["format"], doc["format_version"], status) == ("iobound/check", "1.9", 1)
     by_label = {r["run"]["label"]: r for r in doc["runs"]}
     above = by_label[LUSTRE_4PPN_READ]
     assert [f["code"] for f in above["findings"]] == ["ABOVE-CEILING", "FEW-REPETITIONS"]

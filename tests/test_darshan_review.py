@@ -3,11 +3,13 @@ bad files named, reruns judging only new logs, an interrupted review resumed, a 
 systems. The logs are the PyDarshan wheel's samples and, where present, the real logs of ../shared/darshan-logs."""
 
 import contextlib
+import html
 import importlib.util
 import io
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -69,6 +71,17 @@ def tree(folder: Path, logs: list[Path], copies: int = 1, per_folder: int = 100,
     return made
 
 
+def in_session(session: int) -> list[str]:
+    """The command lines of the live processes in ``session`` (zombies, which hold nothing, left out)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after the command's name, which may hold spaces
+            if int(fields[3]) == session and fields[0] != "Z":
+                found.append((stat.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
 def test_a_tree_with_bad_files_judges_the_good_ones_as_check_does_and_names_each_bad_one(tmp_path):
     logs = tmp_path / "logs"
     good = tree(logs, SAMPLES)
@@ -121,7 +134,7 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     argv = ["review", "--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(index), "--workers", "1"]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     child = subprocess.Popen([sys.executable, "-m", "assess", *argv], cwd=tmp_path, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     kept = 0
     deadline = time.monotonic() + 300
     while kept == 0 and time.monotonic() < deadline and child.poll() is None:
@@ -133,11 +146,37 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=60)
     assert 0 < kept < len(logs), "the review ended before it could be interrupted"
+    # its pool's workers, their forkserver and resource tracker end with it (each in its session)
+    deadline = time.monotonic() + 30
+    while (left := in_session(child.pid)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, left
     with contextlib.closing(sqlite3.connect(index)) as db:
         kept = db.execute("SELECT count(*) FROM logs").fetchone()[0]
     status, doc, _ = review(*argv[1:], "--json", "--fail-on", "never")
     assert doc["centre"]["judged_now"] == len(logs) - kept and doc["centre"]["logs"] == len(logs)
     assert doc["centre"]["statuses"]["judged"] == len(logs)
+
+
+def test_a_centres_sums_are_the_same_in_whatever_order_its_jobs_come(tmp_path):
+    """A pool and Dask finish the logs in different orders: ties among counts and the sum of the time lost must not
+    follow it."""
+    from assess.centre import Centre
+    from assess.darshan_review import JUDGED, JobResult
+
+    tree(tmp_path / "logs", SAMPLES)
+    doc = review("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                 "--fail-on", "never")[1]
+    results = [JobResult.from_dict(job) for job in doc["jobs"]]
+    assert sum(r.status == JUDGED for r in results) > 2 and len({r.time_lost for r in results}) > 2
+    sums = set()
+    for seed in range(20):
+        random.Random(seed).shuffle(results)
+        centre = Centre()
+        for result in results:
+            centre.add(result, now=True)
+        sums.add(json.dumps(centre.to_dict()))
+    assert len(sums) == 1
 
 
 def test_a_dask_local_cluster_gives_the_pools_results(tmp_path):
@@ -198,7 +237,7 @@ def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
     assert doc["centre"]["unreadable"] == [{"path": gone, "reason": "No such file or directory"}]
 
 
-def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
+def test_the_text_csv_and_html_say_the_centre_and_every_log(tmp_path):
     tree(tmp_path / "logs", SAMPLES)
     (tmp_path / "logs" / "empty.darshan").write_bytes(b"")
     argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--fail-on", "never")
@@ -206,9 +245,32 @@ def test_the_text_and_csv_say_the_centre_and_every_log(tmp_path):
     assert f"({len(SAMPLES) + 1} logs; {len(SAMPLES) + 1} judged now, 0 from the index)" in text
     assert f"{len(SAMPLES)} judged, 0 unjudged, 1 unreadable" in text and "jobs by the fraction of their ceiling" in text
     assert f"  {tmp_path / 'logs' / 'empty.darshan'}: not a Darshan log" in text and "time lost against the ceilings" in text
-    assert f"review: {len(SAMPLES) + 1}/{len(SAMPLES) + 1} logs" in err
+    assert err == ""  # progress where asked, or on a terminal
+    err = review(*argv, "--index", str(tmp_path / "again.sqlite"), "--progress")[2]
+    n = len(SAMPLES) + 1
+    assert re.fullmatch(rf"(review: done \d+ of {n} logs, .*\n)*review: done {n} of {n} logs, {n} judged now "
+                        rf"\(\d+\.\d logs/s\), 0 from the index, in [\d.]+ s\n", err), err
     rows = review(*argv, "--csv")[1].splitlines()
     assert rows[0].startswith("path,status,reason,job_id") and len(rows) == len(SAMPLES) + 2
+    # the html report: its figures, and the same sums as the JSON's
+    centre = review(*argv, "--json")[1]["centre"]
+    status, text, _ = review(*argv, "--html", str(tmp_path / "page"))
+    page = (tmp_path / "page" / "index.html").read_text(encoding="utf-8")
+    assert status == 0 and text.endswith(f"wrote {tmp_path / 'page' / 'index.html'}\n")
+    for figure in ("fractions", "time-lost", "findings", "stripe-counts"):
+        assert (tmp_path / "page" / "figures" / f"{figure}.svg").exists() and f"figures/{figure}.svg" in page
+    for band in centre["fractions"]:
+        low = f"{band['from']:.0%}"
+        assert re.search(rf"<tr><td>(≥ )?{low}[^<]*</td><td class=num>{band['jobs']}</td>", page), band
+    for finding in centre["findings"]:
+        assert f"<tr><td>{finding['code']}</td><td class=num>{finding['jobs']}</td></tr>" in page
+    assert all(html.escape(top["path"]) in page for top in centre["top_time_lost"])
+    assert "Unreadable logs (1)" in page and html.escape(str(tmp_path / "logs" / "empty.darshan")) in page
+    before = page
+    done = subprocess.run([sys.executable, "-m", "assess", "review", *argv, "--html", str(tmp_path / "page")],
+                          capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "exists already" in done.stderr, done.stderr
+    assert (tmp_path / "page" / "index.html").read_text(encoding="utf-8") == before
 
 
 def test_an_index_that_is_not_ours_is_refused_in_one_line_and_left_as_it_is(tmp_path):

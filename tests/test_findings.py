@@ -137,8 +137,8 @@ def test_each_bad_control_raises_exactly_its_code(code):
 
 def test_every_code_is_documented_in_the_readme_and_the_face_each_once_in_order():
     import assess.findings
-    every = [*CODES, *assess.findings.JOB_CODES, *assess.findings.TRAINING_CODES, *assess.findings.BAND_CODES,
-             *assess.findings.BATCH_CODES]
+    every = [*CODES, *assess.findings.JOB_CODES, *assess.findings.TRAINING_CODES, *assess.findings.CHECKPOINT_CODES,
+             *assess.findings.BAND_CODES, *assess.findings.BATCH_CODES, *assess.findings.KV_CODES]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.findall(r"^\| `([A-Z-]+)` \|", readme, re.MULTILINE) == every
     assert re.findall(r"^([A-Z][A-Z-]+) +(?:error|warning|info)\b", assess.findings.__doc__, re.MULTILINE) == every

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -177,7 +179,8 @@ def test_workload_comes_from_job_options_over_global_options():
 
 
 @pytest.mark.parametrize("options, access, ppn, direct", [
-    ({"rw": "read:8"}, SEQ, 1, False), ({"rw": "randrw", "numjobs": "8"}, RAND, 1, False),
+    # eight clones in one entry, group_reporting not listed: a command line's --group_reporting summed them
+    ({"rw": "read:8"}, SEQ, 1, False), ({"rw": "randrw", "numjobs": "8"}, RAND, 8, False),
     ({"numjobs": "8", "group_reporting": "1"}, SEQ, 8, False),
     ({"numjobs": "8", "group_reporting": "0"}, SEQ, 1, False),
     ({"direct": "1"}, SEQ, 1, True), ({"direct": "0", "buffered": "0"}, SEQ, 1, False),
@@ -354,3 +357,16 @@ def test_no_corpus_output_disagrees_with_itself(corpus):
     for name in sorted(CORPUS_RUNS):
         for run in fio.parse(_text(corpus, name), source=name):
             assert "inconsistent" not in dict(run.tags), (name, dict(run.tags)["inconsistent"])
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (apt-get install fio)")
+@pytest.mark.parametrize("grouped, entries, ppn", [(True, 1, 2), (False, 2, 1)])
+def test_clones_that_a_command_line_group_reporting_summed_are_the_jobs_processes(tmp_path, grouped, entries, ppn):
+    """fio's JSON lists no --group_reporting given on its command line: two clones summed into one entry are two
+    processes; two entries of one process each without it."""
+    argv = ["fio", "--name=two", f"--directory={tmp_path}", "--size=1m", "--rw=write", "--bs=64k", "--numjobs=2",
+            "--output-format=json", *(["--group_reporting"] if grouped else [])]
+    text = subprocess.run(argv, capture_output=True, text=True, check=True, timeout=60).stdout
+    assert "group_reporting" not in text
+    runs = fio.parse(text, source="fio")
+    assert len(runs) == entries and {run.workload.ppn for run in runs} == {ppn}

@@ -20,8 +20,8 @@ from tests.systems import topology
 
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "formats.json"
-# Maps keyed by data (symbol names, tags, capacity keys, group names, a probe's parameters, a plan's file names), not by the format: their entries stand as ``*``.
-DATA_MAPS = {"symbols", "tags", "capacities", "counts", "parameters", "files"}
+# Maps keyed by data (symbol names, tags, capacity keys (a KV-cache tier's rates), group names, a probe's parameters, a plan's file names), not by the format: their entries stand as ``*``.
+DATA_MAPS = {"symbols", "tags", "capacities", "rates", "counts", "parameters", "files"}
 # A system on which a prediction has every optional part: a knee (two SSDs bind before ten clients' NICs) and
 # both caches (memory and its speed stated on clients and servers).
 SYSTEM = """
@@ -59,7 +59,11 @@ COMMANDS = {
               # and where a run no cache can have served raises the least of a range (narrowed_by)
               (["check", "narval", "narval-io500.csv", "--fail-on", "never", "--json"], 0)],
     "results": [(["read", "lecture-results.csv", "{summary}", "no-such-results.txt", "--json"], 2)],
-    "topology": [(["topology", "lecture", "--set", RANGE, "--json"], 0)],
+    "topology": [(["topology", "lecture", "--set", RANGE, "--json"], 0),
+                 # and a serving node's KV-cache tiers, one of them bound by its link's nameplate
+                 (["topology", "{kvnode}", "--json"], 0)],
+    "kv-cache": [(["predict", "{kvnode}", "--kv-cache", "32MiB", "--request-rate", "200", "--kv-model", "llama3.1-8b",
+                   "--working-set", "500GB", "--json"], 0)],
     "whatif": [(["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0)],
     "examples": [(["examples", "--json"], 0)],
     "comparison": [(["compare", "lecture-results.csv", "--json"], 0)],
@@ -72,7 +76,10 @@ COMMANDS = {
                          "--json"], 0)],
     "accelerators": [(["predict", "{system}", "--accelerators", "8", "--model", "unet3d", "--accelerator", "h100",
                        "--json"], 0)],
-    "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0)],
+    "checkpoint": [(["predict", "{system}", "--checkpoint", "105GiB", "--accelerators", "8", "--json"], 0),
+                   # and a model's, the clients' generation stated (its model, generation ceiling and memory verdict)
+                   (["predict", "{system}", "--set", "compute.checkpoint_generation=1..2GB/s", "--checkpoint",
+                     "llama3-8b", "--json"], 0)],
     # a stonewalled benchmark (its wear-out) whose phases read what others wrote, with both caches stated
     "plan": [(["plan", "{system}", "--benchmark", "io500", "--noise", "5%", "--json"], 0)],
     # the lecture's runs against a plan of the same system ({plan}: iobound plan SYSTEM --benchmark ior -o)
@@ -142,7 +149,8 @@ def written(name: str, folder: Path) -> list[dict]:
     (folder / "summary.json").write_text(json.dumps(SUMMARY), encoding="utf-8")
     (folder / "sweep.csv").write_text(SWEEP, encoding="utf-8")
     places = dict(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json", folder=folder,
-                  plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv")
+                  plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv",
+                  kvnode=ROOT / "tests" / "data" / "kvcache" / "h100-nvl-node.toml")
     if name == "darshan-review":
         places |= _darshan_logs(folder)
     docs = []

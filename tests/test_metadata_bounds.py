@@ -60,6 +60,55 @@ def test_creates_beyond_one_round_trip_per_process_stay_an_error():
     assert _verdicts(_server(), _run(Operation.CREATE, 300e6))[0] == ("ABOVE-CEILING", Severity.ERROR)
 
 
+
+def _implausible(system, run) -> list:
+    (judgement,) = check_runs(system, [run])
+    return [f for f in judgement.findings if f.code == "IMPLAUSIBLE-HARDWARE"]
+
+
+def test_creates_faster_per_process_than_any_round_trip_are_implausible_hardware():
+    """512 processes at 600 M creates/s complete one each 0.853 us: less than the shortest round trip of any network
+    (1 us) beside a core's least 0.1 us to answer it. A stat as fast may come from the client's own cache: not held."""
+    (found,) = _implausible(_server(), _run(Operation.CREATE, 600e6))
+    assert found.severity is Severity.WARNING
+    assert "needs one create every 0.853 µs of each of its 512 processes" in found.message
+    assert "no network to date carries one in under 1 µs (InfiniBand adapters" in found.message
+    assert (found.evidence["round_trip"]["value"], found.evidence["round_trip"]["unit"]) == (pytest.approx(1e-6), "s")
+    assert not _implausible(_server(), _run(Operation.STAT, 600e6, label="mdtest-easy-stat"))
+    # one each 1.7 us: within what a network does, so an error on the stated round trip alone
+    assert not _implausible(_server(), _run(Operation.CREATE, 300e6))
+    # no network between the processes and the metadata server (a local file system): no round trip to wait for
+    network = '[networks.ib]\nrtt = { value = "2 us", source = "datasheet" }\n'
+    local = topology(SERVER.replace(network, ""), links="c md")
+    assert not _implausible(local, _run(Operation.CREATE, 600e6))
+
+
+def test_a_listed_submissions_creates_are_implausible_only_beyond_any_round_trip(corpus):
+    """DAOS on Omni-Path (list id 4, 2019, 728 processes). Its mdtest-easy creates and removes x100 need one each
+    1.2 to 1.6 us of each process: within the round trip of 2019's networks, so physics does not exclude them (what
+    would, a server's software, is no part's figure). x1000 (op/s read as kop/s) needs under a round trip: caught."""
+    from dataclasses import replace as changed
+    from probes.readers.io500_system import read_list
+    from assess.review import review
+
+    path = corpus / "io500-list" / "io500-db-2017-2019_submissions.csv"
+    (daos,) = [s for s in read_list(path.read_text(encoding="utf-8"), source=str(path)) if s.id == "4"]
+    planted = ("mdtest-easy-write", "mdtest-easy-delete")
+
+    def found(factor: float) -> dict:
+        runs = tuple(changed(r, samples=tuple(x * factor for x in r.samples)) if r.label in planted else r
+                     for r in daos.runs)
+        (reviewed,) = review([changed(daos, runs=runs)])
+        verdicts = {p.label: p.verdict for p in reviewed.phases}
+        return {j.run.label: (verdicts[j.run.label], f.evidence) for j in reviewed.judgements for f in j.findings
+                if f.code == "IMPLAUSIBLE-HARDWARE"}
+    assert found(1) == {} and found(100) == {}
+    caught = found(1000)
+    assert set(caught) == set(planted)
+    assert all(verdict in ("ABOVE-CEILING", "IMPLAUSIBLE-HARDWARE") for verdict, _ in caught.values())
+    assert all(e["processes"] == 728 and e["per_process"]["value"] < 1e-6 and "ConnectX-5" in e["source"]
+               for _, e in caught.values())
+
 def test_a_shared_directory_is_bound_by_its_lock_at_the_least_and_by_the_servers_at_the_most():
     model = Model(_server())
     hard = model.ceiling(_run(Operation.CREATE, 1, shared=True).workload)

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import random
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -88,7 +89,8 @@ def test_read_csv_is_a_results_table_that_check_reads_back(corpus, capsys, tmp_p
 
 @pytest.fixture(scope="module")
 def originals(corpus):
-    """Per reader, the corpus files it claims (and the bundled results table)."""
+    """Per reader, the corpus files it claims (and the bundled results table, and the DLIO logs and KV-cache outputs
+    of the tests' data)."""
     texts = {name: [] for name in READERS}
     for path in _files(corpus):
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -97,6 +99,12 @@ def originals(corpus):
             texts[name].append(text)
     from topologies.bundled import example_path
     texts["table"].append(example_path("lecture-results.csv").read_text(encoding="utf-8"))
+    gdsio = Path(__file__).parent / "data" / "gpudirect"  # no gdsio in the corpus: the tests' published lines
+    texts["gdsio"] += [path.read_text(encoding="utf-8") for path in sorted(gdsio.glob("*gdsio.txt"))]
+    texts["dlio-log"] += [p.read_text(encoding="utf-8") for p in sorted(Path(__file__).parent.glob("data/checkpoint/*.log"))]
+    kv = Path(__file__).resolve().parent / "data" / "kvcache"  # KV-cache outputs: no corpus folder holds them
+    texts["lmcache"] += [path.read_text(encoding="utf-8") for path in sorted(kv.glob("lmcache-*.log"))]
+    texts["kv-cache"] += [path.read_text(encoding="utf-8") for path in sorted(kv.glob("kv-cache-*.json"))]
     return texts
 
 

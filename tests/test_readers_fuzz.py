@@ -73,7 +73,21 @@ PIECES = {
     "iperf3": _NETWORK, "iperf2": _NETWORK, "ping": _NETWORK,
     "mlperf": ['{"num_accelerators": 8, ', '"metric": {', '"num_files_train": 3200, ', '"train_au_percentage": [',
                '"host_memory_GB": [', "}", "]", ","],
+    "dlio-log": ["[OUTPUT] 2025-03-19T09:21:48.328425 Running DLIO [Checkpointing] with 2 process(es)\n",
+                 "[OUTPUT] 2025-03-19T09:23:25.328675 Finished saving checkpoint 1 for epoch 1 in 77.1101 s; "
+                 "Throughput: 1.1394 GB/s\n", "[OUTPUT] x Finished loading checkpoint 2 for epoch 1 in 0 s; Throughput: ",
+                 "[OUTPUT] x Total checkpoint size: 87.86 GB\n", "with 0 process(es)", "\n"],
+    "kv-cache": ['{"summary": {', '"elapsed_time": 10.0, ', '"cache_stats": {', '"tier_storage_read_bandwidth_gbps": 0.3',
+                 '"tier_cpu_write_bandwidth_gbps": -1', '"tier_gpu_read_bandwidth_gbps": 0', "}", ","],
+    "lmcache": ["LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.2188 gb, cost 14.7797 ms, throughput: "
+                "14.8007 GB/s; offload_time: 14.7275 ms\n", "LMCache INFO: Retrieved 10 out of 10 required tokens (from "
+                "10 total tokens). size: 0.0000 gb, cost 0.5 ms, throughput: 0.0 GB/s;\n",
+                "LMCache INFO: Store 1792 tokens takes: 2.2906 ms, throughput: 1e9 GB/s; ", " GB/s", "\n"],
     "table": ["op,transfer_size,value,unit\n", "write,1 MiB,100,MiB/s\n", "read,,x,\n"],
+    "gdsio": ["gdsio -D /d -d 1 -w 8 -s 1G -i 1M -x 0 -I 0\n", "./gdsio -f f -d 0 -x 2 -I 1M -I 9\n", "gdsio -Z -w\n",
+              "IoType: READ XferType: GPUD Threads: 8 DataSetSize: 1/2(KiB) IOSize: 1024(KiB) ",
+              "IoType: RANDWRITE XferType: BOGUS Threads: 0 DataSetSize: 1/2(KiB) IOSize: 0(KiB) ",
+              "Throughput: 6.885191 GiB/sec, Avg_Latency: 27231.054742 usecs", " ops: 1 total_time 0.5 secs", "\n"],
     "io500_system.read_info": ['io500_info_ds_nodes="1"', "export io500_info_system=x"],
     "io500_system.read_description": ['{"DATA": {"type": "Site", ', 'io500_info_ds_nodes="1"'],
     "io500_system.read_form": ['{"DATA": {"type": "Site", ', '"children": [', "}", "]"],

@@ -247,6 +247,59 @@ class TestLabSlurm:
                           "--mpi=pmi2 (the mpich wheel speaks PMI-2), or with the MPI launcher the site's mpi4py was "
                           "built for"] * 2
 
+    def test_a_darshan_review_on_slurm_workers_in_the_labs_nodes_gives_the_one_node_results(self, lab, tmp_path):
+        """``review --darshan --dask slurm`` run where the lab's Slurm commands reach its controller: dask-jobqueue
+        submits its workers as Slurm jobs, which run in the lab's hosts and reach the scheduler on the address this
+        side has on the way to the controller; their results are the process pool's, and the jobs end with the
+        review. Each job takes a whole node (its cores), and Dask is told a batch takes seconds, so that it asks for
+        more than one."""
+        pytest.importorskip("dask_jobqueue", reason="dask-jobqueue is not installed: pip install 'iobound[dask]'")
+        from tests.test_darshan_review import LUSTRE, SAMPLES, tree
+
+        made, _ = lab
+        tree(tmp_path / "logs", SAMPLES, copies=-(-35 // len(SAMPLES)), limit=35)  # three batches of logs
+        argv = ["review", "--darshan", str(tmp_path / "logs"), str(LUSTRE), "--json", "--fail-on", "never"]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+            assert main([*argv, "--index", str(tmp_path / "pool.sqlite")]) == 0
+        pool = json.loads(out.getvalue())
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+                   DASK_JOBQUEUE__SLURM__CORES=str(os.cpu_count() or 1),
+                   DASK_DISTRIBUTED__SCHEDULER__DEFAULT_TASK_DURATIONS__JUDGE_BATCH="10s")
+        done = subprocess.run(lab_slurm.command(made, sys.executable, "-m", "assess", *argv, "--index",
+                                                str(tmp_path / "dask.sqlite"), "--dask", "slurm"),
+                              capture_output=True, text=True, timeout=240, env=env, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        dask = json.loads(done.stdout)
+        assert dask["jobs"] == pool["jobs"] and dask["centre"] == pool["centre"] and dask["centre"]["judged_now"] == 35
+        # each worker's job wrote its log where it was submitted: the worker in a lab host, the scheduler on the bridge
+        workers = [(line.split("Start worker at:")[1].split()[0], path.name) for path in tmp_path.glob("slurm-*.out")
+                   for line in path.read_text().splitlines() if "Start worker at:" in line]
+        hosts = {address.split("//")[1].split(":")[0] for address, _ in workers}
+        assert workers and hosts <= {h.address for h in made.hosts} and len(hosts) == len(workers), workers
+        assert all(f"Registered to:      tcp://{lab_slurm.CONTROLLER_ADDRESS}:" in (tmp_path / name).read_text()
+                   for _, name in workers)
+        _idle(made)  # the workers' jobs ended with the review
+
+    def test_a_darshan_review_whose_slurm_workers_slurm_would_not_run_is_one_line_and_never_waited_for(self, lab,
+                                                                                                        tmp_path):
+        pytest.importorskip("dask_jobqueue", reason="dask-jobqueue is not installed: pip install 'iobound[dask]'")
+        from tests.test_darshan_review import LUSTRE, SAMPLES
+
+        made, _ = lab
+        env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+                   DASK_JOBQUEUE__SLURM__MEMORY="100TiB")  # more than any node of the lab has
+        started = time.monotonic()
+        done = subprocess.run(lab_slurm.command(made, sys.executable, "-m", "assess", "review", "--darshan",
+                                                str(SAMPLES[0].parent), str(LUSTRE), "--index",
+                                                str(tmp_path / "i.sqlite"), "--dask", "slurm"),
+                              capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+        assert done.returncode == 2 and time.monotonic() - started < 60
+        assert done.stderr == ("iobound: error: Slurm would not run the Dask workers' job (allocation failure: "
+                               "Requested node configuration is not available); set its cores, memory, queue or "
+                               "account in Dask's jobqueue.slurm settings (~/.config/dask/jobqueue.yaml, or "
+                               "DASK_JOBQUEUE__SLURM__MEMORY and the like)\n")
+
     def test_a_node_down_or_a_dead_controller_is_named_with_what_to_do_and_never_waited_for(self, lab):
         made, _ = lab
         _idle(made)  # the jobs before have ended on every node

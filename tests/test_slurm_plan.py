@@ -50,10 +50,38 @@ def test_an_array_sweeps_the_nodes_up_to_where_the_ceiling_stops_growing_and_one
     assert "srun --nodes=$SLURM_ARRAY_TASK_ID --ntasks=$SLURM_ARRAY_TASK_ID --ntasks-per-node=1 " in script
 
 
+@pytest.mark.parametrize("benchmark, phases", [("ior", ["-w", "-r"]), ("mdtest", ["-C", "-T", "-r"])])
+def test_ior_and_mdtest_jobs_run_the_plans_command_of_each_phase_as_a_step_of_all_their_processes(
+        capsys, tmp_path, benchmark, phases):
+    """The job runs each phase's command as the plan's script has it, under srun in place of mpirun: the plan's nodes
+    and processes per node (a task of the array: its nodes), rank 0's report named as check finds it."""
+    planned = _plan(capsys, "lecture", "--benchmark", benchmark, "--nodes", "4", "--ppn", "2", "--emit", "sbatch")
+    script, own = planned["files"][f"{benchmark}.sbatch"], planned["files"][f"{benchmark}.sh"]
+    assert re.findall(r"^#SBATCH (--[a-z-]+=\S+)$", script, re.MULTILINE)[1:3] == ["--nodes=4", "--ntasks-per-node=2"]
+    assert 'env | grep "^SLURM_" > "$results/slurm-$SLURM_JOB_ID.env"' in script
+    assert f'mkdir -p "/mnt/fs/iobound/{benchmark}"' in script
+    launch = f'srun --nodes=4 --ntasks=8 --ntasks-per-node=2 --output="$results/{benchmark}-%j.%s.0.txt" '
+    steps = [line for line in script.splitlines() if line.startswith("srun ")]
+    mpirun = "mpirun -np 8 --map-by ppr:2:node "
+    commands = [line.removeprefix(mpirun) for line in own.splitlines() if line.startswith(mpirun)]
+    assert steps == [launch + command for command in commands] and len(commands) == len(phases)
+    assert all(flag in command.split() for flag, command in zip(phases, commands))
+    name = f"{benchmark}-4242.1.0.txt"  # srun's %j.%s: job and step; the run as a whole is task 0
+    assert RESULT.search(name)["job"] == "4242" and RESULT.search(name)["step"] == "1"
+    array = _plan(capsys, "lecture", "--benchmark", benchmark, "--ppn", "2", "--emit", "array")["files"]
+    tasks = [line for line in array[f"{benchmark}-array.sh"].splitlines() if line.startswith("srun ")]
+    assert len(tasks) == len(phases) and all(line.startswith(
+        "srun --nodes=$SLURM_ARRAY_TASK_ID --ntasks=$(($SLURM_ARRAY_TASK_ID * 2)) --ntasks-per-node=2 ")
+        for line in tasks)
+    for text in (script, array[f"{benchmark}-array.sh"]):  # sh reads them
+        (tmp_path / "job.sh").write_text(text)
+        assert subprocess.run(["sh", "-n", str(tmp_path / "job.sh")], capture_output=True).returncode == 0
+
+
 def test_emit_for_a_benchmark_without_a_job_script_is_one_line(capsys):
-    assert main(["plan", "lecture", "--benchmark", "ior", "--emit", "sbatch"]) == 2
-    assert capsys.readouterr().err == ("iobound: error: --emit: writes fio's job for now; ior's files run under mpirun "
-                                       "as written (srun --mpi=pmi2 in their place)\n")
+    assert main(["plan", "lecture", "--benchmark", "io500", "--emit", "sbatch"]) == 2
+    assert capsys.readouterr().err == ("iobound: error: --emit: writes the jobs of fio, IOR and mdtest; io500's files "
+                                       "run under mpirun as written (srun in its place)\n")
 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="needs fio (apt-get install fio)")

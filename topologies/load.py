@@ -6,6 +6,7 @@ Format (every capacity is per member of its group)::
     [clients.compute]                 # a group named "compute" of kind client
     count = 10
     nic = { value = "1 Gbit/s", source = "datasheet", note = "Intel I350" }
+    checkpoint_generation = "8 GB/s"  # how fast a client generates the checkpoint tensors it saves
     [networks.ethernet]
     rtt = "0.1 ms"                    # a plain string: source "unstated"
     [servers.storage]
@@ -48,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, TopologyError, UnitError
 from probes.core.units import Metric, family_unit, format_quantity, parse_quantity
+from topologies.described.kvcache import parse_kv_cache
 from topologies.topology import (BOUNDS, MOST_MEMBERS, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
                                  WriteCost, capacity_keys)
 
@@ -59,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["load_topology", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
 
 SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
-_TOP_KEYS = ("name", "description", "currency", "links") + tuple(k.value for k in Kind)
+_TOP_KEYS = ("name", "description", "currency", "links", "kv_cache") + tuple(k.value for k in Kind)
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
 # Settings (not capacities) a group of each kind may state besides its count, description and price.
@@ -128,6 +130,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
         description=_text(doc.get("description", ""), source, "description"),
         path=source,
         currency=_text(doc.get("currency", ""), source, "currency"),
+        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source, parse_capacity),
     )
     _check_system(topology)
     return topology

@@ -30,6 +30,10 @@ def topology_document(topology: Topology) -> dict:
             doc[kind.value] = groups
     doc["links"] = [{"between": [link.a, link.b], **({"bandwidth": _capacity(link.bandwidth)} if link.bandwidth else {})}
                     for link in topology.links]
+    if topology.kv_cache:  # a serving node's tiers, each rate as read (a catalogue's range written out as one)
+        doc["kv_cache"] = {t.name: {"tier": t.tier.value, "count": t.count, **({"size": _capacity(t.size)} if t.size else {}),
+                                    **({"description": t.description} if t.description else {}),
+                                    **{key: _capacity(c) for key, c in t.rates.items()}} for t in topology.kv_cache}
     return doc
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-
 from probes.core.units import Metric, family_unit, format_quantity, quantity_json
 from probes.core.workload import MOST_COUNT as MOST_MEMBERS  # one bound for every count: a slip, not a system
 
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
     from pint import Quantity, Unit
 
 __all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
-           "WriteCost", "capacity_keys", "lookup"]
+           "WriteCost", "capacity_keys", "capacity_json", "lookup"]
 
 
 class Kind(enum.Enum):
@@ -49,10 +48,10 @@ _RANK = {kind: i for i, kind in enumerate(Kind)}
 # request costs there besides moving its bytes; ``metadata`` the metadata operations per second one (metadata) server
 # completes, ``directory`` the rate one directory sustains when every process works in it (a lock serialises them),
 # ``journal`` the creates and removes per second its metadata devices make durable; ``memory_bandwidth`` how fast the
-# page cache serves data.
+# page cache serves data; a client's ``checkpoint_generation`` how fast it makes the checkpoint tensors it saves.
 CAPACITY_KEYS: dict[Kind, dict[str, Metric]] = {
     Kind.CLIENT: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
-                  "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY},
+                  "memory_bandwidth": Metric.BANDWIDTH, "latency": Metric.LATENCY, "checkpoint_generation": Metric.BANDWIDTH},
     Kind.NETWORK: {"bandwidth": Metric.BANDWIDTH, "rtt": Metric.LATENCY, "latency": Metric.LATENCY},
     Kind.SERVER: {"nic": Metric.BANDWIDTH, "bandwidth": Metric.BANDWIDTH, "memory": Metric.SIZE,
                   "memory_bandwidth": Metric.BANDWIDTH, "block_size": Metric.SIZE, "latency": Metric.LATENCY,
@@ -289,7 +288,8 @@ class Link:
 #        a group gains nics (ports per member), operations and transfers (a device tier's, null for all) and on
 #        (a converged server group's client group, null for nodes of its own)
 #   1.2  a group gains request_size (a client's or server's, in B; null where requests pass as they come)
-TOPOLOGY_VERSION = "1.2"
+#   1.3  kv_cache, where the topology states them: the tiers a serving node offloads its KV-cache to, with sizes and rates
+TOPOLOGY_VERSION = "1.3"
 
 
 @dataclass(frozen=True)
@@ -302,6 +302,7 @@ class Topology:
     description: str = ""
     path: str = "<topology>"
     currency: str = ""  # of the groups' prices
+    kv_cache: tuple = ()  # the KVTier's a serving node offloads its KV-cache to (topologies.described.kvcache)
 
     def group(self, name: str) -> Group:
         return self._named[name]
@@ -428,28 +429,20 @@ class Topology:
 
     def to_dict(self) -> dict:
         """The topology as JSON-ready data: every capacity per member, canonical units, with its source."""
-        def capacity(c: Capacity | None) -> dict | None:
-            if c is None:
-                return None
-            return {"value": quantity_json(c.value), "range": [quantity_json(v) for v in c.range] if c.range else None,
-                    "metric": c.metric.name.lower(), "source": c.source.kind, "note": c.source.note}
-
         return {
-            "name": self.name,
-            "description": self.description,
-            "path": self.path,
-            "currency": self.currency,
+            "name": self.name, "description": self.description, "path": self.path, "currency": self.currency,
             "groups": [{"name": g.name, "kind": g.kind.singular, "count": g.count, "description": g.description,
                         "price": g.price, "nics": g.nics, "operations": list(g.operations) or None, "on": g.on or None,
                         "transfers": None if g.transfers is None else [g.transfers[0], quantity_json(g.transfers[1])],
                         "request_size": None if g.request_size is None else quantity_json(g.request_size),
-                        "capacities": {key: capacity(c) for key, c in g.capacities.items()},
+                        "capacities": {key: capacity_json(c) for key, c in g.capacities.items()},
                         **({"write_cost": {"replicas": g.write_cost.replicas,
                                            "parity": list(g.write_cost.parity) if g.write_cost.parity else None,
                                            "amplification": g.write_cost.amplification},
                             "forwarding": g.forwarding.value} if g.kind is Kind.SERVER else {})}
                        for g in self.groups],
-            "links": [{"between": [link.a, link.b], "bandwidth": capacity(link.bandwidth)} for link in self.links],
+            "links": [{"between": [link.a, link.b], "bandwidth": capacity_json(link.bandwidth)} for link in self.links],
+            **({"kv_cache": [tier.to_dict() for tier in self.kv_cache]} if self.kv_cache else {}),
         }
 
     def capacity_at(self, place: Component, operation: str | None = None) -> Capacity | None:
@@ -493,6 +486,12 @@ class Topology:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
         return tuple(g for g in self.of_kind(kind) if g.name in linked)
+
+
+def capacity_json(c: Capacity | None) -> dict | None:
+    """A capacity as JSON-ready data: its value and range in canonical units, metric and source; None as null."""
+    return None if c is None else {"value": quantity_json(c.value), "range": [quantity_json(v) for v in c.range] if c.range
+                                   else None, "metric": c.metric.name.lower(), "source": c.source.kind, "note": c.source.note}
 
 
 def _one_assumed(capacity: Capacity | None) -> bool:

@@ -9,6 +9,7 @@ or changed logs and an interrupted one resumes.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from assess.cli.inputs import count_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
@@ -45,15 +46,18 @@ def execute_darshan(args: argparse.Namespace) -> int:
     from assess.render import dumps, envelope
 
     source, word = args.darshan or args.manifest
-    if args.html or args.list:
+    if args.list:
         from probes.core.errors import InputError
-        raise InputError("review", "--darshan", "takes no io500 list and writes no HTML yet: give --json or --csv for "
-                         "the jobs one by one")
+        raise InputError("review", "--darshan", "takes no io500 list: give the logs' folder (or manifest) and their "
+                         "topology")
+    if args.html:
+        from probes.core.outputs import check_new
+        check_new(Path(args.html), "folder")  # before the work, not after it
     manifest = args.manifest is not None
     basis = basis_of(word)
     total = sum(1 for _ in listed(source, manifest=manifest, stat=False))
     centre, jobs = Centre(), [] if (args.json or args.csv) else None
-    progress = Progress(total)
+    progress = Progress(total, asked=args.progress)
 
     def keep(result: JobResult, now: bool) -> None:
         centre.add(result, now=now)
@@ -93,7 +97,7 @@ def execute_darshan(args: argparse.Namespace) -> int:
                 client.close()
                 if cluster is not None:
                     cluster.close()
-        progress.finish()
+        progress.close()
     if args.json:
         print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
                              centre_body(source, args.index, basis, centre, jobs))))
@@ -103,6 +107,11 @@ def execute_darshan(args: argparse.Namespace) -> int:
         print(csv_text(csv_rows(jobs)), end="")
     else:
         print(render(centre, source, basis))
+    if args.html:
+        from assess.centre_page import write_centre_page
+        index = write_centre_page(centre, source, basis, Path(args.html))
+        if not args.json and not args.csv:
+            print(f"\nwrote {index}")
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(Severity[s.upper()] >= threshold for s in centre.severities)
     return EXIT_FINDINGS if failed else EXIT_OK

@@ -55,8 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
     parser.add_argument("-o", "--output", metavar="DIR", help="write the plan and its files into the new folder DIR")
     parser.add_argument("--emit", choices=EMITS,
-                        help="also a Slurm job script (fio): sbatch, one job of the plan's nodes; array, a job array "
-                             "over 1, 2, 4, ... nodes up to the plan's and one past (SLURM_ARRAY_TASK_ID the nodes)")
+                        help="also a Slurm job script (fio, IOR, mdtest): sbatch, one job of the plan's nodes; array, "
+                             "a job array over 1, 2, 4, ... nodes up to the plan's and one past (SLURM_ARRAY_TASK_ID "
+                             "the nodes)")
     add_training_arguments(parser)
 
 

@@ -7,6 +7,9 @@ Examples:
   iobound predict lecture --op read --transfer-size 64KiB --direct --curve
   iobound predict system.json --accelerators 64 --model unet3d --accelerator h100
   iobound predict system.json --checkpoint 105GiB --accelerators 8
+  iobound predict topo.txt --gpudirect --gdsio gdsio.log --year 2023
+  iobound predict system.json --checkpoint llama3-70b
+  iobound predict node.toml --kv-cache 32MiB --request-rate 200 --kv-model llama3.1-8b
 """
 
 from __future__ import annotations
@@ -18,11 +21,13 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
+from assess.cli import gpudirect
 from assess.cli.inputs import count_arg, edited_topology, size_arg
+from assess.cli.kvcache import add_kv_arguments, kv_cache
 from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
-    from models.accelerators import Checkpoint, Feeding
+    from models.accelerators import Feeding
     from models.ceiling import Ceiling
     from models.predict import Model
 
@@ -36,11 +41,31 @@ def configure(parser: argparse.ArgumentParser) -> None:
     group = add_training_arguments(parser)
     group.add_argument("--accelerators", type=count_arg, metavar="N",
                        help="emulated accelerators (one process each): the bandwidth they demand, and the most fed")
-    group.add_argument("--checkpoint", type=size_arg, metavar="SIZE",
-                       help="time to write and read a checkpoint of SIZE in all (e.g. 105GiB) from --accelerators ranks")
+    group.add_argument("--checkpoint", type=_checkpoint_arg, metavar="MODEL|SIZE",
+                       help="what binds a save and a restore, and how long each takes: a model's checkpoint (llama3-8b, "
+                            "llama3-70b, llama3-405b, llama3-1t; its closed ranks unless --accelerators) or SIZE in all "
+                            "(e.g. 105GiB) from --accelerators ranks")
+    gpudirect.add_arguments(parser)
+    add_kv_arguments(parser)
+
+
+def _checkpoint_arg(text: str):
+    """A model of the checkpoint table (llama3-8b ...) or a size (a number with a unit)."""
+    from models.checkpoints import MODELS, llm
+
+    if text.strip()[:1].isdigit():
+        return size_arg(text)
+    if text.strip().lower().replace("_", "-") not in MODELS:
+        raise argparse.ArgumentTypeError(f"must be a model ({', '.join(MODELS)}) or a size such as 105GiB. "
+                                         f"Got {text!r} instead.")
+    return llm(text)
 
 
 def execute(args: argparse.Namespace) -> int:
+    if args.gpudirect:
+        return gpudirect.execute(args)
+    if args.kv_cache is not None:
+        return kv_cache(args)
     if args.checkpoint is not None or args.model or args.accelerator:
         return _accelerators(args)
     if args.op is None:
@@ -198,15 +223,12 @@ def render_curve(curve: dict, metric: Metric) -> str:
 # accelerators format history (the body is _feeding_body's):
 #   1.0  first version: the demand, the ceiling for the accelerators asked about, the most fed at either end
 ACCELERATORS_VERSION = "1.0"
-# checkpoint format history (the body is _checkpoint_body's):
-#   1.0  first version: the write and read ceilings and times of one checkpoint
-CHECKPOINT_VERSION = "1.0"
 
 
 def _accelerators(args: argparse.Namespace) -> int:
     """The accelerator question (how many are fed) or the checkpoint question (how long one takes)."""
     from assess.render import dumps, envelope
-    from models.accelerators import checkpoint, entry, feed
+    from models.accelerators import entry, feed
     from models.predict import Model
 
     topology = edited_topology(args)
@@ -214,11 +236,17 @@ def _accelerators(args: argparse.Namespace) -> int:
     clients = tuple(args.clients) if args.clients else None
     system = {"name": topology.name, "path": topology.path}
     if args.checkpoint is not None:
-        if args.accelerators is None:
+        from assess.checkpoints import CHECKPOINT_VERSION, checkpoint_body, render_checkpoint
+        from models.checkpoints import LLM, saving
+
+        if args.accelerators is None and not isinstance(args.checkpoint, LLM):
             raise InputError("--checkpoint", "", "give the ranks that write it: --accelerators N")
-        found = checkpoint(model, args.checkpoint, args.accelerators, clients=clients)
+        try:
+            found = saving(model, args.checkpoint, args.accelerators, clients=clients)
+        except ValueError as exc:
+            raise InputError("--accelerators", "", str(exc)) from None
         if args.json:
-            print(dumps(envelope("checkpoint", CHECKPOINT_VERSION, _checkpoint_body(system, found))))
+            print(dumps(envelope("checkpoint", CHECKPOINT_VERSION, checkpoint_body(system, found))))
         else:
             print(render_checkpoint(found, f"{topology.name} ({topology.path})"))
         return 0
@@ -285,25 +313,3 @@ def _feeding_body(system: dict, found: Feeding) -> dict:
             "needed": quantity_json(found.needed), "ceiling": found.ceiling.to_dict() if found.ceiling else None,
             "most": found.most, "least": found.least, "binds": found.binds(), "binds_low": found.binds(low=True),
             "limit": found.limit.to_dict()}
-
-
-def render_checkpoint(found: Checkpoint, system: str) -> str:
-    """The time to write and read one checkpoint, as people read it."""
-    lines = [f"system:      {system}",
-             f"checkpoint:  {format_quantity(found.size)} in all, from {found.count} ranks (one per accelerator)", ""]
-    for name, ceiling, (short, long) in (("write", found.write, found.write_time), ("read", found.read, found.read_time)):
-        took = format_quantity(short) if short == long else f"{format_quantity(short)} to {format_quantity(long)}"
-        lines.append(f"{name + ':':<7} at least {took} at {ceiling.shown}, bound by {', '.join(ceiling.binding_layers)} "
-                     f"({ceiling.marked(ceiling.binding)})")
-    assumptions = dict.fromkeys(found.write.assumptions + found.read.assumptions)
-    if assumptions:
-        lines += ["", "assumptions:", *(f"  - {a}" for a in assumptions)]
-    return "\n".join(lines)
-
-
-def _checkpoint_body(system: dict, found: Checkpoint) -> dict:
-    from probes.core.units import quantity_json
-
-    return {"system": system, "size": quantity_json(found.size), "ranks": found.count,
-            "write": {"ceiling": found.write.to_dict(), "seconds": [t.m_as("s") for t in found.write_time]},
-            "read": {"ceiling": found.read.to_dict(), "seconds": [t.m_as("s") for t in found.read_time]}}

@@ -45,6 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", action="append", default=[], metavar="PATH",
                         help="block device or file to probe with direct I/O, read only unless --write (repeatable)")
     parser.add_argument("--write", action="store_true", help="also probe writes on the devices")
+    parser.add_argument("--checkpoint-generation", action="store_true",
+                        help="also probe how fast this client generates checkpoint tensors (random fp32, --jobs "
+                             "processes): a topology's checkpoint_generation")
     parser.add_argument("--destroy-data", action="store_true",
                         help="confirm that write probes may destroy data on devices that hold some")
     parser.add_argument("--target", type=fraction_arg, default=TARGET,
@@ -109,8 +112,9 @@ def _probe(args: argparse.Namespace) -> int:
     from probes.measure.session import run_probes
 
     plan = _plan(args)
-    if not (plan.peer or plan.devices or plan.tmpfs):
-        raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory")
+    if not (plan.peer or plan.devices or plan.tmpfs or plan.generation):
+        raise InputError("iobound probe", "", "nothing to probe: give --peer HOST, --device PATH, or drop --no-memory "
+                         "(or ask for --checkpoint-generation)")
     store = ProbeSetFile(args.output or f"{socket.gethostname()}.json", force=args.force, resume=args.resume)
     pin(args.cpus)
     store.machine = machine_state()
@@ -134,7 +138,7 @@ def _plan(args: argparse.Namespace) -> Plan:
     if args.destroy_data and not args.write:
         raise InputError("--destroy-data", "", "only makes sense with --write (read probes never write)")
     return Plan(args.peer, args.port, args.streams, None if args.no_memory else args.tmpfs, args.jobs,
-                tuple(args.device), args.write, args.destroy_data, args.runtime)
+                tuple(args.device), args.write, args.destroy_data, args.runtime, args.checkpoint_generation)
 
 
 def _report(args: argparse.Namespace, outcome: Outcome, path, machine: dict | None = None) -> int:

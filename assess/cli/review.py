@@ -41,8 +41,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print versioned JSON instead of text")
     output.add_argument("--csv", action="store_true", help="print CSV instead of text: one row per phase")
-    parser.add_argument("--html", metavar="DIR", help="also write a report to the new folder DIR (index.html, a page "
-                                                      "per submission)")
+    parser.add_argument("--html", metavar="DIR", help="also write a report to the new folder DIR (index.html and its "
+                                                      "figures; for an io500 list, a page per submission)")
     parser.add_argument("--progress", action="store_true", help="show progress on stderr even where it is not a "
                                                                  "terminal (on one it is shown anyway)")
     add_input_limit(parser)

@@ -16,6 +16,7 @@ Examples:
   iobound size --clients 16 --client-nic 100Gbit/s --target read=50GB/s --devices nvme-gen4-7.68tb \\
       --prices quotes.toml -o sized.toml
   iobound size --clients 64 --client-nic 400Gbit/s --target accelerators=512:unet3d:h100
+  iobound size --clients 16 --client-nic 400Gbit/s --target checkpoint=llama3-70b:60s
   iobound size --clients 64 --client-nic 2x200Gbit/s --target read=100GB/s --devices nvme-gen5-7.68tb --ha --bom gpu.csv
 """
 
@@ -26,7 +27,7 @@ import time
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
-from probes.core.units import Metric, parse_quantity
+from probes.core.units import Metric, format_quantity, parse_quantity
 from probes.core.workload import Access, Operation, Workload
 from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.inputs import (add_input_limit, count_arg, growth_arg, list_arg, operation_arg, ports_arg, rate_arg,
@@ -48,7 +49,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--target", action="append", default=[], metavar="OP=VALUE",
                         help="e.g. write=20GiB/s, read=1000000op/s (IOPS), create=200000op/s, or "
                              "accelerators=N:MODEL:ACCELERATOR[:AU] (MLPerf Storage training, e.g. "
-                             "accelerators=512:unet3d:h100) (repeatable)")
+                             "accelerators=512:unet3d:h100), or checkpoint=MODEL|SIZE:TIME[:RANKS] (a save and a restore "
+                             "each within TIME, e.g. checkpoint=llama3-70b:60s) (repeatable)")
     parser.add_argument("--accelerators-table", metavar="FILE",
                         help="your own [model.accelerator] entries for accelerator targets (form of models/accelerators.toml)")
     parser.add_argument("--usable", type=size_arg, metavar="SIZE", help="usable capacity after redundancy, e.g. 2PB")
@@ -143,7 +145,8 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
                     {"nic": Capacity(nic, Metric.BANDWIDTH, Source("assumption", "iobound size --client-nic"))}, nics=ports)
     cost = {"replicas": args.replicas, "write_amplification": args.write_amplification}
     write_cost = parse_write_cost(cost | ({"parity": args.parity} if args.parity else {}), "--replicas/--parity", "redundancy")
-    targets = tuple(_target(text, args) for text in args.target)
+    targets = tuple(t for text in args.target for t in (_checkpoint_targets(text.partition("=")[2], text, args)
+                    if text.partition("=")[0].strip() == "checkpoint" else (_target(text, args),)))
     kinds = [(t.workload.operation, Metric.of(t.value)) for t in targets]
     if len(set(kinds)) < len(kinds):
         raise InputError("--target", "", "one target per operation and kind (bandwidth, IOPS); one is named twice")
@@ -223,3 +226,33 @@ def _accelerator_target(value: str, where: str, args: argparse.Namespace) -> Tar
     needed = (demand.per_accelerator * (count * au)).to("GB/s")
     return Target(workload(demand, count, args.clients), needed,
                   f"{count} {demand.accelerator} x {demand.model} at {au:.0%} AU")
+
+
+def _checkpoint_targets(value: str, where: str, args: argparse.Namespace) -> tuple[Target, Target]:
+    """checkpoint=MODEL|SIZE:TIME[:RANKS]: a save (write) and a restore (read) of the checkpoint each within TIME,
+    its ranks (a model's closed count by default) spread over the clients, writing and reading in large requests;
+    the save's says how fast each client must generate the tensors, the restore's the memory each then holds."""
+    from models.checkpoints import MODELS, LLM, llm, memory
+    from models.sizing import Target
+
+    fields = [f.strip() for f in value.split(":")]
+    if len(fields) not in (2, 3) or (len(fields) == 3 and not fields[2].isdigit()):
+        raise InputError(f"--target {where}", "", "must look like checkpoint=MODEL|SIZE:TIME[:RANKS], e.g. "
+                         "checkpoint=llama3-70b:60s or checkpoint=1TiB:30s:64")
+    try:
+        found = llm(fields[0]) if fields[0].lower().replace("_", "-") in MODELS else None
+        size = found.size if found else parse_quantity(fields[0], Metric.SIZE, what="the checkpoint", positive=True)
+        within = parse_quantity(fields[1], Metric.LATENCY, what="the time", positive=True)
+    except UnitError as exc:
+        raise InputError(f"--target {where}", "", f"{exc} (or a model: {', '.join(MODELS)})") from None
+    ranks = int(fields[2]) if len(fields) == 3 else found.ranks if isinstance(found, LLM) else args.clients
+    nodes = max(1, min(ranks, args.clients))
+    rate = (size / within).to("GB/s")
+    name = found.name if found else format_quantity(size)
+    held = memory(found.shares(ranks) if found else (int(size.m_as("B") / ranks),) * ranks, nodes)
+    labels = (f"{name} checkpoint saved in {format_quantity(within)}, each client generating "
+              f"{format_quantity(rate / nodes, unit='GB/s')}",
+              f"{name} checkpoint restored in {format_quantity(within)}, each client holding "
+              f"{format_quantity(held.restore)}")
+    return tuple(Target(Workload(op, args.transfer_size, nodes=nodes, ppn=-(-ranks // nodes), data_set=size), rate,
+                        label) for op, label in zip((Operation.WRITE, Operation.READ), labels))

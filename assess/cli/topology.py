@@ -58,9 +58,12 @@ def render(topology: Topology) -> str:
     from assess.render import TOPOLOGY_HEADERS, table, topology_rows
 
     links = [f"  {link.a} -- {link.b}" + (f"  ({link.bandwidth})" if link.bandwidth else "") for link in topology.links]
+    tiers = [f"  {t.name} ({t.tier.value}, {t.count} per node): " + "; ".join(
+        [f"{key} {c.span()} ({c.source})" for key, c in (("size", t.size), *t.rates.items()) if c]
+        + ([] if t.rates else ["its rate the topology's storage for one node"])) for t in topology.kv_cache]
     return "\n".join([f"{topology.name} ({topology.path}): {topology.description}", "",
                       table(TOPOLOGY_HEADERS, topology_rows(topology), right=(2,)),
-                      "", "links:", *links])
+                      "", "links:", *links, *(["", "KV-cache tiers (fastest first):", *tiers] if tiers else [])])
 
 
 def _import(args: argparse.Namespace) -> int:

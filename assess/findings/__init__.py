@@ -11,9 +11,11 @@ AT-CEILING        info     the run sits at the ceiling: the binding component li
 BELOW-CEILING     info     the run reaches 50-90 % of the ceiling: costs the model leaves out, commonly
 FAR-BELOW         warning  the run reaches less than a fraction of the ceiling (info, naming it, where the ceiling
                            leaves out what makes the run hard: ior-hard's small writes to one shared file)
-against the parts that existed (assess.findings.hardware, the catalogue topologies.catalogues.achievable)
+against the parts that existed (assess.findings.hardware, the catalogue topologies.catalogues.achievable;
+assess.findings.metadata, the round trip of topologies.catalogues.metadata_bounds)
 IMPLAUSIBLE-HARDWARE warning  a POSSIBLE-IF needs more of one drive or port than the fastest part of its class
-                           that had shipped by the system's date achieves
+                           that had shipped by the system's date achieves; or each process creates or removes
+                           faster than any network's round trip and a core's answer allow
 the run alone (assess.findings.alone)
 FEW-REPETITIONS   warning  fewer than 3 repetitions: no honest spread or interval (info for an io500 phase, which
                            its rules run once)
@@ -39,10 +41,15 @@ METADATA-FASTER   info     opens and stats take most of its I/O time, faster tha
 an MLPerf Storage training run, from DLIO's summary (assess.findings.training; TRAINING_CODES)
 AU-BELOW-MINIMUM  error    its accelerator utilisation is under the benchmark's minimum
 POTENTIAL-CACHING warning  the hosts' memory may hold their share of the data set: the page cache may serve reads
+an MLPerf Storage checkpoint run, against the clients' generation and the storage (assess.findings.checkpoint; CHECKPOINT_CODES)
+CHECKPOINT-BOUND  info     the part that bound a save or a restore: the clients' generation of the tensors, or the storage
+                           (a warning where the save ran faster than the clients' stated generation allows)
 a metadata phase of a list beside what like systems published (assess.findings.published; BAND_CODES)
 PUBLISHED-BAND    info     its rate per server beside the published io500 band of its file system, its own runs left out
 a result against the batch job that produced it, as the job's record beside it says (assess.findings.batch; BATCH_CODES)
 MORE-THAN-THE-JOB error    it claims more nodes, or more processes on a node, than its job had
+a KV-cache offload's storage figure against the serving node's tiers (assess.findings.kvcache; KV_CODES)
+MEMORY-SERVED     error    above the storage tiers' rate: memory served it (warning on a range's greatest, info within)
 """
 
 from probes.core.faces import lazy_exports
@@ -54,8 +61,10 @@ _EXPORTS = {
                                 "summary_in"),
     "assess.findings.application": ("JOB_CODES", "is_job", "part_of", "job_findings"),
     "assess.findings.training": ("TRAINING_CODES", "training_findings"),
+    "assess.findings.checkpoint": ("CHECKPOINT_CODES", "checkpoint_findings"),
     "assess.findings.published": ("BAND_CODES", "band_finding"),
     "assess.findings.batch": ("BATCH_CODES", "batch_findings"),
+    "assess.findings.kvcache": ("KV_CODES", "is_kv_storage", "kv_judgement"),
 }
 __all__ = sorted(name for names in _EXPORTS.values() for name in names)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

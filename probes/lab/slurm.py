@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from probes.core.errors import ProbeError, ToolFailedError
+from probes.core.host import this_host
 from probes.lab.command import execute
 from probes.lab.layout import Lab
 from probes.lab.network import runs_in
@@ -118,10 +119,11 @@ def usage(lab: Lab) -> str:
 
 
 def _slurm_conf(lab: Lab, home: Path) -> str:
-    """slurm.conf: the controller on the bridge, a node per host at its address, one partition of them all; every path
-    in ``home``, munge's socket named; no cgroups (the nodes share this machine), no accounting; MPI's ranks meet over
-    PMI-2, which the mpich wheel speaks."""
-    cpus = os.cpu_count() or 1
+    """slurm.conf: the controller on the bridge, a node per host at its address with this machine's CPUs and memory
+    (a job asking memory, as dask-jobqueue's do, fits where it would on the machine), one partition of them all; every
+    path in ``home``, munge's socket named; no cgroups (the nodes share this machine), no accounting; MPI's ranks meet
+    over PMI-2, which the mpich wheel speaks."""
+    machine = this_host()
     nodes = ",".join(h.name for h in lab.hosts)
     return "\n".join([
         "ClusterName=iobound-lab", f"SlurmctldHost={CONTROLLER}({CONTROLLER_ADDRESS})", "SlurmUser=root",
@@ -134,7 +136,8 @@ def _slurm_conf(lab: Lab, home: Path) -> str:
         "SchedulerType=sched/builtin", "SelectType=select/cons_tres", "SelectTypeParameters=CR_CPU",
         "ReturnToService=2", "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
         "JobCompType=jobcomp/none", f"MessageTimeout={_MESSAGE}", "KillWait=2", "InactiveLimit=0",
-        *(f"NodeName={h.name} NodeAddr={h.address} CPUs={cpus} State=UNKNOWN" for h in lab.hosts),
+        *(f"NodeName={h.name} NodeAddr={h.address} CPUs={machine.cpus} RealMemory={machine.memory // 2**20} "
+          "State=UNKNOWN" for h in lab.hosts),
         f"PartitionName=lab Nodes={nodes} Default=YES MaxTime=INFINITE State=UP", ""])
 
 

@@ -24,7 +24,7 @@ from probes.core.run import Run
 from probes.measure.tool import run_tool
 
 __all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address",
-           "RECORD", "RESULT", "recorded_job", "steps_together"]
+           "controller_route", "RECORD", "RESULT", "recorded_job", "steps_together"]
 
 T = TypeVar("T")
 # Seconds scontrol may take to expand a node list (it reads the list alone; no controller is asked).
@@ -143,11 +143,32 @@ def reachable_address(environ: Mapping[str, str] = os.environ) -> str | None:
     """The address of this host that the job's launch node reaches it by (the route to SLURM_LAUNCH_NODE_IPADDR), for
     peers to whom its name does not resolve; None outside a task srun started."""
     launch = environ.get("SLURM_LAUNCH_NODE_IPADDR")
-    if not launch:
+    return _route_to(launch) if launch else None
+
+
+def controller_route() -> str | None:
+    """The address of this host on the way to Slurm's controller (SlurmctldHost, as ``scontrol show config`` names
+    it): the network the job's nodes, which reach the controller too, can reach this host on; None where scontrol, the
+    controller or a route gives none (within ``SCONTROL`` seconds)."""
+    try:
+        done = run_tool(["scontrol", "show", "config"], timeout=SCONTROL)
+    except (ToolNotFoundError, ToolFailedError):
+        return None
+    found = re.search(r"^SlurmctldHost\[0\]\s*=\s*([^\s(]+)(?:\(([^)]+)\))?", done.stdout, re.MULTILINE)
+    if found is None:
         return None
     try:
-        with socket.socket(socket.AF_INET6 if ":" in launch else socket.AF_INET, socket.SOCK_DGRAM) as probe:
-            probe.connect((launch, 9))  # a datagram socket sends nothing on connect: the kernel picks the route
+        address = found[2] or socket.getaddrinfo(found[1], None, proto=socket.IPPROTO_TCP)[0][4][0]
+    except OSError:
+        return None
+    return _route_to(address)
+
+
+def _route_to(peer: str) -> str | None:
+    """This host's address on the route to ``peer`` (an IP address), as the kernel picks it; None without a route."""
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in peer else socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect((peer, 9))  # a datagram socket sends nothing on connect: the kernel picks the route
             return probe.getsockname()[0]
     except OSError:
         return None

@@ -1,4 +1,5 @@
-"""Which probes a node runs: network to a peer, the memory path on tmpfs, and storage devices, in that order."""
+"""Which probes a node runs: network to a peer, the memory path on tmpfs, storage devices, and where asked how fast
+it generates checkpoint tensors, in that order."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from probes.measure.device import device_probes
 from probes.core.errors import ProbeError
+from probes.measure.generation import generation_probes
 from probes.measure.iperf3 import DEFAULT_PORT, iperf3_probes
 from probes.measure.memory import TMPFS, tmpfs_probes
 from probes.measure.ping import ping_probes
@@ -17,7 +19,8 @@ __all__ = ["Plan", "plan_probes"]
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """What to probe. ``jobs`` and ``streams`` of 0 mean one per CPU; ``runtime`` is seconds per repetition."""
+    """What to probe. ``jobs`` and ``streams`` of 0 mean one per CPU; ``runtime`` is seconds per repetition;
+    ``generation`` asks for the checkpoint tensors' generation (``jobs`` processes)."""
 
     peer: str | None = None
     port: int = DEFAULT_PORT
@@ -28,6 +31,7 @@ class Plan:
     write: bool = False
     destroy: bool = False
     runtime: float = 1.0
+    generation: bool = False
 
     @property
     def parallel(self) -> tuple[int, int]:
@@ -47,6 +51,8 @@ def plan_probes(plan: Plan, scratch: str | None) -> list[Probe]:
         probes += tmpfs_probes(scratch, jobs=tuple(sorted({1, jobs})), runtime=plan.runtime)
     for device in plan.devices:
         probes += device_probes(device, write=plan.write, destroy=plan.destroy, runtime=plan.runtime)
+    if plan.generation:
+        probes += generation_probes(jobs=tuple(sorted({1, jobs})), runtime=plan.runtime)
     names = [o.name for p in probes for o in p.outputs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

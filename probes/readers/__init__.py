@@ -29,7 +29,8 @@ __all__ = ["read_results", "read_text", "READERS", "BINARY_READERS", "FORMATS"]
 # In the order their sniffs are tried: the name iobound read shows, and the module.
 _MODULES = {"fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
             "elbencho": "elbencho", "hyperfine": "hyperfine", "iperf3": "iperf3", "iperf2": "iperf2", "ping": "ping",
-            "mlperf": "mlperf", "table": "table"}
+            "mlperf": "mlperf", "gdsio": "gdsio", "dlio-log": "dlio_log", "kv-cache": "kvcache", "lmcache": "lmcache",
+            "table": "table"}
 # Binary formats, by the name iobound read shows: their sniffs are tried first, on the file's first bytes.
 _BINARY = {"darshan": "darshan"}
 # Outputs one file may hold one after another, each read by its own reader: a job's log or an io500

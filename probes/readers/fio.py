@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from typing import Any, TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
@@ -94,8 +95,10 @@ def parse(text: str, *, source: str) -> list[Run]:
       is 4000 B (fio's compatibility rule); ``kb_base=1000`` swaps them. ``bs=4k,64k``
       gives reads 4 KiB and writes 64 KiB.
     - Processes per node are ``numjobs`` when ``group_reporting`` sums the clones into one
-      entry, else 1 (each clone is its own entry). fio also sums other jobs of the same
-      group into that entry; the output does not say how many.
+      entry, else 1 (each clone is its own entry). fio's JSON does not list a ``--group_reporting``
+      given on its command line: where it lists none, a job of ``numjobs`` clones with one entry
+      for its name and group was summed. fio also sums other jobs of the same group into that
+      entry; the output does not say how many.
     - The client's ``"All clients"`` entry is the sum of the host entries and is left out.
     - A job that ended with an error keeps its runs, tagged ``("fio_error", "<errno>")``.
     - ``loops`` above 1 tags the runs ``("loops", "<n>")``: one result sums the passes; ``end_fsync`` or
@@ -126,8 +129,10 @@ def parse(text: str, *, source: str) -> list[Run]:
                               "found no jobs")
     origin = Origin(path=source, line=None, tool="fio", tool_version=version)
     known: dict[tuple, _Settings] = {}
+    named = Counter((entry.get("jobname"), entry.get("groupid")) for _, entry, client in entries if not client)
     runs = [run for where, entry, client in entries
-            for run in _entry_runs(document, entry, where, client, origin, known)]
+            for run in _entry_runs(document, entry, where, client, origin, known,
+                                   named[entry.get("jobname"), entry.get("groupid")] == 1)]
     if not runs:
         raise ToolOutputError(source, "jobs", "expected a job that read or wrote data; found none")
     return distinct_labels(runs)
@@ -164,10 +169,11 @@ def _decode(text: str, source: str) -> dict:
 
 
 def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: Origin,
-                known: dict[tuple, _Settings] | None = None) -> list[Run]:
+                known: dict[tuple, _Settings] | None = None, alone: bool = False) -> list[Run]:
     """The runs of one entry of ``jobs`` or ``client_stats``: its read and its write, if they moved data.
 
-    ``known`` holds what the sets of options met so far in the file say (see :class:`_Settings`).
+    ``known`` holds what the sets of options met so far in the file say (see :class:`_Settings`); ``alone``, that no
+    other entry has its job name and group (its clones, if any, were summed into it).
     """
     source = origin.path
     name = field(entry, "jobname", str, where, source)
@@ -176,6 +182,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
     host = f" ({field(entry, 'hostname', str, where, source)})" if client else ""
     # Options already met in this file were checked and read then: only new ones are read (see _Settings).
     key = _settings_key(document, entry)
+    key = None if key is None else (*key, alone)
     settings = None if known is None or key is None else known.get(key)
     options = None if settings is not None else _options(document, entry, where, source)
     if options == {}:
@@ -199,7 +206,7 @@ def _entry_runs(document: dict, entry: dict, where: str, client: bool, origin: O
             )
     error = field(entry, "error", int, where, source) if "error" in entry else 0
     if settings is None:
-        settings = _Settings(options, source)
+        settings = _Settings(options, source, alone)
         if known is not None and key is not None:
             known[key] = settings
     runs = []
@@ -235,11 +242,14 @@ class _Settings:
     file at their first job, so a set met again was read without error.
     """
 
-    def __init__(self, options: dict[str, tuple[Any, str]], source: str):
+    def __init__(self, options: dict[str, tuple[Any, str]], source: str, alone: bool = False):
         self.access = _access(options, source)
         self.kb_base = _kb_base(options, source)
         self.queue_depth = _count(options, "iodepth", source)
-        self.ppn = _count(options, "numjobs", source) if _flag(options, "group_reporting", source) else 1
+        grouped = _flag(options, "group_reporting", source)
+        if grouped is None:  # fio's JSON leaves out a --group_reporting given on its command line: clones summed
+            grouped = alone  # into one entry are the sign of it
+        self.ppn = _count(options, "numjobs", source) if grouped else 1
         direct = _flag(options, "direct", source)
         if direct is None:  # buffered=0 is direct=1; fio's default is buffered I/O
             direct = _flag(options, "buffered", source) is False

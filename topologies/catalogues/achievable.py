@@ -16,8 +16,8 @@ from probes.core.units import Q_
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["ACHIEVABLE", "Shipped", "Parts", "Fastest", "catalogue", "link", "drive_classes", "port_families", "year_of",
-           "link_bound", "fastest"]
+__all__ = ["ACHIEVABLE", "Shipped", "Parts", "Fastest", "Peer", "catalogue", "link", "drive_classes", "port_families",
+           "year_of", "link_bound", "fastest", "generations", "socket_links", "peer", "gpu_ingress"]
 
 ACHIEVABLE = Path(__file__).with_name("achievable.toml")
 WIDTHS = (1, 2, 4, 8, 16)
@@ -90,6 +90,41 @@ def link(generation: str, lanes: int) -> Shipped:
     rate = Q_(body["achievable"]) * lanes
     return Shipped(f"PCIe {generation} x{lanes}", f"pcie-{generation}", "link", "pcie", body["year"],
                    Q_(body["nameplate"]) * lanes, rate, rate, f"PCIe {generation} x{lanes}", body["source"])
+
+
+def generations() -> tuple[str, ...]:
+    """The PCIe generations the catalogue holds, oldest first ("1.0" ... "6.0")."""
+    return tuple(_table()["pcie"])
+
+
+def socket_links() -> tuple[Shipped, ...]:
+    """The links between the two sockets of a server, per platform: all its links together, one way, for memory
+    traffic (``read``; ``nameplate`` their data rate)."""
+    return tuple(Shipped(s["name"], s["class"], "socket", s["family"], s["year"],
+                         Q_(s["nameplate"]) * s["links"], Q_(s["achievable"]), Q_(s["achievable"]),
+                         f"{s['links']} x {s['nameplate']}", s["source"]) for s in _table()["sockets"])
+
+
+@dataclass(frozen=True)
+class Peer:
+    """What peer-to-peer traffic achieves where it crosses a CPU (nvidia-smi's PHB, SYS): the least and the most
+    published (None: not bounded there but by the links), and where they were."""
+
+    least: Quantity
+    most: Quantity | None
+    source: str
+
+
+def peer(connection: str) -> Peer | None:
+    """The published range of peer-to-peer traffic across ``connection`` (PHB, SYS); None where none is published."""
+    body = _table()["peer"].get(connection)
+    return None if body is None else Peer(Q_(body["least"]), Q_(body["most"]) if "most" in body else None, body["source"])
+
+
+def gpu_ingress(generation: str) -> tuple[Quantity, str] | None:
+    """What a GPU's x16 link of ``generation`` was measured to take in from a peer, with its source; None if unmeasured."""
+    found = _table()["gpu_ingress"].get(generation)
+    return None if found is None else (Q_(found[0]), found[1])
 
 
 def _interface(name: str) -> tuple[Quantity, str]:

@@ -3,8 +3,8 @@
 Each builder turns a parsed description into a topology: its stated figures as values citing their
 field, the rest as ranges marked assumption. :mod:`.io500` builds from
 :mod:`probes.readers.io500_system`'s descriptions, :mod:`.mlperf` (with :mod:`.mlperf_parts`) from
-:mod:`probes.readers.mlperf_system`'s, :mod:`.lab` from a lab ``iobound lab up`` built. The names
-below load on first use.
+:mod:`probes.readers.mlperf_system`'s, :mod:`.lab` from a lab ``iobound lab up`` built; :mod:`.kvcache` reads
+a serving node's KV-cache tiers from its topology file's ``[kv_cache]`` tables. The names below load on first use.
 """
 
 from probes.core.faces import lazy_exports

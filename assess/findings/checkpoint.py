@@ -1,0 +1,80 @@
+"""Which part bound a measured checkpoint save or restore: the clients' generation of the tensors, or the storage.
+
+A save writes tensors the clients generate first (DLIO's and mlpstorage's checkpointing make them up), so a save
+that ran at the clients' generation rate measured the clients, not the storage: MLPerf Storage invalidated such a
+result (mlcommons/storage #689). The finding says which part bound, as a finding about the run, not a verdict on the
+storage; a topology that states no ``checkpoint_generation`` leaves the generation a possibility, said as such.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from probes.core.units import Q_, Metric, format_quantity, quantity_json
+from probes.core.workload import Operation
+from assess.findings.finding import Finding, Severity
+
+if TYPE_CHECKING:
+    from probes.core.run import Run
+    from models.ceiling import Ceiling
+    from models.predict import Model
+
+__all__ = ["CHECKPOINT_CODES", "checkpoint_findings"]
+
+# Codes (stable): CHECKPOINT-BOUND info (the part that bound a checkpoint's save or restore).
+CHECKPOINT_CODES = ("CHECKPOINT-BOUND",)
+
+
+def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients: tuple[str, ...] | None,
+                        tolerance: float) -> list[Finding]:
+    """The part that bound a DLIO checkpoint run (none for other runs, or where nothing can be said)."""
+    from assess.checkpoints import span
+    from assess.findings.ceiling import summary_in
+    from models.checkpoints import generated
+
+    if run.checkpoint is None or run.workload is None or ceiling is None:
+        return []  # no ceiling: the judgement says why (more nodes than the topology has, an unknown group)
+    summary = summary_in(run, Metric.BANDWIDTH)
+    if summary is None:
+        return []
+    measured = Q_(summary.mean, "B/s").to("GB/s")
+    _, counts = model.nodes(run.workload, clients)
+    saves = run.workload.operation is Operation.WRITE
+    generation, per_client = generated(model.topology, counts) if saves else (None, None)
+    storage = ceiling.least.to("GB/s"), ceiling.value.to("GB/s")
+    at_storage = storage[0] <= measured * (1 + tolerance)
+    nodes = sum(counts.values())
+    evidence = {"measured": quantity_json(measured), "storage": [quantity_json(q) for q in storage],
+                "generation": None if generation is None else [quantity_json(q) for q in generation], "nodes": nodes}
+    shown = format_quantity(measured, unit="GB/s")
+    where = f"{span(*storage)}, bound by {', '.join(ceiling.binding_layers)} ({ceiling.marked(ceiling.binding)})"
+    if generation is not None and generation[1] * (1 + tolerance) < measured:
+        return [Finding("CHECKPOINT-BOUND", Severity.WARNING, run.label,
+                        f"{run.label}: {shown} is above what the clients' stated generation allows ({span(*generation)} "
+                        f"from {nodes} client nodes at {per_client.span()} each): their checkpoint_generation is too "
+                        "low, or this save did not generate its tensors",
+                        "measure the clients' generation again (or state it as a range)",
+                        evidence | {"binds": None})]
+    if generation is not None and generation[0] <= measured * (1 + tolerance):
+        ratio = f"{(generation[0] / measured).m_as(''):.2f} to {(generation[1] / measured).m_as(''):.2f}"
+        also = f"the storage's ceiling, {where}, the save reached too: the two are co-equal" if at_storage else \
+            f"the storage's ceiling is {where}"
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: bound by the clients' generation of the checkpoint tensors: {shown} is what "
+                        f"{nodes} client nodes generate ({span(*generation)}, {per_client.span()} each, "
+                        f"{ratio} x the measured rate); {also}. The save measured how fast the clients generate the "
+                        "tensors, not how fast the storage absorbs them.",
+                        "give the clients more generation (threads, cores) or more clients, and save again to "
+                        "measure the storage", evidence | {"binds": "generation"})]
+    if at_storage:
+        unstated = "; the clients' checkpoint_generation is not stated" if saves and generation is None else ""
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: bound by the storage: {shown} reached its ceiling ({where}){unstated}",
+                        "", evidence | {"binds": "storage"})]
+    if saves and generation is None:
+        return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
+                        f"{run.label}: {shown} is below the storage's ceiling ({where}), and the topology states no "
+                        "checkpoint_generation for its clients: their generation of the tensors may have bound it",
+                        "state the clients' checkpoint_generation (measured, or a range) to tell",
+                        evidence | {"binds": None})]
+    return []
