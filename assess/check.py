@@ -56,10 +56,8 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     parts: dict[tuple[int, ...], tuple[Part, Model]] = {}
     narrowed_models: dict[tuple, Model] = {}
     raised_by: dict[int, tuple[Topology, tuple]] = {}  # by the id of the run left out (a witness), or of None
-    evidence = tuple(_witnesses(whole, runs, clients) if witnesses is None else witnesses)
-    if hardware:  # a witness that needs more of a part than any of its date did is itself the anomaly: it proves nothing
-        evidence = tuple(w for w in evidence if not beyond(w.run.workload, w.proves, canonical(w.measured), whole, clients,
-                                                           hardware, tolerance))
+    evidence = _plausible(_witnesses(whole, runs, clients) if witnesses is None else witnesses, whole, clients,
+                          hardware, tolerance)
     judgements, jobs = [], {}
     for run in runs:
         part, model, narrowings = None, whole, ()
@@ -108,12 +106,26 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
 
 
 def witnesses_of(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-                 nodes: int | None = None, model: Model | None = None) -> tuple[Witness, ...]:
+                 nodes: int | None = None, model: Model | None = None,
+                 hardware: Mapping[str, Parts] | None = None) -> tuple[Witness, ...]:
     """The runs no cache can have served, placed as :func:`check_runs` places them, with what each proves of the
     topology's ranges: a result's evidence for another result of the same system. ``model``: the topology's, to
-    judge the runs on afterwards (:func:`check_runs` then solves nothing twice)."""
+    judge the runs on afterwards (:func:`check_runs` then solves nothing twice). ``hardware``: what the groups are
+    built of; a run that needs more of a part than any of its date did is no witness (held to its own system's
+    parts, it proves nothing for another submission whose parts it would seem to fit)."""
     model = Model(topology) if model is None else model
-    return _witnesses(model, [_placed(topology, run, clients, nodes) for run in runs], clients)
+    return _plausible(_witnesses(model, [_placed(topology, run, clients, nodes) for run in runs], clients), model,
+                      clients, hardware)
+
+
+def _plausible(witnesses: Iterable[Witness], model: Model, clients: tuple[str, ...] | None,
+               hardware: Mapping[str, Parts] | None, tolerance: float = TOLERANCE) -> tuple[Witness, ...]:
+    """The witnesses that need no more of a part than its date's fastest did: one that does is itself the anomaly, and
+    proves nothing."""
+    if not hardware:
+        return tuple(witnesses)
+    return tuple(w for w in witnesses if not beyond(w.run.workload, w.proves, canonical(w.measured), model, clients,
+                                                    hardware, tolerance))
 
 
 def _predicted(model: Model, run: Run, clients: tuple[str, ...] | None) -> Ceiling:

@@ -182,7 +182,7 @@ def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Wi
     if described.topology is None:
         return described, None, ()
     model = Model(described.topology)
-    return described, model, witnesses_of(described.topology, submission.runs, model=model)
+    return described, model, witnesses_of(described.topology, submission.runs, model=model, hardware=described.parts)
 
 
 class _Evidence:
@@ -293,8 +293,9 @@ def _needs(implied: Iterable[Implied], described: Described) -> str:
         port = described.ports.get(group)
         if key == "nic" and port is not None:
             said.append(_ports(need.needed / port, port, group))
-        else:
-            said.append(f"{need.component} ≥ {format_quantity(need.needed)}")
+        else:  # a round trip must be shorter, a rate larger
+            sign = "≤" if need.stated.metric is Metric.LATENCY else "≥"
+            said.append(f"{need.component} {sign} {format_quantity(need.needed)}")
     return "needs " + " and ".join(said) if said else "needs several ranges near their most at once"
 
 

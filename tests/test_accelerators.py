@@ -199,7 +199,7 @@ VERDICTS = {
     # data set (1,280 GiB) is five times the host's 250 GiB, DLIO flags no caching: the stated peak is low (the
     # Micron 9550's datasheet gives 14 GB/s), or the page cache served a part.
     "Micron_9550": "ABOVE-CEILING",
-    # 24 NVMe drives of unstated rate (1-14 GB/s each by class): the 98 GiB/s needs 4.4 GB/s per drive.
+    # 24 NVMe drives of unstated rate (1-28 GB/s each by class): the 98 GiB/s needs 4.4 GB/s per drive.
     "AI400X2T_24x14TiB_nvme_8xNDR200_18clients": "POSSIBLE-IF",
     # the same appliance, 33 GiB/s: 1.5 GB/s per drive.
     "AI400X2T_24x14TiB_nvme_8xNDR200_16clients": "POSSIBLE-IF",
@@ -209,7 +209,8 @@ VERDICTS = {
     # 2 x 400 Gbit/s, so at least two backends.
     "F9000X": "POSSIBLE-IF",
     # two local NVMe drives of unstated rate, which holds the data not stated: 28.6 GB/s needs both at 14 GB/s,
-    # the top of the class (O_DIRECT reads; "MEMORY AE" may serve from memory the description does not list).
+    # the top of the class by PCIe 5.0 (O_DIRECT reads; "MEMORY AE" may serve from memory the description does not
+    # list).
     "MEMORY_AE": "POSSIBLE-IF",
     "Hammerspace": "FAR-BELOW",
     "simplyblock": "FAR-BELOW",

@@ -13,7 +13,8 @@ from probes.core.units import Metric, Q_, canonical
 from models.predict import Model
 from probes.core.errors import InputError
 from probes.core.workload import Operation, Workload
-from topologies.catalogues.achievable import Parts, catalogue, drive_classes, fastest, link, link_bound, year_of
+from topologies.catalogues.achievable import (Parts, catalogue, drive_classes, fastest, link, link_bound, port_families,
+                                             year_of)
 from topologies.catalogues.catalogue import BUNDLED, NAMES, SLOTS, Part, assemble, load_catalogue
 from topologies.catalogues.hardware import hardware
 from topologies.load import topology_from_dict
@@ -545,3 +546,46 @@ def test_a_later_year_never_gives_a_slower_fastest_part(year, later, classes, op
     def rate(when):
         return fastest(Parts("drive", classes, 1, when, "", "drive", link_bound(bound)), operation).rate
     assert rate(year) <= rate(year + later) <= rate(None)
+
+
+def test_a_network_named_by_its_family_alone_is_held_to_the_ports_shipping_by_its_date():
+    """"Ethernet" in 2019 is any Ethernet port that had shipped by then (200 GbE), not 800 GbE of 2025; a port of
+    any network (the clients' not stated) in 2017 is an EDR or Omni-Path one."""
+    assert fastest(Parts("port", ("ethernet",), 1, 2019, "", "Ethernet port"), "read").part.name == "200 GbE"
+    assert fastest(Parts("port", ("infiniband",), 1, 2017, "", "InfiniBand port"), "read").part.name == "InfiniBand EDR 4x"
+    found = fastest(Parts("port", port_families(), 1, 2017, "", "port"), "read")
+    assert found.part.year <= 2017 and found.rate.m_as("GB/s") == pytest.approx(12.3)
+
+
+@settings(max_examples=200)
+@given(year=st.integers(1995, 2030), named=st.sampled_from(
+    [("ethernet",), ("infiniband",), ("omni-path",), ("slingshot",), ("infiniband-hdr",), ("ethernet-100g",),
+     ("nvme",), ("hdd",), ("sata-ssd", "sas-ssd")]))
+def test_the_fastest_part_by_a_year_never_postdates_it_unless_the_class_it_is_named_by_had_not_shipped_yet(year, named):
+    kind = "drive" if named[0] in DRIVE_CLASSES else "port"
+
+    def named_by(part) -> str:
+        return part.part if part.part in named else part.family
+
+    found = fastest(Parts(kind, named, 1, year, "", "part"), "read").part
+    first = min(p.year for p in catalogue() if p.kind == kind and named_by(p) == named_by(found))
+    assert found.year <= max(year, first)
+
+
+@pytest.mark.parametrize("name", [n for n in hardware()["devices"] if drive_classes((n,))])
+def test_a_device_classes_range_reaches_the_fastest_part_of_it_that_ever_shipped(name):
+    """A range's most favourable end is physics (an error above it stands on it): never below a part that shipped."""
+    from topologies.catalogues.hardware import class_rate
+
+    for key, operation in (("read_bandwidth", "read"), ("write_bandwidth", "write")):
+        best = fastest(Parts("drive", drive_classes((name,)), 1, None, "", name), operation)
+        assert class_rate(hardware()["devices"][name], key)[1] >= best.rate, (key, best.part.name)
+
+
+@pytest.mark.parametrize("name", [n for n, body in hardware()["networks"].items() if not isinstance(body["port"], str)
+                                  and n != "aries"] + ["client_network"])
+def test_a_network_named_without_its_generation_reaches_the_fastest_port_of_its_family(name):
+    body = hardware()["client_network"] if name == "client_network" else hardware()["networks"][name]
+    families = port_families() if name == "client_network" else (name,)
+    best = max(p.nameplate for p in catalogue() if p.kind == "port" and p.family in families)
+    assert Q_(body["port"][1]) >= best

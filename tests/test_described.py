@@ -54,9 +54,12 @@ def test_the_storage_interface_wins_over_a_generic_device_word():
 def test_an_unstated_client_network_is_a_range_named_as_an_assumption_not_the_servers_network():
     described = describe(_description(**_STATED))
     nic = described.topology.group("clients").capacity("nic")
-    assert nic.source.kind == "assumption" and [q.m_as("Gbit/s") for q in nic.range] == [1, 3200]
+    assert nic.source.kind == "assumption" and [q.m_as("Gbit/s") for q in nic.range] == [1, 6400]
     assert any(a.startswith("clients.nic: the clients' network is not stated (client_network)")
                for a in described.assumptions)
+    # up to eight ports of any network, each held to the ports that had shipped by the run's date where it implies more
+    ports = described.parts["clients"]
+    assert (ports.kind, ports.most, ports.classes) == ("port", 8, ("ethernet", "infiniband", "omni-path", "slingshot"))
     stated = describe(_description(**_STATED, client_network="100GbE"))
     assert stated.topology.group("clients").capacity("nic").range[0].m_as("Gbit/s") == 100
 

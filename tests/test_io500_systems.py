@@ -218,3 +218,37 @@ def test_a_later_date_never_makes_a_verdict_more_implausible(qflash, year, later
         parts = {group: replace(p, year=when) for group, p in described.parts.items()}
         return set(_implausible(check_runs(described.topology, runs, hardware=parts)))
     assert implausible(year + later) <= implausible(year)
+
+
+# Tianhe-2E (NSCC Changsha, SC19): 10 client nodes whose network the description does not name.
+TIANHE = "87"
+# YRCloudFile (Yanrong, ISC19): 10 data servers of 3 SSDs each on SATA, installed 06/2019.
+YRCLOUD = "128"
+
+
+def _listed(identifier: str):
+    if not LIST.is_file():
+        pytest.skip(f"the io500 list database is not in the corpus ({LIST})")
+    (submission,) = [s for s in read_list(LIST.read_text(encoding="utf-8"), source=str(LIST)) if s.id == identifier]
+    return submission, describe(submission.description)
+
+
+def test_client_nodes_of_an_unnamed_network_are_held_to_the_ports_shipping_by_the_runs_date():
+    submission, described = _listed(TIANHE)
+    assert _implausible(check_runs(described.topology, submission.runs, hardware=described.parts)) == {}
+    raised = _implausible(check_runs(described.topology, _scaled(submission.runs, 20), hardware=described.parts))
+    # 3,983 GB/s of writes from 10 client nodes, at most 8 ports each: 49.8 GB/s a port, beyond HDR's 24.5 of 2019
+    write = raised["ior-easy-write"]
+    assert "needs ≥ 49.8 GB/s per client port of any network (client_network not stated)" in write
+    assert "shipping by 2019 (submission_date '2019-11-12'), InfiniBand HDR 4x (RDMA, 2018), carries 24.5 GB/s" in write
+
+
+def test_ssds_on_a_sata_interface_are_held_to_sata_ones():
+    """YRCloudFile's easy write, 18.1 GB/s from 10 servers of 3 SSDs on SATA: 603 MB/s a drive, more than any SATA
+    SSD writes (SATA 3 carries 600 MB/s); its read, 370 MB/s a drive, is within them. The write's cache, or more
+    drives than the description states: a warning to check, not an error."""
+    submission, described = _listed(YRCLOUD)
+    assert described.parts["storage"].classes == ("sata-ssd",)
+    raised = _implausible(check_runs(described.topology, submission.runs, hardware=described.parts))
+    assert list(raised) == ["ior-easy-write"]
+    assert "needs ≥ 603 MB/s per SATA SSD" in raised["ior-easy-write"] and "writes 520 MB/s" in raised["ior-easy-write"]

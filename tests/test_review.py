@@ -41,8 +41,8 @@ def reviewed(listed):
     ("InfiniBand EDR", 100, 100, None), ("FDR InfiniBand", 54.54, 54.54, None), ("IB-HDR", 200, 200, None),
     ("OmniPath", 100, 100, None), ("OPA (2x OPA HFIs per server)", 100, 100, 2), ("Cray Aries", 64, 128, None),
     ("Ethernet 10Gbps", 10, 10, None), ("100GbE", 100, 100, None), ("40gigE", 40, 40, None),
-    ("50 Ethernet", 50, 50, None), ("Ethernet 8x1gigabit", 1, 1, 8), ("Ethernet", 1, 400, None),
-    ("InfiniBand", 8, 400, None), ("Ethernet 10Gbps, InfiniBand", 8, 400, None)])
+    ("50 Ethernet", 50, 50, None), ("Ethernet 8x1gigabit", 1, 1, 8), ("Ethernet", 1, 800, None),
+    ("InfiniBand", 8, 800, None), ("Ethernet 10Gbps, InfiniBand", 8, 800, None)])
 def test_a_networks_name_gives_the_rate_of_one_port_a_range_where_it_does_not_fix_it(text, low, high, ports):
     network = network_ports(text)
     assert (network.low.m_as("Gbit/s"), network.high.m_as("Gbit/s"), network.ports) == pytest.approx((low, high, ports))
@@ -70,8 +70,8 @@ def test_a_device_count_is_per_server_or_in_all_and_the_range_spans_both():
                                       ds_storage_type="HDD", filesystem_type="Lustre", md_nodes=1, md_storage_type="SSD"))
     storage = described.topology.group("storage")
     low, high = storage.capacity("bandwidth").range
-    # 12 disks in all (3 per server) at 80 MB/s each, up to 12 per server at 280 MB/s each
-    assert (low.m_as("MB/s"), high.m_as("MB/s")) == pytest.approx((3 * 80, 12 * 280))
+    # 12 disks in all (3 per server) at 80 MB/s each, up to 12 per server at 554 MB/s each (two actuators)
+    assert (low.m_as("MB/s"), high.m_as("MB/s")) == pytest.approx((3 * 80, 12 * 554))
     nic = described.topology.group("data").capacity("nic")
     assert [q.m_as("Gbit/s") for q in nic.range] == [100, 800] and described.ports["data"] == Q_(100, "Gbit/s")
     metadata = described.topology.group("metadata")
@@ -129,19 +129,17 @@ def test_each_submission_says_what_client_memory_would_break_io500s_assumption_a
     assert min(r.assumption.written for r in reviewed).m_as("GiB") == pytest.approx(3.3)
 
 
-# Bytecollider (CERN, CephFS, SC18, listed four times): mdtest-hard-read of 7,154 kIOPS from 64 processes on 10 GbE,
-# more than one TCP round trip (10 us at the least) per open allows: the clients' caches answered it.
+# Bytecollider (CERN, CephFS, SC18, listed four times): mdtest-hard-read of 7,154 kIOPS from 64 processes on 10 GbE
+# needs a round trip of at most 8.95 us: shorter than kernel TCP commonly makes, not than RDMA over Ethernet (2 us).
 CACHED = {(i, "mdtest-hard-read") for i in ("179", "289", "349", "412")}
 
 
 @pytest.mark.slow
-def test_the_only_results_of_the_list_above_physics_are_the_opens_a_client_cache_answered(reviewed):
-    above = {(r.submission.id, p.label): j for r in reviewed for p, j in zip(r.phases, r.judgements)
-             if p.verdict == "ABOVE-CEILING"}
-    assert set(above) == CACHED
-    for j in above.values():
-        (error,) = [f for f in j.findings if f.code == "ABOVE-CEILING"]
-        assert error.evidence["exceeded_layers"] == ["round trips"] and "cached on the client" in error.message
+def test_no_result_of_the_list_is_above_physics_and_bytecolliders_opens_say_the_round_trip_they_need(reviewed):
+    assert not [(r.submission.id, p.label) for r in reviewed for p in r.phases if p.verdict == "ABOVE-CEILING"]
+    phases = {(r.submission.id, p.label): p for r in reviewed for p in r.phases}
+    for key in CACHED:
+        assert phases[key].verdict == "POSSIBLE-IF" and "fabric.rtt ≤ 8.95 µs" in phases[key].implies
 
 
 @pytest.mark.slow
@@ -189,10 +187,10 @@ def test_a_multi_rail_result_is_possible_if_and_says_how_many_ports_it_needs(rev
 
 @pytest.mark.slow
 def test_review_prints_a_line_per_submission_and_fails_on_what_it_is_asked_to(listed, capsys):
-    assert main(["review", str(listed)]) == 1  # Bytecollider's cached opens are above physics: an error
+    assert main(["review", str(listed)]) == 0  # no result of the list is above physics: no error
     out = capsys.readouterr().out
-    assert "list: " in out and "(366 submissions)" in out and "needs more than the stated hardware (ABOVE-CEILING):" in out
-    assert "179 Bytecollider (CERN): mdtest-hard-read" in out and "ABOVE-PUBLISHED" not in out
+    assert "list: " in out and "(366 submissions)" in out and "(ABOVE-CEILING):" not in out
+    assert "ABOVE-PUBLISHED" not in out
     assert re.search(r"^22 +sc19 +DGX-2H SuperPOD \(NVIDIA\) .* POSSIBLE-IF ", out, re.M)
     assert "83 submission(s): ds_nodes: no data servers" in out
     # io500's assumption on every submission: no list states the clients' memory, so each says what memory breaks it
@@ -216,7 +214,7 @@ def test_review_json_is_versioned_and_carries_each_topology(pages):
     doc = json.loads((pages.parent / "review.json").read_text(encoding="utf-8"))
     assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.3")
     phases = [p["verdict"] for submission in doc["submissions"] for p in submission["phases"]]
-    assert len(phases) == 4259 and set(phases) >= {"ABOVE-CEILING", "POSSIBLE-IF", UNJUDGED}
+    assert len(phases) == 4259 and set(phases) >= {"POSSIBLE-IF", UNJUDGED} and "ABOVE-CEILING" not in phases
     assert "ABOVE-PUBLISHED" not in phases
     first = doc["submissions"][0]
     # 1.3: io500's assumption, with the data written per client node (298.13 GiB/s over 300 s from 345 nodes)

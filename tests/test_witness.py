@@ -110,6 +110,20 @@ def test_a_list_lends_a_submissions_witness_to_the_same_systems_others():
     assert reviewed["2"].judgements[0].ceiling.least > reviewed["3"].judgements[0].ceiling.least
 
 
+def test_a_witness_beyond_the_parts_of_its_own_submission_lends_nothing_to_the_same_systems_others():
+    """Alpha's first submission writes 1.6 GB/s per server onto at most 4 disks each: 400 MB/s a disk, within the range
+    of any disk ever made (two actuators: 554 MB/s) but beyond any of 2019 (261 MB/s). Its second has 8 servers, on
+    which the same write would need only 100 MB/s a disk: lent, it would raise that system's disks to 1.6 GB/s a
+    server. It is the anomaly, held to its own system's parts, and proves nothing anywhere."""
+    rows = ["1,Alpha,Site,Lustre,10,16,2,4,HDD,64GB,InfiniBand EDR,sc19,VALID,3.0,",
+            "2,Alpha,Site,Lustre,10,16,8,4,HDD,64GB,InfiniBand EDR,sc19,VALID,,2.0"]
+    reviewed = {r.submission.id: r for r in review(read_list("\n".join([_HEADER, *rows]) + "\n", source="list.csv"))}
+    assert reviewed["1"].phases[0].verdict == "IMPLAUSIBLE-HARDWARE"
+    read = reviewed["2"].judgements[0]
+    assert not any("of submission 1" in f.message for f in read.findings)
+    assert reviewed["2"].phases[0].verdict != "FAR-BELOW"
+
+
 def _one_copy(doc: dict) -> dict:
     """The system with each byte written once (no replicas, no parity: a device then carries no more than the run),
     and servers of 1 GiB memory, which a petabyte's run passes (so that it proves the devices too)."""

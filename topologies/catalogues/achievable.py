@@ -16,8 +16,8 @@ from probes.core.units import Q_
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["ACHIEVABLE", "Shipped", "Parts", "Fastest", "Peer", "catalogue", "link", "drive_classes", "year_of",
-           "link_bound", "fastest", "generations", "socket_links", "peer", "gpu_ingress"]
+__all__ = ["ACHIEVABLE", "Shipped", "Parts", "Fastest", "Peer", "catalogue", "link", "drive_classes", "port_families",
+           "year_of", "link_bound", "fastest", "generations", "socket_links", "peer", "gpu_ingress"]
 
 ACHIEVABLE = Path(__file__).with_name("achievable.toml")
 WIDTHS = (1, 2, 4, 8, 16)
@@ -143,6 +143,11 @@ def drive_classes(device_classes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for name in device_classes for c in table.get(name, ())))
 
 
+def port_families() -> tuple[str, ...]:
+    """Every network family the catalogue holds ports of (ethernet, infiniband, ...): a port of any network."""
+    return tuple(sorted({p.family for p in catalogue() if p.kind == "port"}))
+
+
 def year_of(text: str) -> int | None:
     """The year a date as descriptions write it names (2019-08-01, 04/2012, 1/2019, 10/18, isc19, SC18); None if none."""
     text = text.strip().lower()
@@ -214,6 +219,7 @@ def _capped(part: Shipped, rate: Quantity, bound: tuple[str | None, int | None])
     return (carried.read, carried) if carried.read < rate else (rate, None)
 
 
+@functools.lru_cache(maxsize=4096)
 def fastest(parts: Parts, operation: str) -> Fastest | None:
     """The fastest part of ``parts``'s classes for ``operation`` that had shipped by its year (of a class none of
     whose parts had shipped yet, its first ones; any to date where no year is stated), on the link its words bound; None
@@ -221,7 +227,13 @@ def fastest(parts: Parts, operation: str) -> Fastest | None:
     candidates = _candidates(parts)
     if not candidates:
         return None
-    first = {p.part: min(q.year for q in candidates if q.part == p.part) for p in candidates}
-    shipped = [p for p in candidates if parts.year is None or p.year <= max(parts.year, first[p.part])]
+
+    def named(p: Shipped) -> str:  # the class the description names it by: its own (a generation), or its family
+        return p.part if p.part in parts.classes else p.family
+
+    first: dict[str, int] = {}
+    for p in candidates:
+        first[named(p)] = min(p.year, first.get(named(p), p.year))
+    shipped = [p for p in candidates if parts.year is None or p.year <= max(parts.year, first[named(p)])]
     found = [Fastest(p, *_capped(p, p.rate(operation), parts.link)) for p in shipped]
     return max(found, key=lambda f: (f.rate, -f.part.year))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Q_
 from probes.readers.io500_system import count
-from topologies.catalogues.achievable import Parts, drive_classes, link_bound, year_of
+from topologies.catalogues.achievable import Parts, drive_classes, link_bound, port_families, year_of
 from topologies.catalogues.hardware import Network, class_rate, device_classes, hardware, network_ports
 from topologies.catalogues.metadata_bounds import server_figures
 from topologies.catalogues.metadata_rates import ALIASES, ANY, entry, known
@@ -165,7 +165,13 @@ class _Builder:
         return None, "no install, refresh or submission date stated: the newest parts"
 
     def port_parts(self, group: str, network: Network, side: str, most: int, text: str) -> None:
-        """What the NICs of ``group`` are built of, where the network's words name one network."""
+        """What the NICs of ``group`` are built of, where the network's words name one network; a port of any network
+        where they name none (the clients' network not stated), as fast as the fastest shipping by the run's date."""
+        if not network.names:
+            year, dated = self.dated(side)
+            self.parts[group] = Parts("port", port_families(), most, year, dated,
+                                      f"{side[:-1]} port of any network ({network.why.split(':')[0]})")
+            return
         if len(network.names) != 1:
             return
         name = network.names[0]
@@ -313,7 +319,7 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict:
     how = (f"{stated} device(s) per server, or {stated} in all: the description does not say which"
            if stated != servers else f"{stated} device(s): one per server, or {stated} per server")
     group = {"count": servers, "description": f"the devices of one data server together ({d.get('ds_storage_type')})"}
-    drives = drive_classes(classes)
+    drives = _through(drive_classes(classes), d.get("ds_storage_interface"))
     if drives:
         year, dated = b.dated("servers")
         b.parts["storage"] = Parts("drive", drives, stated, year, dated, " or ".join(_DRIVES[c] for c in drives),
@@ -326,6 +332,14 @@ def _devices(b: _Builder, servers: int, data: dict) -> dict:
         b.assumptions.append(f"storage.{key}: {group[key]['range'][0]} to {group[key]['range'][1]} per server "
                              f"({how}; per device {_figure(low, 'GB/s')} to {_figure(high, 'GB/s')})")
     return group
+
+
+def _through(drives: tuple[str, ...], interface: str) -> tuple[str, ...]:
+    """The drive classes that fit the interface the description names ("SSD" on "SATA": SATA SSDs, not SAS ones);
+    all of them where it names none they fit. Only what a drive can be is narrowed, not the devices' range: a cache
+    the description does not state may front them, which an implausible drive's warning asks to check."""
+    fits = drive_classes(device_classes(interface))
+    return tuple(c for c in drives if c in fits) or drives
 
 
 def _metadata(b: _Builder, network: Network) -> dict | None:
