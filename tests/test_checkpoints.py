@@ -279,6 +279,16 @@ def test_a_checkpoint_target_without_its_time_says_how_it_looks(capsys):
     assert status == 2 and err.count("\n") == 1 and "checkpoint=MODEL|SIZE:TIME[:RANKS]" in err
 
 
+@pytest.mark.parametrize("target, said", [("checkpoint=llama3-8b:60s:0", "RANKS at least 1"),
+                                          ("checkpoint=1TiB:60s:0", "RANKS at least 1"),
+                                          ("checkpoint=llama3-70b:60s:12", "multiple of 8 ranks"),
+                                          ("checkpoint=llama3-8b:soon", "the time must be")])
+def test_a_checkpoint_targets_wrong_ranks_or_time_is_a_one_line_error(target, said, capsys):
+    status, _, err = _main(["size", "--clients", "4", "--client-nic", "100Gbit/s", "--target", target], capsys)
+    assert status == 2 and err.count("\n") == 1 and said in err and "internal error" not in err
+    assert said != "the time must be" or "or a model" not in err  # a wrong time is not a wrong model
+
+
 # -- the clients' generation, probed -------------------------------------------------------------------------------
 
 
