@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Metric, Q_
 from probes.readers.nvidia_topo import CONNECTIONS
-from topologies.catalogues.achievable import generations, gpu_ingress, link, peer, socket_links
+from topologies.catalogues.achievable import WIDTHS, generations, gpu_ingress, link, peer, socket_links
 from topologies.topology import Capacity, Source
 
 if TYPE_CHECKING:
@@ -80,9 +80,11 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     ------
     InputError
         If a device is not in the matrix, is not a GPU where one is asked, the sources stand at different distances
-        from the GPU, a stated link or connection cannot be read.
+        from the GPU, a stated link or connection cannot be read, or a link is stated for a device off the
+        paths (one the matrix lacks: ToolOutputError).
     """
-    links = links or {}
+    drives = {source.partition("=")[0] for source in sources if "=" in source}
+    links = {name if name in drives else matrix.name(name): said for name, said in (links or {}).items()}
     if matrix.kind(gpu) != "gpu":
         raise InputError(matrix.source, gpu, "is not a GPU of the matrix; give one of "
                          + ", ".join(d for d in matrix.devices if matrix.kind(d) == "gpu"))
@@ -118,6 +120,10 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     if len(set(connections.values())) > 1:
         raise InputError(matrix.source, gpu, "the sources stand at different distances from it ("
                          + ", ".join(f"{n} {c}" for n, c in connections.items()) + "): give them one distance at a time")
+    stray = sorted(set(links) - {gpu, *connections})
+    if stray:
+        raise InputError("--link", stray[0], f"is not on the paths: state the link of {gpu} or of a source ("
+                         + ", ".join(connections) + ")")
     connection = next(iter(connections.values()))
     feeding = Hop(_joined(groups) + " PCIe link" + ("s" if len(groups) > 1 else "")
                   + (" (shared: PIX)" if any(len(g) > 1 for g in groups) else ""), _sum([g[0].link for g in groups]))
@@ -161,8 +167,9 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
     over those shipped by ``year`` (a GPU's least: what a GPU's link of that generation was measured to take in)."""
     if stated is not None:
         found = _STATED.fullmatch(stated.strip().lower())
-        if found is None or found[1] not in generations():
-            raise InputError(name, stated, "expected a link as GENERATION x WIDTH, e.g. 4.0x16")
+        if found is None or found[1] not in generations() or int(found[2]) not in WIDTHS:
+            raise InputError(name, stated, f"expected a link as GENERATION x WIDTH, WIDTH one of "
+                             f"{', '.join(map(str, WIDTHS))}, e.g. 4.0x16")
         rate = link(found[1], int(found[2])).read
         measured = gpu_ingress(found[1]) if kind == "gpu" and found[2] == "16" else None
         note = f"PCIe {found[1]} x{found[2]}, as stated; achievable from the catalogue"
