@@ -102,7 +102,7 @@ def render_kv(found: KVPrediction, system: str) -> str:
     rows = []
     for c in found.tiers:
         r = c.rate
-        rows.append((r.tier.name, r.tier.tier.value, _pair(r.least, r.most, rate), _pair(*c.blocks, blocks),
+        rows.append((r.tier.name, r.tier.tier.value, r.span(), _pair(*c.blocks, blocks),
                      _pair(*c.tokens, _per_second) if c.tokens else "-",
                      "-" if c.holds is None else f"{format_quantity(c.holds, Metric.SIZE)} ({c.holds_blocks:,} blocks)",
                      c.keeps_up if c.reached else "not reached", "<- binds" if c is found.binding else ""))
