@@ -206,3 +206,12 @@ def test_a_link_of_no_width_or_of_a_device_off_the_paths_is_refused_in_one_line(
     """A link of 0 lanes gave a ceiling of 0 GB/s, and one of a device the paths do not cross was dropped unsaid."""
     line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--link", stated], capsys)
     assert said in line
+
+
+@pytest.mark.parametrize("year, link", [(2005, None), (2011, None), (2016, "GPU1=4.0x16")])
+def test_a_year_before_the_paths_parts_shipped_is_refused_in_one_line(year, link, capsys):
+    """A year before PCIe 3.0, or before any socket link of the GPU's PCIe generation, was an internal error."""
+    stated = ["--link", link] if link else []
+    line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--year", str(year), *stated],
+                           capsys)
+    assert f"--year: {year}:" in line and "give the platform's year" in line

@@ -80,8 +80,8 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     ------
     InputError
         If a device is not in the matrix, is not a GPU where one is asked, the sources stand at different distances
-        from the GPU, a stated link or connection cannot be read, or a link is stated for a device off the
-        paths (one the matrix lacks: ToolOutputError).
+        from the GPU, a stated link or connection cannot be read, ``year`` precedes the parts of the paths, or a link is
+        stated for a device off the paths (one the matrix lacks: ToolOutputError).
     """
     drives = {source.partition("=")[0] for source in sources if "=" in source}
     links = {name if name in drives else matrix.name(name): said for name, said in (links or {}).items()}
@@ -152,7 +152,11 @@ def _crossings(connection: str, links: list[Capacity], gpu: Device, year: int | 
     published = peer("SYS")
     across = Capacity.ranged(published.least, min(published.most, best), Metric.BANDWIDTH,
                              Source("measured", f"peer traffic across the socket link, as published: {published.source}"))
-    shipped = [s for s in socket_links() if link(gpu.generation, 1).year <= s.year <= (year or 9999)]
+    first = link(gpu.generation, 1).year
+    shipped = [s for s in socket_links() if first <= s.year <= (year or 9999)]
+    if not shipped:
+        raise InputError("--year", str(year), f"achievable.toml holds no socket link that shipped from {first} (PCIe "
+                         f"{gpu.generation}'s first year, {gpu.name}'s) to {year}: give the platform's year")
     memory = Capacity.ranged(min(s.read for s in shipped), max(s.read for s in shipped), Metric.BANDWIDTH,
                              Source("unstated", "the platform's socket link for memory traffic, any of: "
                                     + ", ".join(f"{s.name} ({s.year})" for s in shipped) + " (achievable.toml)"))
@@ -178,6 +182,9 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
                                    Source("datasheet", f"{note}; least: {measured[1]}")), found[1]
         return Capacity(rate, Metric.BANDWIDTH, Source("datasheet", note)), found[1]
     shipped = [g for g in generations() if g >= FIRST_GENERATION and link(g, 1).year <= (year or 9999)]
+    if not shipped:
+        raise InputError("--year", str(year), f"no PCIe {FIRST_GENERATION} or later had shipped by then (GPUDirect's "
+                         "GPUs have such links): give the platform's year")
     narrow, wide = _WIDTHS[kind]
     low, high = link(shipped[0], narrow).read, link(shipped[-1], wide).read
     measured = gpu_ingress(shipped[0]) if kind == "gpu" else None
