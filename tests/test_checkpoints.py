@@ -250,6 +250,19 @@ def test_check_names_the_storage_where_the_clients_generate_faster(tmp_path, cap
     assert found["evidence"]["binds"] == "storage" and "bound by the storage" in found["message"]
 
 
+def test_a_save_above_the_storages_ceiling_is_not_said_bound_by_it_and_no_empty_remedy_is_printed(tmp_path, capsys):
+    """DLIO's 1.14 GB/s save on the lecture system, whose client NICs carry 0.23 GB/s: ABOVE-CEILING, not "bound by
+    the storage"; and a storage-bound save's finding, which asks nothing, prints no empty 'what to do' line."""
+    status, out, _ = _main(["check", "lecture", DATA / "dlio-save-2proc.log", "--fail-on", "never", "--json"], capsys)
+    (run,) = json.loads(out)["runs"]
+    codes = [f["code"] for f in run["findings"]]
+    assert status == 0 and "ABOVE-CEILING" in codes and "CHECKPOINT-BOUND" not in codes
+    system, summary = _case_689(tmp_path, "10GiB/s")
+    status, text, _ = _main(["check", system, summary, "--set", "nodes.checkpoint_generation=100GB/s",
+                             "--fail-on", "never"], capsys)
+    assert "bound by the storage" in text and not [line for line in text.splitlines() if line.endswith(": ")]
+
+
 def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure(tmp_path, capsys):
     system, summary = _case_689(tmp_path, "10GiB/s")
     found = _bound([system, summary, "--set", "nodes.checkpoint_generation=0.1GB/s"], capsys)

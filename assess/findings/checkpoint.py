@@ -42,7 +42,8 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
     saves = run.workload.operation is Operation.WRITE
     generation, per_client = generated(model.topology, counts) if saves else (None, None)
     storage = ceiling.least.to("GB/s"), ceiling.value.to("GB/s")
-    at_storage = storage[0] <= measured * (1 + tolerance)
+    above = measured > storage[1] * (1 + tolerance)  # more than the storage takes: ABOVE-CEILING says why
+    at_storage = storage[0] <= measured * (1 + tolerance) and not above
     nodes = sum(counts.values())
     evidence = {"measured": quantity_json(measured), "storage": [quantity_json(q) for q in storage],
                 "generation": None if generation is None else [quantity_json(q) for q in generation], "nodes": nodes}
@@ -67,6 +68,8 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
                         "tensors, not how fast the storage absorbs them.",
                         "give the clients more generation (threads, cores) or more clients, and save again to "
                         "measure the storage", evidence | {"binds": "generation"})]
+    if above:
+        return []
     if at_storage:
         unstated = "; the clients' checkpoint_generation is not stated" if saves and generation is None else ""
         return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
