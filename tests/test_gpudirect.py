@@ -215,3 +215,10 @@ def test_a_year_before_the_paths_parts_shipped_is_refused_in_one_line(year, link
     line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--year", str(year), *stated],
                            capsys)
     assert f"--year: {year}:" in line and "give the platform's year" in line
+
+
+@pytest.mark.parametrize("sources", [["NIC0", "NIC0"], ["NIC0", "mlx5_3"], ["nvme0=SYS", "nvme0=SYS"]])
+def test_a_source_named_twice_is_refused_not_its_link_counted_twice(sources):
+    text = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nNIC0\tSYS\t X \t\n\nNIC Legend:\n\n  NIC0: mlx5_3\n"
+    with pytest.raises(InputError, match="is named twice"):
+        paths(nvidia_topo.parse(text, source="t"), "GPU0", sources)

@@ -80,8 +80,8 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     ------
     InputError
         If a device is not in the matrix, is not a GPU where one is asked, the sources stand at different distances
-        from the GPU, a stated link or connection cannot be read, ``year`` precedes the parts of the paths, or a link is
-        stated for a device off the paths (one the matrix lacks: ToolOutputError).
+        from the GPU, a source is named twice, a stated link or connection cannot be read, ``year`` precedes the parts
+        of the paths, or a link is stated for a device off the paths (one the matrix lacks: ToolOutputError).
     """
     drives = {source.partition("=")[0] for source in sources if "=" in source}
     links = {name if name in drives else matrix.name(name): said for name, said in (links or {}).items()}
@@ -97,12 +97,14 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
         if equals:
             if said.upper() not in _CONNECTIONS:
                 raise InputError(source, "", f"expected NAME=CONNECTION, one of {', '.join(_CONNECTIONS)}; found {said!r}")
+            _once(name, connections)
             device = Device(name, "drive", *_link(name, "drive", links.get(name), year, assumptions))
             connections[name] = said.upper()
             groups.append([device])
             devices.append(device)
             continue
         name = matrix.name(name)
+        _once(name, connections)
         if matrix.kind(name) == "gpu":
             raise InputError(matrix.source, name, "is a GPU: the paths modelled here run from NICs and drives")
         device = Device(name, "nic", *_link(name, "nic", links.get(name), year, assumptions))
@@ -131,6 +133,12 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     direct, bounce = _crossings(connection, [feeding.capacity, into.capacity], own, year, assumptions)
     return PciePaths(own, tuple(devices), connection, (feeding, *direct, into), (feeding, *bounce, into), year,
                      tuple(dict.fromkeys(assumptions)))
+
+
+def _once(name: str, named: dict[str, str]) -> None:
+    """Refuse a source named twice (NIC0 twice, or as NIC0 and as its legend's mlx5_0): its link would count twice."""
+    if name in named:
+        raise InputError("--from", name, "is named twice: each source feeds the GPU over its one link")
 
 
 def _joined(groups: list[list[Device]]) -> str:
