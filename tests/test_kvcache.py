@@ -169,6 +169,7 @@ def test_predict_prints_each_tier_and_its_json_is_versioned(capsys):
     (["--request-rate", "0"], "--request-rate: must be requests per second above 0"),
     (["--request-rate", "10", "--kv-model", "gpt-5"], "no KV-cache model 'gpt-5'"),
     (["--request-rate", "10", "--op", "create"], "stores (--op write) or fetches (--op read)"),
+    (["--request-rate", "10", "--kv-model", "llama3.1-8b", "--token-size", "1KiB"], "not both"),
 ])
 def test_a_wrong_kv_cache_question_is_refused_in_one_line(extra, says, capsys):
     assert says in command_refusal(["predict", str(NODE), "--kv-cache", "32MiB", *extra], capsys)

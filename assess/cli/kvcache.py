@@ -62,6 +62,8 @@ def kv_cache(args: argparse.Namespace) -> int:
     if len(operations) > 1 or operations[0] not in (Operation.WRITE, Operation.READ):
         raise InputError("--op", "", "a KV-cache request stores (--op write) or fetches (--op read) a block: give one")
     token = args.token_size
+    if args.kv_model and token is not None:
+        raise InputError("--token-size", "", "give the model (--kv-model) or its bytes per token (--token-size), not both")
     if args.kv_model:
         try:
             token = token_bytes(args.kv_model)
