@@ -6,13 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from probes.core.units import format_quantity, quantity_json
+from models.ceiling import format_span
 
 if TYPE_CHECKING:
     from pint import Quantity
 
     from models.checkpoints import Saving
 
-__all__ = ["CHECKPOINT_VERSION", "render_checkpoint", "checkpoint_body", "generation_words", "span"]
+__all__ = ["CHECKPOINT_VERSION", "render_checkpoint", "checkpoint_body", "generation_words"]
 
 # checkpoint format history (the body is checkpoint_body's):
 #   1.0  first version: the write and read ceilings and times of one checkpoint
@@ -28,21 +29,13 @@ def _took(times: tuple[Quantity, Quantity]) -> str:
     return format_quantity(short) if short == long else f"{format_quantity(short)} to {format_quantity(long)}"
 
 
-def span(least: Quantity, most: Quantity) -> str:
-    """A rate from its least to its most in GB/s (one figure where they are equal)."""
-    if least == most:
-        return format_quantity(most.to("GB/s"), unit="GB/s")
-    low, high = (format_quantity(q.to("GB/s"), unit="GB/s") for q in (least, most))
-    return f"{low.split(' ')[0]} to {high}"
-
-
 def generation_words(found: Saving) -> str:
     """The clients' generation as a line: its ceiling, or what it must be for the storage to bind."""
     if found.generation is None:
         return (f"not stated ({found.nodes} client nodes; give the clients' checkpoint_generation): the storage binds "
                 f"only if each client generates at least {format_quantity(found.needed(), unit='GB/s')}")
-    return (f"{span(*found.generation)} from {found.nodes} client nodes at {found.per_client.span()} each "
-            f"({found.per_client.source})")
+    return (f"{format_span(*found.generation)} from {found.nodes} client nodes at {found.per_client.span()} "
+            f"each ({found.per_client.source})")
 
 
 def _memory_words(found: Saving) -> str:
@@ -81,8 +74,8 @@ def render_checkpoint(found: Saving, system: str) -> str:
     lines = [f"system:      {system}", f"checkpoint:  {what}",
              f"memory:      {_memory_words(found)}",
              f"generation:  {generation_words(found)}", "",
-             f"save:     at least {_took(save)} at {span(least, most)}, bound by {said}",
-             f"restore:  at least {_took(restore)} at {span(read.least, read.value)}, bound by "
+             f"save:     at least {_took(save)} at {format_span(least, most)}, bound by {said}",
+             f"restore:  at least {_took(restore)} at {format_span(read.least, read.value)}, bound by "
              f"{', '.join(read.binding_layers)} "
              f"({read.marked(read.binding)})"]
     assumptions = dict.fromkeys(write.assumptions + read.assumptions)

@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # pint comes with the first quantity, sympy where a formula i
     import sympy as sp
     from pint import Quantity
 
-__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "Implied", "TIE", "rate", "PREDICTION_VERSION", "SWEEP_VERSION", "prediction_body", "sweep_body"]
+__all__ = ["LayerLimit", "CacheLimit", "Ceiling", "Implied", "TIE", "rate", "format_span", "PREDICTION_VERSION",
+           "SWEEP_VERSION", "prediction_body", "sweep_body"]
 
 # How close (relative) two limits must be to count as the same: float noise only.
 TIE = 1e-9
@@ -227,6 +228,16 @@ class Implied:
 def rate(value: float, metric: Metric) -> Quantity:
     """A float in the metric's canonical unit as a quantity."""
     return Q_(value, _unit(metric))
+
+
+def format_span(least: Quantity, most: Quantity, unit: str = "GB/s") -> str:
+    """A rate's range in one unit, its number said once; one figure where both ends show the same.
+
+    >>> format_span(Q_(7.33, "GB/s"), Q_(112e9, "B/s"))
+    '7.33 to 112 GB/s'
+    """
+    shown = [format_quantity(q, unit=unit) for q in (least, most)]
+    return shown[1] if shown[0] == shown[1] else f"{shown[0].split(' ')[0]} to {shown[1]}"
 
 
 @functools.lru_cache(maxsize=None)

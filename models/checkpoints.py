@@ -84,8 +84,9 @@ class LLM:
             raise ValueError(f"{self.name} needs a multiple of {model} ranks (tensor x pipeline). Got {ranks} instead.")
         data = ranks // model
         optimizer = (3 * (self.parameters // ranks) + 15 * self.hidden) * _OPTIMIZER_BYTES
-        return tuple(self._weights(rank // self.tensor % self.pipeline, data) * _WEIGHT_BYTES * (
-            self.zero != 1 or rank // model == 0) + optimizer for rank in range(ranks))
+        weights = [self._weights(stage, data) * _WEIGHT_BYTES for stage in range(self.pipeline)]  # once a stage
+        return tuple(weights[rank // self.tensor % self.pipeline] * (self.zero != 1 or rank // model == 0) + optimizer
+                     for rank in range(ranks))
 
     def _weights(self, stage: int, data: int) -> int:
         """The parameters one rank of pipeline ``stage`` holds of the weights (DLIO's get_layer_index and

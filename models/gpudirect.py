@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation
+from models.ceiling import format_span
 from topologies.topology import Capacity, Source
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ class PathCeiling:
 
     def shown(self) -> str:
         """The ceiling as people read it: ``0.2 to 11 GB/s``, one figure where the ends meet."""
-        return _span(self.least, self.most)
+        return format_span(self.least, self.most)  # the catalogue's decimal units
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,3 @@ def _ceiling(path: str, hops: tuple[Hop, ...]) -> PathCeiling:
     most = min(h.capacity.ends[1] for h in hops)
     return PathCeiling(path, hops, least, most, tuple(h.what for h in hops if h.capacity.ends[1] == most),
                        tuple(h.what for h in hops if h.capacity.ends[0] == least))
-
-
-def _span(low: Quantity, high: Quantity) -> str:
-    """``low to high`` in GB/s (the catalogue's decimal units), one figure where they meet."""
-    shown = [format_quantity(q.to("GB/s"), unit="GB/s") for q in (low, high)]
-    return shown[1] if shown[0] == shown[1] else f"{shown[0].split(' ')[0]} to {shown[1]}"

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from probes.core.units import Q_, format_quantity
+from probes.core.units import Q_
 from probes.core.workload import Operation, Workload
+from models.ceiling import format_span
 from topologies.described.kvcache import KVTier
 from topologies.topology import Kind
 
@@ -54,8 +55,7 @@ class TierRate:
     stated: bool
 
     def span(self) -> str:
-        low, high = (format_quantity(q.to("GB/s"), unit="GB/s") for q in (self.least, self.most))
-        return high if self.least == self.most else f"{low.split(' ')[0]} to {high}"
+        return format_span(self.least, self.most)
 
 
 def tier_rates(topology: Topology, operation: Operation, block: Quantity | None) -> tuple[TierRate, ...]:

@@ -250,6 +250,19 @@ def test_check_names_the_storage_where_the_clients_generate_faster(tmp_path, cap
     assert found["evidence"]["binds"] == "storage" and "bound by the storage" in found["message"]
 
 
+def test_a_save_above_the_storages_ceiling_is_not_said_bound_by_it_and_no_empty_remedy_is_printed(tmp_path, capsys):
+    """DLIO's 1.14 GB/s save on the lecture system, whose client NICs carry 0.23 GB/s: ABOVE-CEILING, not "bound by
+    the storage"; and a storage-bound save's finding, which asks nothing, prints no empty 'what to do' line."""
+    status, out, _ = _main(["check", "lecture", DATA / "dlio-save-2proc.log", "--fail-on", "never", "--json"], capsys)
+    (run,) = json.loads(out)["runs"]
+    codes = [f["code"] for f in run["findings"]]
+    assert status == 0 and "ABOVE-CEILING" in codes and "CHECKPOINT-BOUND" not in codes
+    system, summary = _case_689(tmp_path, "10GiB/s")
+    status, text, _ = _main(["check", system, summary, "--set", "nodes.checkpoint_generation=100GB/s",
+                             "--fail-on", "never"], capsys)
+    assert "bound by the storage" in text and not [line for line in text.splitlines() if line.endswith(": ")]
+
+
 def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure(tmp_path, capsys):
     system, summary = _case_689(tmp_path, "10GiB/s")
     found = _bound([system, summary, "--set", "nodes.checkpoint_generation=0.1GB/s"], capsys)
@@ -277,6 +290,16 @@ def test_a_checkpoint_target_without_its_time_says_how_it_looks(capsys):
     status, _, err = _main(["size", "--clients", "4", "--client-nic", "100Gbit/s", "--target", "checkpoint=llama3-8b"],
                            capsys)
     assert status == 2 and err.count("\n") == 1 and "checkpoint=MODEL|SIZE:TIME[:RANKS]" in err
+
+
+@pytest.mark.parametrize("target, said", [("checkpoint=llama3-8b:60s:0", "RANKS at least 1"),
+                                          ("checkpoint=1TiB:60s:0", "RANKS at least 1"),
+                                          ("checkpoint=llama3-70b:60s:12", "multiple of 8 ranks"),
+                                          ("checkpoint=llama3-8b:soon", "the time must be")])
+def test_a_checkpoint_targets_wrong_ranks_or_time_is_a_one_line_error(target, said, capsys):
+    status, _, err = _main(["size", "--clients", "4", "--client-nic", "100Gbit/s", "--target", target], capsys)
+    assert status == 2 and err.count("\n") == 1 and said in err and "internal error" not in err
+    assert said != "the time must be" or "or a model" not in err  # a wrong time is not a wrong model
 
 
 # -- the clients' generation, probed -------------------------------------------------------------------------------

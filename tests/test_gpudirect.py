@@ -196,3 +196,29 @@ def test_predict_gpudirect_on_gds_nvidia_fs_30_says_bounce_beats_gds_and_names_t
 def test_predict_gpudirect_refuses_a_gpu_the_matrix_lacks_in_one_line(capsys):
     line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU7"], capsys)
     assert "no device 'GPU7' in the matrix" in line
+
+
+@pytest.mark.parametrize("stated, said", [("GPU1=4.0x3", "WIDTH one of 1, 2, 4, 8, 16"),
+                                          ("GPU1=4.0x0", "WIDTH one of 1, 2, 4, 8, 16"),
+                                          ("GPU0=4.0x16", "is not on the paths"),
+                                          ("GPU9=4.0x16", "no device 'GPU9' in the matrix")])
+def test_a_link_of_no_width_or_of_a_device_off_the_paths_is_refused_in_one_line(stated, said, capsys):
+    """A link of 0 lanes gave a ceiling of 0 GB/s, and one of a device the paths do not cross was dropped unsaid."""
+    line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--link", stated], capsys)
+    assert said in line
+
+
+@pytest.mark.parametrize("year, link", [(2005, None), (2011, None), (2016, "GPU1=4.0x16")])
+def test_a_year_before_the_paths_parts_shipped_is_refused_in_one_line(year, link, capsys):
+    """A year before PCIe 3.0, or before any socket link of the GPU's PCIe generation, was an internal error."""
+    stated = ["--link", link] if link else []
+    line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--year", str(year), *stated],
+                           capsys)
+    assert f"--year: {year}:" in line and "give the platform's year" in line
+
+
+@pytest.mark.parametrize("sources", [["NIC0", "NIC0"], ["NIC0", "mlx5_3"], ["nvme0=SYS", "nvme0=SYS"]])
+def test_a_source_named_twice_is_refused_not_its_link_counted_twice(sources):
+    text = "\tGPU0\tNIC0\tCPU Affinity\nGPU0\t X \tSYS\t0-7\nNIC0\tSYS\t X \t\n\nNIC Legend:\n\n  NIC0: mlx5_3\n"
+    with pytest.raises(InputError, match="is named twice"):
+        paths(nvidia_topo.parse(text, source="t"), "GPU0", sources)

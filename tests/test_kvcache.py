@@ -90,6 +90,7 @@ def test_the_tiers_survive_a_round_trip_through_the_saved_toml():
     ('bandwidth = "7 GB/s"\nkind = "ssd"', "kv_cache.local.kind", "unknown key 'kind'"),
     ('size = "7 TB"', "kv_cache.local", "states no rate"),
     ('drive = "nvme"\nyear = 2005', "kv_cache.local.drive", "lists no 'nvme' drive shipped by 2005"),
+    ('drive = "nvme-gen9"', "kv_cache.local.drive", "lists no 'nvme-gen9' drive; give the class"),
     ('link = "pcie-9.0-x4"', "kv_cache.local.link", "must name a PCIe link"),
     ('link = "pcie-4.0-x3"', "kv_cache.local.link", "W one of 1, 2, 4, 8, 16"),
     ('bandwidth = "unlimited"', "kv_cache.local.bandwidth", "must be a figure"),
@@ -168,6 +169,7 @@ def test_predict_prints_each_tier_and_its_json_is_versioned(capsys):
     (["--request-rate", "0"], "--request-rate: must be requests per second above 0"),
     (["--request-rate", "10", "--kv-model", "gpt-5"], "no KV-cache model 'gpt-5'"),
     (["--request-rate", "10", "--op", "create"], "stores (--op write) or fetches (--op read)"),
+    (["--request-rate", "10", "--kv-model", "llama3.1-8b", "--token-size", "1KiB"], "not both"),
 ])
 def test_a_wrong_kv_cache_question_is_refused_in_one_line(extra, says, capsys):
     assert says in command_refusal(["predict", str(NODE), "--kv-cache", "32MiB", *extra], capsys)

@@ -192,7 +192,7 @@ def render(judgements: list[Judgement], system: str, colour: bool = False) -> st
         if len(runs) > _SHOWN:
             lines.append(f"{'':7} {code} also for {sum(runs[_SHOWN:])} more run(s): see the table's findings "
                          "column (--json has every message)")
-    remedies = dict.fromkeys((fact.finding.code, fact.finding.remedy) for fact in told)
+    remedies = dict.fromkeys((fact.finding.code, fact.finding.remedy) for fact in told if fact.finding.remedy)
     if remedies:
         lines += ["", "what to do:", *(f"  {code}: {remedy}" for code, remedy in remedies)]
     lines += ["", checked(judgements, colour)]

@@ -62,6 +62,8 @@ def kv_cache(args: argparse.Namespace) -> int:
     if len(operations) > 1 or operations[0] not in (Operation.WRITE, Operation.READ):
         raise InputError("--op", "", "a KV-cache request stores (--op write) or fetches (--op read) a block: give one")
     token = args.token_size
+    if args.kv_model and token is not None:
+        raise InputError("--token-size", "", "give the model (--kv-model) or its bytes per token (--token-size), not both")
     if args.kv_model:
         try:
             token = token_bytes(args.kv_model)
@@ -102,7 +104,7 @@ def render_kv(found: KVPrediction, system: str) -> str:
     rows = []
     for c in found.tiers:
         r = c.rate
-        rows.append((r.tier.name, r.tier.tier.value, _pair(r.least, r.most, rate), _pair(*c.blocks, blocks),
+        rows.append((r.tier.name, r.tier.tier.value, r.span(), _pair(*c.blocks, blocks),
                      _pair(*c.tokens, _per_second) if c.tokens else "-",
                      "-" if c.holds is None else f"{format_quantity(c.holds, Metric.SIZE)} ({c.holds_blocks:,} blocks)",
                      c.keeps_up if c.reached else "not reached", "<- binds" if c is found.binding else ""))

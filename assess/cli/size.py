@@ -27,7 +27,7 @@ import time
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
-from probes.core.units import Metric, format_quantity, parse_quantity
+from probes.core.units import Q_, Metric, format_quantity, parse_quantity
 from probes.core.workload import Access, Operation, Workload
 from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.inputs import (add_input_limit, count_arg, growth_arg, list_arg, operation_arg, ports_arg, rate_arg,
@@ -236,20 +236,28 @@ def _checkpoint_targets(value: str, where: str, args: argparse.Namespace) -> tup
     from models.sizing import Target
 
     fields = [f.strip() for f in value.split(":")]
-    if len(fields) not in (2, 3) or (len(fields) == 3 and not fields[2].isdigit()):
-        raise InputError(f"--target {where}", "", "must look like checkpoint=MODEL|SIZE:TIME[:RANKS], e.g. "
-                         "checkpoint=llama3-70b:60s or checkpoint=1TiB:30s:64")
+    if len(fields) not in (2, 3) or (len(fields) == 3 and not (fields[2].isdigit() and int(fields[2]) >= 1)):
+        raise InputError(f"--target {where}", "", "must look like checkpoint=MODEL|SIZE:TIME[:RANKS], RANKS at least "
+                         "1, e.g. checkpoint=llama3-70b:60s or checkpoint=1TiB:30s:64")
+    found = llm(fields[0]) if fields[0].lower().replace("_", "-") in MODELS else None
     try:
-        found = llm(fields[0]) if fields[0].lower().replace("_", "-") in MODELS else None
         size = found.size if found else parse_quantity(fields[0], Metric.SIZE, what="the checkpoint", positive=True)
-        within = parse_quantity(fields[1], Metric.LATENCY, what="the time", positive=True)
     except UnitError as exc:
         raise InputError(f"--target {where}", "", f"{exc} (or a model: {', '.join(MODELS)})") from None
+    try:
+        within = parse_quantity(fields[1], Metric.LATENCY, what="the time", positive=True)
+    except UnitError as exc:
+        raise InputError(f"--target {where}", "", str(exc)) from None
     ranks = int(fields[2]) if len(fields) == 3 else found.ranks if isinstance(found, LLM) else args.clients
+    try:
+        shares = found.shares(ranks) if found else (int(size.m_as("B") / ranks),) * ranks
+    except ValueError as exc:
+        raise InputError(f"--target {where}", "", str(exc)) from None
+    size = Q_(sum(shares), "B") if found else size  # a model's over the ranks asked, as predict --checkpoint takes it
     nodes = max(1, min(ranks, args.clients))
     rate = (size / within).to("GB/s")
     name = found.name if found else format_quantity(size)
-    held = memory(found.shares(ranks) if found else (int(size.m_as("B") / ranks),) * ranks, nodes)
+    held = memory(shares, nodes)
     labels = (f"{name} checkpoint saved in {format_quantity(within)}, each client generating "
               f"{format_quantity(rate / nodes, unit='GB/s')}",
               f"{name} checkpoint restored in {format_quantity(within)}, each client holding "

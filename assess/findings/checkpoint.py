@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Q_, Metric, format_quantity, quantity_json
 from probes.core.workload import Operation
+from models.ceiling import format_span
 from assess.findings.finding import Finding, Severity
 
 if TYPE_CHECKING:
@@ -28,7 +29,6 @@ CHECKPOINT_CODES = ("CHECKPOINT-BOUND",)
 def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients: tuple[str, ...] | None,
                         tolerance: float) -> list[Finding]:
     """The part that bound a DLIO checkpoint run (none for other runs, or where nothing can be said)."""
-    from assess.checkpoints import span
     from assess.findings.ceiling import summary_in
     from models.checkpoints import generated
 
@@ -42,17 +42,19 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
     saves = run.workload.operation is Operation.WRITE
     generation, per_client = generated(model.topology, counts) if saves else (None, None)
     storage = ceiling.least.to("GB/s"), ceiling.value.to("GB/s")
-    at_storage = storage[0] <= measured * (1 + tolerance)
+    above = measured > storage[1] * (1 + tolerance)  # more than the storage takes: ABOVE-CEILING says why
+    at_storage = storage[0] <= measured * (1 + tolerance) and not above
     nodes = sum(counts.values())
     evidence = {"measured": quantity_json(measured), "storage": [quantity_json(q) for q in storage],
                 "generation": None if generation is None else [quantity_json(q) for q in generation], "nodes": nodes}
     shown = format_quantity(measured, unit="GB/s")
-    where = f"{span(*storage)}, bound by {', '.join(ceiling.binding_layers)} ({ceiling.marked(ceiling.binding)})"
+    where = (f"{format_span(*storage)}, bound by {', '.join(ceiling.binding_layers)} "
+             f"({ceiling.marked(ceiling.binding)})")
     if generation is not None and generation[1] * (1 + tolerance) < measured:
         return [Finding("CHECKPOINT-BOUND", Severity.WARNING, run.label,
-                        f"{run.label}: {shown} is above what the clients' stated generation allows ({span(*generation)} "
-                        f"from {nodes} client nodes at {per_client.span()} each): their checkpoint_generation is too "
-                        "low, or this save did not generate its tensors",
+                        f"{run.label}: {shown} is above what the clients' stated generation allows "
+                        f"({format_span(*generation)} from {nodes} client nodes at {per_client.span()} each): their "
+                        "checkpoint_generation is too low, or this save did not generate its tensors",
                         "measure the clients' generation again (or state it as a range)",
                         evidence | {"binds": None})]
     if generation is not None and generation[0] <= measured * (1 + tolerance):
@@ -61,11 +63,13 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
             f"the storage's ceiling is {where}"
         return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,
                         f"{run.label}: bound by the clients' generation of the checkpoint tensors: {shown} is what "
-                        f"{nodes} client nodes generate ({span(*generation)}, {per_client.span()} each, "
+                        f"{nodes} client nodes generate ({format_span(*generation)}, {per_client.span()} each, "
                         f"{ratio} x the measured rate); {also}. The save measured how fast the clients generate the "
                         "tensors, not how fast the storage absorbs them.",
                         "give the clients more generation (threads, cores) or more clients, and save again to "
                         "measure the storage", evidence | {"binds": "generation"})]
+    if above:
+        return []
     if at_storage:
         unstated = "; the clients' checkpoint_generation is not stated" if saves and generation is None else ""
         return [Finding("CHECKPOINT-BOUND", Severity.INFO, run.label,

@@ -136,8 +136,9 @@ def _catalogued(body: dict, source: str, where: str) -> dict[str, Capacity]:
         return {"bandwidth": Capacity(cap.nameplate, Metric.BANDWIDTH, Source("datasheet", note))}
     parts = [p for p in catalogue() if p.kind == "drive" and p.part == drive and (year is None or p.year <= year)]
     if not parts:
-        raise TopologyError(source, f"{where}.drive", f"achievable.toml lists no {drive!r} drive shipped by {year}; give "
-                            "the class it holds (nvme, sata-ssd, sas-ssd, hdd ...) or state the bandwidth")
+        by = f" shipped by {year}" if year is not None else ""
+        raise TopologyError(source, f"{where}.drive", f"achievable.toml lists no {drive!r} drive{by}; give the class it "
+                            "holds (nvme, sata-ssd, sas-ssd, hdd ...) or state the bandwidth")
     rates = {}
     for operation in ("read", "write"):
         ranked = sorted(parts, key=lambda p: p.rate(operation))

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Metric, Q_
 from probes.readers.nvidia_topo import CONNECTIONS
-from topologies.catalogues.achievable import generations, gpu_ingress, link, peer, socket_links
+from topologies.catalogues.achievable import WIDTHS, generations, gpu_ingress, link, peer, socket_links
 from topologies.topology import Capacity, Source
 
 if TYPE_CHECKING:
@@ -80,9 +80,11 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     ------
     InputError
         If a device is not in the matrix, is not a GPU where one is asked, the sources stand at different distances
-        from the GPU, a stated link or connection cannot be read.
+        from the GPU, a source is named twice, a stated link or connection cannot be read, ``year`` precedes the parts
+        of the paths, or a link is stated for a device off the paths (one the matrix lacks: ToolOutputError).
     """
-    links = links or {}
+    drives = {source.partition("=")[0] for source in sources if "=" in source}
+    links = {name if name in drives else matrix.name(name): said for name, said in (links or {}).items()}
     if matrix.kind(gpu) != "gpu":
         raise InputError(matrix.source, gpu, "is not a GPU of the matrix; give one of "
                          + ", ".join(d for d in matrix.devices if matrix.kind(d) == "gpu"))
@@ -95,12 +97,14 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
         if equals:
             if said.upper() not in _CONNECTIONS:
                 raise InputError(source, "", f"expected NAME=CONNECTION, one of {', '.join(_CONNECTIONS)}; found {said!r}")
+            _once(name, connections)
             device = Device(name, "drive", *_link(name, "drive", links.get(name), year, assumptions))
             connections[name] = said.upper()
             groups.append([device])
             devices.append(device)
             continue
         name = matrix.name(name)
+        _once(name, connections)
         if matrix.kind(name) == "gpu":
             raise InputError(matrix.source, name, "is a GPU: the paths modelled here run from NICs and drives")
         device = Device(name, "nic", *_link(name, "nic", links.get(name), year, assumptions))
@@ -118,6 +122,10 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     if len(set(connections.values())) > 1:
         raise InputError(matrix.source, gpu, "the sources stand at different distances from it ("
                          + ", ".join(f"{n} {c}" for n, c in connections.items()) + "): give them one distance at a time")
+    stray = sorted(set(links) - {gpu, *connections})
+    if stray:
+        raise InputError("--link", stray[0], f"is not on the paths: state the link of {gpu} or of a source ("
+                         + ", ".join(connections) + ")")
     connection = next(iter(connections.values()))
     feeding = Hop(_joined(groups) + " PCIe link" + ("s" if len(groups) > 1 else "")
                   + (" (shared: PIX)" if any(len(g) > 1 for g in groups) else ""), _sum([g[0].link for g in groups]))
@@ -125,6 +133,12 @@ def paths(matrix: PcieMatrix, gpu: str, sources: list[str], *, year: int | None 
     direct, bounce = _crossings(connection, [feeding.capacity, into.capacity], own, year, assumptions)
     return PciePaths(own, tuple(devices), connection, (feeding, *direct, into), (feeding, *bounce, into), year,
                      tuple(dict.fromkeys(assumptions)))
+
+
+def _once(name: str, named: dict[str, str]) -> None:
+    """Refuse a source named twice (NIC0 twice, or as NIC0 and as its legend's mlx5_0): its link would count twice."""
+    if name in named:
+        raise InputError("--from", name, "is named twice: each source feeds the GPU over its one link")
 
 
 def _joined(groups: list[list[Device]]) -> str:
@@ -146,7 +160,11 @@ def _crossings(connection: str, links: list[Capacity], gpu: Device, year: int | 
     published = peer("SYS")
     across = Capacity.ranged(published.least, min(published.most, best), Metric.BANDWIDTH,
                              Source("measured", f"peer traffic across the socket link, as published: {published.source}"))
-    shipped = [s for s in socket_links() if link(gpu.generation, 1).year <= s.year <= (year or 9999)]
+    first = link(gpu.generation, 1).year
+    shipped = [s for s in socket_links() if first <= s.year <= (year or 9999)]
+    if not shipped:
+        raise InputError("--year", str(year), f"achievable.toml holds no socket link that shipped from {first} (PCIe "
+                         f"{gpu.generation}'s first year, {gpu.name}'s) to {year}: give the platform's year")
     memory = Capacity.ranged(min(s.read for s in shipped), max(s.read for s in shipped), Metric.BANDWIDTH,
                              Source("unstated", "the platform's socket link for memory traffic, any of: "
                                     + ", ".join(f"{s.name} ({s.year})" for s in shipped) + " (achievable.toml)"))
@@ -161,8 +179,9 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
     over those shipped by ``year`` (a GPU's least: what a GPU's link of that generation was measured to take in)."""
     if stated is not None:
         found = _STATED.fullmatch(stated.strip().lower())
-        if found is None or found[1] not in generations():
-            raise InputError(name, stated, "expected a link as GENERATION x WIDTH, e.g. 4.0x16")
+        if found is None or found[1] not in generations() or int(found[2]) not in WIDTHS:
+            raise InputError(name, stated, f"expected a link as GENERATION x WIDTH, WIDTH one of "
+                             f"{', '.join(map(str, WIDTHS))}, e.g. 4.0x16")
         rate = link(found[1], int(found[2])).read
         measured = gpu_ingress(found[1]) if kind == "gpu" and found[2] == "16" else None
         note = f"PCIe {found[1]} x{found[2]}, as stated; achievable from the catalogue"
@@ -171,6 +190,9 @@ def _link(name: str, kind: str, stated: str | None, year: int | None, assumption
                                    Source("datasheet", f"{note}; least: {measured[1]}")), found[1]
         return Capacity(rate, Metric.BANDWIDTH, Source("datasheet", note)), found[1]
     shipped = [g for g in generations() if g >= FIRST_GENERATION and link(g, 1).year <= (year or 9999)]
+    if not shipped:
+        raise InputError("--year", str(year), f"no PCIe {FIRST_GENERATION} or later had shipped by then (GPUDirect's "
+                         "GPUs have such links): give the platform's year")
     narrow, wide = _WIDTHS[kind]
     low, high = link(shipped[0], narrow).read, link(shipped[-1], wide).read
     measured = gpu_ingress(shipped[0]) if kind == "gpu" else None
