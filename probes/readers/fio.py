@@ -129,13 +129,18 @@ def parse(text: str, *, source: str) -> list[Run]:
                               "found no jobs")
     origin = Origin(path=source, line=None, tool="fio", tool_version=version)
     known: dict[tuple, _Settings] = {}
-    named = Counter((entry.get("jobname"), entry.get("groupid")) for _, entry, client in entries if not client)
+    named = Counter(_clone_key(entry) for _, entry, client in entries if not client)
     runs = [run for where, entry, client in entries
-            for run in _entry_runs(document, entry, where, client, origin, known,
-                                   named[entry.get("jobname"), entry.get("groupid")] == 1)]
+            for run in _entry_runs(document, entry, where, client, origin, known, named[_clone_key(entry)] == 1)]
     if not runs:
         raise ToolOutputError(source, "jobs", "expected a job that read or wrote data; found none")
     return distinct_labels(runs)
+
+
+def _clone_key(entry: dict) -> tuple:
+    """What fio's clones of one job share in its JSON: the job's name and group (None where a value is not one)."""
+    name, group = entry.get("jobname"), entry.get("groupid")
+    return (name if isinstance(name, str) else None, group if isinstance(group, int) else None)
 
 
 def _decode(text: str, source: str) -> dict:

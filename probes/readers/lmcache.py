@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from probes.core.errors import ToolOutputError
+from probes.core.errors import ToolOutputError, UnitError
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
@@ -72,7 +72,10 @@ def _run(operation: Operation, tokens: int, lines: list[tuple[int, float, float,
     its throughput times its cost; none where it rounds to 0)."""
     first, rate, seconds, size = lines[0]
     moved = Q_(size if size is not None else rate * seconds, "GiB").to("B")
-    workload = Workload(operation, moved if moved.magnitude >= 1 else None, nodes=1)  # "0.0000 gb": under 54 kB
+    try:
+        workload = Workload(operation, moved if moved.magnitude >= 1 else None, nodes=1)  # "0.0000 gb": under 54 kB
+    except UnitError as exc:  # a size past what can be computed with
+        raise ToolOutputError(source, f"line {first}", str(exc)) from None
     return Run(label=f"lmcache {_WORDS[operation]} {tokens} tokens", workload=workload, metric=Metric.BANDWIDTH,
                samples=tuple(line[1] for line in lines), unit=UNIT, origin=Origin(source, first, "lmcache"),
                tags=(("kv_tier", "offload"), ("tokens", str(tokens))), durations=tuple(line[2] for line in lines))
