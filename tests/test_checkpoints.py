@@ -325,3 +325,16 @@ def test_a_probed_generation_is_the_topologys_checkpoint_generation(tmp_path, ca
     generation = json.loads(out)["generation"]
     assert status == 0, err
     assert generation["ceiling"][0]["value"] > 0 and generation["per_client"].endswith("B/s")
+
+
+def test_a_generation_process_whose_sibling_never_starts_stops_waiting(monkeypatch):
+    """A sibling that died before the start (out of memory) breaks the barrier: the others end, and the probe with them,
+    instead of waiting for it for ever."""
+    import queue
+    import threading
+
+    from probes.measure import generation
+
+    monkeypatch.setattr(generation, "_START", 0.2)
+    with pytest.raises(threading.BrokenBarrierError):
+        generation._generate(threading.Barrier(2), queue.Queue(), 0.01)

@@ -37,6 +37,10 @@ def generation_probes(*, jobs: tuple[int, ...] = (1,), runtime: float = 1.0) -> 
     return probes
 
 
+# Seconds the processes wait for each other to start (numpy imported, buffers made); past it the probe fails.
+_START = 60.0
+
+
 def _once(count: int, runtime: float, name: str):
     def once() -> dict[str, float]:
         context = multiprocessing.get_context("fork")
@@ -67,7 +71,7 @@ def _generate(start, results, runtime: float) -> None:
 
     buffer = np.empty(_BUFFER // 4, dtype=np.float32)
     rng = np.random.default_rng()
-    start.wait()
+    start.wait(timeout=_START)  # a sibling that died before it would leave the others waiting: the barrier breaks
     began, filled = time.perf_counter(), 0
     while time.perf_counter() - began < runtime or not filled:
         rng.random(dtype=np.float32, out=buffer)
