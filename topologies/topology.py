@@ -472,8 +472,8 @@ class Topology:
         touched = {place.group for place in changes if place.link is None}
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
                        if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
-        links = tuple(replace(link, bandwidth=changes[Component.of_link(i)]) if Component.of_link(i) in changes else link
-                      for i, link in enumerate(self.links))
+        links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
+            Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
         made = replace(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
         made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
             "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
