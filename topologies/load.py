@@ -332,8 +332,7 @@ def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
         raise TopologyError(source, where, str(exc)) from exc
     if within or (memory and quantity.magnitude == 0):
         return quantity
-    shown = " and ".join(f"{word} {bound}" for word, bound in (("at least", BOUNDS[metric][0]),
-                                                                 ("at most", BOUNDS[metric][1])) if bound)
+    shown = " and ".join(f"{word} {bound}" for word, bound in zip(("at least", "at most"), BOUNDS[metric]) if bound)
     raise TopologyError(source, where, f"must be {shown}, beyond which no part is. Got {value!r} instead.")
 
 
@@ -495,5 +494,4 @@ def _check_system(topology: Topology) -> None:
                 source, f"{group.kind.value}.{group.name}",
                 f"missing capacity {required!r} (per {group.kind.singular}); state it, "
                 f"e.g. {required} = {{ value = \"{'1 Gbit/s' if required == 'nic' else '270 MiB/s'}\", source = \"datasheet\" }}, "
-                f"or write {required} = \"unlimited\"",
-            )
+                f"or write {required} = \"unlimited\"")
