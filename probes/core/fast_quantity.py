@@ -18,14 +18,16 @@ def fast_quantity_class(registry, base: type) -> type:
     """A subclass of ``base`` (the registry's Quantity) whose comparisons and hash take the fast way where they can."""
 
     @functools.lru_cache(maxsize=1024)
-    def factor(source, target) -> float | None:
-        """pint's factor from units ``source`` to ``target``; None for no scaling alone (an offset) or none at all."""
+    def factor(source, target) -> float | int | None:
+        """pint's own factor from units ``source`` to ``target`` (an int where pint's is: 8 bits a byte, exact for any
+        integer); None for no scaling alone (an offset) or none at all."""
         try:
             if registry.convert(0.0, source, target) != 0:
                 return None
-            return registry.convert(1.0, source, target)
         except Exception:  # not of one dimension: pint says so its own way
             return None
+        found = registry._get_conversion_factor(source, target)
+        return None if isinstance(found, Exception) else found
 
     @functools.lru_cache(maxsize=1024)
     def root(units):
