@@ -13,10 +13,11 @@ from collections import Counter
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, NullFormatter
+from matplotlib.ticker import FuncFormatter, Locator, NullFormatter
 
 from models import layers, metadata
 from assess.plotdata import Bars, Chart, Dots, Drawing, Estimate, Sizes, Strips
@@ -76,6 +77,8 @@ def _numbers(axis, scale: str) -> None:
     """
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
     if scale == "log":
+        axis.set_major_locator(_InView(axis.get_major_locator()))
+        axis.set_minor_locator(_InView(axis.get_minor_locator()))
         low, high = sorted(axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim())
         if not 0 < low or high / low >= 100:
             axis.set_minor_formatter(NullFormatter())
@@ -85,6 +88,36 @@ def _numbers(axis, scale: str) -> None:
         every = sum(low <= step <= high for step in steps) < 2
         axis.set_minor_formatter(FuncFormatter(
             lambda value, _: f"{value:,.10g}" if every or _leading(value) in _LABELLED else ""))
+
+
+class _InView(Locator):
+    """A locator's places within the axis's view (and a hair past its ends): matplotlib makes a tick, five artists, for
+    every place a log locator names, a decade or two past each end too, and draws only those in view. The ticks drawn
+    are the same; the ones never drawn made a fifth of drawing a roofline."""
+
+    def __init__(self, inner: Locator):
+        self.inner = inner
+
+    def set_axis(self, axis) -> None:
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def __call__(self):
+        places = np.asarray(self.inner())
+        transform = self.axis.get_transform()
+        low, high = sorted(transform.transform(self.axis.get_view_interval()))
+        shown = transform.transform(places)
+        hair = (high - low) * 1e-6  # matplotlib draws a tick within 1e-10 of the span past an end
+        return places[(shown >= low - hair) & (shown <= high + hair)]
+
+    def tick_values(self, vmin, vmax):
+        return self.inner.tick_values(vmin, vmax)
+
+    def nonsingular(self, v0, v1):
+        return self.inner.nonsingular(v0, v1)
+
+    def view_limits(self, vmin, vmax):
+        return self.inner.view_limits(vmin, vmax)
 
 
 # The leading digits of the minor ticks labelled on a log axis of under two decades.

@@ -59,7 +59,7 @@ class Model:
         self._memory: dict[tuple, Memory] = {}
 
     @functools.cached_property
-    def content(self) -> str:
+    def content(self) -> solved.Content:
         """What the model reads of its topology (:func:`models.solved.content`): what it solves serves its likes."""
         return solved.content(self.topology)
 

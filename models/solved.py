@@ -5,26 +5,46 @@ states the same hardware in many rows and lists a submission again, so its model
 from __future__ import annotations
 
 import collections
-from dataclasses import replace
+from dataclasses import fields
 from typing import Callable
 
-from topologies.topology import Capacity, Source, Topology
+from topologies.topology import Capacity, Topology
 
-__all__ = ["content", "once", "forget"]
+__all__ = ["Content", "content", "once", "forget"]
 
 _SOLVED: collections.OrderedDict[tuple, object] = collections.OrderedDict()
 _MOST = 4096
 
 
-def content(topology: Topology) -> str:
-    """What a model reads of ``topology``, as text: its groups and links with every figure's value, range, metric and
-    kind of source; not the names, descriptions and notes that only say where a figure comes from."""
-    def bare(capacity: Capacity | None) -> Capacity | None:
-        return None if capacity is None else replace(capacity, source=Source(capacity.source.kind))
+def content(topology: Topology) -> Content:
+    """What a model reads of ``topology``, as a key: its groups and links with every figure's value (its number, of
+    which type, and units), range, metric and kind of source; not the names, descriptions and notes that only say where
+    a figure comes from. Plain values, not text: formatting each figure with pint cost a tenth of judging a list."""
+    return Content((tuple(tuple(_plain(getattr(g, f.name)) for f in fields(g) if f.name != "description")
+                          for g in topology.groups), tuple((link.a, link.b, _plain(link.bandwidth)) for link in topology.links)))
 
-    return repr((tuple(replace(g, description="", capacities={k: bare(c) for k, c in g.capacities.items()})
-                       for g in topology.groups),
-                 tuple(replace(link, bandwidth=bare(link.bandwidth)) for link in topology.links)))
+
+class Content(tuple):
+    """A model's content (:func:`content`), hashed once: every ceiling and implied figure asked is looked up by it."""
+
+    def __hash__(self) -> int:
+        if "_hash" not in self.__dict__:
+            self.__dict__["_hash"] = tuple.__hash__(self)
+        return self.__dict__["_hash"]
+
+
+def _plain(value):
+    """``value`` as hashable plain data: a capacity as its figures and kind of source, a quantity as its number's type,
+    number and units (so that 1 and 1.0, or 1 GB and 1000 MB, stay apart as their text did)."""
+    if isinstance(value, Capacity):
+        return _plain(value.value), value.metric, value.source.kind, _plain(value.range)
+    if isinstance(value, dict):
+        return tuple((key, _plain(item)) for key, item in value.items())
+    if isinstance(value, tuple):
+        return tuple(map(_plain, value))
+    if hasattr(value, "_units") and hasattr(value, "_magnitude"):  # a pint quantity
+        return type(value._magnitude), value._magnitude, value._units
+    return value
 
 
 def once(key: tuple, solve: Callable[[], object]):

@@ -98,3 +98,29 @@ def test_the_plot_over_node_count_goes_past_the_knee_the_group_would_reach(lectu
     assert ceiling.y[-1] == pytest.approx(ceiling.y[ceiling.x.index(marks["knee"]) + 1], rel=0.01)
     figure, ax = _laid_out(plots.plot_chart, chart)
     assert ax.get_xlim()[1] > marks["knee"] and not _outside(figure)
+
+
+def test_a_log_axis_makes_only_the_ticks_it_draws_and_draws_the_same_ones(lecture):
+    """matplotlib makes a tick (five artists) for every place a log locator names, decades past the view too, and
+    draws only those in view: the plots keep those alone, and the picture is pixel for pixel matplotlib's own."""
+    import numpy as np
+
+    model, judged = lecture
+    family, js = next((f, js) for f, js in plotdata.families(judged, "transfer_size").items()
+                      if not f.operation.is_metadata)
+    chart = plotdata.roofline(model, family, js)
+    figure, ax = _laid_out(plots.plot_chart, chart)
+    for axis in (ax.xaxis, ax.yaxis):
+        low, high = sorted(axis.get_view_interval())
+        places = [*axis.get_majorticklocs(), *axis.get_minorticklocs()]
+        assert places and all(low * (1 - 1e-6) <= p <= high * (1 + 1e-6) for p in places)
+    own, _ = _laid_out(lambda data, ax: _own_locators(plots.plot_chart(data, ax)), chart)
+    assert np.array_equal(np.asarray(figure.canvas.buffer_rgba()), np.asarray(own.canvas.buffer_rgba()))
+
+
+def _own_locators(ax):
+    """The axes with matplotlib's own locators back in place of the plots' (which keep the places in view alone)."""
+    for axis in (ax.xaxis, ax.yaxis):
+        for get, put in ((axis.get_major_locator, axis.set_major_locator), (axis.get_minor_locator, axis.set_minor_locator)):
+            put(getattr(get(), "inner", get()))
+    return ax

@@ -323,3 +323,30 @@ def test_the_interval_is_ordered_when_a_range_changes_which_group_is_fastest(fir
 def test_typical_metadata_without_a_service_names_what_it_needs():
     with pytest.raises(TopologyError, match=r"servers.s.metadata: names a metadata service and a device class, e.g."):
         _small(SMALL.replace('nic = "100 Gbit/s"', 'nic = "100 Gbit/s"\nmetadata = { devices = "nvme" }'))
+
+
+def test_models_share_what_they_solve_by_content_not_names_and_a_varied_topology_keeps_its_ways():
+    """A list's rows state the same hardware with other notes: one content, solved once (models.solved). Any figure
+    told apart as text was (a number's type, its units, its kind of source) keeps contents apart; a topology with a
+    figure replaced keeps the ways data moves, found once, and they are the ones found anew."""
+    from dataclasses import replace
+
+    from models.solved import content
+    from topologies.topology import Capacity, Source
+
+    base = _small()
+    nic = base.group("c").capacity("nic")
+    renamed = replace(base, description="another row", path="elsewhere").replaced(
+        {Component("c", "nic"): replace(nic, source=Source(nic.source.kind, "another note"))})
+    assert content(renamed) == content(base) and hash(content(renamed)) == hash(content(base))
+    for other in (Q_(100.0, "Gbit/s"), Q_(12.5, "GB/s"), Q_(100, "Gbit/s") * 1.0):
+        changed = base.replaced({Component("c", "nic"): Capacity(other, Metric.BANDWIDTH, nic.source)})
+        assert content(changed) != content(base.replaced({Component("c", "nic"): Capacity(
+            Q_(100, "Gbit/s"), Metric.BANDWIDTH, nic.source)}))
+    assert content(base.replaced({Component("c", "nic"): replace(nic, source=Source("measured"))})) != content(base)
+    base.data_links()
+    varied = base.replaced({Component("c", "nic"): nic.at(Q_(40, "Gbit/s"))})
+    assert varied.__dict__["_directed"] is base.__dict__["_directed"]
+    assert varied.data_links() == _small().data_links()
+    assert Model(varied).ceiling(Workload(Operation.READ, Q_(1, "MiB"))).value <= Model(base).ceiling(
+        Workload(Operation.READ, Q_(1, "MiB"))).value

@@ -1,11 +1,12 @@
 """Units: one registry, strict parsing, refused ambiguity, and the pint trap that bytes are dimensionless."""
 
+import operator
 import os
 import subprocess
 import sys
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from probes.core.errors import UnitError
 from probes.core.units import Metric, Q_, format_quantity, parse_quantity, parse_unit, require
@@ -125,3 +126,29 @@ def test_pint_loads_without_dask_which_still_imports_after_it():
             "import dask.base; print(dask.base.__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "dask.base"]
+
+
+_UNITS = ("B/s", "GiB/s", "MB/s", "Gbit/s", "op/s", "kop/s", "s", "ms", "B", "TiB", "GB", "", "degC", "kelvin")
+
+
+@example("B/s", "B/s", 2**53 + 1, 0)  # pint's factor to bits is the int 8: exact for any integer, as it must stay
+@example("B/s", "bit/s", 2**53 + 1, 8 * (2**53 + 1))
+@given(st.sampled_from(_UNITS), st.sampled_from(_UNITS),
+       st.one_of(st.integers(0, 2**62), st.floats(0, 1e15)), st.one_of(st.integers(0, 2**62), st.floats(0, 1e15)))
+def test_quantities_compare_and_hash_as_pint_does(first, second, a, b):
+    """The registry's Quantity takes its factors once per pair of units (probes.core.fast_quantity): every comparison,
+    equality and hash is pint's own, also across units, offsets (°C) and dimensions."""
+    x, y = Q_(a, first), Q_(b, second)
+    pint_class = type(x).__mro__[1]
+    assert type(x).compare is not pint_class.compare  # the fast class is in use
+
+    def outcome(call):
+        try:
+            return call()
+        except Exception as exc:  # pint's own refusal (other dimensions, offsets) must be the same
+            return type(exc)
+
+    for op in (operator.lt, operator.le, operator.gt, operator.ge):  # pint's own __lt__ ... call the class's compare
+        assert outcome(lambda: op(x, y)) == outcome(lambda: pint_class.compare(x, y, op=op)), op
+    assert outcome(lambda: x == y) == outcome(lambda: pint_class.__eq__(x, y))
+    assert outcome(lambda: hash(x)) == outcome(lambda: pint_class.__hash__(x))

@@ -112,9 +112,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
     links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
     _check_links(links, {g.name: g.kind for g in groups}, source)
     topology = Topology(
-        name=_text(doc.get("name", name), source, "name"),
-        groups=tuple(groups),
-        links=links,
+        name=_text(doc.get("name", name), source, "name"), groups=tuple(groups), links=links,
         description=_text(doc.get("description", ""), source, "description"),
         path=source,
         currency=_text(doc.get("currency", ""), source, "currency"),
@@ -332,17 +330,21 @@ def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capac
 def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
     memory = where.endswith((".memory", ".memory.range"))  # may be none: a store in memory (tmpfs) has no cache before it
     try:
-        quantity = parse_quantity(value, metric, what="the value", positive=not memory)
+        quantity, within = (_figure if isinstance(value, str) else _figure.__wrapped__)(value, metric, not memory)
     except UnitError as exc:
         raise TopologyError(source, where, str(exc)) from exc
-    if memory and quantity.magnitude == 0:
+    if within or (memory and quantity.magnitude == 0):
         return quantity
+    shown = " and ".join(f"{word} {bound}" for word, bound in zip(("at least", "at most"), BOUNDS[metric]) if bound)
+    raise TopologyError(source, where, f"must be {shown}, beyond which no part is. Got {value!r} instead.")
+
+
+@functools.lru_cache(maxsize=4096)
+def _figure(value: Any, metric: Metric, positive: bool) -> tuple[Quantity, bool]:
+    """A figure parsed, and whether it lies within BOUNDS: each text once (a list states the same in many rows)."""
+    quantity = parse_quantity(value, metric, what="the value", positive=positive)
     least, most = (None if end is None else parse_quantity(end, metric, what="a bound") for end in BOUNDS[metric])
-    if (least is not None and quantity < least) or (most is not None and quantity > most):
-        shown = " and ".join(f"{word} {bound}" for word, bound in (("at least", BOUNDS[metric][0]),
-                                                                     ("at most", BOUNDS[metric][1])) if bound)
-        raise TopologyError(source, where, f"must be {shown}, beyond which no part is. Got {value!r} instead.")
-    return quantity
+    return quantity, not ((least is not None and quantity < least) or (most is not None and quantity > most))
 
 
 def _span(text: str) -> list[str]:
@@ -495,5 +497,4 @@ def _check_system(topology: Topology) -> None:
                 source, f"{group.kind.value}.{group.name}",
                 f"missing capacity {required!r} (per {group.kind.singular}); state it, "
                 f"e.g. {required} = {{ value = \"{'1 Gbit/s' if required == 'nic' else '270 MiB/s'}\", source = \"datasheet\" }}, "
-                f"or write {required} = \"unlimited\"",
-            )
+                f"or write {required} = \"unlimited\"")

@@ -1,7 +1,6 @@
 """The Topology type: groups of identical components, the links between them, and their capacities.
 
-A group of 64 identical clients is one :class:`Group` with ``count = 64``; every
-capacity is per member, with the source it comes from.
+A group of 64 identical clients is one :class:`Group` with ``count = 64``; each capacity is per member, with its source.
 """
 
 from __future__ import annotations
@@ -321,7 +320,6 @@ class Topology:
     def graph(self) -> nx.Graph:
         """The groups as nodes (attributes ``kind`` and ``count``) and the links as edges."""
         import networkx as nx  # only the drawing of a topology needs a graph library
-
         graph = nx.Graph(name=self.name)
         for g in self.groups:
             graph.add_node(g.name, kind=g.kind, count=g.count)
@@ -332,12 +330,11 @@ class Topology:
     def data_links(self) -> list[tuple[str, str, int]]:
         """Every link as ``(from, to, index)`` in the direction writes move data, walking out from the clients.
 
-        Data moves up the kinds (client → network → server → device); both ways between the
-        networks clients reach without a server (leaves and spines); between two servers, or two
-        back-end networks, from the one nearer the clients to the farther (both ways at the same
-        distance); and from a server into a network no client reaches without crossing a server
-        (a back-end fabric to enclosures), from which it moves on to servers and devices behind
-        it. Groups no client reaches keep the first rule, both ways between equals.
+        Data moves up the kinds (client → network → server → device); both ways between the networks clients reach
+        without a server (leaves and spines); between two servers, or two back-end networks, from the one nearer the
+        clients to the farther (both ways at the same distance); and from a server into a network no client reaches
+        without crossing a server (a back-end fabric to enclosures), from which it moves on to servers and devices
+        behind it. Groups no client reaches keep the first rule, both ways between equals.
         """
         return list(self._directed)
 
@@ -468,9 +465,12 @@ class Topology:
         touched = {place.group for place in changes if place.link is None}
         groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
                        if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
-        links = tuple(replace(link, bandwidth=changes[Component.of_link(i)]) if Component.of_link(i) in changes else link
-                      for i, link in enumerate(self.links))
-        return replace(self, groups=groups, links=links)
+        links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
+            Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
+        made = replace(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
+        made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
+            "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
+        return made
 
     def at_ends(self, favourable: bool) -> Topology:
         """The topology with every range at its most (``favourable``) or least favourable end to a ceiling."""

@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import UnitError
+from probes.core.fast_quantity import fast_quantity_class
 
 if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: --help needs none
     import pint
@@ -31,8 +32,7 @@ __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "pa
 def _pint():
     """pint without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports dask.base, half a
     second of every command's start; a None in sys.modules makes its ``find_spec("dask")`` find none, for that only."""
-    hidden = "dask" not in sys.modules
-    if hidden:
+    if hidden := "dask" not in sys.modules:
         sys.modules["dask"] = None
     try:
         import pint
@@ -48,8 +48,7 @@ def registry() -> pint.UnitRegistry:
     pint = _pint()
 
     class Registry(pint.UnitRegistry):
-        """pint's registry, parsing each units expression once: pint caches only single unit names, so every
-        ``q.m_as("B/s")`` parsed "B/s" again, a third of judging a whole io500 list."""
+        """pint's registry, parsing each units expression once (pint caches only single unit names): a third of a list."""
 
         @functools.lru_cache(maxsize=4096)  # noqa: B019 (one registry per process, never freed)
         def parse_units_as_container(self, input_string, as_delta=None, case_sensitive=None):
@@ -62,6 +61,7 @@ def registry() -> pint.UnitRegistry:
     units.define("operation = [operation] = op")
     # Kernel events such as context switches: counted, but neither operations nor bytes.
     units.define("event = [event] = ev")
+    units.Quantity = fast_quantity_class(units, units.Quantity)  # compared and hashed as pint does, its factors found once
     return units
 
 
