@@ -107,10 +107,11 @@ def _raised(hop: Hop, rate: Quantity, run: Run) -> Hop:
         return hop
     published = hop.capacity.source.kind == "measured" and rate > high
     high = rate if published else high
-    note = (f"{hop.capacity.source.note}; at least the {format_quantity(rate.to('GB/s'), unit='GB/s')} measured through "
+    note = (f"{hop.capacity.source.note}; at least the {format_quantity(rate, unit='GB/s')} measured through "
             f"it ({run.origin})" + (", above what was published" if published else ""))
-    capacity = Capacity.ranged(min(rate, high), high, Metric.BANDWIDTH, Source(hop.capacity.source.kind, note))
-    return replace(hop, capacity=capacity if capacity.range[0] != high else Capacity(high, Metric.BANDWIDTH, capacity.source))
+    source = Source(hop.capacity.source.kind, note)
+    return replace(hop, capacity=Capacity.ranged(rate, high, Metric.BANDWIDTH, source) if rate < high
+                   else Capacity(high, Metric.BANDWIDTH, source))
 
 
 def _ceiling(path: str, hops: tuple[Hop, ...]) -> PathCeiling:
