@@ -89,6 +89,7 @@ def test_a_full_gdsio_line_says_what_it_ran_in_its_own_fields():
     ("Throughput: 6.885191 GiB/sec, Avg_Latency: 27231.054742 usecs", "cannot tell the run's I/O type"),
     ("gdsio -D /d -d 0 -Z 3 -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "gdsio takes no option '-Z'"),
     ("gdsio -D /d -d 0 -w many -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "-w takes a whole number"),
+    ("gdsio -D /d -d 0 -w \u00b2 -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "-w takes a whole number"),
 ])
 def test_a_gdsio_line_whose_run_cannot_be_told_is_refused(text, message):
     with pytest.raises(ToolOutputError, match=message):

@@ -15,7 +15,7 @@ from probes.core.errors import ToolOutputError
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_
 from probes.core.workload import MOST_COUNT, Access, Operation, Workload
-from probes.readers.textlines import beginning, binary_size, checked_number, line_of, split_words
+from probes.readers.textlines import COUNT, beginning, binary_size, checked_number, line_of, split_words
 
 __all__ = ["looks_like", "parse", "FORMAT", "XFER_TYPES"]
 
@@ -103,9 +103,10 @@ def _run(found: re.Match, command: list[tuple[int, str, int]], text: str, source
 
 
 def _number(text: str, option: str, where: str, source: str) -> int | None:
+    """An option's whole number (a count as tools print them: ASCII digits, not str.isdigit's ² that int() refuses)."""
     if text == "":
         return None
-    if not (text.isdigit() and len(text) <= 9):
+    if not COUNT.fullmatch(text):
         raise ToolOutputError(source, where, f"{option} takes a whole number; found {text[:20]!r}")
     return int(text)
 
@@ -126,7 +127,7 @@ def _options(command: str, where: str, source: str) -> tuple[dict[str, str], lis
         elif letter in _VALUED:
             value = word[2:] or (words[index + 1] if index + 1 < len(words) else "")
             index += 0 if word[2:] else 1
-            if letter == "I" and not value.isdigit() and binary_size(value) is not None and "i" not in options:
+            if letter == "I" and not COUNT.fullmatch(value) and binary_size(value) is not None and "i" not in options:
                 notes.append(f"-I {value} read as -i {value} (the io size): -I takes 0 to 3")
                 letter = "i"
             options[letter] = value
