@@ -60,7 +60,6 @@ def test_creates_beyond_one_round_trip_per_process_stay_an_error():
     assert _verdicts(_server(), _run(Operation.CREATE, 300e6))[0] == ("ABOVE-CEILING", Severity.ERROR)
 
 
-
 def _implausible(system, run) -> list:
     (judgement,) = check_runs(system, [run])
     return [f for f in judgement.findings if f.code == "IMPLAUSIBLE-HARDWARE"]
@@ -108,6 +107,7 @@ def test_a_listed_submissions_creates_are_implausible_only_beyond_any_round_trip
     assert all(verdict in ("ABOVE-CEILING", "IMPLAUSIBLE-HARDWARE") for verdict, _ in caught.values())
     assert all(e["processes"] == 728 and e["per_process"]["value"] < 1e-6 and "ConnectX-5" in e["source"]
                for _, e in caught.values())
+
 
 def test_a_shared_directory_is_bound_by_its_lock_at_the_least_and_by_the_servers_at_the_most():
     model = Model(_server())
