@@ -149,9 +149,9 @@ def _joined(groups: list[list[Device]]) -> str:
 def _crossings(connection: str, links: list[Capacity], gpu: Device, year: int | None,
                assumptions: list[str]) -> tuple[list[Hop], list[Hop]]:
     """The hops crossing the CPU: on the direct path as peer traffic, on the bounce path as memory traffic."""
-    best = min(c.ends[1] for c in links)
     if connection in ("PIX", "PXB"):
         return [], []
+    best = min(c.ends[1] for c in links)  # peer traffic through the CPU carries no more than the links either side
     if connection in ("PHB", "NODE"):
         published = peer("PHB")
         through = Capacity.ranged(min(published.least, best), best, Metric.BANDWIDTH,
