@@ -4,8 +4,8 @@ each with the hop that binds it; and measured runs (gdsio's) placed against them
 A path carries no more than its slowest hop, at each end of the hops' ranges. A rate measured through a path is
 one each of its hops carried: it raises the least that hop can be (a bounce run at 22 GB/s says the NIC's and the
 GPU's links carry 22 GB/s, which the direct path crosses too), never its most, unless that most is only the fastest
-figure published (peer traffic across a CPU), not a link's rate: then a faster run is news, not an error. The paths are ordered only where
-one's most is below the other's least: the figures alone then decide which is faster.
+figure published (peer traffic across a CPU), not a link's rate: then a faster run is news, not an error. The paths
+are ordered only where one's most is below the other's least: the figures alone then decide which is faster.
 """
 
 from __future__ import annotations
