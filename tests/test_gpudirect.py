@@ -14,6 +14,7 @@ from probes.core.units import Q_
 from probes.core.workload import Operation
 from probes.readers import gdsio, nvidia_topo, read_results
 from models.gpudirect import predict
+from assess.cli.gpudirect import render
 from topologies.catalogues.achievable import gpu_ingress, link, peer, socket_links
 from topologies.described.pcie import paths
 from tests.commands import command_refusal
@@ -192,6 +193,14 @@ def test_predict_gpudirect_on_gds_nvidia_fs_30_says_bounce_beats_gds_and_names_t
     assert "the bounce path is faster" in order and "socket link, peer to peer (SYS) binds" in order
     assert "as measured" in order
     assert "gdsio read GPUD 6.885191 GiB/s" in out
+
+
+def test_the_order_is_checked_against_each_path_s_fastest_run_not_its_last():
+    lines = "gdsio -D /d -d 1 -w 8 -s 1G -i 1M -x {} -I 0\nThroughput: {} GiB/sec, Avg_Latency: 1.0 usecs\n"
+    runs = gdsio.parse(lines.format(0, 8) + lines.format(2, 5) + lines.format(0, 3), source="three")
+    pcie = paths(_matrix(TOPO_30.name), "GPU1", ["NIC0"], links={"NIC0": "4.0x16", "GPU1": "4.0x16"})
+    order = next(line for line in render(predict(pcie, runs), "topo").splitlines() if line.startswith("order:"))
+    assert "the bounce path is faster" in order and "unlike measured: bounce 5.37 GB/s, GDS 8.59 GB/s" in order
 
 
 def test_predict_gpudirect_refuses_a_gpu_the_matrix_lacks_in_one_line(capsys):

@@ -101,7 +101,9 @@ def render(found: GpuDirect, source: str, *, from_gdsio: bool = False) -> str:
 
 def _order(found: GpuDirect) -> str:
     gds, bounce = found.gds, found.bounce
-    measured = {p.path: p.rate for p in found.measured}
+    measured: dict[str, Quantity] = {}
+    for placed in found.measured:  # each path's fastest run, the one that raised its hops (predict)
+        measured[placed.path] = max(placed.rate, measured.get(placed.path, placed.rate))
     if not found.order:
         return (f"not decided by these figures: the ceilings overlap (GDS {gds.shown()}, bounce {bounce.shown()}); "
                 "state the links (--link) or give measured runs (--gdsio)")
