@@ -21,6 +21,7 @@ from probes.core.records import Caching, Checkpoint, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
+from probes.readers.textlines import line_of
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
@@ -66,7 +67,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     found: dict[str, list[tuple[float, float, int]]] = {"saving": [], "loading": []}
     for match in _FINISHED.finditer(text):
         seconds, rate = float(match.group(3)), float(match.group(4))
-        line = text.count("\n", 0, match.start()) + 1
+        line = line_of(text, match.start())
         if seconds <= 0 or rate <= 0:
             raise ToolOutputError(source, f"line {line}", f"expected a duration and a throughput above zero; found "
                                   f"{seconds} s and {rate} GB/s")
