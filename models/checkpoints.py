@@ -222,9 +222,7 @@ class Saving:
 def generated(topology: Topology, nodes: dict[str, int]) -> tuple[tuple[Quantity, Quantity] | None, Capacity | None]:
     """The clients' generation ceiling over ``nodes`` (client group -> nodes used), (least, most), and the first
     group's per-client figure; (None, None) where a group does not state its ``checkpoint_generation``."""
-    from topologies.topology import lookup
-
-    rates = {name: lookup(topology.group(name).capacities, GENERATION) for name in nodes}
+    rates = {name: topology.group(name).capacity(GENERATION) for name in nodes}
     if not rates or any(r is None or r.value is None for r in rates.values()):
         return None, None
     low = sum((r.ends[0] * nodes[n] for n, r in rates.items()), Q_(0, "B/s"))
@@ -259,7 +257,7 @@ def saving(model: Model, size: Quantity | LLM, ranks: int | None = None, *,
     nodes = {name: min(counts[name], ranks) if len(names) == 1 else counts[name] for name in names}
     generation, per_client = generated(model.topology, nodes)
     used = sum(nodes.values())
-    stated = [model.topology.group(name).capacities.get("memory") for name in names]
+    stated = [model.topology.group(name).capacity("memory") for name in names]
     has = min((c.ends[0] for c in stated if c is not None and c.value is not None), default=None) \
         if all(c is not None for c in stated) else None
     held = memory(shares if shares else (int(total.m_as("B") / ranks),) * ranks, used, has)
