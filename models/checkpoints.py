@@ -64,11 +64,16 @@ class LLM:
         return _SOURCE.format(self.name.replace("-", "_"))
 
     @property
+    def _kv(self) -> int:
+        """The width of the K and V projections: a head's dimension times the KV heads (grouped-query attention)."""
+        return self.hidden // self.heads * self.kv_heads
+
+    @property
     def parameters(self) -> int:
         """DLIO's parameter count: embedding and lm_head, and per layer attention (Q, K, V, output), the gated MLP
         and two norms, and the final norm."""
-        kv = self.hidden // self.heads * self.kv_heads
-        layer = 2 * self.hidden + self.hidden * (self.hidden + 2 * kv) + self.hidden ** 2 + 3 * self.ffn * self.hidden
+        attention = self.hidden * (self.hidden + 2 * self._kv) + self.hidden ** 2  # Q, K, V; the output
+        layer = 2 * self.hidden + attention + 3 * self.ffn * self.hidden
         return 2 * self.vocab * self.hidden + layer * self.layers + self.hidden
 
     def shares(self, ranks: int | None = None) -> tuple[int, ...]:
@@ -92,7 +97,9 @@ class LLM:
         """The parameters one rank of pipeline ``stage`` holds of the weights (DLIO's get_layer_index and
         get_layer_parameters)."""
         split = data if self.zero == 3 else 1
-        kv = self.hidden // self.heads * self.kv_heads
+        sharded = (self.hidden * (self.hidden + 2 * self._kv), self.hidden ** 2, 2 * self.ffn * self.hidden,
+                   self.ffn * self.hidden)  # attention Q, K, V; its output; the gated MLP's two matrices
+        layer = 2 * (self.hidden // split) + sum(n // self.tensor // split for n in sharded)
         per, extra = divmod(self.layers, self.pipeline)
         first = stage * per + min(stage, extra) + 1
         last = first + per - (stage >= extra)
@@ -107,9 +114,7 @@ class LLM:
             elif index == self.layers + 2:
                 total += self.hidden // split
             else:
-                sharded = (self.hidden * (self.hidden + 2 * kv), self.hidden ** 2, 2 * self.ffn * self.hidden,
-                           self.ffn * self.hidden)  # attention Q, K, V; its output; the gated MLP's two matrices
-                total += 2 * (self.hidden // split) + sum(n // self.tensor // split for n in sharded)
+                total += layer
         return total
 
     @property
@@ -217,9 +222,7 @@ class Saving:
 def generated(topology: Topology, nodes: dict[str, int]) -> tuple[tuple[Quantity, Quantity] | None, Capacity | None]:
     """The clients' generation ceiling over ``nodes`` (client group -> nodes used), (least, most), and the first
     group's per-client figure; (None, None) where a group does not state its ``checkpoint_generation``."""
-    from topologies.topology import lookup
-
-    rates = {name: lookup(topology.group(name).capacities, GENERATION) for name in nodes}
+    rates = {name: topology.group(name).capacity(GENERATION) for name in nodes}
     if not rates or any(r is None or r.value is None for r in rates.values()):
         return None, None
     low = sum((r.ends[0] * nodes[n] for n, r in rates.items()), Q_(0, "B/s"))
@@ -254,7 +257,7 @@ def saving(model: Model, size: Quantity | LLM, ranks: int | None = None, *,
     nodes = {name: min(counts[name], ranks) if len(names) == 1 else counts[name] for name in names}
     generation, per_client = generated(model.topology, nodes)
     used = sum(nodes.values())
-    stated = [model.topology.group(name).capacities.get("memory") for name in names]
+    stated = [model.topology.group(name).capacity("memory") for name in names]
     has = min((c.ends[0] for c in stated if c is not None and c.value is not None), default=None) \
         if all(c is not None for c in stated) else None
     held = memory(shares if shares else (int(total.m_as("B") / ranks),) * ranks, used, has)

@@ -21,12 +21,12 @@ from probes.core.records import Caching, Checkpoint, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
+from probes.readers.mlperf import CHECKPOINT_UNIT as UNIT, _CHECKPOINT_NOTE as _NOTE  # DLIO's, as in its summary
+from probes.readers.textlines import line_of
 
 __all__ = ["looks_like", "parse", "FORMAT"]
 
 FORMAT = "DLIO output log of a checkpointing run ([OUTPUT] ... Finished saving/loading checkpoint ...)"
-UNIT = "GiB/s"
-_NOTE = "DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the whole checkpoint over all ranks, the duration rank 0's"
 
 _FIGURE = r"([0-9]{1,15}(?:\.[0-9]{1,15})?)"  # a decimal figure as DLIO prints it (a mangled one matches no line)
 _RUNNING = re.compile(r"^\[OUTPUT\] \S+ Running DLIO \[([^\]]*)\] with ([0-9]{1,9}) process\(es\)", re.MULTILINE)
@@ -66,7 +66,7 @@ def parse(text: str, *, source: str) -> list[Run]:
     found: dict[str, list[tuple[float, float, int]]] = {"saving": [], "loading": []}
     for match in _FINISHED.finditer(text):
         seconds, rate = float(match.group(3)), float(match.group(4))
-        line = text.count("\n", 0, match.start()) + 1
+        line = line_of(text, match.start())
         if seconds <= 0 or rate <= 0:
             raise ToolOutputError(source, f"line {line}", f"expected a duration and a throughput above zero; found "
                                   f"{seconds} s and {rate} GB/s")

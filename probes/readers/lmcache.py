@@ -55,12 +55,13 @@ def parse(text: str, *, source: str) -> list[Run]:
     """
     found: dict[tuple[Operation, int], list[tuple[int, float, float, float | None]]] = {}
     for match in _LINE.finditer(text):
-        where = f"line {line_of(text, match.start())}"
+        line = line_of(text, match.start())
+        where = f"line {line}"
         operation, tokens = _OPERATIONS[match["verb"]], int(match["tokens"])
         size = None if match[4] is None else checked_number(match[4], where, source, "a size in gb")
         cost = checked_number(match[5], where, source, "a time in ms")
         rate = checked_number(match[6], where, source, "a throughput in GB/s")
-        found.setdefault((operation, tokens), []).append((line_of(text, match.start()), rate, cost / 1000, size))
+        found.setdefault((operation, tokens), []).append((line, rate, cost / 1000, size))
     if not found:
         raise ToolOutputError(source, "", "expected LMCache's \"Stored ... throughput: ... GB/s\" or \"Retrieved ...\" "
                               "lines; found none")
