@@ -50,7 +50,7 @@ def operation_arg(text: str) -> Operation:
 
 
 
-def _checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool], expected: str) -> Any:
+def checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool], expected: str) -> Any:
     """``read(text)`` where it reads and ``fits``; else argparse's one line: what was ``expected``, and what was given."""
     try:
         value = read(text)
@@ -62,7 +62,7 @@ def _checked(text: str, read: Callable[[str], Any], fits: Callable[[Any], bool],
 
 
 def count_arg(text: str) -> int:
-    return _checked(text, int, lambda v: 1 <= v <= MOST_COUNT, f"a whole number from 1 to {MOST_COUNT:,}")
+    return checked(text, int, lambda v: 1 <= v <= MOST_COUNT, f"a whole number from 1 to {MOST_COUNT:,}")
 
 
 def alias_arg(text: str) -> tuple[str, str]:
@@ -74,7 +74,7 @@ def alias_arg(text: str) -> tuple[str, str]:
 
 def fraction_arg(text: str) -> float:
     """A fraction strictly between 0 and 1, such as a noise band or a threshold."""
-    return _checked(text, float, lambda v: 0 < v < 1, "a fraction between 0 and 1, such as 0.05")
+    return checked(text, float, lambda v: 0 < v < 1, "a fraction between 0 and 1, such as 0.05")
 
 
 def add_unit_alias(parser: argparse.ArgumentParser) -> None:
@@ -120,13 +120,13 @@ def edited_topology(args: argparse.Namespace, nodes: int | None = None, opened=N
 
 def seconds_arg(text: str) -> float:
     """A positive number of seconds, "90" or "90s": a budget or a run time."""
-    return _checked(text, lambda t: float(t.rstrip("s")), lambda v: 0 < v < float("inf"),
+    return checked(text, lambda t: float(t.rstrip("s")), lambda v: 0 < v < float("inf"),
                     "a positive number of seconds, such as 90")
 
 
 def share_arg(text: str) -> float:
     """A share such as 20% (or 0.2), from 0 up to below 100 %: a margin, an overhead, a fill."""
-    return _checked(text, lambda t: float(t[:-1]) / 100 if t.strip().endswith("%") else float(t), lambda v: 0 <= v < 1,
+    return checked(text, lambda t: float(t[:-1]) / 100 if t.strip().endswith("%") else float(t), lambda v: 0 <= v < 1,
                     "a share such as 20% (or 0.2), from 0 to below 100%")
 
 
@@ -136,7 +136,7 @@ def growth_arg(text: str) -> float:
         share = t.strip().removesuffix("/year").removesuffix("/yr")
         return float(share[:-1]) / 100 if share.endswith("%") else None
 
-    return _checked(text, read, lambda v: 0 < v <= 10, "a yearly growth such as 30%/year")
+    return checked(text, read, lambda v: 0 < v <= 10, "a yearly growth such as 30%/year")
 
 
 def ratio_arg(text: str) -> float:
@@ -145,12 +145,12 @@ def ratio_arg(text: str) -> float:
         head, sep, tail = t.partition(":")
         return float(head) / (float(tail) if sep else 1.0)
 
-    return _checked(text, read, lambda v: 1 <= v <= 64, "a ratio such as 3:1, from 1:1 (non-blocking) to 64:1")
+    return checked(text, read, lambda v: 1 <= v <= 64, "a ratio such as 3:1, from 1:1 (non-blocking) to 64:1")
 
 
 def spares_arg(text: str) -> int:
     """Hot spare drives per enclosure: a whole number from 0 to 16."""
-    return _checked(text, int, lambda v: 0 <= v <= 16, "a whole number of spares from 0 to 16")
+    return checked(text, int, lambda v: 0 <= v <= 16, "a whole number of spares from 0 to 16")
 
 
 def rate_arg(text: str):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity, quantity_json
 from probes.core.workload import Operation
-from assess.cli.inputs import _checked, edited_topology, size_arg
+from assess.cli.inputs import checked, edited_topology, size_arg
 
 if TYPE_CHECKING:
     from models.kvcache import KVPrediction, TierCeiling
@@ -25,7 +25,7 @@ KV_CACHE_VERSION = "1.0"
 
 def requests_arg(text: str):
     """Requests per second above zero (one KV block each), such as 200 or 200/s."""
-    return Q_(_checked(text, lambda t: float(t.strip().removesuffix("/s")), lambda v: 0 < v < float("inf"),
+    return Q_(checked(text, lambda t: float(t.strip().removesuffix("/s")), lambda v: 0 < v < float("inf"),
                        "requests per second above 0, e.g. 200"), "op/s")
 
 

@@ -21,7 +21,7 @@ from probes.core.records import Caching, Checkpoint, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
-from probes.readers.mlperf import CHECKPOINT_UNIT as UNIT, _CHECKPOINT_NOTE as _NOTE  # DLIO's, as in its summary
+from probes.readers.mlperf import CHECKPOINT_UNIT as UNIT, CHECKPOINT_NOTE as _NOTE  # DLIO's, as in its summary
 from probes.readers.textlines import line_of
 
 __all__ = ["looks_like", "parse", "FORMAT"]

@@ -43,7 +43,7 @@ SAMPLE_UNIT = "ev/s"
 CHECKPOINT_UNIT = "GiB/s"
 _UNITS_NOTE = ("DLIO's 'MB/s' is MiB/s: samples/s x the nominal record length / 2^20, not bytes read; "
                "its 'GB' (host memory, data per host) is GiB")
-_CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the whole checkpoint over all ranks, "
+CHECKPOINT_NOTE = ("DLIO's checkpoint 'GB' is GiB (2^30 B): the size is the whole checkpoint over all ranks, "
                     "the duration rank 0's")
 # The least AU a run must reach where its config states no metric.au: DLIO's default (ConfigArguments.au =
 # 0.90); DLIO of MLPerf Storage v0.5 compared the mean AU with a fixed 90 %.
@@ -372,7 +372,7 @@ class _Context:
         workload, shape = self.workload(operation, None, Q_(size, "GiB"))
         tags = [t for t in self.common_tags() if t[0] != "inconsistent"]
         tags += shape + [("summary_only", f"DLIO's mean over {over}{about}; summary.json holds no per-checkpoint figures"),
-                         ("units", _CHECKPOINT_NOTE)]
+                         ("units", CHECKPOINT_NOTE)]
         if inconsistent:
             tags.append(("inconsistent", "; ".join(inconsistent)))
         checkpoint = Checkpoint(accelerators=self.accelerators, size=Q_(size, "GiB"), checkpoints=count or None,

@@ -21,7 +21,7 @@ __all__ = ["ACHIEVABLE", "Shipped", "Parts", "Fastest", "Peer", "catalogue", "li
 
 ACHIEVABLE = Path(__file__).with_name("achievable.toml")
 WIDTHS = (1, 2, 4, 8, 16)
-_PCIE = re.compile(r"pcie-(\d\.\d)-x(\d+)")
+PCIE = re.compile(r"pcie-(\d\.\d)-x(\d+)")
 # A stated port speed close enough to a generation's nameplate to be it (FDR's 54.54 Gbit/s written "56Gb").
 _SPEED_MATCH = 0.1
 # The families a stated speed of an RDMA network may be (hardware.toml's family "rdma").
@@ -129,7 +129,7 @@ def gpu_ingress(generation: str) -> tuple[Quantity, str] | None:
 
 def _interface(name: str) -> tuple[Quantity, str]:
     """A drive's interface: what it carries at most (its nameplate) and its name as people write it."""
-    found = _PCIE.fullmatch(name)
+    found = PCIE.fullmatch(name)
     if found:
         return link(found[1], int(found[2])).nameplate, f"PCIe {found[1]} x{found[2]}"
     rate, said = _table()["interfaces"][name]
@@ -210,7 +210,7 @@ def _candidates(parts: Parts) -> list[Shipped]:
 
 def _capped(part: Shipped, rate: Quantity, bound: tuple[str | None, int | None]) -> tuple[Quantity, Shipped | None]:
     """A drive's rate on the link its description's words bound (an older generation, fewer lanes), where lower."""
-    own = _PCIE.fullmatch(part.interface.lower().replace("pcie ", "pcie-").replace(" x", "-x"))
+    own = PCIE.fullmatch(part.interface.lower().replace("pcie ", "pcie-").replace(" x", "-x"))
     if own is None or bound == (None, None):
         return rate, None
     generation = min(own[1], bound[0] or own[1])

@@ -115,14 +115,14 @@ def parse_kv_cache(table: Any, source: str, parse_capacity: Callable[[Any, Metri
 def _catalogued(body: dict, source: str, where: str) -> dict[str, Capacity]:
     """A tier's unstated rates from the dated catalogue: its drives' class shipped by its year (the slowest to the
     fastest listed), each end no more than its link's nameplate; or that nameplate alone, a physical bound."""
-    from topologies.catalogues.achievable import _PCIE, WIDTHS, catalogue, generations, link  # its link names
+    from topologies.catalogues.achievable import PCIE, WIDTHS, catalogue, generations, link  # its link names
 
     drive, year, carried = body.get("drive"), body.get("year"), body.get("link")
     if year is not None and (isinstance(year, bool) or not isinstance(year, int) or not 1990 <= year <= 2100):
         raise TopologyError(source, f"{where}.year", f"must be the year the drives shipped by, e.g. 2023. Got {year!r} instead.")
     cap = None
     if carried is not None:
-        found = _PCIE.fullmatch(carried) if isinstance(carried, str) else None
+        found = PCIE.fullmatch(carried) if isinstance(carried, str) else None
         if not (found and int(found[2]) in WIDTHS and found[1] in generations()):
             raise TopologyError(source, f"{where}.link", f"must name a PCIe link as pcie-G.0-xW, W one of "
                                 f"{', '.join(map(str, WIDTHS))} (e.g. pcie-4.0-x16). Got {carried!r} instead.")
