@@ -57,6 +57,11 @@ class Basis:
     mounts: tuple[tuple[str, str], ...] = ()
     fingerprint: str = ""
 
+    @property
+    def said(self) -> str:
+        """The basis in words: its topology, or each mount point → its topology."""
+        return self.topology or ", ".join(f"{m} → {t}" for m, t in self.mounts)
+
     def topology_for(self, mount: str | None) -> tuple[str | None, str]:
         """The topology file judging a job whose bytes went mostly under ``mount``, or None and why not."""
         if self.topology is not None:
