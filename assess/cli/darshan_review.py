@@ -94,12 +94,12 @@ def execute_darshan(args: argparse.Namespace) -> int:
                     keep(result, True)
                 progress.add(len(results), len(results))
         finally:
+            progress.close()  # the live line cleared before the text, or before the error that ended the review
             if client is not None:
                 cluster = client.cluster
                 client.close()
                 if cluster is not None:
                     cluster.close()
-        progress.close()
     if args.json:
         print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
                              centre_body(source, args.index, basis, centre, jobs))))
