@@ -90,6 +90,11 @@ class Centre:
             heapq.heapreplace(self.lost, entry)
 
     @property
+    def by_status(self) -> str:
+        """``120 judged, 3 unjudged, 1 unreadable``: the logs by status."""
+        return ", ".join(f"{self.statuses[s]} {s}" for s in (JUDGED, UNJUDGED, UNREADABLE))
+
+    @property
     def time_lost(self) -> float:
         """Seconds lost against the ceilings by every judged job."""
         return float(self.lost_sum)
@@ -138,10 +143,8 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
     from assess.render import table
 
     total = sum(centre.statuses.values())
-    on = basis.topology or ", ".join(f"{m} → {t}" for m, t in basis.mounts)
     lines = [f"logs: {source} ({total} logs; {centre.judged_now} judged now, {total - centre.judged_now} from the "
-             f"index)", f"judged on: {on}",
-             "", ", ".join(f"{centre.statuses[s]} {s}" for s in (JUDGED, UNJUDGED, UNREADABLE))]
+             f"index)", f"judged on: {basis.said}", "", centre.by_status]
     judged = centre.statuses[JUDGED]
     if judged:
         lines += ["", "jobs by the fraction of their ceiling they reached:",

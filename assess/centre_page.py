@@ -12,7 +12,7 @@ from probes.core.outputs import new_folder
 from probes.core.units import Q_, format_quantity
 from assess import plots
 from assess.centre import (BAND_HEADERS, BANDS, TOP_HEADERS, Centre, band_rows, most_first, top_rows)
-from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis
+from assess.darshan_review import JUDGED, UNJUDGED, Basis
 from assess.findings import Severity
 from assess.plotdata import Bars, Estimate
 from assess.progress import duration
@@ -37,10 +37,8 @@ def write_centre_page(centre: Centre, source: str, basis: Basis, directory: Path
 
 def _report(centre: Centre, source: str, basis: Basis, draw: Drawer) -> Report:
     total = sum(centre.statuses.values())
-    on = basis.topology or ", ".join(f"{m} → {t}" for m, t in basis.mounts)
     summary = (f"{total} logs ({centre.judged_now} judged now, {total - centre.judged_now} from the index): "
-               + ", ".join(f"{centre.statuses[s]} {s}" for s in (JUDGED, UNJUDGED, UNREADABLE))
-               + f". Judged on {on}.")
+               f"{centre.by_status}. Judged on {basis.said}.")
     sections = [Section("Summary", (summary, _HOW))]
     if centre.statuses[JUDGED]:
         bands = Bars("jobs by the fraction of their ceiling they reached", "jobs",

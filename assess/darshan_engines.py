@@ -15,15 +15,13 @@ import os
 import select
 import signal
 import threading
-import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator
 
-from assess.progress import PassProgress, duration
 from assess.darshan_review import Basis, JobResult, LogFile, judge_apart, judge_batch
 
-__all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "Progress", "BATCH"]
+__all__ = ["pool_results", "dask_results", "dask_client", "slurm_cluster", "BATCH"]
 
 # Logs per task: enough that the judging of a batch shares its model and ceilings, few enough that a crash re-reads
 # little and progress moves.
@@ -266,28 +264,3 @@ def dask_results(batches: Iterable[list[LogFile]], basis: Basis, client) -> Iter
             new = client.submit(judge_batch, batch, basis, pure=False)
             flying[new] = batch
             running.add(new)
-
-
-class Progress:
-    """Logs done, logs per second and the time left, drawn by :class:`assess.progress.PassProgress` (a live line on a
-    terminal; elsewhere where ``asked``, a line every ten seconds and the last)."""
-
-    def __init__(self, total: int, asked: bool = False, stream: TextIO | None = None):
-        self.drawn = PassProgress("review", "logs", stream, asked)
-        self.total, self.start = total, time.monotonic()
-        self.done = self.judged = 0
-
-    def add(self, done: int, judged: int) -> None:
-        """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
-        self.done += done
-        self.judged += judged
-        seconds = max(time.monotonic() - self.start, 1e-9)
-        rate = self.judged / seconds
-        when = (f"in {duration(seconds)}" if self.done >= self.total else
-                f"about {duration((self.total - self.done) / rate)} left" if rate > 0 else "")
-        self.drawn("done", self.done, self.total, f"{self.judged:,} judged now ({rate:.1f} logs/s), "
-                                                  f"{self.done - self.judged:,} from the index, {when}".rstrip(", "))
-
-    def close(self) -> None:
-        """Clear the live line, so that the review's text starts on a clean one."""
-        self.drawn.close()

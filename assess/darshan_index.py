@@ -9,12 +9,12 @@ A row stands for a log while its size, mtime and basis (the topologies' contents
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Iterable
 
 from probes.core.errors import InputError
+from probes.core.outputs import check_writable
 from assess.darshan_review import JobResult, LogFile
 
 __all__ = ["Index", "INDEX_FORMAT", "INDEX_VERSION"]
@@ -43,7 +43,7 @@ class Index:
         self.path = str(path)
         existed = Path(path).exists()
         if not existed:
-            _room(self.path)
+            check_writable(self.path)  # a folder that refuses files or a full disk, found before any log is read
         try:
             self._db = sqlite3.connect(self.path)
             if existed:
@@ -93,22 +93,3 @@ class Index:
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-
-
-def _room(path: str) -> None:
-    """InputError (one line, the system's reason, nothing left) unless a new index can be made at ``path`` and take a
-    page: a full disk, a read-only file system or a folder that refuses files, found before any log is read."""
-    from probes.core.outputs import cannot_write
-
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except OSError as exc:
-        raise cannot_write(path, exc) from None
-    try:
-        os.write(fd, bytes(4096))
-    except OSError as exc:
-        raise cannot_write(path, exc) from None
-    finally:
-        os.close(fd)
-        os.unlink(path)  # sqlite makes its own

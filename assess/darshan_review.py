@@ -57,6 +57,11 @@ class Basis:
     mounts: tuple[tuple[str, str], ...] = ()
     fingerprint: str = ""
 
+    @property
+    def said(self) -> str:
+        """The basis in words: its topology, or each mount point → its topology."""
+        return self.topology or ", ".join(f"{m} → {t}" for m, t in self.mounts)
+
     def topology_for(self, mount: str | None) -> tuple[str | None, str]:
         """The topology file judging a job whose bytes went mostly under ``mount``, or None and why not."""
         if self.topology is not None:
@@ -205,7 +210,6 @@ def _deadline(size: int):
     """In a pool worker (a process's main thread), SIGALRM ends the process if the log's read outlasts the one-log
     child's limit (:func:`probes.readers.darshan_extract.time_limit`): a log that hangs darshan-util (a heap it corrupted) is then a
     worker that died, which the pool replaces. Elsewhere (a Dask worker's thread) the scheduler sees to it."""
-    import math
     import signal
     import threading
 
@@ -246,7 +250,7 @@ def _judged(read: list[tuple[LogFile, dict | None, str]], basis: Basis) -> list[
     from probes.readers.darshan import runs_from
 
     results: dict[int, JobResult] = {}
-    groups: dict[str, list[tuple[int, list[Run], str | None]]] = {}
+    groups: dict[str, list[tuple[int, list[Run], dict]]] = {}
     for index, (log, found, why) in enumerate(read):
         if found is None:
             results[index] = JobResult.of(log, UNREADABLE, why)
@@ -263,18 +267,16 @@ def _judged(read: list[tuple[LogFile, dict | None, str]], basis: Basis) -> list[
         except ToolOutputError as exc:
             results[index] = JobResult.of(log, UNJUDGED, _reason(exc), **known)
             continue
-        groups.setdefault(file, []).append((index, runs, mount))
+        groups.setdefault(file, []).append((index, runs, known))
     for file, members in groups.items():
         topology = _topology(file)
-        mounts = {i: mount for i, _, mount in members}
+        known_of = {i: known for i, _, known in members}
         for index, judgements in _checked(topology, [(i, runs) for i, runs, _ in members]):
-            log, mount = read[index][0], mounts[index]
+            log, known = read[index][0], known_of[index]
             if isinstance(judgements, str):
-                job = read[index][1]["job"]
-                results[index] = JobResult.of(log, UNJUDGED, judgements, job_id=job["jobid"],
-                                              processes=job["nprocs"], file_system=mount, topology=topology.name)
+                results[index] = JobResult.of(log, UNJUDGED, judgements, topology=topology.name, **known)
             else:
-                results[index] = _result(log, mount, topology, judgements)
+                results[index] = _result(log, known["file_system"], topology, judgements)
     return [results[i] for i in range(len(read))]
 
 

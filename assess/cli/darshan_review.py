@@ -9,7 +9,9 @@ or changed logs and an interrupted one resumes.
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
+from typing import TextIO
 
 from assess.cli.inputs import count_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
@@ -39,7 +41,7 @@ def add_darshan_arguments(parser: argparse.ArgumentParser) -> None:
 def execute_darshan(args: argparse.Namespace) -> int:
     from probes.core.machine import cpus
     from assess.centre import DARSHAN_REVIEW_VERSION, Centre, centre_body, csv_rows, render
-    from assess.darshan_engines import BATCH, Progress, dask_client, dask_results, pool_results
+    from assess.darshan_engines import BATCH, dask_client, dask_results, pool_results
     from assess.darshan_index import Index
     from assess.darshan_review import UNREADABLE, JobResult, basis_of, listed
     from assess.findings import Severity
@@ -92,12 +94,12 @@ def execute_darshan(args: argparse.Namespace) -> int:
                     keep(result, True)
                 progress.add(len(results), len(results))
         finally:
+            progress.close()  # the live line cleared before the text, or before the error that ended the review
             if client is not None:
                 cluster = client.cluster
                 client.close()
                 if cluster is not None:
                     cluster.close()
-        progress.close()
     if args.json:
         print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
                              centre_body(source, args.index, basis, centre, jobs))))
@@ -115,3 +117,33 @@ def execute_darshan(args: argparse.Namespace) -> int:
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(Severity[s.upper()] >= threshold for s in centre.severities)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+class Progress:
+    """Logs done, logs per second and the time left, drawn by :class:`assess.progress.PassProgress` (a live line on a
+    terminal; elsewhere where ``asked``, a line every ten seconds and the last); imported when drawn, not when the
+    parser is built."""
+
+    def __init__(self, total: int, asked: bool = False, stream: TextIO | None = None):
+        from assess.progress import PassProgress
+
+        self.drawn = PassProgress("review", "logs", stream, asked)
+        self.total, self.start = total, time.monotonic()
+        self.done = self.judged = 0
+
+    def add(self, done: int, judged: int) -> None:
+        """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
+        from assess.progress import duration
+
+        self.done += done
+        self.judged += judged
+        seconds = max(time.monotonic() - self.start, 1e-9)
+        rate = self.judged / seconds
+        when = (f"in {duration(seconds)}" if self.done >= self.total else
+                f"about {duration((self.total - self.done) / rate)} left" if rate > 0 else "")
+        self.drawn("done", self.done, self.total, f"{self.judged:,} judged now ({rate:.1f} logs/s), "
+                                                  f"{self.done - self.judged:,} from the index, {when}".rstrip(", "))
+
+    def close(self) -> None:
+        """Clear the live line, so that the review's text starts on a clean one."""
+        self.drawn.close()
