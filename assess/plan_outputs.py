@@ -126,9 +126,9 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
     depth = first.workload.queue_depth
     size = int(round(first.workload.transfer_size.m_as("B")))
     per_job = math.ceil(first.per_process / size) * size
-    slowest = max(p.seconds_at_efficiency[1] for p in plan.phases)
-    stop = ("# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a "
-            "hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
+    slowest = plan.repetitions * max(p.seconds_at_efficiency[1] for p in plan.phases)  # runtime= spans all loops
+    stop = ("# the size ends each job: runtime= is three times the slowest predicted phase's loops and a minute, to "
+            "stop a hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
             "ends each job")
     lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio); each job's "
              "process n writes and reads the file iobound.n.0", stop, "[global]",
