@@ -12,7 +12,7 @@ import math
 
 from probes.core.errors import InputError
 from models.plan import Plan
-from assess.plan_outputs import MPI_COMMANDS, drop_lines
+from assess.plan_outputs import MPI_COMMANDS, drop_lines, hang_guard
 
 __all__ = ["EMITS", "job_script", "sweep"]
 
@@ -38,7 +38,7 @@ def job_script(plan: Plan, emit: str, counts: tuple[int, ...], path: str) -> dic
                                        "written (srun in its place)")
     tool = _TOOLS.get(name, name)
     nodes = max(counts) if emit == "array" else plan.nodes
-    minutes = math.ceil(3 * plan.repetitions * math.fsum(p.seconds_at_efficiency[1] for p in plan.phases) / 60) + 1
+    minutes = math.ceil(hang_guard(plan.repetitions * math.fsum(p.seconds_at_efficiency[1] for p in plan.phases)) / 60)
     script = f"{name}-array.sh" if emit == "array" else f"{name}.sbatch"
     lines = ["#!/bin/sh", f"# {tool} as iobound plan planned it ({plan.nodes} nodes x {plan.ppn} ppn): sbatch {script}",
              f"#SBATCH --job-name=iobound-{name}", f"#SBATCH --nodes={nodes}", f"#SBATCH --ntasks-per-node={plan.ppn}",

@@ -14,7 +14,7 @@ from typing import Callable
 from models.plan import Plan, PhasePlan
 from models.plan_phases import DROP_CACHES
 
-__all__ = ["outputs", "MPI_COMMANDS", "drop_lines"]
+__all__ = ["outputs", "MPI_COMMANDS", "drop_lines", "hang_guard"]
 
 
 def _launch(plan: Plan) -> str:
@@ -34,6 +34,12 @@ def _size(value: float) -> str:
 
 def _phase(plan: Plan, name: str) -> PhasePlan:
     return next(p for p in plan.phases if p.phase.name == name)
+
+
+def hang_guard(seconds: float) -> int:
+    """Whole seconds to let a run of ``seconds`` predicted go on before it is taken to hang: three times that and a
+    minute (fio's runtime=, a Slurm job's time limit)."""
+    return math.ceil(3 * seconds + 60)
 
 
 def drop_lines(plan: Plan) -> list[str]:
@@ -120,9 +126,9 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
     depth = first.workload.queue_depth
     size = int(round(first.workload.transfer_size.m_as("B")))
     per_job = math.ceil(first.per_process / size) * size
-    slowest = max(p.seconds_at_efficiency[1] for p in plan.phases)
-    stop = ("# the size ends each job: runtime= is three times the slowest predicted phase and a minute, to stop a "
-            "hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
+    slowest = plan.repetitions * max(p.seconds_at_efficiency[1] for p in plan.phases)  # runtime= spans all loops
+    stop = ("# the size ends each job: runtime= is three times the slowest predicted phase's loops and a minute, to "
+            "stop a hang" if plan.settings.stonewall is None else "# the size or the stonewall's runtime=, whichever comes first, "
             "ends each job")
     lines = ["# fio as iobound plan planned it: one job file per node (fio --client=HOSTS job.fio); each job's "
              "process n writes and reads the file iobound.n.0", stop, "[global]",
@@ -130,7 +136,7 @@ def fio(plan: Plan, path: str) -> dict[str, str]:
              f"direct={1 if plan.settings.direct else 0}", f"bs={_size(size)}", f"size={_size(per_job)}",
              f"numjobs={plan.ppn}", f"directory={path}/fio", "filename_format=iobound.$jobnum.$filenum",
              "group_reporting=1", "invalidate=1",
-             f"runtime={math.ceil(3 * slowest) + 60 if plan.settings.stonewall is None else math.ceil(plan.settings.stonewall)}",
+             f"runtime={hang_guard(slowest) if plan.settings.stonewall is None else math.ceil(plan.settings.stonewall)}",
              f"loops={plan.repetitions}"]
     rw = {"read": "read", "write": "write"}
     for phase in plan.phases:

@@ -205,7 +205,7 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
             found = knee(model, workload, clients) if short else None
             workload = replace(workload, nodes=high)
             reasons.append(f"{high} of {count} nodes of {chosen[0]} reach the ceiling of all {count}: it "
-                           f"{found}" if high < count and found else
+                           f"{found}" if found else
                            f"the ceiling grows up to all {count} nodes of {chosen[0]}")
     if not ppn_given:
         best, at = -1.0, 1
@@ -216,7 +216,6 @@ def scale(model: Model, workload: Workload, clients: tuple[str, ...] | None, *, 
         workload = replace(workload, ppn=at)
         reasons.append(f"{at} process{'es' if at > 1 else ''} per node: more, up to {MOST_PPN}, do not raise the ceiling")
     return workload, "; ".join(reasons) or "nodes and processes per node as given"
-
 
 
 def cached_share(memories: list[tuple[float, float]], amount: float, metadata: bool) -> tuple[float, float]:

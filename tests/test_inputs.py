@@ -276,6 +276,19 @@ def test_utf16_with_its_byte_order_mark_is_read_as_text(tmp_path):
     assert [run.samples for run in read_results(path)] == [run.samples for run in read_results(PING)]
 
 
+def test_a_files_lines_leave_it_open_to_be_read_again(tmp_path):
+    """Going through a file's lines, whole or in part, lets go of the file without closing it: read again, it is the
+    same file."""
+    path = tmp_path / "list.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    with open_input(path) as file:
+        first = list(file.lines())
+        part = file.lines()
+        assert next(part) == "a,b\n"
+        part.close()
+        assert list(file.lines()) == first == ["a,b\n", "1,2\n"] and file.text() == "a,b\n1,2\n"
+
+
 def test_a_character_beyond_the_first_65536_is_kept_unless_the_text_is_large(tmp_path, monkeypatch):
     """An emoji in a name is kept; in a large text it would make Python hold all of it at 4 bytes a character."""
     path = tmp_path / "note.txt"

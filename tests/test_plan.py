@@ -7,6 +7,8 @@ import configparser
 import contextlib
 import io
 import json
+import math
+import re
 import shlex
 import shutil
 import subprocess
@@ -304,6 +306,15 @@ def test_a_stonewall_given_stops_iors_and_elbenchos_writes_and_bounds_fios_runti
     words = _commands(plan("lecture", "--benchmark", "elbencho", "--stonewall", "60")["files"]["elbencho.sh"], "elbencho")
     assert words[0][words[0].index("--timelimit") + 1] == "60"
     assert "runtime=60\n" in plan("lecture", "--benchmark", "fio", "--stonewall", "60")["files"]["job.fio"]
+
+
+def test_fios_hang_guard_spans_all_its_loops():
+    """fio's runtime= counts from the job's start over every loop: the guard is three times all the passes predicted
+    and a minute, so that a plan of many repetitions is not cut short at three."""
+    doc = plan("lecture", "--benchmark", "fio", "--noise", "7%")
+    slowest = max(p["seconds_at_efficiency"][1] for p in doc["phases"])
+    runtime = int(re.search(r"^runtime=(\d+)$", doc["files"]["job.fio"], re.M)[1])
+    assert doc["repetitions"] > 3 and runtime == math.ceil(3 * doc["repetitions"] * slowest + 60)
 
 
 def test_mlperf_plans_ask_whether_the_storage_feeds_the_accelerators():

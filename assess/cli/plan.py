@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
 from assess.cli.inputs import fraction_arg, seconds_arg, share_arg
 from assess.cli.workloads import add_modelled_system, add_training_arguments
 from assess.plan_batch import EMITS
+
+if TYPE_CHECKING:
+    from models.accelerators import Demand
 
 # plan format history (the body is plan_body's):
 #   1.0  first version: the benchmark, its settings, nodes and processes, repetitions, capacity, and per phase its
@@ -71,10 +75,12 @@ def execute(args: argparse.Namespace) -> int:
 
     topology = edited_topology(args)
     model = Model(topology)
-    workload, clients = _workload(args, topology)
+    training = _training(args)
+    workload, clients = _workload(args, topology, training)
     settings = Settings(cached_share=args.cached_share, efficiency=args.efficiency, noise=_noise(args),
                         interval=args.interval, min_time=args.min_time, stonewall=args.stonewall,
-                        imbalance=args.imbalance, drop=args.drop_caches, direct=args.direct, demand=_demand(args))
+                        imbalance=args.imbalance, drop=args.drop_caches, direct=args.direct,
+                        demand=_demand(args, training))
     made = plan(model, BENCHMARKS[args.benchmark], workload, settings, clients,
                 nodes_given=args.nodes != [None], ppn_given=args.ppn != [1] or args.benchmark == "mlperf",
                 ops=tuple(args.op) if args.op else None)
@@ -96,8 +102,21 @@ def execute(args: argparse.Namespace) -> int:
     return 0
 
 
-def _workload(args: argparse.Namespace, topology):
-    """The workload the options describe (one value each: a plan is not a sweep) and the client groups named."""
+def _training(args: argparse.Namespace) -> Demand | None:
+    """The MLPerf Storage entry of --model on --accelerator; None but for MLPerf Storage."""
+    if args.benchmark != "mlperf":
+        return None
+    if not (args.model and args.accelerator):
+        raise InputError("--model", "", "give the training workload and its accelerator: --model unet3d "
+                         "--accelerator h100")
+    from models.accelerators import entry
+
+    return entry(args.model, args.accelerator, extra=args.accelerators_table)
+
+
+def _workload(args: argparse.Namespace, topology, training: Demand | None):
+    """The workload the options describe (one value each: a plan is not a sweep), reading ``training``'s records
+    where MLPerf Storage runs, and the client groups named."""
     from probes.core.workload import Operation
     from assess.cli.job import job_defaults
     from assess.cli.workloads import workloads_of
@@ -109,29 +128,23 @@ def _workload(args: argparse.Namespace, topology):
             raise InputError(f"--{name.replace('_', '-')}", "", "a plan takes one value, not a list")
     ops = args.op
     args.op = [Operation.WRITE]
-    if args.benchmark == "mlperf":
-        if not (args.model and args.accelerator):
-            raise InputError("--model", "", "give the training workload and its accelerator: --model unet3d "
-                             "--accelerator h100")
-        from models.accelerators import entry
-
-        demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
-        args.transfer_size = [demand.record_length]
+    if training is not None:
+        args.transfer_size = [training.record_length]
         args.queue_depth = [args.read_threads or 1]
     workloads, clients = workloads_of(args, topology)
     args.op = ops
     return workloads[0], clients
 
 
-def _demand(args: argparse.Namespace) -> float | None:
-    """What one emulated accelerator reads (B/s) at the AU asked (default: its workload's minimum); None but for
-    MLPerf Storage."""
-    if args.benchmark != "mlperf":
+def _demand(args: argparse.Namespace, training: Demand | None) -> float | None:
+    """What one emulated accelerator of ``training`` reads (B/s) at the AU asked (default: its workload's minimum);
+    None but for MLPerf Storage."""
+    if training is None:
         return None
-    from models.accelerators import entry
+    from models.accelerators import demand
 
-    demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
-    return demand.per_accelerator.m_as("B/s") * (args.au or demand.min_au)
+    return demand(args.model, args.accelerator, au=args.au or training.min_au,
+                  extra=args.accelerators_table).m_as("B/s")
 
 
 def _noise(args: argparse.Namespace) -> float | None:

@@ -144,12 +144,16 @@ class InputFile:
         text = io.TextIOWrapper(io.BufferedReader(self._file, _PIECE), encoding="utf-16" if utf16 else "utf-8",
                                 errors="replace", newline="\n")
         number = 0
-        while line := text.readline(longest + 1):
-            number += 1
-            if len(line) > longest:
-                raise self._error(self.source, f"line {number}", f"is longer than {longest:,} characters: not a line "
-                                  "of text")
-            yield line
+        try:
+            while line := text.readline(longest + 1):
+                number += 1
+                if len(line) > longest:
+                    raise self._error(self.source, f"line {number}", f"is longer than {longest:,} characters: not a "
+                                      "line of text")
+                yield line
+        finally:  # the wrappers let go of the file, which closing them (as they are collected) would close
+            if not self._file.closed:
+                text.detach().detach()
 
     def data(self) -> bytes:
         """The whole file's bytes, within the limit (a binary format: a Darshan log)."""
