@@ -259,12 +259,12 @@ class Model:
         capacity = (self.ranges | self.assumed).get(place)
         if capacity is None or capacity.metric is Metric.LATENCY or not _concerns(place.key, workload.operation):
             return None
-        free = self.topology.replaced({p: Capacity(None, c.metric, c.source)
-                                       for p, c in (self.ranges | self.assumed).items() if p != place})
+        free = Model(self.topology.replaced({p: Capacity(None, c.metric, c.source)
+                                             for p, c in (self.ranges | self.assumed).items() if p != place}))
         unit = capacity.value.units
 
         def bound(value: float) -> float:
-            return _most(Model(free.replaced({place: capacity.at(Q_(value, unit))})), workload, clients)
+            return _most(free.varied(place, capacity.at(Q_(value, unit))), workload, clients)
 
         worst = magnitude_in(capacity.ends[0], unit)
         least = bound(worst)
