@@ -162,6 +162,7 @@ def _on_a_terminal(argv: list[str], **env: str) -> str:
 RED, YELLOW = "\x1b[31m", "\x1b[33m"
 
 
+@pytest.mark.slow
 def test_check_colours_errors_and_warnings_on_a_terminal_unless_no_color(capsys):
     argv = ["check", "lecture", "lecture-results.csv"]
     assert "\x1b[" not in run(capsys, *argv)[1]  # not a terminal

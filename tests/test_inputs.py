@@ -205,6 +205,7 @@ def test_a_500_MB_output_is_read_within_3x_its_size_and_100_MB(tmp_path, peak_of
     assert "Lustre size / ppn read 128 KiB seq, 10 nodes x 8 ppn" in out and "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_a_500_MB_file_in_no_format_is_refused_from_its_first_4_MiB(tmp_path, peak_of_a_small_read):
     path = tmp_path / "zeros.bin"
     with open(path, "wb") as f:
@@ -225,6 +226,7 @@ def test_short_lines_are_walked_one_at_a_time_never_listed(tmp_path, peak_of_a_s
     assert "expected result rows" in one_line_error(err)
 
 
+@pytest.mark.slow
 def test_past_its_first_4_MiB_a_file_is_read_by_the_reader_that_knows_its_beginning(tmp_path):
     path = tmp_path / "ping.log"
     path.write_bytes(PING.read_bytes() + b"\n" + b"\x00" * (5 * 2**20))  # a log with a hole at its end

@@ -319,6 +319,7 @@ def test_json_errors_name_the_field(corpus, edit, where):
     assert str(err.value).startswith(f"r.json: {where}: expected"), str(err.value)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):

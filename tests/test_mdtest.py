@@ -382,6 +382,7 @@ def _key(run):
     return run.origin.line, s.n, s.mean, s.std, s.min, s.max
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(MDTEST_FILES))
 def test_cut_outputs_give_a_subset_or_name_a_line(corpus, name):
     text = _text(corpus, name)
@@ -396,6 +397,7 @@ def test_cut_outputs_give_a_subset_or_name_a_line(corpus, name):
             assert run.durations in (whole[_key(run)], ())
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):

@@ -208,6 +208,7 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 10**20) | st.fl
                      max_leaves=8)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(key=st.sampled_from(sorted(_VALID) + ["metric." + k for k in sorted(_VALID.get("metric", {}))]), value=_JSON)
 def test_any_field_replaced_by_garbage_is_read_or_refused_clearly(key, value):

@@ -594,6 +594,7 @@ def _consistent(full, cut):
         assert run.samples == whole.samples[:len(run.samples)], run.label
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("folder, name", sorted(CORPUS_FILES))
 def test_truncated_outputs_raise_tool_output_errors_or_keep_what_is_complete(corpus, folder, name):
     text = _text(corpus, folder, name)
@@ -617,6 +618,7 @@ JUNK = ["", "\n", "[SUM]", "[  5]", " sec ", "Bytes", " Mbits/sec", "(omitted)",
 CORPUS_TEXTS: dict[tuple[str, str], str] = {}
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.data())
 def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
@@ -633,6 +635,7 @@ def test_cut_and_mangled_real_outputs_are_read_or_refused(corpus, data):
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
                     max_leaves=10))
+@pytest.mark.slow
 def test_any_json_is_read_or_refused(value):
     base = {"start": {"connecting_to": {}, "test_start": {"protocol": "TCP", "num_streams": 1}},
             "intervals": [{"sum": {"bits_per_second": 1.0, "seconds": 1.0}}], "end": {}}

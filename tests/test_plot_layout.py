@@ -72,6 +72,7 @@ def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes
     assert not _overlapping(figure, codes.get_yticklabels()) and not _outside(figure)
 
 
+@pytest.mark.slow
 def test_the_rooflines_name_each_run_beside_its_dot_and_label_their_axes_without_overlap(lecture):
     model, judged = lecture
     families = [(f, js) for f, js in plotdata.families(judged, "transfer_size").items() if not f.operation.is_metadata]

@@ -108,6 +108,7 @@ def originals(corpus):
     return texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(READERS))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2**32 - 1))

@@ -110,6 +110,7 @@ def garbage(pieces: list[str]) -> st.SearchStrategy[str]:
                                  st.sampled_from(["", *pieces]), st.sampled_from(["", "\n"]), parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(TEXT_READERS))
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
@@ -135,6 +136,7 @@ def test_any_bytes_are_read_or_refused_by_every_binary_reader(name, data):
     read_or_refuse(name, data)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DESCRIPTIONS))
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())

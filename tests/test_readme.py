@@ -66,6 +66,7 @@ def test_the_first_command_installs_iobound_and_checks_the_lecture():
                                              "iobound check lecture lecture-results.csv --fail-on never"]
 
 
+@pytest.mark.slow
 def test_every_package_the_second_command_installs_is_one_apt_knows():
     lists = Path("/var/lib/apt/lists")
     if shutil.which("apt-cache") is None or not any(lists.glob("*_Packages*")):

@@ -69,6 +69,7 @@ class _Made:
             del made, s
 
 
+@pytest.mark.slow
 def test_review_holds_the_submissions_in_flight_not_the_list(listed):
     submissions = [s for s in read_list(listed.read_text(encoding="utf-8"), source=str(listed))
                    if s.id in ("9", "22", "3")]
