@@ -28,8 +28,8 @@ from topologies.topology import (
     Link,
     Source,
     Topology,
-    WriteCost,
 )
+from topologies.write_cost import WriteCost
 
 CATALOGUE = load_catalogue()
 PARTS = {kind: CATALOGUE.of_kind(kind) for kind in (Kind.DEVICE, Kind.NETWORK, Kind.SERVER)}
