@@ -15,6 +15,7 @@ from probes.core.errors import ToolOutputError
 from probes.core.records import Placement
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
+from tests.conftest import read_every_run
 from tests.garbage import mangled, read_or_refuse
 
 GIB, KOPS = "GiB/s", "kop/s"
@@ -92,12 +93,7 @@ def _by_label(corpus, name):
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_every_io500_results_file_is_read(corpus, name):
     count, version = RESULTS[name]
-    text = _text(corpus, name)
-    assert io500.looks_like(text)
-    runs = io500.parse(text, source=name)
-    assert len(runs) == count
-    assert len({r.label for r in runs}) == count
-    for run in runs:
+    for run in read_every_run(io500, _text(corpus, name), name, count):
         assert (run.origin.tool, run.origin.tool_version, run.origin.path) == ("io500", version, name)
         assert run.workload.operation is OPERATIONS[run.label]
         assert len(run.samples) == 1 and len(run.durations) == 1 and run.reported is None

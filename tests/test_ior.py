@@ -15,6 +15,7 @@ from probes.core.errors import ToolOutputError
 from probes.readers import read_results
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
+from tests.conftest import read_every_run
 from tests.garbage import mangled, read_or_refuse
 
 READ, WRITE = Operation.READ, Operation.WRITE
@@ -102,12 +103,7 @@ def _facts(run):
 @pytest.mark.parametrize("name", sorted(IOR_OUTPUTS))
 def test_every_ior_output_is_read(corpus, name):
     version, count = IOR_OUTPUTS[name]
-    text = _text(corpus, name)
-    assert ior.looks_like(text)
-    runs = ior.parse(text, source=name)
-    assert len(runs) == count
-    assert len({r.label for r in runs}) == count
-    for run in runs:
+    for run in read_every_run(ior, _text(corpus, name), name, count):
         assert (run.metric, run.unit, run.origin.tool, run.origin.tool_version) == (
             Metric.BANDWIDTH, "MiB/s", "ior", version)
         assert all(math.isfinite(s) and s > 0 for s in run.samples)

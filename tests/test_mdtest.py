@@ -12,6 +12,7 @@ from probes.readers import mdtest
 from probes.core.errors import ToolOutputError
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
+from tests.conftest import read_every_run
 from tests.garbage import mangled, read_or_refuse
 
 MDTEST_FILES = {
@@ -59,12 +60,7 @@ def test_the_corpus_holds_the_mdtest_files_this_test_knows(corpus):
 @pytest.mark.parametrize("name", GOOD)
 def test_every_corpus_file_is_read_as_operation_rates(corpus, name):
     version, count = MDTEST_FILES[name]
-    text = _text(corpus, name)
-    assert mdtest.looks_like(text)
-    runs = mdtest.parse(text, source=name)
-    assert len(runs) == count
-    assert len({run.label for run in runs}) == count
-    for run in runs:
+    for run in read_every_run(mdtest, _text(corpus, name), name, count):
         assert (run.metric, run.unit, run.samples) == (Metric.OPERATION_RATE, "op/s", ())
         assert (run.origin.tool, run.origin.tool_version, run.origin.path) == ("mdtest", version, name)
         assert run.reported is not None and run.value.is_compatible_with("op/s")
