@@ -112,7 +112,7 @@ def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "to
         description=string_at(doc.get("description", ""), source, "description"),
         path=source,
         currency=string_at(doc.get("currency", ""), source, "currency"),
-        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source, parse_capacity),
+        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source),
     )
     _check_system(topology)
     return topology
