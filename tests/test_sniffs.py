@@ -50,3 +50,7 @@ SAMPLES = [
 def test_each_sample_is_taken_by_its_own_reader_alone(text, reader):
     taken = [name for name, module in (READERS | BINARY_READERS).items() if module.looks_like(text)]
     assert taken == ([reader] if reader else [])
+
+
+def test_every_reader_has_a_sample_its_sniff_takes():
+    assert set(READERS | BINARY_READERS) == {reader for _, reader in SAMPLES if reader}
