@@ -42,7 +42,8 @@ from models.sizing.programme import clear_caches
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
 from topologies.catalogues.catalogue import load_catalogue
-from topologies.topology import Capacity, Group, Kind, Source, WriteCost
+from topologies.topology import Capacity, Group, Kind, Source
+from topologies.write_cost import WriteCost
 
 CLIENTS = 512
 GOAL_SECONDS = 1.0

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from probes.core.units import Q_, Metric, canonical, format_quantity
 from models.formulas import group_symbol, least, workload_symbols
 from models.layers import SYMBOL
-from topologies.topology import Component, Forwarding, Group, Kind, Topology
+from topologies.topology import Component, Group, Kind, Topology
+from topologies.write_cost import Forwarding
 
 if TYPE_CHECKING:  # sympy loads when a formula is asked for
     import sympy as sp

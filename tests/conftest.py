@@ -64,6 +64,16 @@ def edited_list(small: Path, folder: Path, column: str, value: str) -> Path:
     return path
 
 
+def read_every_run(reader, text: str, name: str, count: int) -> list:
+    """The runs ``reader`` (a module of probes.readers) reads from the corpus file ``name``, holding ``text``; it
+    knows the file as its own, and reads ``count`` runs, each of its own label."""
+    assert reader.looks_like(text)
+    runs = reader.parse(text, source=name)
+    assert len(runs) == count
+    assert len({run.label for run in runs}) == count
+    return runs
+
+
 @pytest.fixture(scope="session")
 def topology():
     """Builds a topology from TOML text or a dict, its links as chains: ``topology(TOML, links="c net s d")``

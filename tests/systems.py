@@ -20,10 +20,18 @@ def topology(document: str | dict, *, links: str | Iterable[str] = (), path: Pat
     its own: each chain of group names ("c net s d") links its neighbours (c-net, net-s, s-d). Given a ``path``,
     it is written there as a topology file and loaded from it (its probe files found beside it)."""
     doc = tomllib.loads(document) if isinstance(document, str) else copy.deepcopy(document)
-    chains = [links] if isinstance(links, str) else links
-    doc["links"] = [*doc.get("links", []),
-                    *({"between": list(pair)} for chain in chains for pair in itertools.pairwise(chain.split()))]
+    doc["links"] = [*doc.get("links", []), *({"between": list(pair)} for pair in _pairs(links))]
     if path is None:
         return topology_from_dict(doc, source=source, name=name)
     path.write_text(tomli_w.dumps(doc), encoding="utf-8")
     return load_topology(path)
+
+
+def links_toml(*chains: str) -> str:
+    """The ``[[links]]`` tables of the chains of group names, as TOML text for a file a test writes or edits."""
+    return "".join(f'[[links]]\nbetween = ["{a}", "{b}"]\n' for a, b in _pairs(chains))
+
+
+def _pairs(chains: str | Iterable[str]) -> list[tuple[str, str]]:
+    """The neighbours of each chain of group names: "c net s d" gives (c, net), (net, s), (s, d)."""
+    return [pair for chain in ([chains] if isinstance(chains, str) else chains) for pair in itertools.pairwise(chain.split())]

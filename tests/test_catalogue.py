@@ -28,8 +28,8 @@ from topologies.topology import (
     Link,
     Source,
     Topology,
-    WriteCost,
 )
+from topologies.write_cost import WriteCost
 
 CATALOGUE = load_catalogue()
 PARTS = {kind: CATALOGUE.of_kind(kind) for kind in (Kind.DEVICE, Kind.NETWORK, Kind.SERVER)}
@@ -272,12 +272,14 @@ def test_prices_in_another_currency_replace_every_price(tmp_path):
 
 
 @pytest.mark.parametrize("text, where, phrase", [
-    ('[devices.nope]\nprice = 1\n', "devices.nope", "does not have"),
-    ('[devices.hdd-20tb]\nprice = 1\nbandwidth = "1 GB/s"\n', "devices.hdd-20tb.bandwidth", "only price"),
-    ('[devices.hdd-20tb]\nprice = -1\n', "devices.hdd-20tb.price", "at least 0"),
-    ('[networks.ethernet-10g]\nprice_source = "a quote"\n', "networks.ethernet-10g", "states no price"),
-    ('[racks.r1]\nprice = 1\n', "racks", "unknown table"),
-], ids=["unknown part", "unknown key", "negative", "missing", "unknown kind"])
+    pytest.param('[devices.nope]\nprice = 1\n', "devices.nope", "does not have", id="unknown part"),
+    pytest.param('[devices.hdd-20tb]\nprice = 1\nbandwidth = "1 GB/s"\n', "devices.hdd-20tb.bandwidth", "only price",
+                 id="unknown key"),
+    pytest.param('[devices.hdd-20tb]\nprice = -1\n', "devices.hdd-20tb.price", "at least 0", id="negative"),
+    pytest.param('[networks.ethernet-10g]\nprice_source = "a quote"\n', "networks.ethernet-10g", "states no price",
+                 id="missing"),
+    pytest.param('[racks.r1]\nprice = 1\n', "racks", "unknown table", id="unknown kind"),
+])
 def test_a_wrong_prices_file_is_an_error_naming_file_and_place(tmp_path, text, where, phrase):
     file = _write(tmp_path, text, "prices.toml")
     with pytest.raises(InputError) as err:
@@ -288,36 +290,40 @@ def test_a_wrong_prices_file_is_an_error_naming_file_and_place(tmp_path, text, w
 # Malformed catalogue entries
 
 @pytest.mark.parametrize("text, where, phrase", [
-    (DEVICE + 'colour = "red"\n', "devices.x.colour", "unknown key 'colour'"),
-    (DEVICE + 'slots = 4\n', "devices.x.slots", "unknown key 'slots'"),
-    (DEVICE.replace('size = "1 TB"\n', ""), "devices.x", "missing 'size'"),
-    (DEVICE.replace('bandwidth', 'read_bandwidth'), "devices.x", "missing 'bandwidth'"),
-    (DEVICE.replace('"nvme"', '"m.2"'), "devices.x.slot", "must be one of 3.5in, 2.5in, nvme"),
-    (DEVICE.replace('"1 TB"', '"5 ms"'), "devices.x.size", "must be a size"),
-    (DEVICE.replace('"1 GB/s"', '"1000 op/s"'), "devices.x.bandwidth", "must be a bandwidth"),
-    (DEVICE.replace('"1 GB/s"', '"0 GB/s"'), "devices.x.bandwidth", "must be positive"),
-    (DEVICE + 'price = -5\n', "devices.x.price", "at least 0"),
-    (DEVICE + 'published = 2024\n', "devices.x.published", "must be a string"),
-    (DEVICE + 'date = "2024"\n', "devices.x.date", "unknown key 'date'"),
-    (DEVICE + '[devices.x.sustained]\nbandwidth = "1 GB/s"\n', "devices.x.sustained", "states no source"),
-    (DEVICE + '[devices.x.sustained]\nsource = "a test"\nrtt = "1 us"\n', "devices.x.sustained.rtt", "unknown key"),
-    (DEVICE + 'power_typical = "5 W"\npower_max = "5 GB/s"\n', "devices.x.power_max", "must be a positive power"),
-    (DEVICE + 'power_typical = "9 W"\npower_max = "5 W"\n', "devices.x.power_typical", "more than power_max"),
-    ('[networks.x]\nbandwidth = "1 Gbit/s"\nfamily = "token-ring"\n', "networks.x.family", "must be one of"),
-    (SERVER.replace("slots = 4", "slots = 0"), "servers.x.slots", "at least 1"),
-    (SERVER.replace("nic_slots = 2\n", ""), "servers.x.nic_slots", "at least 1"),
-    (SERVER.replace("slots = 4", "slots = 2.5"), "servers.x.slots", "whole number"),
-    ('[networks.x]\nrtt = "2 us"\n', "networks.x", "missing 'bandwidth'"),
-    ('[racks.x]\nbandwidth = "1 Gbit/s"\n', "racks", "unknown table"),
-    ('devices = 3\n', "devices", "unknown table"),
-    ('[devices]\nx = "an SSD"\n', "devices.x", "must be a table"),
-    ('[devices.x\nslot = "nvme"\n', "", "not valid TOML"),
-], ids=["unknown key", "slots on a device", "no size", "read bandwidth only", "bad slot", "size in ms",
-        "bandwidth in op/s", "zero bandwidth", "negative price", "published not a string", "date is split",
-        "sustained without a source", "sustained of an unknown key", "power not a power", "typical above maximum",
-        "unknown family", "slots 0", "no nic_slots",
-        "slots not whole", "network without bandwidth", "unknown table", "kind not a table", "part not a table",
-        "not TOML"])
+    pytest.param(DEVICE + 'colour = "red"\n', "devices.x.colour", "unknown key 'colour'", id="unknown key"),
+    pytest.param(DEVICE + 'slots = 4\n', "devices.x.slots", "unknown key 'slots'", id="slots on a device"),
+    pytest.param(DEVICE.replace('size = "1 TB"\n', ""), "devices.x", "missing 'size'", id="no size"),
+    pytest.param(DEVICE.replace('bandwidth', 'read_bandwidth'), "devices.x", "missing 'bandwidth'",
+                 id="read bandwidth only"),
+    pytest.param(DEVICE.replace('"nvme"', '"m.2"'), "devices.x.slot", "must be one of 3.5in, 2.5in, nvme",
+                 id="bad slot"),
+    pytest.param(DEVICE.replace('"1 TB"', '"5 ms"'), "devices.x.size", "must be a size", id="size in ms"),
+    pytest.param(DEVICE.replace('"1 GB/s"', '"1000 op/s"'), "devices.x.bandwidth", "must be a bandwidth",
+                 id="bandwidth in op/s"),
+    pytest.param(DEVICE.replace('"1 GB/s"', '"0 GB/s"'), "devices.x.bandwidth", "must be positive",
+                 id="zero bandwidth"),
+    pytest.param(DEVICE + 'price = -5\n', "devices.x.price", "at least 0", id="negative price"),
+    pytest.param(DEVICE + 'published = 2024\n', "devices.x.published", "must be a string", id="published not a string"),
+    pytest.param(DEVICE + 'date = "2024"\n', "devices.x.date", "unknown key 'date'", id="date is split"),
+    pytest.param(DEVICE + '[devices.x.sustained]\nbandwidth = "1 GB/s"\n', "devices.x.sustained", "states no source",
+                 id="sustained without a source"),
+    pytest.param(DEVICE + '[devices.x.sustained]\nsource = "a test"\nrtt = "1 us"\n', "devices.x.sustained.rtt",
+                 "unknown key", id="sustained of an unknown key"),
+    pytest.param(DEVICE + 'power_typical = "5 W"\npower_max = "5 GB/s"\n', "devices.x.power_max",
+                 "must be a positive power", id="power not a power"),
+    pytest.param(DEVICE + 'power_typical = "9 W"\npower_max = "5 W"\n', "devices.x.power_typical",
+                 "more than power_max", id="typical above maximum"),
+    pytest.param('[networks.x]\nbandwidth = "1 Gbit/s"\nfamily = "token-ring"\n', "networks.x.family", "must be one of",
+                 id="unknown family"),
+    pytest.param(SERVER.replace("slots = 4", "slots = 0"), "servers.x.slots", "at least 1", id="slots 0"),
+    pytest.param(SERVER.replace("nic_slots = 2\n", ""), "servers.x.nic_slots", "at least 1", id="no nic_slots"),
+    pytest.param(SERVER.replace("slots = 4", "slots = 2.5"), "servers.x.slots", "whole number", id="slots not whole"),
+    pytest.param('[networks.x]\nrtt = "2 us"\n', "networks.x", "missing 'bandwidth'", id="network without bandwidth"),
+    pytest.param('[racks.x]\nbandwidth = "1 Gbit/s"\n', "racks", "unknown table", id="unknown table"),
+    pytest.param('devices = 3\n', "devices", "unknown table", id="kind not a table"),
+    pytest.param('[devices]\nx = "an SSD"\n', "devices.x", "must be a table", id="part not a table"),
+    pytest.param('[devices.x\nslot = "nvme"\n', "", "not valid TOML", id="not TOML"),
+])
 def test_a_malformed_catalogue_file_is_an_error_naming_its_place(tmp_path, text, where, phrase):
     file = _write(tmp_path, text)
     with pytest.raises(InputError) as err:

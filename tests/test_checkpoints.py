@@ -14,7 +14,7 @@ from probes.core.errors import ToolOutputError
 from probes.core.units import Q_
 from models.checkpoints import MODELS, llm, memory, saving
 from models.predict import Model
-from topologies.bundled import load_example
+from tests.systems import links_toml
 
 DATA = Path(__file__).resolve().parent / "data" / "checkpoint"
 ALLUXIO = "v3.0/Alluxio/aws_r5n24xlarge_i3en12xlarge_1c_1s_8h__checkpointing-llama3-8b__20260708_064613"
@@ -92,11 +92,7 @@ rtt = "10 us"
 [servers.s]
 count = 2
 nic = "100 GB/s"
-[[links]]
-between = ["c", "n"]
-[[links]]
-between = ["n", "s"]
-"""
+""" + links_toml("c n s")
 
 
 def test_a_save_is_the_slower_of_the_clients_generation_and_the_storage(topology):

@@ -20,6 +20,7 @@ from probes.measure import iperf3
 from probes.core.errors import InputError
 from probes.measure.cluster import Roles, schedule
 from tests.netns import free_ports
+from tests.systems import links_toml
 from topologies.load import load_topology
 
 HOST = socket.gethostname()
@@ -113,15 +114,7 @@ nic = "10 Gbit/s"
 [devices.disk]
 count = 2
 bandwidth = "1 GB/s"
-[[links]]
-between = ["login", "lan"]
-[[links]]
-between = ["compute", "lan"]
-[[links]]
-between = ["lan", "storage"]
-[[links]]
-between = ["storage", "disk"]
-"""
+""" + links_toml("login lan storage disk", "compute lan")
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from probes.readers import read_results
 from topologies.load import load_topology, parse_topology
 from topologies.catalogues.achievable import Parts
 from topologies.topology import Component
+from tests.systems import links_toml
 from assess.check import check_runs
 from assess.findings import CODES
 from assess.findings.alone import repetitions_needed
@@ -40,13 +41,7 @@ block_size = "4 MiB"
 count = 2
 read_bandwidth = "3000 MiB/s"
 write_bandwidth = "600 MiB/s"
-[[links]]
-between = ["c", "net"]
-[[links]]
-between = ["net", "s"]
-[[links]]
-between = ["s", "d"]
-"""
+""" + links_toml("c net s d")
 SYSTEM = parse_topology(TOML)
 # The same with the devices' random-read IOPS known only as a range: 4 KiB random reads then
 # reach 2 x 4 KiB x 200,000..400,000 op/s = 1,563..3,125 MiB/s, the sequential ones are unchanged.

@@ -15,7 +15,8 @@ from probes.core.errors import ToolOutputError
 from probes.core.records import Placement
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation
-from tests.garbage import mangled, read_or_refuse
+from tests.conftest import read_every_run
+from tests.garbage import mangled, read_or_refuse, refusal
 
 GIB, KOPS = "GiB/s", "kop/s"
 READ, WRITE = Operation.READ, Operation.WRITE
@@ -92,12 +93,7 @@ def _by_label(corpus, name):
 @pytest.mark.parametrize("name", sorted(RESULTS))
 def test_every_io500_results_file_is_read(corpus, name):
     count, version = RESULTS[name]
-    text = _text(corpus, name)
-    assert io500.looks_like(text)
-    runs = io500.parse(text, source=name)
-    assert len(runs) == count
-    assert len({r.label for r in runs}) == count
-    for run in runs:
+    for run in read_every_run(io500, _text(corpus, name), name, count):
         assert (run.origin.tool, run.origin.tool_version, run.origin.path) == ("io500", version, name)
         assert run.workload.operation is OPERATIONS[run.label]
         assert len(run.samples) == 1 and len(run.durations) == 1 and run.reported is None
@@ -404,10 +400,7 @@ def test_invalid_phases_are_tagged_with_io500s_reason():
     (("-P -N 1", "-P -N x"), "line 18", "expected a whole number after mdtest's -N"),
 ])
 def test_malformed_result_txt_is_refused_with_the_line(change, where, found):
-    with pytest.raises(ToolOutputError) as err:
-        io500.parse(RESULT_TXT.replace(*change, 1), source="r.txt")
-    assert str(err.value).startswith(f"r.txt: {where}: expected"), str(err.value)
-    assert found in str(err.value)
+    assert found in refusal(io500.parse, RESULT_TXT.replace(*change, 1), source="r.txt", where=where)
 
 
 @pytest.mark.parametrize("line, found", [
@@ -418,10 +411,7 @@ def test_malformed_result_txt_is_refused_with_the_line(change, where, found):
     ("[RESULT]       ior-easy-write        x.5 GiB/s : time 331.771 seconds", "number for the value"),
 ])
 def test_malformed_summary_lines_are_refused_with_the_line(line, found):
-    with pytest.raises(ToolOutputError) as err:
-        io500.parse(f"IO500 version io500-sc21\n{line}\n", source="s.txt")
-    assert str(err.value).startswith("s.txt: line 2: expected"), str(err.value)
-    assert found in str(err.value)
+    assert found in refusal(io500.parse, f"IO500 version io500-sc21\n{line}\n", source="s.txt", where="line 2")
 
 
 def test_text_that_is_no_io500_file_is_refused():

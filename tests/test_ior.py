@@ -15,7 +15,8 @@ from probes.core.errors import ToolOutputError
 from probes.readers import read_results
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
-from tests.garbage import mangled, read_or_refuse
+from tests.conftest import read_every_run
+from tests.garbage import mangled, read_or_refuse, refusal
 
 READ, WRITE = Operation.READ, Operation.WRITE
 RAND, SEQ = Access.RANDOM, Access.SEQUENTIAL
@@ -102,12 +103,7 @@ def _facts(run):
 @pytest.mark.parametrize("name", sorted(IOR_OUTPUTS))
 def test_every_ior_output_is_read(corpus, name):
     version, count = IOR_OUTPUTS[name]
-    text = _text(corpus, name)
-    assert ior.looks_like(text)
-    runs = ior.parse(text, source=name)
-    assert len(runs) == count
-    assert len({r.label for r in runs}) == count
-    for run in runs:
+    for run in read_every_run(ior, _text(corpus, name), name, count):
         assert (run.metric, run.unit, run.origin.tool, run.origin.tool_version) == (
             Metric.BANDWIDTH, "MiB/s", "ior", version)
         assert all(math.isfinite(s) and s > 0 for s in run.samples)
@@ -251,10 +247,7 @@ def test_fewer_rows_than_repetitions_is_a_truncation():
     (("1.0        0", "1.0"), "line 20", "expected 11 columns"),
 ])
 def test_malformed_text_is_refused_with_the_line(change, where, found):
-    with pytest.raises(ToolOutputError) as err:
-        ior.parse(_synthetic().replace(*change, 1), source="s.txt")
-    assert str(err.value).startswith(f"s.txt: {where}: expected"), str(err.value)
-    assert found in str(err.value)
+    assert found in refusal(ior.parse, _synthetic().replace(*change, 1), source="s.txt", where=where)
 
 
 def _json(corpus):
@@ -314,9 +307,7 @@ def test_json_options_show_random_and_direct(corpus):
 def test_json_errors_name_the_field(corpus, edit, where):
     document = json.loads(_json(corpus))
     edit(document)
-    with pytest.raises(ToolOutputError) as err:
-        ior.parse(json.dumps(document), source="r.json")
-    assert str(err.value).startswith(f"r.json: {where}: expected"), str(err.value)
+    refusal(ior.parse, json.dumps(document), source="r.json", where=where)
 
 
 @pytest.mark.slow

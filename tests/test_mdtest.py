@@ -12,7 +12,8 @@ from probes.readers import mdtest
 from probes.core.errors import ToolOutputError
 from probes.core.units import Metric
 from probes.core.workload import Access, Operation
-from tests.garbage import mangled, read_or_refuse
+from tests.conftest import read_every_run
+from tests.garbage import mangled, read_or_refuse, refusal
 
 MDTEST_FILES = {
     "akrr_mdtest-1.9.3_multirun_ub-ccr.txt": ("1.9.3", 36),
@@ -59,12 +60,7 @@ def test_the_corpus_holds_the_mdtest_files_this_test_knows(corpus):
 @pytest.mark.parametrize("name", GOOD)
 def test_every_corpus_file_is_read_as_operation_rates(corpus, name):
     version, count = MDTEST_FILES[name]
-    text = _text(corpus, name)
-    assert mdtest.looks_like(text)
-    runs = mdtest.parse(text, source=name)
-    assert len(runs) == count
-    assert len({run.label for run in runs}) == count
-    for run in runs:
+    for run in read_every_run(mdtest, _text(corpus, name), name, count):
         assert (run.metric, run.unit, run.samples) == (Metric.OPERATION_RATE, "op/s", ())
         assert (run.origin.tool, run.origin.tool_version, run.origin.path) == ("mdtest", version, name)
         assert run.reported is not None and run.value.is_compatible_with("op/s")
@@ -366,10 +362,8 @@ def test_several_task_counts_in_one_run_are_labelled_with_their_tasks():
 def test_malformed_output_is_refused_with_the_line(change, where, found):
     text = _synthetic()
     assert change[0] in text
-    with pytest.raises(ToolOutputError) as err:
-        mdtest.parse(text.replace(*change, 1), source="s.txt")
-    assert str(err.value).startswith(f"s.txt: {where}: expected"), str(err.value)
-    assert found in str(err.value), str(err.value)
+    message = refusal(mdtest.parse, text.replace(*change, 1), source="s.txt", where=where)
+    assert found in message, message
 
 
 def test_a_text_without_the_launch_line_is_refused():

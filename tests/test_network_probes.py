@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -187,42 +188,52 @@ def test_iperf3_to_a_loopback_server_measures_every_direction_and_stream_count()
     assert not any(map(_listened, ports))  # the servers are gone
 
 
-@pytest.mark.slow
-def test_a_busy_server_is_asked_again_until_it_is_free():
-    port = free_ports(1)[0]
+def _sent(port: int) -> float:
+    """What one stream sends, in bit/s, to the iperf3 server on ``port`` of 127.0.0.1 (one repetition)."""
+    (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
+    return probe.once()["iperf3.send.p1"]
+
+
+@contextlib.contextmanager
+def _busy(port: int):
+    """An iperf3 server on ``port`` running another client's test: it answers "busy" until that ends."""
     with iperf3.serve([port], bind="127.0.0.1"):
         other = subprocess.Popen(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t", "2", "-J"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            time.sleep(0.5)  # the other client's test is running: the server answers "busy"
-            (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
-            assert probe.once()["iperf3.send.p1"] > 1e8
+            time.sleep(0.5)  # the other client's test is running
+            yield
         finally:
             other.wait(10)
 
 
-@pytest.mark.slow
-def test_a_server_between_two_tests_is_asked_again_until_it_listens():
-    # A persistent iperf3 server closes its listening socket after each test and opens a new one;
-    # here it is away for 0.3 s, as a server on a loaded machine can be.
-    port = free_ports(1)[0]
+@contextlib.contextmanager
+def _away(port: int):
+    """A persistent iperf3 server between two tests, which closes its listening socket after each and opens a new
+    one: here it is away for 0.3 s, as a server on a loaded machine can be."""
     server = threading.Timer(0.3, subprocess.run, (["iperf3", "-s", "-1", "-p", str(port), "-B", "127.0.0.1"],),
                              {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "timeout": 20})
     server.start()
     try:
-        (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
-        assert probe.once()["iperf3.send.p1"] > 1e8
+        yield
     finally:
         server.join(20)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("server", [_busy, _away], ids=["busy", "away"])
+def test_a_server_that_is_busy_or_away_is_asked_again_until_it_answers(server):
+    port = free_ports(1)[0]
+    with server(port):
+        assert _sent(port) > 1e8
+
+
+@pytest.mark.slow
 def test_a_port_nothing_listens_on_fails_at_once_naming_host_and_port():
     port = free_ports(1)[0]
-    (probe,) = iperf3.iperf3_probes("127.0.0.1", port=port, streams=(1,), directions=("send",))
     started = time.monotonic()
     with pytest.raises(ProbeError, match=f"iperf3 could not measure 127.0.0.1 port {port}: .*Connection refused"):
-        probe.once()
+        _sent(port)
     assert time.monotonic() - started < 2
 
 

@@ -15,7 +15,8 @@ from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
 from topologies.catalogues.catalogue import Part
 from topologies.load import load_topology
-from topologies.topology import Capacity, Component, Group, Kind, Source, WriteCost
+from topologies.topology import Capacity, Component, Group, Kind, Source
+from topologies.write_cost import WriteCost
 from tests.commands import command_refusal
 
 # A catalogue small enough to size by hand (decimal units throughout).

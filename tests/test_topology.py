@@ -9,6 +9,7 @@ from probes.core.errors import TopologyError
 from topologies.bundled import example_names, load_example
 from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.topology import Kind
+from tests.systems import links_toml
 
 GOOD = """
 name = "t"
@@ -23,13 +24,7 @@ nic = "10 GbE"
 [devices.d]
 count = 4
 bandwidth = "200 MiB/s"
-[[links]]
-between = ["c", "sw"]
-[[links]]
-between = ["sw", "s"]
-[[links]]
-between = ["s", "d"]
-"""
+""" + links_toml("c sw s d")
 
 
 @pytest.mark.parametrize("name", [n.removesuffix(".toml") for n in example_names() if n.endswith(".toml")])

@@ -39,28 +39,24 @@ probe set (relative to the topology file) and the measurement; the 95 % interval
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 import tomllib
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from probes.core.errors import InputError, TopologyError, UnitError
-from probes.core.units import Metric, family_unit, format_quantity, parse_quantity
+from probes.core.errors import InputError, TopologyError
+from probes.core.units import Metric
+from topologies.capacities import only_keys, parse_capacity, parse_figure, string_at
 from topologies.described.kvcache import parse_kv_cache
-from topologies.topology import (BOUNDS, MOST_MEMBERS, Capacity, Forwarding, Group, Kind, Link, Source, Topology,
-                                 WriteCost, capacity_keys)
+from topologies.topology import MOST_MEMBERS, Group, Kind, Link, Topology, capacity_keys
+from topologies.write_cost import parse_forwarding, parse_write_cost
 
 if TYPE_CHECKING:
     from pint import Quantity
 
-    from probes.core.measurement import Measurement
+__all__ = ["load_topology", "group_tables", "parse_topology", "read_toml", "topology_from_dict", "parse_price"]
 
-__all__ = ["load_topology", "group_tables", "parse_topology", "read_toml", "topology_from_dict", "parse_capacity", "parse_write_cost", "parse_price", "SOURCE_KINDS"]
-
-SOURCE_KINDS = ("datasheet", "measured", "assumption", "probe")
 _TOP_KEYS = ("name", "description", "currency", "links", "kv_cache") + tuple(k.value for k in Kind)
 _GROUP_KEYS = ("count", "description", "price")
 _SERVER_KEYS = ("replicas", "parity", "write_amplification", "forwarding")
@@ -106,17 +102,17 @@ def _toml(text: str, source: str, error: type[InputError]) -> dict:
 
 def topology_from_dict(doc: dict, *, source: str = "<topology>", name: str = "topology") -> Topology:
     """Build a Topology from the parsed TOML document (nested dicts and lists); ``source`` names it in errors."""
-    _only(doc, _TOP_KEYS, source, "")
+    only_keys(doc, _TOP_KEYS, source, "")
     groups = _converged([_group(*group, source) for group in group_tables(doc, source)], source)
     names = [g.name for g in groups]
     links = tuple(_link(i, body, names, source) for i, body in enumerate(_list(doc.get("links", []), source)))
     _check_links(links, {g.name: g.kind for g in groups}, source)
     topology = Topology(
-        name=_text(doc.get("name", name), source, "name"), groups=tuple(groups), links=links,
-        description=_text(doc.get("description", ""), source, "description"),
+        name=string_at(doc.get("name", name), source, "name"), groups=tuple(groups), links=links,
+        description=string_at(doc.get("description", ""), source, "description"),
         path=source,
-        currency=_text(doc.get("currency", ""), source, "currency"),
-        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source, parse_capacity),
+        currency=string_at(doc.get("currency", ""), source, "currency"),
+        kv_cache=parse_kv_cache(doc.get("kv_cache", {}), source),
     )
     _check_system(topology)
     return topology
@@ -141,19 +137,6 @@ def group_tables(doc: dict, source: str) -> Iterator[tuple[Kind, str, dict, str,
             yield kind, name, body, where, count
 
 
-def _only(table: dict, allowed: tuple[str, ...], source: str, where: str) -> None:
-    for key in table:
-        if key not in allowed:
-            place = f"{where}.{key}" if where else key
-            raise TopologyError(source, place, f"unknown key {key!r}; expected one of: {', '.join(allowed)}")
-
-
-def _text(value: Any, source: str, where: str) -> str:
-    if not isinstance(value, str):
-        raise TopologyError(source, where, f"must be a string. Got {value!r} instead.")
-    return value
-
-
 def _list(value: Any, source: str) -> list:
     if not isinstance(value, list):
         raise TopologyError(source, "links", "must be an array of tables: [[links]] with between = [\"a\", \"b\"]")
@@ -165,7 +148,7 @@ def _group(kind: Kind, name: str, body: dict, where: str, count: int, source: st
     settings = _SETTINGS[kind]
     if kind is Kind.SERVER and isinstance(body.get("metadata"), dict) and {"typical", "devices"} & set(body["metadata"]):
         body = _typical_metadata(body, source, f"{where}.metadata")
-    _only(body, _GROUP_KEYS + settings + tuple(keys), source, where)
+    only_keys(body, _GROUP_KEYS + settings + tuple(keys), source, where)
     capacities = {
         key: parse_capacity(value, keys[key], source, f"{where}.{key}")
         for key, value in body.items()
@@ -173,17 +156,17 @@ def _group(kind: Kind, name: str, body: dict, where: str, count: int, source: st
     }
     extra = {}
     if kind is Kind.SERVER:
-        extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": _forwarding(body, source, where),
-                 "on": _text(body.get("on", ""), source, f"{where}.on")}
+        extra = {"write_cost": parse_write_cost(body, source, where), "forwarding": parse_forwarding(body, source, where),
+                 "on": string_at(body.get("on", ""), source, f"{where}.on")}
     nics = body.get("nics", 1)
     if isinstance(nics, bool) or not isinstance(nics, int) or not 1 <= nics <= _MOST_NICS:
         raise TopologyError(source, f"{where}.nics", f"must be a whole number of ports from 1 to {_MOST_NICS}, each of "
                             f"the nic's rate. Got {nics!r} instead.")
-    return Group(name, kind, count, capacities, _text(body.get("description", ""), source, f"{where}.description"),
+    return Group(name, kind, count, capacities, string_at(body.get("description", ""), source, f"{where}.description"),
                  price=parse_price(body.get("price"), source, f"{where}.price"), nics=nics,
                  operations=_operations(body.get("operations"), source, f"{where}.operations"),
                  transfers=_transfers(body.get("transfers"), source, f"{where}.transfers"),
-                 request_size=None if "request_size" not in body else _quantity(body["request_size"], Metric.SIZE, source,
+                 request_size=None if "request_size" not in body else parse_figure(body["request_size"], Metric.SIZE, source,
                                                                                  f"{where}.request_size"), **extra)
 
 
@@ -195,7 +178,7 @@ def _transfers(value: Any, source: str, where: str) -> tuple[str, Quantity] | No
     if not match:
         raise TopologyError(source, where, "must compare the request size with a size, e.g. \"< 4 KiB\" for a tier "
                             f"of small requests or \">= 4 KiB\" for bulk data. Got {value!r} instead.")
-    return match[1], _quantity(match[2], Metric.SIZE, source, where)
+    return match[1], parse_figure(match[2], Metric.SIZE, source, where)
 
 
 # What a converged server group takes from the nodes it runs on, where it states none of its own.
@@ -242,7 +225,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
     from topologies.catalogues.metadata_rates import entry
 
     stated = body["metadata"]
-    _only(stated, ("typical", "devices", "cores", "note"), source, where)
+    only_keys(stated, ("typical", "devices", "cores", "note"), source, where)
     service, devices = stated.get("typical"), stated.get("devices", "any")
     if not isinstance(service, str) or not isinstance(devices, str):
         raise TopologyError(source, where, "names a metadata service and a device class, e.g. "
@@ -254,7 +237,7 @@ def _typical_metadata(body: dict, source: str, where: str) -> dict:
         entry(service, devices)
     except LookupError as exc:
         raise TopologyError(source, where, str(exc).strip("'\"")) from None
-    extra = _text(stated.get("note", ""), source, f"{where}.note")
+    extra = string_at(stated.get("note", ""), source, f"{where}.note")
     nic = body.get("nic") and parse_capacity(body["nic"], Metric.BANDWIDTH, source, where.replace(".metadata", ".nic"))
     ends = None if not nic or nic.value is None else nic.ends
     expanded = {key: value for key, value in body.items() if key != "metadata"}
@@ -274,161 +257,11 @@ def parse_price(value: Any, source: str, where: str) -> float | None:
     return float(value)
 
 
-def parse_write_cost(body: dict, source: str, where: str) -> WriteCost:
-    """A server group's replicas (whole number), parity ("8+2") and other write amplification (>= 1)."""
-    replicas = body.get("replicas", 1)
-    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1:
-        raise TopologyError(source, f"{where}.replicas", f"must be a whole number of at least 1. Got {replicas!r} instead.")
-    parity = body.get("parity")
-    if parity is not None:
-        match = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", parity) if isinstance(parity, str) else None
-        if not match or int(match[1]) < 1:
-            raise TopologyError(source, f"{where}.parity", "must be data + parity strips as a string, e.g. \"8+2\" "
-                                f"(RAID 6 over 10 devices). Got {parity!r} instead.")
-        parity = (int(match[1]), int(match[2]))
-    amplification = body.get("write_amplification", 1.0)
-    if isinstance(amplification, bool) or not isinstance(amplification, (int, float)) or not 1 <= amplification < float("inf"):
-        raise TopologyError(source, f"{where}.write_amplification", "must be a number of at least 1 (bytes the devices "
-                            f"write per byte of data, e.g. 2 for data journaling). Got {amplification!r} instead.")
-    return WriteCost(replicas, parity, float(amplification))
-
-
-def _forwarding(body: dict, source: str, where: str) -> Forwarding:
-    value = body.get("forwarding", Forwarding.PIPELINE.value)
-    try:
-        return Forwarding(value)
-    except ValueError:
-        raise TopologyError(source, f"{where}.forwarding", "must be \"pipeline\" (bytes stream through) or \"store\" "
-                            f"(each request is received whole before it is passed on). Got {value!r} instead.") from None
-
-
-def parse_capacity(value: Any, metric: Metric, source: str, where: str) -> Capacity:
-    """One capacity as a file states it: a quantity, "unlimited", a table with its source, or a probe set."""
-    origin = Source("unstated")
-    if isinstance(value, dict) and "probe" in value:
-        return _probed(value, metric, source, where)
-    if isinstance(value, dict):
-        _only(value, ("value", "range", "source", "note"), source, where)
-        if ("value" in value) == ("range" in value):
-            raise TopologyError(source, where, "a capacity table needs a value or a range (not both), e.g. "
-                                "{ value = \"110 MiB/s\", source = \"measured\" }, { range = [\"25 Gbit/s\", \"100 Gbit/s\"], "
-                                "source = \"assumption\" }, or a probe set, e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
-        kind = value.get("source", "unstated")
-        if "source" in value and kind not in SOURCE_KINDS:
-            raise TopologyError(source, f"{where}.source", f"must be one of {', '.join(SOURCE_KINDS)}. Got {kind!r} instead.")
-        origin = Source(kind, _text(value.get("note", ""), source, f"{where}.note"))
-        if "range" in value:
-            return _ranged(value["range"], metric, origin, source, f"{where}.range")
-        value = value["value"]
-    if value == "unlimited":
-        return Capacity(None, metric, origin)
-    if isinstance(value, str) and ".." in value:
-        return _ranged(_span(value), metric, origin, source, where)
-    return Capacity(_quantity(value, metric, source, where), metric, origin)
-
-
-def _quantity(value: Any, metric: Metric, source: str, where: str) -> Quantity:
-    memory = where.endswith((".memory", ".memory.range"))  # may be none: a store in memory (tmpfs) has no cache before it
-    try:
-        quantity, within = (_figure if isinstance(value, str) else _figure.__wrapped__)(value, metric, not memory)
-    except UnitError as exc:
-        raise TopologyError(source, where, str(exc)) from exc
-    if within or (memory and quantity.magnitude == 0):
-        return quantity
-    shown = " and ".join(f"{word} {bound}" for word, bound in zip(("at least", "at most"), BOUNDS[metric]) if bound)
-    raise TopologyError(source, where, f"must be {shown}, beyond which no part is. Got {value!r} instead.")
-
-
-@functools.lru_cache(maxsize=4096)
-def _figure(value: Any, metric: Metric, positive: bool) -> tuple[Quantity, bool]:
-    """A figure parsed, and whether it lies within BOUNDS: each text once (a list states the same in many rows)."""
-    quantity = parse_quantity(value, metric, what="the value", positive=positive)
-    least, most = (None if end is None else parse_quantity(end, metric, what="a bound") for end in BOUNDS[metric])
-    return quantity, not ((least is not None and quantity < least) or (most is not None and quantity > most))
-
-
-def _span(text: str) -> list[str]:
-    """``"25..100 Gbit/s"`` as its two ends; a bare first number takes the second's unit."""
-    if text.count("..") > 1:
-        return [text]  # not two ends: the range's own check says so
-    first, _, second = (part.strip() for part in text.partition(".."))
-    bare = re.fullmatch(r"[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?", first)
-    unit = re.sub(r"^[0-9][0-9,]*(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*", "", second)
-    return [f"{first} {unit}" if bare else first, second]
-
-
-def _ranged(ends: Any, metric: Metric, origin: Source, source: str, where: str) -> Capacity:
-    """A capacity known only to lie between two values: ``["25 Gbit/s", "100 Gbit/s"]``."""
-    if where.endswith("block_size") or where.endswith("block_size.range"):
-        raise TopologyError(source, where, "a block size is what the file system uses, not a limit: state one value")
-    if not (isinstance(ends, list) and len(ends) == 2):
-        raise TopologyError(source, where, "a range is two values, least first, e.g. [\"25 Gbit/s\", \"100 Gbit/s\"] "
-                            f"or \"25..100 Gbit/s\". Got {ends!r} instead.")
-    low, high = (_quantity(end, metric, source, where) for end in ends)
-    if low > high:
-        raise TopologyError(source, where, f"a range gives its least value first. Got {ends[0]!r} before {ends[1]!r}.")
-    return Capacity(low, metric, origin) if low == high else Capacity.ranged(low, high, metric, origin)
-
-
-def _probed(value: dict, metric: Metric, source: str, where: str) -> Capacity:
-    """A capacity taken from a probe set: the mean of the named measurement, its precision in the note."""
-    _only(value, ("probe", "measurement", "note"), source, where)
-    path, name = value["probe"], value.get("measurement")
-    if not isinstance(path, str) or not isinstance(name, str):
-        raise TopologyError(source, where, "a probed capacity names a probe set and a measurement, "
-                            "e.g. { probe = \"node01.json\", measurement = \"iperf3.send.p1\" }")
-    file = Path(source).parent / path
-    try:
-        measurements = _probe_set(str(file), os.stat(file).st_mtime_ns)
-    except OSError as exc:
-        raise TopologyError(source, f"{where}.probe", f"cannot read the probe set {str(file)!r} ({exc.strerror or exc})") from None
-    except InputError as exc:
-        raise TopologyError(source, f"{where}.probe", f"the probe set is unusable: {exc}") from None
-    if name not in measurements:
-        raise TopologyError(source, f"{where}.measurement", f"{str(file)!r} has no measurement {name!r}; "
-                            f"it has: {', '.join(sorted(measurements)) or 'none'}")
-    measurement = measurements[name]
-    if not measurement.complete:
-        raise TopologyError(source, f"{where}.measurement", f"{name!r} in {str(file)!r} is from an interrupted probe run; "
-                            "finish it with iobound probe --resume")
-    if measurement.metric is not metric:
-        raise TopologyError(source, f"{where}.measurement", f"{name!r} is a {measurement.metric.label}, "
-                            f"but this capacity is a {metric.label}")
-    note = f"{path}: {name}, {_precision(measurement)}"
-    extra = _text(value.get("note", ""), source, f"{where}.note")
-    origin = Source("probe", f"{note}; {extra}" if extra else note)
-    s = measurement.summary
-    scale = measurement.value / s.mean  # the summary is in the measurement's unit
-    if measurement.unstable:  # its interval is of no steady state: every value it took stands
-        return Capacity.ranged(s.min * scale, s.max * scale, metric, origin)
-    if s.ci_low is None or not 0 < s.ci_low < s.ci_high:  # one sample, or an interval reaching zero: the mean alone
-        return Capacity(measurement.value, metric, origin)
-    return Capacity.ranged(s.ci_low * scale, s.ci_high * scale, metric, origin)
-
-
-@functools.lru_cache(maxsize=32)
-def _probe_set(path: str, mtime_ns: int) -> dict[str, Measurement]:
-    """A probe set read once per load, even when many capacities name it (re-read when the file changes)."""
-    from probes.measure.probeset import read_probe_set  # only a topology that names a probe set needs the probes
-
-    return read_probe_set(path)
-
-
-def _precision(measurement: Measurement) -> str:
-    s = measurement.summary
-    shown = format_quantity(measurement.value, unit=family_unit(measurement.value))  # in the unit family it was measured in
-    width = measurement.half_width
-    if measurement.unstable:
-        return f"mean {shown} of {s.n}, UNSTABLE-MACHINE ({measurement.unstable}): its least to greatest value"
-    missed = "" if measurement.reached else ", short of its precision target"
-    return f"mean {shown} of {s.n}" + ("" if width is None else f" (95 % CI ± {width:.1%}{missed})")
-
-
 def _link(index: int, body: Any, names: list[str], source: str) -> Link:
     where = f"links[{index}]"
     if not isinstance(body, dict):
         raise TopologyError(source, where, f"must be a table with between = [\"a\", \"b\"]. Got {body!r} instead.")
-    _only(body, ("between", "bandwidth"), source, where)
+    only_keys(body, ("between", "bandwidth"), source, where)
     ends = body.get("between")
     if not (isinstance(ends, list) and len(ends) == 2 and all(isinstance(e, str) for e in ends)):
         raise TopologyError(source, f"{where}.between", f"must name two groups, e.g. [\"compute\", \"ethernet\"]. Got {ends!r} instead.")

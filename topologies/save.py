@@ -9,7 +9,8 @@ import tomli_w
 
 from probes.core.outputs import write_new
 from probes.core.units import Metric, canonical, parse_quantity, registry
-from topologies.topology import Capacity, Forwarding, Group, Kind, Topology, WriteCost
+from topologies.topology import Capacity, Group, Kind, Topology
+from topologies.write_cost import Forwarding, WriteCost
 
 if TYPE_CHECKING:
     from pint import Quantity

@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING
 
 from probes.core.units import Metric, family_unit, format_quantity, quantity_json
 from probes.core.workload import MOST_COUNT as MOST_MEMBERS  # one bound for every count: a slip, not a system
+from topologies.write_cost import Forwarding, WriteCost
 
 if TYPE_CHECKING:
     import networkx as nx
     from pint import Quantity, Unit
 
-__all__ = ["TOPOLOGY_VERSION", "BOUNDS", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION", "Forwarding",
-           "WriteCost", "capacity_keys", "capacity_json", "lookup"]
+__all__ = ["TOPOLOGY_VERSION", "MOST_MEMBERS", "Kind", "Source", "Capacity", "Component", "Group", "Link", "Topology", "CAPACITY_KEYS", "PER_OPERATION",
+           "capacity_keys", "capacity_json", "lookup"]
 
 
 class Kind(enum.Enum):
@@ -64,14 +65,6 @@ PER_OPERATION = {"nic": ("read", "write"), "bandwidth": ("read", "write"), "iops
                  "memory_bandwidth": ("read", "write"), **dict.fromkeys(("metadata", "directory"), _METADATA_OPERATIONS)}
 
 
-# What physical sense allows, so that a slip of the keyboard (10^21 members, 1e300 MiB/s) is refused, not solved:
-# no group above ten million members, no bandwidth above 1 EB/s nor a rate above 10^15 op/s (1 EB/s of 1-byte
-# operations), no latency under a nanosecond or over an hour, no size under a byte or over a zettabyte.
-BOUNDS: dict[Metric, tuple[str | None, str | None]] = {
-    Metric.BANDWIDTH: (None, "1 EB/s"), Metric.OPERATION_RATE: (None, "1e15 op/s"),
-    Metric.LATENCY: ("1 ns", "1 h"), Metric.SIZE: ("1 B", "1 ZB")}
-
-
 def capacity_keys(kind: Kind) -> dict[str, Metric]:
     """Every capacity key a group of ``kind`` may state, per-operation variants included, with its metric."""
     keys = CAPACITY_KEYS[kind]
@@ -83,54 +76,6 @@ def lookup(capacities: dict[str, Capacity], key: str, operation: str | None = No
     if operation and f"{operation}_{key}" in capacities:
         return capacities[f"{operation}_{key}"]
     return capacities.get(key)
-
-
-class Forwarding(enum.Enum):
-    """How a server group passes a request on: bytes stream through (pipeline) or each request is whole first (store)."""
-
-    PIPELINE = "pipeline"
-    STORE = "store"
-
-
-@dataclass(frozen=True, slots=True)
-class WriteCost:
-    """What one byte a client writes costs behind a server: copies, parity and other amplification (journaling).
-    ``parity`` is (data, parity) strips, e.g. (8, 2) for RAID 6 8+2 or erasure coding."""
-
-    replicas: int = 1
-    parity: tuple[int, int] | None = None
-    amplification: float = 1.0
-
-    @property
-    def devices(self) -> float:
-        """Bytes the devices store per byte written."""
-        data, parity = self.parity or (1, 0)
-        return self.replicas * (data + parity) / data * self.amplification
-
-    @property
-    def device_requests(self) -> float:
-        """Device writes per small write (less than a stripe): the data strip and every parity strip, per replica."""
-        parity = self.parity[1] if self.parity else 0
-        return self.replicas * (1 + parity) * self.amplification
-
-    @property
-    def space(self) -> float:
-        """Raw device bytes each byte of data occupies: the copies and the parity strips (not journaling, which is transient)."""
-        data, parity = self.parity or (1, 0)
-        return self.replicas * (data + parity) / data
-
-    @property
-    def servers(self) -> int:
-        """Times each byte written crosses the servers (and their NICs): once per replica."""
-        return self.replicas
-
-    def __str__(self) -> str:
-        parts = [f"{self.replicas} replicas"] if self.replicas > 1 else []
-        if self.parity:
-            parts.append(f"{self.parity[0]}+{self.parity[1]} parity")
-        if self.amplification != 1:
-            parts.append(f"{self.amplification:g}x amplification")
-        return ", ".join(parts) or "none"
 
 
 _LINK = re.compile(r"links\[(\d+)\]")  # how a link is named where a capacity is stated: links[i]

@@ -245,23 +245,21 @@ def _accelerators(args: argparse.Namespace) -> int:
             found = saving(model, args.checkpoint, args.accelerators, clients=clients)
         except ValueError as exc:
             raise InputError("--accelerators", "", str(exc)) from None
-        if args.json:
-            print(dumps(envelope("checkpoint", CHECKPOINT_VERSION, checkpoint_body(system, found))))
-        else:
-            print(render_checkpoint(found, f"{topology.name} ({topology.path})"))
-        return 0
-    if not (args.model and args.accelerator):
-        raise InputError("--model", "", "give both the training workload and its accelerator: --model unet3d "
-                         "--accelerator h100")
-    demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
-    try:
-        found = feed(model, demand, args.accelerators, au=args.au, read_threads=args.read_threads, clients=clients)
-    except ValueError as exc:
-        raise InputError("--au", "", str(exc)) from None
-    if args.json:
-        print(dumps(envelope("accelerators", ACCELERATORS_VERSION, _feeding_body(system, found))))
+        kind, version, body, render = "checkpoint", CHECKPOINT_VERSION, checkpoint_body, render_checkpoint
     else:
-        print(render_feeding(found, f"{topology.name} ({topology.path})"))
+        if not (args.model and args.accelerator):
+            raise InputError("--model", "", "give both the training workload and its accelerator: --model unet3d "
+                             "--accelerator h100")
+        demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
+        try:
+            found = feed(model, demand, args.accelerators, au=args.au, read_threads=args.read_threads, clients=clients)
+        except ValueError as exc:
+            raise InputError("--au", "", str(exc)) from None
+        kind, version, body, render = "accelerators", ACCELERATORS_VERSION, _feeding_body, render_feeding
+    if args.json:
+        print(dumps(envelope(kind, version, body(system, found))))
+    else:
+        print(render(found, f"{topology.name} ({topology.path})"))
     return 0
 
 

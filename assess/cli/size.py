@@ -132,7 +132,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
     """The sizing question of the command line; each mistake is named by its option."""
-    from topologies.load import parse_write_cost
+    from topologies.write_cost import parse_write_cost
     from topologies.topology import Capacity, Group, Kind, Source
     from models.sizing import Question
 

@@ -11,7 +11,8 @@ from probes.core.errors import InputError
 from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity
 from probes.core.workload import Workload
 from topologies.catalogues.catalogue import Catalogue, Part
-from topologies.topology import Group, WriteCost
+from topologies.topology import Group
+from topologies.write_cost import WriteCost
 
 if TYPE_CHECKING:
     from pint import Quantity

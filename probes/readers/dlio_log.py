@@ -36,13 +36,7 @@ _FINISHED = re.compile(rf"^\[OUTPUT\] \S+ Finished (saving|loading) checkpoint (
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` is a DLIO log with a finished checkpoint in it.
-
-    >>> looks_like("[OUTPUT] 2025-03-19T09:21:48 Running DLIO [Checkpointing] with 2 process(es)\\n"
-    ...            "[OUTPUT] 2025-03-19T09:23:25 Finished saving checkpoint 1 for epoch 1 in 77.1 s; "
-    ...            "Throughput: 1.1 GB/s")
-    True
-    """
+    """Whether ``text`` is a DLIO log with a finished checkpoint in it."""
     return _RUNNING.search(text) is not None and _FINISHED.search(text) is not None
 
 

@@ -46,15 +46,7 @@ _ALL_CLIENTS = "All clients"
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like fio's JSON output: a cheap sniff, not a validation.
-
-    Examples
-    --------
-    >>> looks_like('fio: pid=1, err=42\\n{"fio version": "fio-3.13", "jobs": []}')
-    True
-    >>> looks_like('{"start": {}, "end": {}}')
-    False
-    """
+    """Whether ``text`` looks like fio's JSON output: a cheap sniff, not a validation."""
     return '"fio version"' in text and ('"jobs"' in text or '"client_stats"' in text)
 
 

@@ -88,15 +88,7 @@ _OPERATIONS = {"read": Operation.READ, "write": Operation.WRITE}
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like fio's normal output (or its error messages alone), not its JSON.
-
-    Examples
-    --------
-    >>> looks_like("job: (g=0): rw=read, bs=(R) 4096B-4096B, (W) 4096B-4096B, ioengine=sync, iodepth=1\\n")
-    True
-    >>> looks_like('fio: pid=1, err=5/file:io_u.c:1\\n{"fio version": "fio-3.13", "jobs": []}')
-    False
-    """
+    """Whether ``text`` looks like fio's normal output (or its error messages alone), not its JSON."""
     # Each of _SNIFF's patterns holds one of _SNIFF_WORDS: looking for those first spares the pattern's
     # slow scan of a large output of another tool (a second on a 50 MB IOR log).
     return ('"fio version"' not in text and any(word in text for word in _SNIFF_WORDS)

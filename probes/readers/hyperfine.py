@@ -34,15 +34,7 @@ _COMMAND = re.compile(r'"command"\s*:\s*"')
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like hyperfine's JSON export: a cheap sniff, not a validation.
-
-    Examples
-    --------
-    >>> looks_like('{"results": [{"command": "sleep 1", "mean": 1.0, "times": [1.0]}]}')
-    True
-    >>> looks_like('{"fio version": "fio-3.28", "jobs": []}')
-    False
-    """
+    """Whether ``text`` looks like hyperfine's JSON export: a cheap sniff, not a validation."""
     return (_OPENING.match(text) is not None and _RESULTS.search(text) is not None
             and _COMMAND.search(text) is not None and '"mean"' in text)
 

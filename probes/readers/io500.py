@@ -93,13 +93,6 @@ def looks_like(text: str) -> bool:
 
     Also true for io500's ``config.ini`` and ``system-information.txt``, which :func:`parse`
     then refuses with a message saying what they are.
-
-    Examples
-    --------
-    >>> looks_like("IO500 version io500-sc21 (standard)\\n[RESULT] ior-easy-write 1.0 GiB/s : time 300.0 seconds\\n")
-    True
-    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\n")
-    False
     """
     return _SNIFF.search(text) is not None
 

@@ -21,17 +21,7 @@ FORMAT = "IOR output (text, or -O summaryFormat=json)"
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like IOR's text or JSON output: a cheap sniff, not a validation.
-
-    Examples
-    --------
-    >>> looks_like("IOR-3.3.0: MPI Coordinated Test of Parallel I/O\\nBegan : today\\n")
-    True
-    >>> looks_like('{"Version": "3.3.0", "Began": "today", "tests": []}')
-    True
-    >>> looks_like("access,rank,runtime\\nwrite,0,1.0\\n")
-    False
-    """
+    """Whether ``text`` looks like IOR's text or JSON output: a cheap sniff, not a validation."""
     if HEADER.search(text):
         return True
     return ('"Version"' in text and '"Began"' in text and ('"tests"' in text or '"Command line"' in text)

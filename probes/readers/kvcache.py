@@ -24,11 +24,7 @@ _TIERS = ("gpu", "cpu", "storage")
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like kv-cache.py's results: a cheap sniff, not a validation.
-
-    >>> looks_like('{"summary": {"cache_stats": {"tier_storage_read_bandwidth_gbps": 0.3}}}')
-    True
-    """
+    """Whether ``text`` looks like kv-cache.py's results: a cheap sniff, not a validation."""
     return JSON_OPENING.match(text) is not None and '"cache_stats"' in text and "_bandwidth_gbps" in text
 
 

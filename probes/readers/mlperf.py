@@ -64,15 +64,7 @@ _CHECKPOINT_SPREAD = 0.05
 
 
 def looks_like(text: str) -> bool:
-    """Whether ``text`` looks like a DLIO ``summary.json``: a cheap sniff, not a validation.
-
-    Examples
-    --------
-    >>> looks_like('{"num_accelerators": 8, "metric": {}, "num_files_train": 3200}')
-    True
-    >>> looks_like('{"overall": {"train_num_accelerators": "8", "num_files_train": 3200}, "runs": {}}')
-    False
-    """
+    """Whether ``text`` looks like a DLIO ``summary.json``: a cheap sniff, not a validation."""
     return (_OPENING.match(text) is not None and '"num_accelerators"' in text and '"metric"' in text
             and '"num_files_train"' in text)
 

@@ -36,9 +36,6 @@ def looks_like(text: str) -> bool:
 
     A header with only some of them is a results CSV with the wrong columns: :func:`parse` then
     says which it lacks, rather than the file going unrecognised.
-
-    >>> looks_like("op,transfer_size,value,unit\\n"), looks_like("op,size,value\\n"), looks_like("a,b,value\\n")
-    (True, True, False)
     """
     try:
         header = next(_rows(text), (0, []))[1]

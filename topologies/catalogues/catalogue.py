@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Metric, canonical, parse_quantity
-from topologies.load import parse_capacity, parse_price, read_toml
-from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, WriteCost, capacity_keys, lookup
+from topologies.capacities import parse_capacity
+from topologies.load import parse_price, read_toml
+from topologies.topology import Capacity, Group, Kind, Link, Source, Topology, capacity_keys, lookup
+from topologies.write_cost import WriteCost
 
 if TYPE_CHECKING:
     from pint import Quantity

@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from probes.core.errors import TopologyError
 from probes.core.units import Metric, format_quantity
+from topologies.capacities import parse_capacity
 from topologies.topology import MOST_MEMBERS, Capacity, Source, capacity_json, lookup
 
 __all__ = ["Tier", "KVTier", "parse_kv_cache"]
@@ -74,9 +75,9 @@ class KVTier:
                 "size": capacity_json(self.size), "rates": {key: capacity_json(c) for key, c in self.rates.items()}}
 
 
-def parse_kv_cache(table: Any, source: str, parse_capacity: Callable[[Any, Metric, str, str], Capacity]) -> tuple[KVTier, ...]:
-    """The ``[kv_cache.NAME]`` tables of a topology file, in file order, each figure read by ``parse_capacity`` (the
-    loader's: a value, a range or a probe); TopologyError naming the key where one is wrong."""
+def parse_kv_cache(table: Any, source: str) -> tuple[KVTier, ...]:
+    """The ``[kv_cache.NAME]`` tables of a topology file, in file order, each figure read as any capacity is (a
+    value, a range or a probe); TopologyError naming the key where one is wrong."""
     if not isinstance(table, dict):
         raise TopologyError(source, "kv_cache", "must be a table of tiers, e.g. [kv_cache.hbm] with tier = \"gpu\"")
     tiers = []
