@@ -95,12 +95,14 @@ def test_every_module_lives_in_a_room_named_for_its_trade():
 
 
 def test_topologies_keeps_its_builders_and_its_catalogues_in_rooms():
-    """The type, its loader and its editors stand loose; what turns a description into a topology is in
-    described/, the tables of parts and rates with their loaders in catalogues/, examples in examples/."""
+    """The type, its loader (with how a file states a capacity and a write's cost) and its editors stand loose;
+    what turns a description into a topology is in described/, the tables of parts and rates with their loaders in
+    catalogues/, examples in examples/."""
     folder = ROOT / "topologies"
     assert {p.name for p in folder.iterdir() if p.is_dir() and p.name != "__pycache__"} == \
         {"described", "catalogues", "examples"}
-    assert {p.stem for p in folder.glob("*.py")} == {"__init__", "bundled", "edit", "load", "save", "topology"}
+    assert {p.stem for p in folder.glob("*.py")} == \
+        {"__init__", "bundled", "capacities", "edit", "load", "save", "topology", "write_cost"}
     assert [str(p.relative_to(folder)) for p in folder.rglob("*.toml")
             if p.parent.name != "catalogues" and "examples" not in p.parts] == []
 
@@ -226,3 +228,9 @@ def test_descriptions_that_are_not_runs_stay_out_of_the_results_readers():
     from probes.readers import _MODULES
 
     assert not [module for module in _MODULES.values() if module.endswith("_system") or module == "nvidia_topo"]
+
+
+def test_the_readers_sniff_samples_stand_in_one_table():
+    """What each reader's ``looks_like`` takes is tried on every reader in tests/test_sniffs.py, so that a sample
+    two readers would both take is caught: no reader keeps doctest samples of its own."""
+    assert _lines_matching(r">>> .*looks_like\(", ("probes",)) == []
