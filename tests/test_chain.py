@@ -44,7 +44,7 @@ from tests import chain, systems
 
 RECORDED = Path(__file__).parent / "data" / "chain" / "loopback.json"  # the CPUs kept awake
 IDLE = RECORDED.with_name("loopback-idle.json")  # the same, on an idle machine whose CPUs halt
-HOPS = RECORDED.with_name("hops.json")  # hops with request sizes of their own (issue 32), the CPUs kept awake
+HOPS = RECORDED.with_name("hops.json")  # hops with request sizes of their own (issue 32), a spinner on each CPU
 WITHIN = 0.10  # the largest error allowed ...
 FROM = 4096  # ... from this request size (B) up
 STEADY = 0.25  # a figure stands when the middle half of its passes spans at most this much of their median
@@ -262,6 +262,25 @@ def test_a_fresh_chain_is_predicted_from_its_direct_runs():
     _check(compare(runs))
 
 
+class _Writes(list):
+    """What a socket was given, one item per sendall: the writes a reader wakes up to."""
+
+    def sendall(self, data: memoryview) -> None:
+        self.append(len(data))
+
+
+def test_a_request_goes_with_its_header_in_its_first_write():
+    """A request written b bytes at a time is one write of header and payload, as the proxy writes each piece: cut
+    after every b bytes of the whole message, it ended in a write of 8 bytes that cost a direct 512 B request 12 µs
+    more than a piece of the same size (tests/data/chain/README.md)."""
+    cases = {(512, 512): [520], (4096, 2048): [2056, 2048], (65536, chain.CHUNK): [16392, 16384, 16384, 16384],
+             (0, chain.CHUNK): [8]}  # the last: an acknowledgement, a header alone
+    for (size, chunk), expected in cases.items():
+        writes = _Writes()
+        chain.send(writes, memoryview(chain.HEADER.pack(size) + bytes(size)), rate=1e12, chunk=chunk)
+        assert writes == expected, (size, chunk)
+
+
 def test_the_proxy_stores_each_request_before_passing_it_on():
     """A 64 KiB request crosses a 10 MB/s link in 6.6 ms; through the proxy in twice that, as the two hops cannot overlap.
 
@@ -333,17 +352,19 @@ def compare_hops(runs: dict[str, Batches]) -> HopComparison:
 def test_a_chain_whose_hops_have_their_own_request_sizes_is_one_topology_predicted_from_the_direct_runs():
     """Issue 32: the client writes 256 B to 64 KiB into a proxy that reads 512 B to 256 KiB and forwards in the
     server's 256 B to 256 KiB. Written as one topology with each hop's request_size, in the figures of the direct
-    runs' fit alone, the chain is predicted with a median error of 3.1 % over its nine cases (the same chain without
-    the sizes: 26.9 %, up to 188 %), eight of them within 10 %. The ninth, issue 32's own 2 KiB into 4 KiB forwarded
-    in 512 B, is 15.1 % slower than measured: its eight back-to-back 512 B pieces took some 39 µs each against a direct
-    call's 55 µs (t0), and 256 B pieces show the same (-7.9 %). A case off by more than twice 10 % fails.
-    Each pass's fastest unit counts (see :func:`fastest`): the recording was made on a shared, busy machine."""
-    runs = {name: fastest(chain.load(HOPS)["batches"][name]) for name in ("direct", "hops")}
+    runs' fit alone, the chain is predicted within 10 % at each of its nine cases, with a median error of 2.9 % (the
+    same chain without the sizes: 30.3 %, up to 137 %); issue 32's own 2 KiB into 4 KiB forwarded in 512 B at +1.9 %.
+    A first recording put that case at -15.1 %: its direct requests ended in a write of their last 8 bytes, which the
+    proxy's pieces did not make, and the fit's t0 carried its 12 µs (see test_a_request_goes_with_its_header_...).
+    Each pass's fastest unit counts (see :func:`fastest`): the recording was made on a shared, busy machine, where
+    recordings at higher load put the case of eight proxied 512 B requests up to 18 % fast (the data's README)."""
+    recorded = chain.load(HOPS)
+    assert recorded["provenance"]["writes"] == chain.WRITES  # made with the header in each request's first write
+    runs = {name: fastest(recorded["batches"][name]) for name in ("direct", "hops")}
     assert not unsteady(runs)
     comparison = compare_hops(runs)
     print(comparison.table())
     errors, unsized = comparison.errors(comparison.predicted), comparison.errors(comparison.unsized)
-    assert statistics.median(map(abs, errors.values())) <= WITHIN, comparison.table()
-    far = {case: f"{e:+.1%}" for case, e in errors.items() if abs(e) > 2 * WITHIN}
-    assert not far, f"off by more than {2 * WITHIN:.0%} at {far}:\n{comparison.table()}"
+    far = {case: f"{e:+.1%}" for case, e in errors.items() if abs(e) > WITHIN}
+    assert not far, f"off by more than {WITHIN:.0%} at {far}:\n{comparison.table()}"
     assert statistics.median(map(abs, unsized.values())) > 2 * WITHIN, comparison.table()
