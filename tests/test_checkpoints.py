@@ -265,6 +265,45 @@ def test_a_save_faster_than_the_stated_generation_is_a_warning_about_that_figure
     assert found["severity"] == "warning" and "above what the clients' stated generation allows" in found["message"]
 
 
+# Two client groups of 8 and 4 nodes, each generating 0.1 to 0.2 GB/s, on storage that takes 1 to 100 GB/s.
+TWO_GROUPS = """
+name = "two-groups"
+[clients.a]
+count = 8
+nic = "unlimited"
+checkpoint_generation = { range = ["0.1 GB/s", "0.2 GB/s"], source = "measured" }
+[clients.b]
+count = 4
+nic = "unlimited"
+checkpoint_generation = { range = ["0.1 GB/s", "0.2 GB/s"], source = "measured" }
+[networks.fabric]
+rtt = { range = ["2 us", "20 us"], source = "assumption" }
+[servers.storage]
+count = 1
+nic = "unlimited"
+write_bandwidth = { range = ["1 GB/s", "100 GB/s"], source = "measured" }
+[[links]]
+between = ["a", "fabric"]
+[[links]]
+between = ["b", "fabric"]
+[[links]]
+between = ["fabric", "storage"]
+"""
+
+
+def test_a_save_on_fewer_processes_than_client_nodes_is_credited_with_the_nodes_it_used(tmp_path, capsys):
+    """DLIO's save of 2 processes on a topology of 12 client nodes in two groups (so check cannot place it on one):
+    the generation is what 2 nodes make (0.2 to 0.4 GB/s), below its 1.14 GiB/s, not what all 12 would."""
+    system = tmp_path / "two.toml"
+    system.write_text(TWO_GROUPS, encoding="utf-8")
+    status, out, err = _main(["check", system, DATA / "dlio-save-2proc.log", "--fail-on", "never", "--json"], capsys)
+    assert status == 0, err
+    (run,) = json.loads(out)["runs"]
+    (found,) = [f for f in run["findings"] if f["code"] == "CHECKPOINT-BOUND"]
+    assert found["evidence"]["nodes"] == 2 and found["evidence"]["generation"][1]["value"] == pytest.approx(0.4e9)
+    assert "from 2 client nodes" in found["message"] and found["severity"] == "warning"
+
+
 # -- sizing for a checkpoint ---------------------------------------------------------------------------------------
 
 
