@@ -210,6 +210,32 @@ def test_predict_gpudirect_on_gds_nvidia_fs_30_says_bounce_beats_gds_and_names_t
     assert "gdsio read GPUD 6.885191 GiB/s" in out
 
 
+def test_predict_gpudirect_json_says_what_its_text_says(capsys):
+    """The same prediction as data: the GPU and how far its NICs are, each path's ends and the hop that binds it, the
+    runs placed and the order (it refused --json)."""
+    import json
+
+    from assess.cli import main
+
+    assert main(["predict", str(TOPO_30), "--gpudirect", "--gdsio", str(GDSIO_30), "--year", "2023", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["format"], doc["gpu"], doc["sources"], doc["connection"]) == ("iobound/gpudirect", "GPU1",
+                                                                             ["NIC0", "NIC1"], "SYS")
+    gds, bounce = doc["paths"]
+    assert gds["path"] == "gds" and gds["binding"] == ["socket link, peer to peer (SYS)"]
+    assert gds["most"] == {"value": 11e9, "unit": "B/s"} and bounce["least"]["value"] == pytest.approx(22.1e9, rel=1e-3)
+    assert doc["order"] == "bounce" and [(m["run"], m["path"]) for m in doc["measured"]] == [
+        ("gdsio read GPUD", "gds"), ("gdsio read CPU_GPU", "bounce")]  # reads into the GPU: the write is not placed
+    assert any("gdsio's -d taken as nvidia-smi's GPU1" in a for a in doc["assumptions"])
+
+
+def test_predict_gpudirect_names_the_options_it_does_not_take_in_one_line(capsys):
+    """--op, --nodes and --explain were left unused unsaid: a prediction of something else than was asked."""
+    line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--op", "read", "--nodes", "3",
+                            "--explain"], capsys)
+    assert line.startswith("iobound: error: --op: does not apply to --gpudirect") and "leave out --op, --nodes, --explain" in line
+
+
 def test_the_order_is_checked_against_each_path_s_fastest_run_not_its_last():
     lines = "gdsio -D /d -d 1 -w 8 -s 1G -i 1M -x {} -I 0\nThroughput: {} GiB/sec, Avg_Latency: 1.0 usecs\n"
     runs = gdsio.parse(lines.format(0, 8) + lines.format(2, 5) + lines.format(0, 3), source="three")
