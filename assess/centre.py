@@ -17,7 +17,7 @@ from assess.progress import duration
 from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis, JobResult
 
 __all__ = ["Centre", "most_first", "band_rows", "top_rows", "BAND_HEADERS", "TOP_HEADERS", "BANDS",
-           "FRACTIONS", "TOP", "render", "centre_body", "csv_rows", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
+           "FRACTIONS", "TOP", "render", "centre_head", "csv_row", "DARSHAN_REVIEW_VERSION", "CSV_HEADERS"]
 
 # The bands of the fraction of its ceiling a job reached: the lower bound of each (the last, above the ceiling).
 FRACTIONS = (0.0, 0.01, 0.1, 0.25, 0.5, 0.75, 1.0)
@@ -175,24 +175,24 @@ def render(centre: Centre, source: str, basis: Basis, shown: int = 20) -> str:
 
 # darshan-review format history:
 #   1.0  first version: the basis (topology or mount table), index, every job's result and the centre's summary
-DARSHAN_REVIEW_VERSION = "1.0"
+#   1.1  the jobs in the order the review came to them (written as each is judged, not held to be sorted by path);
+#        the centre's summary after them
+DARSHAN_REVIEW_VERSION = "1.1"
 
 
-def centre_body(source: str, index: str, basis: Basis, centre: Centre, jobs: list[JobResult]) -> dict:
-    """The body of an iobound/darshan-review document: every log's result (by path) and the centre's sums."""
+def centre_head(source: str, index: str, basis: Basis) -> dict:
+    """The keys of an iobound/darshan-review document before its jobs (each :meth:`JobResult.to_dict`, as judged) and
+    the centre's sums after them (``centre``: :meth:`Centre.to_dict`)."""
     return {"logs": source, "index": index, "topology": basis.topology,
-            "mounts": [{"mount": m, "topology": t} for m, t in basis.mounts],
-            "jobs": [j.to_dict() for j in sorted(jobs, key=lambda j: j.path)], "centre": centre.to_dict()}
+            "mounts": [{"mount": m, "topology": t} for m, t in basis.mounts]}
 
 
-def csv_rows(jobs: list[JobResult]) -> list[tuple]:
-    """One row per log, by path: :data:`CSV_HEADERS`."""
+def csv_row(j: JobResult) -> tuple:
+    """A log's row of the review's CSV (under :data:`CSV_HEADERS`)."""
     def mib(value):
         return "" if value is None else f"{value / 2**20:.6g}"
 
-    return [CSV_HEADERS, *((j.path, j.status, j.reason, j.job_id, j.processes, j.file_system, j.topology, j.run,
-                            mib(j.rate), mib(j.ceiling), "" if j.fraction is None else f"{j.fraction:.6g}",
-                            "" if j.io_time is None else f"{j.io_time:.6g}",
-                            "" if j.time_lost is None else f"{j.time_lost:.6g}", " ".join(j.findings),
-                            " ".join(map(str, j.stripe_counts)), " ".join(map(str, j.stripe_sizes)))
-                           for j in sorted(jobs, key=lambda j: j.path))]
+    return (j.path, j.status, j.reason, j.job_id, j.processes, j.file_system, j.topology, j.run, mib(j.rate),
+            mib(j.ceiling), "" if j.fraction is None else f"{j.fraction:.6g}",
+            "" if j.io_time is None else f"{j.io_time:.6g}", "" if j.time_lost is None else f"{j.time_lost:.6g}",
+            " ".join(j.findings), " ".join(map(str, j.stripe_counts)), " ".join(map(str, j.stripe_sizes)))

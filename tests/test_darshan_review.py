@@ -47,6 +47,11 @@ def review(*argv: str) -> tuple[int, dict | str, str]:
     return status, json.loads(text) if "--json" in argv else text, err.getvalue()
 
 
+def by_path(jobs: list[dict]) -> dict[str, dict]:
+    """A review's jobs by their logs' paths (it writes them as they are judged, in the order they finish)."""
+    return {job["path"]: job for job in jobs}
+
+
 def crashing_log() -> bytes:
     """example.darshan with 7 bytes changed: darshan-util corrupts its heap reading it, and the reader dies."""
     rng = random.Random(0)
@@ -118,7 +123,7 @@ def test_a_rerun_judges_nothing_twice_and_a_changed_log_again(tmp_path):
     first = review(*argv)[1]
     second = review(*argv)[1]
     assert (first["centre"]["judged_now"], second["centre"]["judged_now"]) == (len(logs), 0)
-    assert second["jobs"] == first["jobs"]
+    assert by_path(second["jobs"]) == by_path(first["jobs"])
     changed = tmp_path / "logs" / "day-0000" / "changed.darshan"
     changed.write_bytes((EXAMPLES / "example.darshan").read_bytes())
     third = review(*argv)[1]
@@ -158,6 +163,29 @@ def test_an_interrupted_review_keeps_what_it_finished_and_resumes(tmp_path):
     assert doc["centre"]["statuses"]["judged"] == len(logs)
 
 
+def test_the_json_gives_each_job_as_it_is_judged_not_once_every_job_is(tmp_path):
+    """A centre's 100,000 logs were held, every job's JSON, until the last was judged: the first jobs are on the
+    review's output while it still judges (the index holds fewer logs than the tree), and the document is whole."""
+    logs = tree(tmp_path / "logs", SAMPLES, copies=12)
+    index = tmp_path / "i.sqlite"
+    argv = ["review", "--darshan", str(tmp_path / "logs"), str(LUSTRE), "--index", str(index), "--workers", "1",
+            "--json", "--fail-on", "never"]
+    child = subprocess.Popen([sys.executable, "-m", "assess", *argv], cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        lines = []
+        while '"path":' not in (line := child.stdout.readline()) and line:
+            lines.append(line)
+        with contextlib.closing(sqlite3.connect(index)) as db:
+            judged = db.execute("SELECT count(*) FROM logs").fetchone()[0]
+        rest = child.stdout.read()
+    finally:
+        child.wait(timeout=300)
+    assert judged < len(logs), "the first job came once every log was judged"
+    doc = json.loads("".join(lines) + line + rest)
+    assert len(doc["jobs"]) == doc["centre"]["logs"] == len(logs) and doc["format_version"] == DARSHAN_REVIEW_VERSION
+
+
 def test_a_centres_sums_are_the_same_in_whatever_order_its_jobs_come(tmp_path):
     """A pool and Dask finish the logs in different orders: ties among counts and the sum of the time lost must not
     follow it."""
@@ -186,7 +214,7 @@ def test_a_dask_local_cluster_gives_the_pools_results(tmp_path):
     argv = ("--darshan", str(tmp_path / "logs"), str(LUSTRE), "--json", "--fail-on", "never")
     pool = review(*argv, "--index", str(tmp_path / "pool.sqlite"))[1]
     dask = review(*argv, "--index", str(tmp_path / "dask.sqlite"), "--dask", "local")[1]
-    assert dask["jobs"] == pool["jobs"] and dask["centre"] == pool["centre"]
+    assert by_path(dask["jobs"]) == by_path(pool["jobs"]) and dask["centre"] == pool["centre"]
 
 
 @pytest.mark.skipif(importlib.util.find_spec("dask_jobqueue") is None,
@@ -233,7 +261,6 @@ def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
     gone = str(tmp_path / "gone.darshan")
     assert {j["path"]: j["status"] for j in doc["jobs"]} == {
         str(SAMPLES[0]): "judged", str(SAMPLES[1]): "judged", gone: "unreadable"}
-    assert [j["path"] for j in doc["jobs"]] == sorted(j["path"] for j in doc["jobs"])
     assert doc["centre"]["unreadable"] == [{"path": gone, "reason": "No such file or directory"}]
 
 

@@ -62,6 +62,8 @@ COMMANDS = {
     "topology": [(["topology", "lecture", "--set", RANGE, "--json"], 0),
                  # and a serving node's KV-cache tiers, one of them bound by its link's nameplate
                  (["topology", "{kvnode}", "--json"], 0)],
+    # the GDS and bounce paths of NVIDIA/gds-nvidia-fs #30, its gdsio runs placed on them
+    "gpudirect": [(["predict", "{gputopo}", "--gpudirect", "--gdsio", "{gdsio}", "--year", "2023", "--json"], 0)],
     "kv-cache": [(["predict", "{kvnode}", "--kv-cache", "32MiB", "--request-rate", "200", "--kv-model", "llama3.1-8b",
                    "--working-set", "500GB", "--json"], 0)],
     "whatif": [(["whatif", "lecture", "--set", "compute.nic=2GbE", "--op", "read", "--transfer-size", "1MiB", "--json"], 0)],
@@ -150,7 +152,9 @@ def written(name: str, folder: Path) -> list[dict]:
     (folder / "sweep.csv").write_text(SWEEP, encoding="utf-8")
     places = dict(system=folder / "pins.toml", list=folder / "list.csv", summary=folder / "summary.json", folder=folder,
                   plan=folder / "plan" / "plan.json", sweep=folder / "sweep.csv",
-                  kvnode=ROOT / "tests" / "data" / "kvcache" / "h100-nvl-node.toml")
+                  kvnode=ROOT / "tests" / "data" / "kvcache" / "h100-nvl-node.toml",
+                  gputopo=ROOT / "tests" / "data" / "gpudirect" / "gds-nvidia-fs-30_topo.txt",
+                  gdsio=ROOT / "tests" / "data" / "gpudirect" / "gds-nvidia-fs-30_gdsio.txt")
     if name == "darshan-review":
         places |= _darshan_logs(folder)
     docs = []

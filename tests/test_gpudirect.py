@@ -80,6 +80,19 @@ def test_gdsio_lines_of_gds_nvidia_fs_30_are_read_with_their_command_lines():
     assert read.operation is Operation.READ and read.ppn == 192 and read.transfer_size == Q_(1, "MiB")
 
 
+def test_a_bare_throughput_line_after_words_that_may_change_its_run_is_refused_not_read_as_the_command_before():
+    """The thread's third test as its author wrote it: words ("switching -X <xfer_type> 2 (CPU_GPU)") between the read
+    test's command line (-x 0) and the bare line. It was read as a GDS read of 20.6 GiB/s, three times the GDS read
+    measured: the run was the bounce path's. Blank lines and a quote's fence do not stand between."""
+    lines = GDSIO_30.read_text(encoding="utf-8").splitlines()
+    said = "GDS Disabled Read Test: switching -X <xfer_type> 2 (CPU_GPU) the throughput is far better:"
+    text = "\n".join([*lines[:4], said, lines[5]])
+    with pytest.raises(ToolOutputError, match=r"line 6: cannot tell the run of a bare Throughput line: 'GDS Disabled"):
+        gdsio.parse(text, source="thread")
+    (run,) = gdsio.parse("\n".join([lines[4], "", "```", lines[5]]), source="quoted")
+    assert run.label == "gdsio read CPU_GPU" and run.samples == (20.600775,)
+
+
 def test_a_full_gdsio_line_says_what_it_ran_in_its_own_fields():
     (run,) = read_results(DATA / "nvidia-gds-docs_gdsio.txt")
     assert run.label == "gdsio read CPUONLY" and dict(run.tags)["path"] == "host"
@@ -91,6 +104,8 @@ def test_a_full_gdsio_line_says_what_it_ran_in_its_own_fields():
     ("gdsio -D /d -d 0 -Z 3 -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "gdsio takes no option '-Z'"),
     ("gdsio -D /d -d 0 -w many -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "-w takes a whole number"),
     ("gdsio -D /d -d 0 -w \u00b2 -x 0 -I 0\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "-w takes a whole number"),
+    # a line of words that names gdsio is no command line
+    ("What gdsio printed for the read:\nThroughput: 1.0 GiB/sec, Avg_Latency: 1.0 usecs", "cannot tell the run's I/O type"),
 ])
 def test_a_gdsio_line_whose_run_cannot_be_told_is_refused(text, message):
     with pytest.raises(ToolOutputError, match=message):
@@ -193,6 +208,32 @@ def test_predict_gpudirect_on_gds_nvidia_fs_30_says_bounce_beats_gds_and_names_t
     assert "the bounce path is faster" in order and "socket link, peer to peer (SYS) binds" in order
     assert "as measured" in order
     assert "gdsio read GPUD 6.885191 GiB/s" in out
+
+
+def test_predict_gpudirect_json_says_what_its_text_says(capsys):
+    """The same prediction as data: the GPU and how far its NICs are, each path's ends and the hop that binds it, the
+    runs placed and the order (it refused --json)."""
+    import json
+
+    from assess.cli import main
+
+    assert main(["predict", str(TOPO_30), "--gpudirect", "--gdsio", str(GDSIO_30), "--year", "2023", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["format"], doc["gpu"], doc["sources"], doc["connection"]) == ("iobound/gpudirect", "GPU1",
+                                                                             ["NIC0", "NIC1"], "SYS")
+    gds, bounce = doc["paths"]
+    assert gds["path"] == "gds" and gds["binding"] == ["socket link, peer to peer (SYS)"]
+    assert gds["most"] == {"value": 11e9, "unit": "B/s"} and bounce["least"]["value"] == pytest.approx(22.1e9, rel=1e-3)
+    assert doc["order"] == "bounce" and [(m["run"], m["path"]) for m in doc["measured"]] == [
+        ("gdsio read GPUD", "gds"), ("gdsio read CPU_GPU", "bounce")]  # reads into the GPU: the write is not placed
+    assert any("gdsio's -d taken as nvidia-smi's GPU1" in a for a in doc["assumptions"])
+
+
+def test_predict_gpudirect_names_the_options_it_does_not_take_in_one_line(capsys):
+    """--op, --nodes and --explain were left unused unsaid: a prediction of something else than was asked."""
+    line = command_refusal(["predict", str(TOPO_30), "--gpudirect", "--gpu", "GPU1", "--op", "read", "--nodes", "3",
+                            "--explain"], capsys)
+    assert line.startswith("iobound: error: --op: does not apply to --gpudirect") and "leave out --op, --nodes, --explain" in line
 
 
 def test_the_order_is_checked_against_each_path_s_fastest_run_not_its_last():

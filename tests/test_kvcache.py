@@ -25,6 +25,7 @@ DATA = Path(__file__).resolve().parent / "data" / "kvcache"
 NODE = DATA / "h100-nvl-node.toml"
 PR1740 = DATA / "lmcache-pr1740-cpu-offload.log"  # LMCache's CPU-offload example: a 44.4 GiB/s store
 ISSUE2262 = DATA / "lmcache-issue2262-store.log"  # three stores of 2048 tokens, 12.1 to 14.8 GiB/s
+REQ_ID = DATA / "lmcache-0.5.6-req-id.log"  # LMCache 0.5.6's lines, each after its [req_id=...], coloured as it logs
 KV_CACHE_PY = DATA / "kv-cache-v3.0_tiny-1b_storage-only.json"  # kv-cache.py, every block on its storage tier
 
 
@@ -193,6 +194,15 @@ def test_lmcache_lines_are_one_run_per_operation_and_chunk_in_gib_per_second():
     store, retrieve = read_results(PR1740)
     assert (store.samples, retrieve.samples) == ((44.4144,), (41.1230,))
     assert retrieve.workload.operation is Operation.READ and retrieve.origin.line == 2
+
+
+def test_lmcaches_newer_lines_after_their_request_id_are_read_too():
+    """LMCache 0.5.6 begins each line with ``[req_id=...]`` and says its store's size in "GB" (binary, as "gb" was);
+    its formatter colours the level, so a log written to a file holds an escape after ``LMCache INFO:``."""
+    store, retrieve = read_results(REQ_ID)
+    assert (store.label, store.samples, store.durations) == ("lmcache store 256 tokens", (12.5,), (0.0025,))
+    assert store.workload.transfer_size == Q_(0.0312, "GiB") and store.workload.operation is Operation.WRITE
+    assert (retrieve.label, retrieve.samples, retrieve.origin.line) == ("lmcache retrieve 512 tokens", (15.625,), 2)
 
 
 def test_lmcaches_older_store_line_states_no_size_its_throughput_times_its_time_does():

@@ -3,18 +3,23 @@
 Each Darshan log under DIR (or named by the manifest, one path a line) is judged against the topology of its file
 system (TOPOLOGY, or a mount table: a TOML file whose [mounts] table maps mount points to topology files), on a
 pool of worker processes or on Dask; an index keeps each log's result, so that a second review judges only the new
-or changed logs and an interrupted one resumes.
+or changed logs and an interrupted one resumes. The JSON and the CSV give each log's result as it is judged.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from assess.cli.inputs import count_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
+
+if TYPE_CHECKING:
+    from assess.centre import Centre
+    from assess.darshan_review import Basis, JobResult
 
 # Where the index goes unless --index says: the current folder, not the log tree (a centre's archive is read-only).
 INDEX = "iobound-darshan.sqlite"
@@ -40,12 +45,11 @@ def add_darshan_arguments(parser: argparse.ArgumentParser) -> None:
 
 def execute_darshan(args: argparse.Namespace) -> int:
     from probes.core.machine import cpus
-    from assess.centre import DARSHAN_REVIEW_VERSION, Centre, centre_body, csv_rows, render
+    from assess.centre import Centre, render
     from assess.darshan_engines import BATCH, dask_client, dask_results, pool_results
     from assess.darshan_index import Index
     from assess.darshan_review import UNREADABLE, JobResult, basis_of, listed
     from assess.findings import Severity
-    from assess.render import dumps, envelope
 
     source, word = args.darshan or args.manifest
     if args.list:
@@ -58,15 +62,16 @@ def execute_darshan(args: argparse.Namespace) -> int:
     manifest = args.manifest is not None
     basis = basis_of(word)
     total = sum(1 for _ in listed(source, manifest=manifest, stat=False))
-    centre, jobs = Centre(), [] if (args.json or args.csv) else None
+    centre = Centre()
     progress = Progress(total, asked=args.progress)
 
-    def keep(result: JobResult, now: bool) -> None:
-        centre.add(result, now=now)
-        if jobs is not None:
-            jobs.append(result)
-
     with Index(args.index) as index:
+        jobs = _jobs_out(args, source, basis)
+
+        def keep(result: JobResult, now: bool) -> None:
+            centre.add(result, now=now)
+            jobs.add(result)
+
         def batches():
             batch = []
             for log in listed(source, manifest=manifest):
@@ -100,14 +105,8 @@ def execute_darshan(args: argparse.Namespace) -> int:
                 client.close()
                 if cluster is not None:
                     cluster.close()
-    if args.json:
-        print(dumps(envelope("darshan-review", DARSHAN_REVIEW_VERSION,
-                             centre_body(source, args.index, basis, centre, jobs))))
-    elif args.csv:
-        from probes.core.outputs import csv_text
-
-        print(csv_text(csv_rows(jobs)), end="")
-    else:
+    jobs.close(centre)
+    if not args.json and not args.csv:
         print(render(centre, source, basis))
     if args.html:
         from assess.centre_page import write_centre_page
@@ -117,6 +116,52 @@ def execute_darshan(args: argparse.Namespace) -> int:
     threshold = None if args.fail_on == "never" else Severity[args.fail_on.upper()]
     failed = threshold is not None and any(Severity[s.upper()] >= threshold for s in centre.severities)
     return EXIT_FINDINGS if failed else EXIT_OK
+
+
+class _Jobs:
+    """Where each job's result goes as it is judged: nowhere for the text (its centre's sums say it), a row of the CSV,
+    or an item of the JSON's jobs; so that memory holds the jobs in flight, not the centre's every job."""
+
+    def add(self, result: JobResult) -> None:
+        pass
+
+    def close(self, centre: Centre) -> None:
+        pass
+
+
+class _CsvJobs(_Jobs):
+    def __init__(self):
+        from probes.core.outputs import csv_text
+        from assess.centre import CSV_HEADERS
+
+        self._text = csv_text
+        sys.stdout.write(csv_text([CSV_HEADERS]))
+
+    def add(self, result: JobResult) -> None:
+        from assess.centre import csv_row
+
+        sys.stdout.write(self._text([csv_row(result)]))
+
+
+class _JsonJobs(_Jobs):
+    def __init__(self, source: str, index: str, basis: Basis):
+        from probes.core.document import Listed
+        from assess.centre import DARSHAN_REVIEW_VERSION, centre_head
+        from assess.render import envelope
+
+        head = envelope("darshan-review", DARSHAN_REVIEW_VERSION, centre_head(source, index, basis))
+        self._listed = Listed(head, "jobs", sys.stdout.write)
+
+    def add(self, result: JobResult) -> None:
+        self._listed.add(result.to_dict())
+
+    def close(self, centre: Centre) -> None:
+        self._listed.close({"centre": centre.to_dict()})
+        sys.stdout.write("\n")
+
+
+def _jobs_out(args: argparse.Namespace, source: str, basis: Basis) -> _Jobs:
+    return _JsonJobs(source, args.index, basis) if args.json else _CsvJobs() if args.csv else _Jobs()
 
 
 class Progress:

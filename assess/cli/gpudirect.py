@@ -1,7 +1,7 @@
 """``predict --gpudirect``: the GDS and bounce paths into a GPU from ``nvidia-smi topo -m``, and the hop that binds each.
 
 Example:
-  iobound predict topo.txt --gpudirect --gdsio gdsio.log --from NIC0,NIC1 --year 2023
+  iobound predict topo.txt --gpudirect --gdsio gdsio.log --from NIC0,NIC1 --year 2023 [--json]
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ if TYPE_CHECKING:
 
     from models.gpudirect import GpuDirect, Placed
 
-__all__ = ["add_arguments", "execute", "render"]
+__all__ = ["add_arguments", "execute", "render", "gpudirect_body", "GPUDIRECT_VERSION"]
+
+# gpudirect format history (the body is gpudirect_body's):
+#   1.0  first version: the GPU, its sources and how far apart, the year; each path's ceiling (least, most), the hops
+#        that bind at each end and every hop's capacity; the measured runs placed on the paths; the order; assumptions
+GPUDIRECT_VERSION = "1.0"
+# predict's options that --gpudirect takes (by their dest); any other given is refused, not left unused unsaid.
+_TAKEN = {"topology", "gpudirect", "gpu", "sources", "link", "year", "gdsio", "json", "max_input_size"}
 
 
 def _year(text: str) -> int:
@@ -47,8 +54,9 @@ def execute(args: argparse.Namespace) -> int:
     from models.gpudirect import predict
     from topologies.described.pcie import paths
 
-    if args.json:
-        raise InputError("--json", "", "not given for --gpudirect: its prediction is shown as text")
+    if unused := _not_taken(args):
+        raise InputError(unused[0], "", f"does not apply to --gpudirect, which takes --gpu, --from, --link, --year, "
+                         f"--gdsio and --json; leave out {', '.join(unused)}")
     matrix = nvidia_topo.parse(read_input(args.topology, error=ToolOutputError), source=args.topology)
     runs = gdsio.parse(read_input(args.gdsio, error=ToolOutputError), source=args.gdsio) if args.gdsio else []
     gpus = [d for d in matrix.devices if matrix.kind(d) == "gpu"]
@@ -59,8 +67,26 @@ def execute(args: argparse.Namespace) -> int:
     sources = args.sources or [d for d in matrix.devices if matrix.kind(d) == "nic"]
     links = dict(_pair(text) for text in args.link)
     found = predict(paths(matrix, gpu, sources, year=args.year, links=links), runs)
-    print(render(found, args.topology, from_gdsio=not args.gpu and bool(asked)))
+    from_gdsio = not args.gpu and bool(asked)
+    if args.json:
+        from assess.render import dumps, envelope
+
+        print(dumps(envelope("gpudirect", GPUDIRECT_VERSION, gpudirect_body(found, args.topology, from_gdsio=from_gdsio))))
+    else:
+        print(render(found, args.topology, from_gdsio=from_gdsio))
     return 0
+
+
+def _not_taken(args: argparse.Namespace) -> list[str]:
+    """predict's options given (set from their defaults) that --gpudirect does not take, as the command line names
+    them (predict's module, which holds this one, looked up when called)."""
+    from assess.cli import command
+
+    parser = argparse.ArgumentParser(add_help=False)
+    command("predict").configure(parser)
+    return [action.option_strings[-1] for action in parser._actions  # argparse lists its actions nowhere public
+            if action.option_strings and action.dest not in _TAKEN
+            and getattr(args, action.dest, action.default) != action.default]
 
 
 def _pair(text: str) -> tuple[str, str]:
@@ -92,11 +118,33 @@ def render(found: GpuDirect, source: str, *, from_gdsio: bool = False) -> str:
     lines += ["order:     " + _order(found), "", "sources:"]
     hops = {hop.what: hop for hop in (*found.gds.hops, *found.bounce.hops)}
     lines += [f"  - {what}: {hop.capacity.source}" for what, hop in hops.items()]
-    lines += ["", "assumptions:", *(f"  - {a}" for a in pcie.assumptions),
-              "  - host memory carries the bounce path's two copies (a socket's channels give several times an x16 link)",
-              *([f"  - gdsio's -d taken as nvidia-smi's {pcie.gpu.name} (CUDA numbers GPUs fastest first, the same "
-                 "order for identical GPUs)"] if from_gdsio else [])]
+    lines += ["", "assumptions:", *(f"  - {a}" for a in _assumptions(found, from_gdsio))]
     return "\n".join(lines)
+
+
+def _assumptions(found: GpuDirect, from_gdsio: bool) -> list[str]:
+    """What the paths' ceilings assume: the matrix's, host memory's, and which GPU gdsio's -d is."""
+    return [*found.pcie.assumptions,
+            "host memory carries the bounce path's two copies (a socket's channels give several times an x16 link)",
+            *([f"gdsio's -d taken as nvidia-smi's {found.pcie.gpu.name} (CUDA numbers GPUs fastest first, the same "
+               "order for identical GPUs)"] if from_gdsio else [])]
+
+
+def gpudirect_body(found: GpuDirect, source: str, *, from_gdsio: bool = False) -> dict:
+    """The body of an iobound/gpudirect document: what :func:`render` says, as data (rates in B/s)."""
+    from probes.core.units import quantity_json
+    from topologies.topology import capacity_json
+
+    pcie = found.pcie
+    return {"matrix": source, "gpu": pcie.gpu.name, "sources": [d.name for d in pcie.sources],
+            "connection": pcie.connection, "year": pcie.year,
+            "paths": [{"path": c.path, "least": quantity_json(c.least), "most": quantity_json(c.most),
+                       "binding": list(c.binding), "binding_least": list(c.binding_least),
+                       "hops": [{"what": hop.what, "capacity": capacity_json(hop.capacity)} for hop in c.hops]}
+                      for c in (found.gds, found.bounce)],
+            "measured": [{"run": placed.run.label, "origin": str(placed.run.origin), "path": placed.path,
+                          "rate": quantity_json(placed.rate), "above": placed.above} for placed in found.measured],
+            "order": found.order or None, "assumptions": _assumptions(found, from_gdsio)}
 
 
 def _order(found: GpuDirect) -> str:

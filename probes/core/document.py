@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import probes
 from probes.core.errors import InputError
 from probes.core.inputs import read_input
 
-__all__ = ["envelope", "dumps", "dumps_listed", "read_document"]
+__all__ = ["envelope", "dumps", "dumps_listed", "Listed", "read_document"]
 
 
 def envelope(kind: str, version: str, body: dict) -> dict:
@@ -26,17 +26,34 @@ def dumps(doc: dict) -> str:
 def dumps_listed(doc: dict, key: str, items: Iterable) -> Iterator[str]:
     """The pieces of ``dumps(doc)`` with ``key`` (its last) the list of ``items``, made an item at a time: a list of
     any length in the memory of one item."""
-    head = dumps({**doc, key: []})
-    opening = head[: head.rindex("[]")]
-    pieces = (json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ") for item in items)
-    first = next(pieces, None)
-    if first is None:
-        yield head
-        return
-    yield f"{opening}[\n    {first}"
-    for piece in pieces:
-        yield f",\n    {piece}"
-    yield "\n  ]\n}"
+    pieces: list[str] = []
+    listed = Listed(doc, key, pieces.append)
+    for item in items:
+        listed.add(item)
+        yield from pieces
+        pieces.clear()
+    listed.close()
+    yield from pieces
+
+
+class Listed:
+    """``dumps(doc)`` with ``key`` the list of the items :meth:`add` is given, handed to ``write`` a piece at a time as
+    they come (the opening with the first), then the keys :meth:`close` is given after the list: a document whose
+    list is made as it is written, in the memory of one item."""
+
+    def __init__(self, doc: dict, key: str, write: Callable[[str], object]):
+        head = dumps({**doc, key: []})
+        self._opening, self._write, self._count = head[: head.rindex("[]")], write, 0
+
+    def add(self, item) -> None:
+        piece = json.dumps(item, indent=2, ensure_ascii=False).replace("\n", "\n    ")
+        self._write(f"{self._opening}[\n    {piece}" if self._count == 0 else f",\n    {piece}")
+        self._count += 1
+
+    def close(self, after: dict | None = None) -> None:
+        """The list's end, then ``after``'s keys (known only once the list is done), and the document's."""
+        self._write(self._opening + "[]" if self._count == 0 else "\n  ]")
+        self._write(f",{dumps(after)[1:-2]}\n}}" if after else "\n}")
 
 
 def read_document(path: str | os.PathLike, kind: str, versions: tuple[str, ...]) -> dict:

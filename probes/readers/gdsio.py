@@ -3,7 +3,8 @@
 gdsio prints one line a run: ``IoType: READ XferType: GPUD Threads: 8 DataSetSize: .../...(KiB) IOSize: 1024(KiB)
 Throughput: 2.308903 GiB/sec, Avg_Latency: ... usecs ops: ... total_time ... secs``. A saved log often keeps the
 command line before it (``gdsio -D DIR -d GPU -w THREADS -s SIZE -i IOSIZE -x XFER -I IOTYPE``), and a thread may
-quote only the Throughput part: the command then says what the run was. ``-x`` names the path the data took:
+quote only the Throughput part: the command then says what the run was, where it stands right before it (a line of
+words between, "switching -x 2 the throughput is far better:", may say the run was another). ``-x`` names the path the data took:
 GPU_DIRECT (GDS, storage to GPU memory), CPU_ONLY (storage to host memory), or a bounce through host memory.
 """
 
@@ -34,7 +35,9 @@ _IO_TYPES = {0: "READ", 1: "WRITE", 2: "RANDREAD", 3: "RANDWRITE"}
 _VALUED = set("fDdnmwsoixBITkaP")
 _SWITCHES = set("pbVURFJ")
 
-_COMMAND = re.compile(r"^[^\n]*?(?:^|[ \t/#$])gdsio(?:[ \t]+[^\n]*)$", re.MULTILINE)
+# A command line: gdsio followed by its options (gdsio takes no other word), after a prompt or a path perhaps; a line
+# of words that names gdsio ("the read test with gdsio gives:") is none.
+_COMMAND = re.compile(r"^[^\n]*?(?:^|[ \t/#$])gdsio[ \t]+-[^\n]*$", re.MULTILINE)
 _RESULT = re.compile(
     r"(?:IoType:\s*(?P<io>\w+)\s+XferType:\s*(?P<xfer>\w+)\s+Threads:\s*(?P<threads>\d{1,9})\s+(?:IoDepth:\s*\d+\s+)?"
     r"DataSetSize:\s*\d+/\d+\(KiB\)\s+IOSize:\s*(?P<iosize>\d{1,9})\(KiB\)\s+)?"
@@ -60,18 +63,23 @@ def parse(text: str, *, source: str) -> list[Run]:
     ------
     ToolOutputError
         If no result line is found, a command line has an option gdsio does not take or a value it cannot read,
-        or a result line's run cannot be told (a bare Throughput line with no command line before it).
+        or a result line's run cannot be told (a bare Throughput line with no command line right before it: only
+        blank lines and gdsio's result lines may stand between them).
     """
-    commands = [(m.start(), m.group(0).strip(), line_of(text, m.start())) for m in _COMMAND.finditer(text)]
+    commands = [(m.start(), m.group(0).strip(), line_of(text, m.start()), m.end()) for m in _COMMAND.finditer(text)]
     runs = [_run(m, [c for c in commands if c[0] < m.start()][-1:], text, source) for m in _RESULT.finditer(text)]
     if not runs:
         raise ToolOutputError(source, "", f"no gdsio result line (Throughput: ... GiB/sec) (it begins {beginning(text)})")
     return distinct_labels(runs)
 
 
-def _run(found: re.Match, command: list[tuple[int, str, int]], text: str, source: str) -> Run:
+def _run(found: re.Match, command: list[tuple[int, str, int, int]], text: str, source: str) -> Run:
     line = line_of(text, found.start())
     where = f"line {line}"
+    if command and found["io"] is None and (words := _words_between(text[command[0][3]:found.start()])):
+        raise ToolOutputError(source, where, f"cannot tell the run of a bare Throughput line: {words!r} stands between "
+                              f"it and the command line (line {command[0][2]}), and may say its run was another; put "
+                              "gdsio's 'IoType: ... XferType: ...' line, or its command line right before it")
     options, notes = _options(command[0][1], f"line {command[0][2]}", source) if command else ({}, [])
     io = found["io"] or _IO_TYPES.get(_number(options.get("I", ""), "-I", where, source))
     xfer = _NAMES.get(found["xfer"]) if found["xfer"] else _number(options.get("x", ""), "-x", where, source)
@@ -94,6 +102,12 @@ def _run(found: re.Match, command: list[tuple[int, str, int]], text: str, source
     return Run(label=f"gdsio {workload.operation.value} {name}", workload=workload, metric=Metric.BANDWIDTH,
                samples=(rate,), unit=UNIT, origin=Origin(source, line, "gdsio"), tags=tags,
                durations=(time,) if time is not None else ())
+
+
+def _words_between(text: str) -> str:
+    """The first line of ``text`` that is neither blank (nor only marks, as a quote's fence) nor gdsio's result."""
+    return next((line.strip()[:60] for line in text.splitlines()
+                 if any(c.isalnum() for c in line) and not _RESULT.search(line)), "")
 
 
 def _number(text: str, option: str, where: str, source: str) -> int | None:

@@ -5,7 +5,9 @@ LMCache logs every store and retrieve of KV-cache with its size, time and throug
     LMCache INFO: Stored 2048 out of total 2048 tokens. size: 0.2188 gb, cost 14.7797 ms, throughput: 14.8007 GB/s; ...
     LMCache INFO: Retrieved 10010 out of 10010 required tokens (from 10010 total tokens). size: 1.3747 gb, cost ...
 
-and, before it, ``Store 1792 tokens takes: 2.2906 ms, throughput: ... GB/s``. Its "gb" and "GB/s" are binary:
+and, before it, ``Store 1792 tokens takes: 2.2906 ms, throughput: ... GB/s``; since, each line begins with its
+request (``[req_id=...] Stored ... size: 0.0312 GB, cost ...``: LMCache 0.5.6's cache_engine.py), and a log written
+as LMCache's formatter colours it holds an escape after ``LMCache INFO:``. Its "gb", "GB" and "GB/s" are binary:
 lmcache/v1/cache_engine.py divides the bytes by 1024**3 (``tot_kv_size / tot_time / 1024**3``), so they are read
 as GiB and GiB/s. The time of a store is the copy out of the GPU (offload_time) and the hand-over to the storage
 backends (put_time) together: what storage the store reached, the line does not say.
@@ -29,8 +31,9 @@ FORMAT = "LMCache store and retrieve log lines"
 UNIT = "GiB/s"
 
 _NUMBER = r"([0-9.eE+-]+)"
-_LINE = re.compile(r"LMCache \w+: (?P<verb>Stored|Retrieved|Store|Retrieve) (?P<tokens>\d+) (?P<rest>[^\n]*?)"
-                   rf"(?:size: {_NUMBER} gb, cost |takes: ){_NUMBER} ms, throughput: {_NUMBER} GB/s")
+_LINE = re.compile(r"LMCache \w+:(?:\x1b\[[0-9;]*m)? (?:\[req_id=[^\]\n]*\] )?"
+                   r"(?P<verb>Stored|Retrieved|Store|Retrieve) (?P<tokens>\d+) (?P<rest>[^\n]*?)"
+                   rf"(?:size: {_NUMBER} (?:gb|GB), cost |takes: ){_NUMBER} ms, throughput: {_NUMBER} GB/s")
 _OPERATIONS = {"Stored": Operation.WRITE, "Store": Operation.WRITE, "Retrieved": Operation.READ, "Retrieve": Operation.READ}
 _WORDS = {Operation.WRITE: "store", Operation.READ: "retrieve"}
 
