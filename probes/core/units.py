@@ -30,15 +30,15 @@ __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "pa
 
 @functools.cache
 def _pint():
-    """pint without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports dask.base, half a
-    second of every command's start; a None in sys.modules makes its ``find_spec("dask")`` find none, for that only."""
-    if hidden := "dask" not in sys.modules:
-        sys.modules["dask"] = None
+    """pint without dask and scipy, which pint.compat imports where installed (dask.base: half a second) for what iobound
+    never calls; a None in sys.modules makes pint find neither, for that only (one already loaded stays pint's)."""
+    hidden = [name for name in ("dask", "scipy") if name not in sys.modules]
+    sys.modules.update(dict.fromkeys(hidden))
     try:
         import pint
     finally:
-        if hidden and sys.modules.get("dask", 0) is None:
-            del sys.modules["dask"]
+        for name in (name for name in hidden if sys.modules.get(name, 0) is None):
+            del sys.modules[name]
     return pint
 
 
