@@ -30,10 +30,11 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
                         tolerance: float) -> list[Finding]:
     """The part that bound a DLIO checkpoint run (none for other runs, or where nothing can be said)."""
     from assess.findings.ceiling import summary_in
-    from models.checkpoints import generated
 
     if run.checkpoint is None or run.workload is None or ceiling is None:
         return []  # no ceiling: the judgement says why (more nodes than the topology has, an unknown group)
+    from models.checkpoints import generated  # the checkpoint model loads for a checkpoint run alone
+
     summary = summary_in(run, Metric.BANDWIDTH)
     if summary is None:
         return []
