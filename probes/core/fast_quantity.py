@@ -42,10 +42,6 @@ def fast_quantity_class(registry, base: type) -> type:
         return type(q._magnitude) in _NUMBERS
 
     class Quantity(base):
-        # pint loads without numpy (probes.core.registry): numpy's operators hand the quantity to its own, as Python's
-        # numbers do, so np.float64(2) * q is q's 2 * q, not a TypeError.
-        __array_ufunc__ = None
-
         def compare(self, other, op):
             if type(other) is type(self) and number(self) and number(other):
                 if self._units == other._units:
