@@ -8,14 +8,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from probes.core.document import dumps, envelope
-from probes.core.run import Run
-from probes.core.stats import Summary
 from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity, format_value
-from topologies.topology import Topology
-from assess.findings import Finding, Judgement, Severity
+from assess.findings import Severity
 
 if TYPE_CHECKING:
     from pint import Quantity, Unit
+
+    from probes.core.run import Run
+    from probes.core.stats import Summary
+    from topologies.topology import Topology
+    from assess.findings import Finding, Judgement
 
 __all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
            "ratio_legend", "RATIO_LEGEND", "checked",

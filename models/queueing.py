@@ -14,11 +14,12 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Sequence
 
 from models.ceiling import TIE
+
+if TYPE_CHECKING:  # numpy loads with the first analysis: a prediction builds stations, and the knee needs none
+    import numpy as np
 
 __all__ = ["Station", "Bounds", "Curve", "bounds", "mva", "schweitzer", "MVA_LIMIT"]
 
@@ -116,6 +117,8 @@ def mva(stations: Sequence[Station], population: int, think: float = 0.0) -> Cur
 
     Raises ValueError beyond :data:`MVA_LIMIT`, where :func:`schweitzer` answers for one N instead.
     """
+    import numpy as np
+
     stations, demand, members = _network(stations, population, think)
     if population > MVA_LIMIT:
         raise ValueError(f"population {population} is beyond exact MVA's limit of {MVA_LIMIT:,} (it steps through every "
@@ -139,6 +142,8 @@ def schweitzer(stations: Sequence[Station], population: int, think: float = 0.0,
     N = X*Z + sum(members * Q(X)) with Q = X*d / (1 - X*d*(N-1)/N), increasing in X, so it is
     found by bracketed root finding to relative tolerance ``tol`` in at most ``max_iter`` steps.
     """
+    import numpy as np
+
     stations, demand, members = _network(stations, population, think)
     n, share = population, (population - 1) / population
     known = bounds(stations, population, think)
@@ -165,6 +170,8 @@ def _curve(stations, think, population, throughput, response, queue, demand) -> 
 
 def _network(stations: Sequence[Station], population: int, think: float) -> tuple[tuple[Station, ...], np.ndarray, np.ndarray]:
     """Check what every analysis takes; the stations, their demands per member and their member counts."""
+    import numpy as np
+
     stations = tuple(stations)
     if not stations:
         raise ValueError("a queueing network needs at least one station")

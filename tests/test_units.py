@@ -119,13 +119,39 @@ def test_pint_loads_with_the_first_quantity_not_with_the_module():
     assert done.stdout.split() == ["False", "True", "True"]
 
 
-def test_pint_loads_without_dask_which_still_imports_after_it():
-    """pint imports dask.base where dask is installed (half a second of every command's start); the registry hides it."""
-    pytest.importorskip("dask", reason="dask is not installed (the dask extra): pint cannot import it anyway")
-    code = ("import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); print('dask' in sys.modules); "
-            "import dask.base; print(dask.base.__name__)")
+@pytest.mark.parametrize("library, module", [("dask", "dask.base"), ("scipy", "scipy.optimize")])
+def test_pint_loads_without_dask_or_scipy_which_still_import_after_it(library, module):
+    """pint imports dask.base where dask is installed (half a second of every command's start) and scipy for an optimiser
+    iobound never calls; the registry hides them, and a command that needs one imports it as ever."""
+    pytest.importorskip(library, reason=f"{library} is not installed: pint cannot import it anyway")
+    code = (f"import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); print({library!r} in sys.modules); "
+            f"import {module}; print({module}.__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["False", "dask.base"]
+    assert done.stdout.split() == ["False", module]
+
+
+@pytest.mark.parametrize("first", ["", "import numpy; "], ids=["numpy later", "numpy first"])
+def test_pint_loads_without_numpy_and_numpys_numbers_meet_a_quantity_alike_either_way(first):
+    """numpy is 0.2 s of every command's start and pint needs it for arrays alone (iobound's quantities hold Python
+    numbers); pint gets it where it was loaded first (a notebook), and numpy's numbers work on either side alike."""
+    code = (f"import sys; {first}import probes.core.units as u; q = u.Q_(3, 'MiB/s'); print('numpy' in sys.modules); "
+            "import numpy as np, pint.compat; six = u.Q_(6, 'MiB/s'); "
+            "print(pint.compat.HAS_NUMPY, np.float64(2) * q == six, q * np.int64(2) == six, u.Q_(np.float64(4), 'MiB/s') > q, "
+            "(np.array([1.0, 2.0]) * q).m_as('KiB/s').tolist(), u.format_quantity(u.Q_(np.float64(2.5), 'GB/s')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = str(bool(first))
+    assert done.stdout.split("\n")[:2] == [loaded, f"{loaded} True True True [3072.0, 6144.0] 2,384 MiB/s"]
+
+
+def test_threads_that_quantify_at_once_share_the_one_registry_and_import_numpy_meanwhile():
+    """A dask worker's threads: each asks for the registry, another imports numpy, none is refused or given another."""
+    code = ("import sys, threading; import probes.core.registry as r; found = []; "
+            "threads = [threading.Thread(target=lambda: found.append(r.registry())) for _ in range(4)]; "
+            "threads.append(threading.Thread(target=lambda: found.append(__import__('numpy').float64))); "
+            "[t.start() for t in threads]; [t.join() for t in threads]; "
+            "print(len(found), len({id(f) for f in found if f is not sys.modules['numpy'].float64}), 'dask' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["5", "1", "False"]
 
 
 _UNITS = ("B/s", "GiB/s", "MB/s", "Gbit/s", "op/s", "kop/s", "s", "ms", "B", "TiB", "GB", "", "degC", "kelvin")

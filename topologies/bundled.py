@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import InputError, TopologyError
-from topologies.load import group_tables, load_topology, read_toml
-from topologies.topology import Kind, Topology
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the loader loads with the first topology: reading a results file needs none
     from probes.core.run import Run
+    from topologies.topology import Kind, Topology
 
 __all__ = ["EXAMPLES", "example_path", "example_names", "load_example", "resolve", "open_topology", "group_counts",
            "read_runs"]
@@ -37,6 +36,8 @@ def load_example(name: str) -> Topology:
     path = example_path(name)
     if path is None or path.suffix != ".toml":
         raise KeyError(f"no bundled topology {name!r}; the examples are: {', '.join(example_names())}")
+    from topologies.load import load_topology
+
     return load_topology(path)
 
 
@@ -55,6 +56,8 @@ def open_topology(word: str, nodes: int | None = None) -> Topology:
     """The topology in a file or bundled example (``lecture``), or the one a submission's description gives (an io500
     folder, its system-information.txt or io500.sh; an MLPerf Storage system description); its ``path`` says which.
     ``nodes``: the client nodes, where an io500 description does not state them."""
+    from topologies.load import load_topology
+
     path = resolve(word)
     if path.suffix == ".toml":  # a topology: no description's readers and tables to load
         return load_topology(path)
@@ -70,6 +73,9 @@ def group_counts(word: str) -> tuple[Path, dict[Kind, list[tuple[str, int]]]]:
     """The topology file or bundled example, and each kind's groups in it with their member counts, in file order;
     the capacities are not read: they may name a probe set not measured yet (the one a cluster probe that takes its
     roles from this file is about to write)."""
+    from topologies.load import group_tables, read_toml
+    from topologies.topology import Kind
+
     path = resolve(word)
     groups = list(group_tables(read_toml(path, "the topology file", TopologyError), str(path)))
     return path, {kind: [(name, count) for of, name, _, _, count in groups if of is kind] for kind in Kind}

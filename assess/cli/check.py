@@ -83,11 +83,14 @@ def _description(word: str, nodes: int | None):
     """An io500 description described, read once for its topology and for what it says its drives and ports are,
     and of what date, so that a figure a run implies is held to the parts that existed; None for any other file."""
     from topologies.bundled import resolve
+
+    path = resolve(word)
+    if path.suffix == ".toml":  # a topology: the descriptions' readers need not load
+        return None
     from topologies.described.io500 import described, is_description
     from topologies.described.mlperf import is_system_description
 
-    path = resolve(word)
-    if path.suffix == ".toml" or is_system_description(path) or not is_description(path):
+    if is_system_description(path) or not is_description(path):
         return None
     return described(path, nodes)
 

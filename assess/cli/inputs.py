@@ -111,11 +111,13 @@ def edited_topology(args: argparse.Namespace, nodes: int | None = None, opened=N
     """The topology the arguments name (a file or a bundled example), with their ``--set`` changes made; ``nodes``
     gives an io500 description's client nodes where it states none; ``opened``: that topology, read already."""
     from topologies.bundled import open_topology
-    from topologies.edit import apply_changes, parse_change
 
     topology = opened or open_topology(args.topology, nodes)
-    changes = tuple(parse_change(text) for text in args.changes)
-    return apply_changes(topology, changes) if changes else topology
+    if not args.changes:  # the editor (and the TOML writer it checks an edit with) loads for a change alone
+        return topology
+    from topologies.edit import apply_changes, parse_change
+
+    return apply_changes(topology, tuple(parse_change(text) for text in args.changes))
 
 
 def seconds_arg(text: str) -> float:

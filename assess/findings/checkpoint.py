@@ -36,6 +36,8 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
 
     if run.checkpoint is None or run.workload is None or ceiling is None:
         return []  # no ceiling: the judgement says why (more nodes than the topology has, an unknown group)
+    from models.checkpoints import generated  # the checkpoint model loads for a checkpoint run alone
+
     summary = summary_in(run, Metric.BANDWIDTH)
     if summary is None:
         return []

@@ -7,13 +7,13 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from probes.core.run import Run
 from probes.core.units import quantity_json
-from models.ceiling import Ceiling, Implied
 
 if TYPE_CHECKING:
     from pint import Quantity
 
+    from probes.core.run import Run
+    from models.ceiling import Ceiling, Implied
     from topologies.topology import Topology
 
 __all__ = ["Severity", "Finding", "Part", "Judgement", "CODES", "CEILING_CODES"]

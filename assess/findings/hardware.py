@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from probes.core.workload import Operation
-from topologies.catalogues.achievable import fastest
 from assess.findings.bands import TOLERANCE
 from assess.findings.ceiling import summary_in
 from assess.findings.finding import Finding, Severity
@@ -63,6 +62,8 @@ def beyond(workload: Workload, implied: Iterable[Implied], target: float, model:
 
     What is implied of a figure, the others at their most, is at least what it needs with the others unlimited:
     where that is within its range and a part of the date reaches it, the model is not asked again."""
+    from topologies.catalogues.achievable import fastest  # the catalogue loads for a check with a system's parts alone
+
     operation = workload.operation
     if operation not in (Operation.READ, Operation.WRITE):
         return []

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity, quantity_json
 from probes.core.workload import Operation
-from models.kvcache import Served, served_by
 from assess.findings.ceiling import summary_in
 from assess.findings.finding import Finding, Judgement, Severity
 
 if TYPE_CHECKING:
+    from models.kvcache import Served
     from topologies.topology import Topology
 
 __all__ = ["KV_CODES", "is_kv_storage", "kv_judgement"]
@@ -38,6 +38,8 @@ def is_kv_storage(run: Run) -> bool:
 
 def kv_judgement(topology: Topology, run: Run, tolerance: float) -> Judgement:
     """The run's greatest repetition (every one stored or fetched its blocks) against the node's storage tiers."""
+    from models.kvcache import served_by  # the KV-cache model loads for a KV-cache tool's run alone
+
     measured = Q_(summary_in(run, Metric.BANDWIDTH).max, "B/s")
     workload = run.workload
     served = served_by(topology, measured, workload.operation, workload.transfer_size, tolerance)

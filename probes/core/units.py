@@ -1,4 +1,4 @@
-"""The one pint registry of iobound, the metrics it measures, and strict parsing of "110 MiB/s".
+"""The metrics iobound measures and strict parsing of "110 MiB/s", in the one pint registry (probes.core.registry).
 
 pint treats bits and bytes as dimensionless (hgrecco/pint#593), so ``B/s`` is
 compatible with ``Hz``. Every quantity is therefore tagged with a :class:`Metric`,
@@ -13,11 +13,10 @@ import enum
 import functools
 import math
 import re
-import sys
 from typing import TYPE_CHECKING, Mapping
 
 from probes.core.errors import UnitError
-from probes.core.fast_quantity import fast_quantity_class
+from probes.core.registry import pint_module, registry
 
 if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: --help needs none
     import pint
@@ -26,43 +25,6 @@ if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: -
 __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "unit_fits",
            "format_quantity", "format_value", "display_unit", "family_unit", "quantity_json", "quantity_from_json", "canonical",
            "magnitude_in"]
-
-
-@functools.cache
-def _pint():
-    """pint without its dask support: where dask is installed (the ``dask`` extra), pint.compat imports dask.base, half a
-    second of every command's start; a None in sys.modules makes its ``find_spec("dask")`` find none, for that only."""
-    if hidden := "dask" not in sys.modules:
-        sys.modules["dask"] = None
-    try:
-        import pint
-    finally:
-        if hidden and sys.modules.get("dask", 0) is None:
-            del sys.modules["dask"]
-    return pint
-
-
-@functools.cache
-def registry() -> pint.UnitRegistry:
-    """The one registry, built at its first use from pint's own cache of its parsed definitions (ms, not 0.1 s)."""
-    pint = _pint()
-
-    class Registry(pint.UnitRegistry):
-        """pint's registry, parsing each units expression once (pint caches only single unit names): a third of a list."""
-
-        @functools.lru_cache(maxsize=4096)  # noqa: B019 (one registry per process, never freed)
-        def parse_units_as_container(self, input_string, as_delta=None, case_sensitive=None):
-            return super().parse_units_as_container(input_string, as_delta, case_sensitive)
-
-    try:
-        units = Registry(cache_folder=":auto:")
-    except Exception:  # no writable cache folder, or a cache file cut short by a start beside this one
-        units = Registry()
-    units.define("operation = [operation] = op")
-    # Kernel events such as context switches: counted, but neither operations nor bytes.
-    units.define("event = [event] = ev")
-    units.Quantity = fast_quantity_class(units, units.Quantity)  # compared and hashed as pint does, its factors found once
-    return units
 
 
 def Q_(value, unit=None) -> Quantity:
@@ -111,7 +73,7 @@ def __getattr__(name: str):
     if name == "ureg":
         return registry()
     if name == "Quantity":
-        return _pint().Quantity
+        return pint_module().Quantity
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -297,7 +259,7 @@ def require(q: Quantity, metric: Metric, *, what: str, positive: bool = False) -
     ...
     probes.core.errors.UnitError: nic must be a bandwidth (e.g. MiB/s or Gbit/s). Got 1 Hz instead.
     """
-    pint = _pint()
+    pint = pint_module()
 
     if not isinstance(q, pint.Quantity) or not _fits(q, metric):
         shown = f"{q:~P}" if isinstance(q, pint.Quantity) else repr(q)

@@ -17,11 +17,13 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from probes.core.errors import InputError, ProbeError, ToolFailedError, ToolNotFoundError
-from probes.core.run import Run
 from probes.measure.tool import run_tool
+
+if TYPE_CHECKING:  # a job's defaults (predict, plan) need no runs
+    from probes.core.run import Run
 
 __all__ = ["Sourced", "Job", "current_job", "tasks_per_node", "hostnames", "step_tasks", "reachable_address",
            "controller_route", "RECORD", "RESULT", "recorded_job", "steps_together"]

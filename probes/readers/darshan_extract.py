@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -24,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 
 __all__ = ["looks_like", "extract", "read_in_child", "time_limit", "mount_of", "read_here", "read_apart", "limit_memory", "MODULES", "PREFIX",
            "COUNTS", "STREAMS", "INSTALL", "NOT_A_LOG"]
@@ -33,7 +33,7 @@ NOT_A_LOG = "not a Darshan log (expected its header: a version such as '3.21' an
 # A log opens with its format version ("3.21", NUL-padded to 8 bytes) and the 64-bit magic number 6567223
 # (darshan-log-format.h), little- or big-endian as the writing machine was. All 16 bytes are ASCII or NUL, so
 # the sniff works on the decoded head of the file as well as on its bytes.
-_HEADER = re.compile(r"\A[0-9]\.[0-9]{2}\x00{4}(?:75d\x00{5}|\x00{5}d57)")
+_HEADER = Pattern(r"\A[0-9]\.[0-9]{2}\x00{4}(?:75d\x00{5}|\x00{5}d57)")
 MODULES = ("POSIX", "MPI-IO", "STDIO")
 # Per module, the counters' prefix.
 PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.core.records import Caching, Checkpoint, Placement
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
@@ -29,9 +30,9 @@ __all__ = ["looks_like", "parse", "FORMAT"]
 FORMAT = "DLIO output log of a checkpointing run ([OUTPUT] ... Finished saving/loading checkpoint ...)"
 
 _FIGURE = r"([0-9]{1,15}(?:\.[0-9]{1,15})?)"  # a decimal figure as DLIO prints it (a mangled one matches no line)
-_RUNNING = re.compile(r"^\[OUTPUT\] \S+ Running DLIO \[([^\]]*)\] with ([0-9]{1,9}) process\(es\)", re.MULTILINE)
-_SIZE = re.compile(rf"^\[OUTPUT\] \S+ Total checkpoint size: {_FIGURE} GB", re.MULTILINE)
-_FINISHED = re.compile(rf"^\[OUTPUT\] \S+ Finished (saving|loading) checkpoint ([0-9]{{1,9}}) for epoch [0-9]+ "
+_RUNNING = Pattern(r"^\[OUTPUT\] \S+ Running DLIO \[([^\]]*)\] with ([0-9]{1,9}) process\(es\)", re.MULTILINE)
+_SIZE = Pattern(rf"^\[OUTPUT\] \S+ Total checkpoint size: {_FIGURE} GB", re.MULTILINE)
+_FINISHED = Pattern(rf"^\[OUTPUT\] \S+ Finished (saving|loading) checkpoint ([0-9]{{1,9}}) for epoch [0-9]+ "
                        rf"in {_FIGURE} s; Throughput: {_FIGURE} GB/s", re.MULTILINE)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -39,12 +40,12 @@ _THROUGHPUT_UNITS = {"Throughput MiB/s": "MiB/s", "Throughput MB/s": "MB/s"}
 # [last]" whole milliseconds, "file size" and "block size" bytes; an empty cell is a figure the
 # phase has none of (entries/s of a file or block device phase).
 _CSV_MARK = "operation,time ms [first],time ms [last],"
-_CSV_HEADER = re.compile(r"^[^\n]*" + re.escape(_CSV_MARK) + r"[^\n]*$", re.MULTILINE)
+_CSV_HEADER = Pattern(r"^[^\n]*" + re.escape(_CSV_MARK) + r"[^\n]*$", re.MULTILINE)
 _CSV_REQUIRED = ("operation", "threads", "time ms [last]")
 _CSV_FIGURES = (("MiB/s", "throughput", Metric.BANDWIDTH, "MiB/s"), ("IOPS", "IOPS", Metric.OPERATION_RATE, "op/s"),
                 ("entries/s", None, Metric.OPERATION_RATE, "op/s"))
 # --livecsv: progress samples while a phase runs, not its results.
-_LIVE_CSV = re.compile(r"^(?:ISO Date,)?Label,Phase,RuntimeMS,Rank,", re.MULTILINE)
+_LIVE_CSV = Pattern(r"^(?:ISO Date,)?Label,Phase,RuntimeMS,Rank,", re.MULTILINE)
 
 
 @dataclass(frozen=True)

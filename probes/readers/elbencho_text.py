@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.readers.textlines import COUNT, binary_size, checked_number
 
 __all__ = ["read_tables", "Setup", "Phase", "HEADER"]
@@ -16,24 +17,24 @@ __all__ = ["read_tables", "Setup", "Phase", "HEADER"]
 # Sizes in mtelbencho.sh's data set names ("1024x1GiB").
 _NAMED_SIZES = {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
-HEADER = re.compile(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", re.MULTILINE)
+HEADER = Pattern(r"^OPERATION\s+RESULT TYPE\s+FIRST DONE\s+LAST DONE\s*$", re.MULTILINE)
 # A phase's first row names it and gives its elapsed time: "WRITE     Elapsed ms       :  85656  99973"
 # (elbencho 1.x) or "WRITE       Elapsed time     :    2m3.241s    2m5.755s" (later releases).
-_PHASE = re.compile(r"^([A-Z][A-Z0-9_+-]*)\s+Elapsed (ms|time)\s*:\s*(.*?)\s*$")
-_ROW = re.compile(r"^\s+(\S.*?)\s*:\s*(.*?)\s*$")
-_HUMAN_TIME = re.compile(r"(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m(?!s))?(?:([0-9]{1,9}(?:\.[0-9]{1,6})?)s)?"
+_PHASE = Pattern(r"^([A-Z][A-Z0-9_+-]*)\s+Elapsed (ms|time)\s*:\s*(.*?)\s*$")
+_ROW = Pattern(r"^\s+(\S.*?)\s*:\s*(.*?)\s*$")
+_HUMAN_TIME = Pattern(r"(?:([0-9]{1,9})h)?(?:([0-9]{1,9})m(?!s))?(?:([0-9]{1,9}(?:\.[0-9]{1,6})?)s)?"
                          r"|([0-9]{1,12})ms")
 # mtelbencho.sh (contrib/storage_sweep) prints its settings, then one line per elbencho run; its data
 # sets are named "<number of files>x<size of each>" (the script's remark 7), e.g. "1024x1GiB".
-_WRAPPER_SETTING = re.compile(r"^(threads|block_size)\s*:\s*(.*?)\s*$")
-_WORKING_ON = re.compile(r"^Working on (\S+) with ([0-9]{1,9}) threads\.\.\.\s*$")
-_DATASET_NAME = re.compile(r"([0-9]{1,12})x([0-9]{1,12})(KiB|MiB|GiB|TiB)")
+_WRAPPER_SETTING = Pattern(r"^(threads|block_size)\s*:\s*(.*?)\s*$")
+_WORKING_ON = Pattern(r"^Working on (\S+) with ([0-9]{1,9}) threads\.\.\.\s*$")
+_DATASET_NAME = Pattern(r"([0-9]{1,12})x([0-9]{1,12})(KiB|MiB|GiB|TiB)")
 # elbencho's --resfile starts each run with its argv, every argument in double quotes.
-_COMMAND_LINE = re.compile(r"^COMMAND LINE:\s*(.*?)\s*$")
+_COMMAND_LINE = Pattern(r"^COMMAND LINE:\s*(.*?)\s*$")
 _VALUE_OPTIONS = {"-t": "threads", "--threads": "threads", "-b": "block", "--block": "block", "-s": "size",
                   "--size": "size", "--iodepth": "iodepth", "--hosts": "hosts"}
 _FLAG_OPTIONS = {"--direct": "direct", "--rand": "rand"}
-_HOST_RANGE = re.compile(r"\[([0-9,\-]+)\]")
+_HOST_RANGE = Pattern(r"\[([0-9,\-]+)\]")
 
 
 @dataclass

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.readers.jsonfields import JSON_OPENING, check, field, number
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
@@ -28,11 +29,11 @@ FORMAT = "fio JSON output (--output-format=json)"
 
 # The JSON object starts at a line opening it (JSON_OPENING): fio may print error lines before it
 # ("fio: pid=19192, err=42/file:io_u.c:2074, ..."), so the object need not start the text.
-_WHOLE_NUMBER = re.compile(r"\s*([0-9]{1,20})\s*")
+_WHOLE_NUMBER = Pattern(r"\s*([0-9]{1,20})\s*")
 # A size as fio reads it, case-insensitive: "4096", "512b", "4k", "4kb", "1m", "4KiB".
 # fio's parse.c reads "4ki" as 4 * kb_base but its HOWTO gives it the opposite base, as
 # "4kib" has: such a size is refused, not guessed.
-_SIZE = re.compile(r"\s*([0-9]{1,20})(?:([kmgtp])(ib|b)?|b)?\s*", re.IGNORECASE)
+_SIZE = Pattern(r"\s*([0-9]{1,20})(?:([kmgtp])(ib|b)?|b)?\s*", re.IGNORECASE)
 _PREFIXES = "kmgtp"
 _RW_MODES = frozenset(
     {"read", "write", "trim", "rw", "readwrite", "randread", "randwrite", "randtrim", "randrw",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
 from probes.core.workload import Access, Operation, Workload
@@ -35,21 +36,21 @@ FORMAT = "fio normal text output"
 _SIZE = r"([0-9]{1,20}(?:\.[0-9]{1,20})?)((?:[kMGTPE]|[KMGTPE]i)?B)"
 _BYTES = {"B": 1, **{p + "B": 1000 ** (i + 1) for i, p in enumerate("kMGTPE")},
           **{p + "iB": 1024 ** (i + 1) for i, p in enumerate("KMGTPE")}}
-_RATE = re.compile(r"([0-9]{1,20}(?:\.[0-9]{1,20})?)((?:[kMGTPE]|[KMGTPE]i)?(?:B|bit)/s)")
-_AMOUNT = re.compile(_SIZE)
-_RANGE = re.compile(_SIZE + "-" + _SIZE)
+_RATE = Pattern(r"([0-9]{1,20}(?:\.[0-9]{1,20})?)((?:[kMGTPE]|[KMGTPE]i)?(?:B|bit)/s)")
+_AMOUNT = Pattern(_SIZE)
+_RANGE = Pattern(_SIZE + "-" + _SIZE)
 
 # "<job>: (g=0): rw=randread, bs=(R) 4096B-4096B, (W) ..., ioengine=libaio, iodepth=32", printed
 # once per job definition before the run ("..." stands for its numjobs clones); "<host> " before
 # it in client/server runs.
-_DESCRIPTION = re.compile(r"(?P<host><[^>\n]*> )?(?P<name>.*?): \(g=(?P<group>[0-9]{1,9})\): (?P<rest>.*)")
-_SETTINGS = re.compile(r"rw=(?P<rw>[a-z]+), bs=(?P<bs>.*), ioengine=.*, iodepth=(?P<depth>[0-9]{1,9})\s*")
+_DESCRIPTION = Pattern(r"(?P<host><[^>\n]*> )?(?P<name>.*?): \(g=(?P<group>[0-9]{1,9})\): (?P<rest>.*)")
+_SETTINGS = Pattern(r"rw=(?P<rw>[a-z]+), bs=(?P<bs>.*), ioengine=.*, iodepth=(?P<depth>[0-9]{1,9})\s*")
 # "<job>: (groupid=0, jobs=8): err= 0: pid=12567: <date>"; err=N (<what>) when the job failed.
-_HEADER = re.compile(r"(?P<name>.*?): \(groupid=(?P<group>[0-9]{1,9}), jobs=(?P<jobs>[0-9]{1,9})\): "
+_HEADER = Pattern(r"(?P<name>.*?): \(groupid=(?P<group>[0-9]{1,9}), jobs=(?P<jobs>[0-9]{1,9})\): "
                      r"err=\s*(?P<error>-?[0-9]{1,9})(?: \(.*\))?: pid=[0-9]{1,12}")
 # "  read: IOPS=243k, BW=949MiB/s (995MB/s)(5120MiB/5393msec)", maybe "; 0 zone resets" after.
-_DIRECTION_START = re.compile(r"\s*(read|write|trim|mixed)\s*:")
-_DIRECTION = re.compile(r"\s*(?P<op>read|write|trim|mixed): IOPS=[0-9.]{1,20}[kMGTPE]?, BW=(?P<bw>\S+) "
+_DIRECTION_START = Pattern(r"\s*(read|write|trim|mixed)\s*:")
+_DIRECTION = Pattern(r"\s*(?P<op>read|write|trim|mixed): IOPS=[0-9.]{1,20}[kMGTPE]?, BW=(?P<bw>\S+) "
                         r"\((?P<alt>[^()]*)\)\((?P<io>[^/()]*)/(?P<msec>[0-9]{1,15})msec\).*")
 # fio 2.0 to 2.16 (stat.c show_ddir_status): "  read : io=65536KB, bw=38871KB/s, iops=9717, runt=  1686msec".
 # Its sizes and rates (num2str, up to 6 digits) take prefixes K, M, G, then P and E for the 4th and 5th
@@ -58,28 +59,28 @@ _DIRECTION = re.compile(r"\s*(?P<op>read|write|trim|mixed): IOPS=[0-9.]{1,20}[kM
 # "io=262144KB, bw=2415.1MB/s" (2^20 B), and with --kb_base=1000 two jobs of 128m (128 x 10^6 B) print
 # "io=256000KB, bw=448336KB/s" (10^3 B). Its one decimal is the remainder's leading digit, not a decimal
 # fraction ("complete with carry rounding error"): a figure with a decimal is within 0.1 % of fio's.
-_OLD_DIRECTION = re.compile(r"\s*(read|write|trim|mixed)\s*: io=")
-_FIO2_DIRECTION = re.compile(r"\s*(?P<op>read|write|trim|mixed)\s*: io=(?P<io>[0-9]{1,20}(?:\.[0-9]{1,3})?)"
+_OLD_DIRECTION = Pattern(r"\s*(read|write|trim|mixed)\s*: io=")
+_FIO2_DIRECTION = Pattern(r"\s*(?P<op>read|write|trim|mixed)\s*: io=(?P<io>[0-9]{1,20}(?:\.[0-9]{1,3})?)"
                              r"(?P<io_prefix>[KMGPE]?)B, bw=(?P<bw>[0-9]{1,20}(?:\.[0-9]{1,3})?)(?P<bw_prefix>[KMGPE]?)"
                              r"(?P<bw_unit>B|bit)/s, iops=[0-9.]{1,20}[KMGPE]?, runt=\s*(?P<msec>[0-9]{1,15})msec.*")
 _FIO2_STEPS = {"": 0, "K": 1, "M": 2, "G": 3, "P": 4, "E": 5}
 _FIO2_UNITS = {1024: ("", "Ki", "Mi", "Gi", "Ti", "Pi"), 1000: ("", "k", "M", "G", "T", "P")}
 # kb_base where the text shows it: a job file or command line printed beside the output.
-_KB_BASE = re.compile(r"(?:^|[\s-])kb_base\s*=\s*(\S+)", re.MULTILINE)
+_KB_BASE = Pattern(r"(?:^|[\s-])kb_base\s*=\s*(\S+)", re.MULTILINE)
 _FIO2_DEFAULT_KB_BASE = 1024
 # fio 2's job description: "bs=4K-4K/4K-4K/4K-4K" (read, write, trim; init.c fio_uint_to_kmg, always 1024-based).
-_FIO2_BS = re.compile(r"([0-9]{1,20})([KMGPE]?)-([0-9]{1,20})([KMGPE]?)")
-_GROUP_STATUS = re.compile(r"Run status group ([0-9]{1,9}) \(all jobs\):")
+_FIO2_BS = Pattern(r"([0-9]{1,20})([KMGPE]?)-([0-9]{1,20})([KMGPE]?)")
+_GROUP_STATUS = Pattern(r"Run status group ([0-9]{1,9}) \(all jobs\):")
 _DISK_STATS = "Disk stats (read/write):"
-_VERSION = re.compile(r"(fio-[0-9]\S*)\s*")
-_CLIENT_PROBE = re.compile(r"hostname=.*, fio=(fio-[0-9][^,]*),.*")
-_ERROR_LINE = re.compile(r"(?:fio: |error: |\S+: verify failed at file )")
-_SNIFF = re.compile(r"\(g=[0-9]{1,9}\): rw=[a-z]|\(groupid=[0-9]{1,9}, jobs=[0-9]{1,9}\): err="
+_VERSION = Pattern(r"(fio-[0-9]\S*)\s*")
+_CLIENT_PROBE = Pattern(r"hostname=.*, fio=(fio-[0-9][^,]*),.*")
+_ERROR_LINE = Pattern(r"(?:fio: |error: |\S+: verify failed at file )")
+_SNIFF = Pattern(r"\(g=[0-9]{1,9}\): rw=[a-z]|\(groupid=[0-9]{1,9}, jobs=[0-9]{1,9}\): err="
                     r"|^Run status group [0-9]{1,9} \(all jobs\):|^fio: pid=[0-9]{1,12}, err=[0-9]"
                     r"|^\S+: verify failed at file ", re.MULTILINE)
 _SNIFF_WORDS = ("(g=", "(groupid=", "Run status group ", "fio: pid=", ": verify failed at file ")
-_JOB_FILE_SECTION = re.compile(r"\s*\[[^\]\n]+\]\s*(?:[#;].*)?")
-_LOG_ROW = re.compile(r"\s*[0-9]{1,20}(?:,\s*-?[0-9]{1,20}){2,5}\s*")
+_JOB_FILE_SECTION = Pattern(r"\s*\[[^\]\n]+\]\s*(?:[#;].*)?")
+_LOG_ROW = Pattern(r"\s*[0-9]{1,20}(?:,\s*-?[0-9]{1,20}){2,5}\s*")
 _RW_MODES = frozenset({"read", "write", "trim", "rw", "readwrite", "randread", "randwrite", "randrw",
                        "randtrim", "trimwrite", "randtrimwrite"})
 # The block fio's client adds after the per-host ones: their sum.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_
 from probes.core.workload import MOST_COUNT, Access, Operation, Workload
@@ -37,8 +38,8 @@ _SWITCHES = set("pbVURFJ")
 
 # A command line: gdsio followed by its options (gdsio takes no other word), after a prompt or a path perhaps; a line
 # of words that names gdsio ("the read test with gdsio gives:") is none.
-_COMMAND = re.compile(r"^[^\n]*?(?:^|[ \t/#$])gdsio[ \t]+-[^\n]*$", re.MULTILINE)
-_RESULT = re.compile(
+_COMMAND = Pattern(r"^[^\n]*?(?:^|[ \t/#$])gdsio[ \t]+-[^\n]*$", re.MULTILINE)
+_RESULT = Pattern(
     r"(?:IoType:\s*(?P<io>\w+)\s+XferType:\s*(?P<xfer>\w+)\s+Threads:\s*(?P<threads>\d{1,9})\s+(?:IoDepth:\s*\d+\s+)?"
     r"DataSetSize:\s*\d+/\d+\(KiB\)\s+IOSize:\s*(?P<iosize>\d{1,9})\(KiB\)\s+)?"
     r"Throughput:\s*(?P<rate>[\d.]{1,30})\s*GiB/sec,\s*Avg_Latency:\s*[\d.]+\s*usecs(?:\s+ops:\s*\d+\s+total_time\s+(?P<time>[\d.]{1,30})\s*secs)?")

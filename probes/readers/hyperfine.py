@@ -6,10 +6,10 @@ is not a storage workload, so ``workload`` is None.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.readers.jsonfields import check, describe, json_object, number
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import from_reported
@@ -28,9 +28,9 @@ UNIT = "s"
 # Labels longer than this are cut (the full command is in the "command" tag).
 LABEL_LENGTH = 60
 
-_OPENING = re.compile(r"^[ \t\r\n\ufeff]*\{")
-_RESULTS = re.compile(r'"results"\s*:\s*\[')
-_COMMAND = re.compile(r'"command"\s*:\s*"')
+_OPENING = Pattern(r"^[ \t\r\n\ufeff]*\{")
+_RESULTS = Pattern(r'"results"\s*:\s*\[')
+_COMMAND = Pattern(r'"command"\s*:\s*"')
 
 
 def looks_like(text: str) -> bool:

@@ -18,6 +18,7 @@ from dataclasses import replace
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
@@ -49,7 +50,7 @@ _BY_RULES = Readback("-C", 1, "-e")
 _RULES_NOTE = "fixed by io500's rules and scripts; this file does not print it"
 # The C app's random phases name their transfer size, which its source fixes: ior-rnd4K-easy-read
 # (and the older ior-rnd4K-write/-read) pass -t=4096, ior-rnd1MB-write/-read -t=1048576.
-_RANDOM_SIZE = re.compile(r"rnd([0-9]{1,4})(K|MB)\b")
+_RANDOM_SIZE = Pattern(r"rnd([0-9]{1,4})(K|MB)\b")
 _RANDOM_UNITS = {"K": 2**10, "MB": 2**20}
 # MPI launchers' options that say how many processes start where: their total, per node, the nodes;
 # jsrun (Summit) starts resource sets, with tasks per set and sets per host.
@@ -75,17 +76,17 @@ _OPERATIONS = {
 _PROTOTYPE_NAMES = {"md-easy-create": "mdtest-easy-write", "md-hard-create": "mdtest-hard-write",
                     "md-easy-stat": "mdtest-easy-stat", "md-hard-stat": "mdtest-hard-stat",
                     "md-easy-delete": "mdtest-easy-delete", "md-hard-delete": "mdtest-hard-delete"}
-_IOR_PHASE = re.compile(r"ior-(easy|hard|rnd[\w-]*?)-(write|read)")
+_IOR_PHASE = Pattern(r"ior-(easy|hard|rnd[\w-]*?)-(write|read)")
 
-_SNIFF = re.compile(
+_SNIFF = Pattern(
     r"^(?:\[RESULT(?:-invalid)?\]\s+\S|IO500 version \S|version\s*=\s*io500|"
     r"\[(?:ior|mdtest)-(?:easy|hard)[\w-]*\]\s*$|[0-9]+/(?:ior|md)-[\w-]+ (?:BW|IOPs):|IO-500 (?:bw |md )?score:|"
     r"Running the IO500 Benchmark now|io500_(?:mpirun|ior_cmd|info_[\w-]+)=)|\"type\":\"IO500\"", re.MULTILINE)
-_CONFIG = re.compile(r"^\[global\]\s*$", re.MULTILINE)
-_APP_RESULTS = re.compile(r"^(?:version\s*=|\[run\]\s*$|score\s*=)", re.MULTILINE)
+_CONFIG = Pattern(r"^\[global\]\s*$", re.MULTILINE)
+_APP_RESULTS = Pattern(r"^(?:version\s*=|\[run\]\s*$|score\s*=)", re.MULTILINE)
 # The info creator quotes its values (io500_info_system="..."); the driver log's copies do not.
-_SYSTEM_INFO = re.compile(r"^io500_info_[\w-]+=\"|\"type\":\"IO500\"", re.MULTILINE)
-_DRIVER_LOG = re.compile(r"^(?:\[RESULT|System: |Running the IO500|io500_(?:mpirun|ior_cmd|workdir)=)", re.MULTILINE)
+_SYSTEM_INFO = Pattern(r"^io500_info_[\w-]+=\"|\"type\":\"IO500\"", re.MULTILINE)
+_DRIVER_LOG = Pattern(r"^(?:\[RESULT|System: |Running the IO500|io500_(?:mpirun|ior_cmd|workdir)=)", re.MULTILINE)
 
 
 def looks_like(text: str) -> bool:

@@ -3,11 +3,11 @@ unit and time as printed, with its command and marks where the file shows them."
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.readers.textlines import COUNT, checked_number
 
 __all__ = ["Phase", "read_app_results", "read_summary", "read_prototype", "PROTOTYPE_LINE"]
@@ -36,21 +36,21 @@ _GB_NOTE = "printed as GB/s; io500.sh divides IOR's MiB/s by 1024, so it is GiB/
 
 # The C app's result_summary.txt: "[RESULT]", "[RESULT-invalid]" (SC20) or "[      ]" (a phase
 # outside the score), the phase, its value and unit, the time, and " [INVALID]" (SC21 on).
-_APP_RESULT = re.compile(r"\[(RESULT|RESULT-invalid| {6})\]\s+(\S+)\s+(\S+)\s+(\S+)\s*:\s*time\s+(\S+)\s+seconds"
+_APP_RESULT = Pattern(r"\[(RESULT|RESULT-invalid| {6})\]\s+(\S+)\s+(\S+)\s+(\S+)\s*:\s*time\s+(\S+)\s+seconds"
                          r"(\s+\[INVALID\])?\s*")
 # io500.sh: "[RESULT] BW   phase 1   ior_easy_write   0.411 GB/s : time   9.73 seconds".
-_SCRIPT_RESULT = re.compile(r"\[(RESULT|RESULT-invalid)\]\s+(BW|IOPS)\s+phase\s+\d+\s+(\S+)\s+(\S+)\s+(\S+)"
+_SCRIPT_RESULT = Pattern(r"\[(RESULT|RESULT-invalid)\]\s+(BW|IOPS)\s+phase\s+\d+\s+(\S+)\s+(\S+)\s+(\S+)"
                             r"\s*:\s*time\s+(\S+)\s+seconds\s*")
-_RESULT_START = re.compile(r"\[(?:RESULT[^\]]*| {6})\]")
-_SUMMARY_SCORE = re.compile(r"\[(SCOREX?) ?\]\s*(.*?)\s*$")
-_APP_VERSION = re.compile(r"IO500 version (\S+)(?: \((\w+)\))?")
+_RESULT_START = Pattern(r"\[(?:RESULT[^\]]*| {6})\]")
+_SUMMARY_SCORE = Pattern(r"\[(SCOREX?) ?\]\s*(.*?)\s*$")
+_APP_VERSION = Pattern(r"IO500 version (\S+)(?: \((\w+)\))?")
 # The 2017 prototype: "1/ior-easy-write BW:341025.01 MB/s time: 311s", "1/md-easy-create IOPs:12658.661 time:514s".
-PROTOTYPE_LINE = re.compile(r"[0-9]+/(\S+) (BW|IOPs):")
-_PROTOTYPE_RESULT = re.compile(r"[0-9]+/(\S+) (?:BW:\s*(\S+) (\S+)|IOPs:\s*(\S+)) time:\s*(\S+?)s\s*")
-_PROTOTYPE_SCORE = re.compile(r"IO-500 ((?:bw |md )?score):\s*(.*?)\s*$")
+PROTOTYPE_LINE = Pattern(r"[0-9]+/(\S+) (BW|IOPs):")
+_PROTOTYPE_RESULT = Pattern(r"[0-9]+/(\S+) (?:BW:\s*(\S+) (\S+)|IOPs:\s*(\S+)) time:\s*(\S+?)s\s*")
+_PROTOTYPE_SCORE = Pattern(r"IO-500 ((?:bw |md )?score):\s*(.*?)\s*$")
 # result.txt lines.
-_SECTION = re.compile(r"\[([^\]\s]+)\]\s*")
-_PAIR = re.compile(r"([A-Za-z][\w-]*)\s*=\s*(.*?)\s*")
+_SECTION = Pattern(r"\[([^\]\s]+)\]\s*")
+_PAIR = Pattern(r"([A-Za-z][\w-]*)\s*=\s*(.*?)\s*")
 
 
 @dataclass

@@ -27,6 +27,7 @@ from typing import Iterable, Iterator
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines, open_input
+from probes.core.patterns import Pattern
 from probes.core.run import Run
 from probes.readers.io500 import phase_run
 
@@ -38,16 +39,16 @@ LIST_PHASES = {"ior_easy_write": "GiB/s", "mdtest_easy_write": "kop/s", "ior_har
                "mdtest_hard_write": "kop/s", "find_easy": "kop/s", "find_hard": "kop/s", "ior_easy_read": "GiB/s",
                "mdtest_easy_stat": "kop/s", "ior_hard_read": "GiB/s", "mdtest_hard_stat": "kop/s",
                "mdtest_easy_delete": "kop/s", "mdtest_hard_read": "kop/s", "mdtest_hard_delete": "kop/s"}
-_INFO = re.compile(r"\s*(?:export\s+)?io500_info_([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|(\S*))\s*(?:#.*)?")
-_INFO_SNIFF = re.compile(r"^\s*(?:export\s+)?io500_info_[\w-]+=", re.MULTILINE)
+_INFO = Pattern(r"\s*(?:export\s+)?io500_info_([\w-]+)=(?:\"([^\"]*)\"|'([^']*)'|(\S*))\s*(?:#.*)?")
+_INFO_SNIFF = Pattern(r"^\s*(?:export\s+)?io500_info_[\w-]+=", re.MULTILINE)
 _LIST_COLUMNS = ("information_system", "information_client_nodes", "ior_easy_write")
 # A count's parts: "16 + 8", "12 All Flash, 56 Hybrid": a number, and words that say what it counts.
-_PARTS = re.compile(r"\s*(?:[,;+&]|\band\b)\s*")
+_PARTS = Pattern(r"\s*(?:[,;+&]|\band\b)\s*")
 # A number with a minus before it (ASCII, or the typographic signs a word processor puts there).
-_NEGATIVE = re.compile(r"\s*[-\u2212\u2012\u2013]\s*\d")
-_COUNTED = re.compile(r"(\d{1,7})(?:\s+[A-Za-z][A-Za-z -]*)?")
+_NEGATIVE = Pattern(r"\s*[-\u2212\u2012\u2013]\s*\d")
+_COUNTED = Pattern(r"(\d{1,7})(?:\s+[A-Za-z][A-Za-z -]*)?")
 _PREFIX = "information_"
-_FORM_SNIFF = re.compile(r'\s*\{\s*"DATA"\s*:\s*\{')
+_FORM_SNIFF = Pattern(r'\s*\{\s*"DATA"\s*:\s*\{')
 # What marks a storage system's server group of the web form as its metadata servers (Lustre's MDS).
 _FORM_METADATA = ("mds", "metadata")
 

@@ -5,17 +5,17 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.core.workload import Operation
 from probes.readers.textlines import COUNT, split_words
 
 __all__ = ["Readback", "readback", "printed_readback", "direct_from_command"]
 
 # IOR 3.0/3.1 print the offset in the ordering: "constant task offsets = 1", "random task offsets >= 1, seed=0".
-_OLD_OFFSET = re.compile(r"task offsets (?:=|>=) ([0-9]{1,9})")
+_OLD_OFFSET = Pattern(r"task offsets (?:=|>=) ([0-9]{1,9})")
 # IOR's short options that take a value (its option table, 3.x and 4.x); the others are flags, and
 # flags may be grouped ("-Ce"). Options of the -O directive string that IOR names the same way.
 _VALUED = frozenset("ADGJMNOQTUXabdfijlost")

@@ -12,6 +12,7 @@ from typing import Any
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.records import Placement
 from probes.core.run import Origin, Run
 from probes.core.stats import Summary, from_reported
@@ -31,21 +32,21 @@ __all__ = ["parse_text", "HEADER", "UNIT", "OPERATIONS", "SIZE", "SIZE_UNITS", "
 # so a "bw(MB/s)" column is refused rather than read with a guessed base.
 UNIT = "MiB/s"
 
-HEADER = re.compile(r"^IOR-(\S+?): MPI Coordinated Test of Parallel I/O", re.MULTILINE)
-_COMMAND = re.compile(r"^Command line(?: used)?\s*:\s*(.*)$")
-_TEST_ID = re.compile(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started\b)")
+HEADER = Pattern(r"^IOR-(\S+?): MPI Coordinated Test of Parallel I/O", re.MULTILINE)
+_COMMAND = Pattern(r"^Command line(?: used)?\s*:\s*(.*)$")
+_TEST_ID = Pattern(r"^(?:TestID\s*:\s*(\d+)|Test (\d+) started\b)")
 # The option lines of the "Options:" block (3.2+, "key : value") and of the old "Summary:"
 # block (3.0/3.1, tab-indented "key = value"); only the keys iobound uses.
 _KEYS = ("api", "access", "ordering in a file", "ordering inter file", "task offset", "nodes", "tasks",
          "clients per node", "clients", "repetitions", "xfersize", "aggregate filesize", "stonewallingTime")
-_OPTION = re.compile(r"^\s*(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*[:=]\s*(.*?)\s*$")
-_RESULTS_HEADER = re.compile(r"^access\s+bw\(([A-Za-z]+)/s\)")
-_SUMMARY_TITLE = re.compile(r"^Summary of all tests:")
-_SUMMARY_HEADER = re.compile(r"^Operation\s+Max\(MiB\)")
-_ROW = re.compile(r"^(write|read)\s")
-_MOVED = re.compile(r"^WARNING: Using actual aggregate bytes moved = ([0-9]{1,20})\.?\s*$")
-_CLIENTS = re.compile(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
-SIZE = re.compile(r"([0-9]{1,15})(\.[0-9]+)?\s*(bytes|KiB|MiB|GiB|TiB)")
+_OPTION = Pattern(r"^\s*(" + "|".join(re.escape(k) for k in _KEYS) + r")\s*[:=]\s*(.*?)\s*$")
+_RESULTS_HEADER = Pattern(r"^access\s+bw\(([A-Za-z]+)/s\)")
+_SUMMARY_TITLE = Pattern(r"^Summary of all tests:")
+_SUMMARY_HEADER = Pattern(r"^Operation\s+Max\(MiB\)")
+_ROW = Pattern(r"^(write|read)\s")
+_MOVED = Pattern(r"^WARNING: Using actual aggregate bytes moved = ([0-9]{1,20})\.?\s*$")
+_CLIENTS = Pattern(r"([0-9]{1,9})\s*\(([0-9]{1,9}) per node\)")
+SIZE = Pattern(r"([0-9]{1,15})(\.[0-9]+)?\s*(bytes|KiB|MiB|GiB|TiB)")
 SIZE_UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 OPERATIONS = {"write": Operation.WRITE, "read": Operation.READ}
 # How every line the text reader looks at, but for option lines, begins (the patterns above): a log

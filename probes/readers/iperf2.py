@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.readers.iperf_intervals import (RATE_UNITS, UDP_RECEIVED, Interval, against_total, hosts_label, interval,
                                             interval_style, rate_in)
 from probes.core.run import Origin, Run, distinct_labels
@@ -28,11 +29,11 @@ FORMAT = "iperf 2 text output"
 # would be 1.416); bufferbloat_iperf2_client_tcp_mininet_1.5Mbps.txt line 7, "30.4 MBytes
 # 255 Mbits/sec" in 1 s: 30.4 x 2^20 x 8 = 255.0 Mbit. Samples keep the unit of a run's
 # first line; lines in another prefix ("0.00 bits/sec" among "Mbits/sec") are scaled exactly.
-_CLIENT = re.compile(r"^Client connecting to (\S+), (TCP|UDP) port (\d+)", re.MULTILINE)
-_SERVER = re.compile(r"^Server listening on (TCP|UDP) port (\d+)", re.MULTILINE)
-_CONNECTION = re.compile(r"\[\s*(\d+)\] local (\S+) port (\d+) connected with (\S+) port (\d+)(.*)$", re.MULTILINE)
-_SERVER_REPORT = re.compile(r"\[\s*(\d+)\] Server Report:")
-_VERSION = re.compile(r"^iperf version (\S+)")
+_CLIENT = Pattern(r"^Client connecting to (\S+), (TCP|UDP) port (\d+)", re.MULTILINE)
+_SERVER = Pattern(r"^Server listening on (TCP|UDP) port (\d+)", re.MULTILINE)
+_CONNECTION = Pattern(r"\[\s*(\d+)\] local (\S+) port (\d+) connected with (\S+) port (\d+)(.*)$", re.MULTILINE)
+_SERVER_REPORT = Pattern(r"\[\s*(\d+)\] Server Report:")
+_VERSION = Pattern(r"^iperf version (\S+)")
 
 
 def looks_like(text: str) -> bool:

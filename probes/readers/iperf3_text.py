@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run
 from probes.core.units import Metric
 from probes.readers.iperf_intervals import (RATE_UNITS, UDP_RECEIVED, Interval, against_total, hosts_label, interval,
@@ -15,17 +16,17 @@ from probes.readers.iperf_intervals import (RATE_UNITS, UDP_RECEIVED, Interval, 
 
 __all__ = ["parse_text", "text_marker"]
 
-_CONNECTING = re.compile(r"^Connecting to host (\S+), port \d+", re.MULTILINE)
-_LISTENING = re.compile(r"^Server listening on \d+", re.MULTILINE)
-_CONNECTED = re.compile(r"\[\s*\d+\] local (\S+) port \d+ connected to (\S+) port \d+")
-_ACCEPTED = re.compile(r"^Accepted connection from \S+, port \d+")
-_REVERSE = re.compile(r"^Reverse mode, remote host \S+ is sending")
-_STARTING = re.compile(r"^Starting Test: protocol: (\w+), (\d+) streams")
-_HEADER = re.compile(r"^\[ ID\](?:\[Role\])? Interval\s+Transfer\s+(?:Bitrate|Bandwidth)(.*)$", re.MULTILINE)
-_VERSION = re.compile(r"^iperf (3\.\S+)")
-_FAILURE = re.compile(r"^iperf3: ((?:error|interrupt) - .*?)\s*$")
-_SIDE = re.compile(r"\s(sender|receiver)\s*$")
-_RETRANSMITS = re.compile(r"^\s+(\d+)\s")
+_CONNECTING = Pattern(r"^Connecting to host (\S+), port \d+", re.MULTILINE)
+_LISTENING = Pattern(r"^Server listening on \d+", re.MULTILINE)
+_CONNECTED = Pattern(r"\[\s*\d+\] local (\S+) port \d+ connected to (\S+) port \d+")
+_ACCEPTED = Pattern(r"^Accepted connection from \S+, port \d+")
+_REVERSE = Pattern(r"^Reverse mode, remote host \S+ is sending")
+_STARTING = Pattern(r"^Starting Test: protocol: (\w+), (\d+) streams")
+_HEADER = Pattern(r"^\[ ID\](?:\[Role\])? Interval\s+Transfer\s+(?:Bitrate|Bandwidth)(.*)$", re.MULTILINE)
+_VERSION = Pattern(r"^iperf (3\.\S+)")
+_FAILURE = Pattern(r"^iperf3: ((?:error|interrupt) - .*?)\s*$")
+_SIDE = Pattern(r"\s(sender|receiver)\s*$")
+_RETRANSMITS = Pattern(r"^\s+(\d+)\s")
 
 
 def text_marker(text: str) -> int | None:

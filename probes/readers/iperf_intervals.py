@@ -6,11 +6,11 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 
 __all__ = ["RATE_UNITS", "BYTE_UNITS", "INTERVAL", "INTERVAL_LIKE", "UDP_RECEIVED", "Interval", "interval", "rate_in",
            "against_total", "hosts_label", "interval_style", "interval_times"]
@@ -36,12 +36,12 @@ BYTE_UNITS = {"Bytes": 1, "KBytes": 2**10, "MBytes": 2**20, "GBytes": 2**30, "TB
 _NUMBER = r"\d+(?:\.\d+)?"
 # One interval or summary line of iperf 2 or 3: "[  5]   0.00-1.00   sec  3.75 MBytes  31.4 Mbits/sec ...",
 # "[SUM][TX-C] ...", "[  3]  0.0- 1.0 sec  30.4 MBytes   255 Mbits/sec"; what follows the rate is ``rest``.
-INTERVAL = re.compile(
+INTERVAL = Pattern(
     r"\[\s*(?P<id>\d+|SUM(?:-\d+)?)\](?:\[(?P<role>[TR]X-[CS])\])?\s+(?P<start>" + _NUMBER + r")\s*-\s*(?P<end>"
     + _NUMBER + r")\s+sec\s+(?P<transfer>" + _NUMBER + r")\s+(?P<transfer_unit>[KMGT]?Bytes)\s+(?P<rate>" + _NUMBER
     + r")\s+(?P<unit>[KMGT]?(?:bits|Bytes)/sec)(?P<rest>.*)$")
 # A line that starts like an interval line: if INTERVAL does not match it, it is malformed, not something else.
-INTERVAL_LIKE = re.compile(r"\[\s*(?:\d+|SUM)[^\]]*\].*\bsec\b.*Bytes")
+INTERVAL_LIKE = Pattern(r"\[\s*(?:\d+|SUM)[^\]]*\].*\bsec\b.*Bytes")
 # How iperf3 and iperf 2 print an interval's times, which tells their texts apart where no other line does
 # (an output cut at the top): iperf3 "%6.2f-%-6.2f sec", two decimals and the end padded to 6 characters
 # ("0.00-1.00   sec", "9.00-10.00  sec"); iperf 2.0.5 "%4.1f-%4.1f sec" (" 0.0- 1.0 sec"), 2.0.10 on
@@ -49,10 +49,10 @@ INTERVAL_LIKE = re.compile(r"\[\s*(?:\d+|SUM)[^\]]*\].*\bsec\b.*Bytes")
 # sec"): one space before "sec" always (iperf2 source, include/headers.h IPERFTimeFrmt).
 # (Searched from the "]" on, a literal the search skips to quickly, then checked to start its line: a
 # pattern anchored at every line's start costs a second on a 50 MB output of another tool.)
-_TIMES = re.compile(r"\](?:\[[TR]X-[CS]\])?\s+\d+\.(\d+)\s*-\s*(\d+)\.(\d+)( +)sec\s")
-_LINE_ID = re.compile(r"\[\s*(?:\d+|SUM(?:-\d+)?)")
+_TIMES = Pattern(r"\](?:\[[TR]X-[CS]\])?\s+\d+\.(\d+)\s*-\s*(\d+)\.(\d+)( +)sec\s")
+_LINE_ID = Pattern(r"\[\s*(?:\d+|SUM(?:-\d+)?)")
 # A UDP receiver's cells after the rate: "0.018 ms  1/181 (0.55%)" (iperf 2 pads: "1/  181").
-UDP_RECEIVED = re.compile(r"(" + _NUMBER + r") ms\s+(\d+)/\s*(\d+)\s+\(([^)%]*)%\)")
+UDP_RECEIVED = Pattern(r"(" + _NUMBER + r") ms\s+(\d+)/\s*(\d+)\s+\(([^)%]*)%\)")
 
 
 def interval_times(text: str):

@@ -8,11 +8,12 @@ import re
 from typing import Any
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 
 __all__ = ["check", "field", "number", "describe", "json_object", "JSON_OPENING"]
 
 # Where a tool's JSON object starts: a line that opens with '{' (after blanks or a byte-order mark).
-JSON_OPENING = re.compile(r"^[ \t\ufeff]*\{", re.MULTILINE)
+JSON_OPENING = Pattern(r"^[ \t\ufeff]*\{", re.MULTILINE)
 
 _KINDS = {str: "a string", int: "a whole number", dict: "an object", list: "a list", (int, float): "a number"}
 

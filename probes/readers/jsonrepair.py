@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.readers.textlines import line_of
 
 __all__ = ["decode"]
@@ -15,10 +16,10 @@ __all__ = ["decode"]
 # Repairs of invalid JSON, each applied outside strings only. Every repair keeps the line
 # breaks, so a later syntax error's line is the line in the file.
 _STRING = r'"(?:\\.|[^"\\\n])*"'
-_TRAILING_COMMA = re.compile(_STRING + r"|(,)(\s*[}\]])")
+_TRAILING_COMMA = Pattern(_STRING + r"|(,)(\s*[}\]])")
 # A value's end, then a line break, then a value's start, with no comma between.
-_MISSING_COMMA = re.compile(_STRING + r"((?=\s*\n\s*[\"{\[]))?|([}\]0-9el])(\s*\n\s*)(?=[\"{\[])")
-_BARE_NAN = re.compile(_STRING + r"|(?<=[:\[,\s])(-?(?:nan|inf|NaN|Infinity|-nan))(?=\s*[,}\]])")
+_MISSING_COMMA = Pattern(_STRING + r"((?=\s*\n\s*[\"{\[]))?|([}\]0-9el])(\s*\n\s*)(?=[\"{\[])")
+_BARE_NAN = Pattern(_STRING + r"|(?<=[:\[,\s])(-?(?:nan|inf|NaN|Infinity|-nan))(?=\s*[,}\]])")
 
 
 def decode(text: str, opening: re.Match, source: str, what: str) -> tuple[Any, str]:
@@ -65,7 +66,7 @@ def _lines_of(body: str, positions: list[int]) -> str:
     return ", ".join(map(str, lines)) + more
 
 
-def _repair(body: str, pattern: re.Pattern, fix, what: str) -> tuple[str, str]:
+def _repair(body: str, pattern: Pattern, fix, what: str) -> tuple[str, str]:
     """Apply one repair at every match ``fix`` accepts (it returns the new text and where, or None); say what it did."""
     positions: list[int] = []
 

@@ -15,9 +15,9 @@ backends (put_time) together: what storage the store reached, the line does not 
 
 from __future__ import annotations
 
-import re
 
 from probes.core.errors import ToolOutputError, UnitError
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
@@ -31,9 +31,9 @@ FORMAT = "LMCache store and retrieve log lines"
 UNIT = "GiB/s"
 
 _NUMBER = r"([0-9.eE+-]+)"
-_LINE = re.compile(r"LMCache \w+:(?:\x1b\[[0-9;]*m)? (?:\[req_id=[^\]\n]*\] )?"
-                   r"(?P<verb>Stored|Retrieved|Store|Retrieve) (?P<tokens>\d+) (?P<rest>[^\n]*?)"
-                   rf"(?:size: {_NUMBER} (?:gb|GB), cost |takes: ){_NUMBER} ms, throughput: {_NUMBER} GB/s")
+_LINE = Pattern(r"LMCache \w+:(?:\x1b\[[0-9;]*m)? (?:\[req_id=[^\]\n]*\] )?"
+                r"(?P<verb>Stored|Retrieved|Store|Retrieve) (?P<tokens>\d+) (?P<rest>[^\n]*?)"
+                rf"(?:size: {_NUMBER} (?:gb|GB), cost |takes: ){_NUMBER} ms, throughput: {_NUMBER} GB/s")
 _OPERATIONS = {"Stored": Operation.WRITE, "Store": Operation.WRITE, "Retrieved": Operation.READ, "Retrieve": Operation.READ}
 _WORDS = {Operation.WRITE: "store", Operation.READ: "retrieve"}
 

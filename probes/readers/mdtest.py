@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.stats import from_reported
 from probes.core.units import Metric
@@ -49,9 +50,9 @@ FORMAT = "mdtest output"
 
 UNIT = "op/s"
 
-_SNIFF = re.compile(r"^mdtest-\S+ was launched with \d+ total task"
+_SNIFF = Pattern(r"^mdtest-\S+ was launched with \d+ total task"
                     r"|^SUMMARY(?: rate| time)?(?: \([^)\n]*\))?: \(of \d+ iterations?\)", re.MULTILINE)
-_COUNT = re.compile(r"\d{1,9}")
+_COUNT = Pattern(r"\d{1,9}")
 # Short options of mdtest that take a value (1.9.3's getopt string and 3.x/4.x's option table);
 # the others are flags. -N is the stride between neighbour tasks, not a number of nodes.
 _VALUED = frozenset("AabdefGiIlnNpsVwWxz")

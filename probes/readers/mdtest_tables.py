@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import iter_lines
+from probes.core.patterns import Pattern
 from probes.core.workload import Operation
 
 __all__ = ["read_invocations", "Invocation", "Block", "Table", "HEADER", "PHASES", "STONEWALL"]
@@ -32,17 +33,17 @@ _LAST_ROW = "Tree removal"  # every release ends its tables with it: a table wit
 _NAMES = "|".join(re.escape(name) for name in (*PHASES, STONEWALL))
 _ORDER = {name: i for i, name in enumerate(PHASES)}  # the order every release prints its rows in
 
-HEADER = re.compile(r"^mdtest-(\S+) was launched with (\d{1,9}) total task\(s\)(?: on (\d{1,9}) node\(s\))?",
+HEADER = Pattern(r"^mdtest-(\S+) was launched with (\d{1,9}) total task\(s\)(?: on (\d{1,9}) node\(s\))?",
                     re.MULTILINE)
-_COMMAND = re.compile(r"^Command line used:\s*(.*?)\s*$")
-_TASKS = re.compile(r"^(\d{1,9}) tasks, (\d{1,20}) (files/directories|files|directories|file)\s*$")
-_SUMMARY = re.compile(r"^SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?:(?: \(of (\d{1,9}) iterations?\))?\s*$")
-_COLUMNS = re.compile(r"^\s+Operation\b(.*)$")
-_RULE = re.compile(r"^\s+-{3,}[\s-]*$")
-_ROW = re.compile(rf"^\s+({_NAMES})\s*(:?)(.*)$")
-_VERBOSE = re.compile(rf"^V-1:.*?\b({_NAMES})\s*:\s*(\d{{1,15}}\.\d{{3}}) sec,\s*\d+\.\d+ ops/sec\s*$")
-_FAILURE = re.compile(r"\bFAILED\b|\bERROR\b|MPI_ABORT|exit codes?: [1-9]")
-_VALUE = re.compile(r"\d{1,15}\.\d{3}")  # mdtest prints every figure with %.3f
+_COMMAND = Pattern(r"^Command line used:\s*(.*?)\s*$")
+_TASKS = Pattern(r"^(\d{1,9}) tasks, (\d{1,20}) (files/directories|files|directories|file)\s*$")
+_SUMMARY = Pattern(r"^SUMMARY(?: (rate|time))?(?: \(in ([^)]*)\))?:(?: \(of (\d{1,9}) iterations?\))?\s*$")
+_COLUMNS = Pattern(r"^\s+Operation\b(.*)$")
+_RULE = Pattern(r"^\s+-{3,}[\s-]*$")
+_ROW = Pattern(rf"^\s+({_NAMES})\s*(:?)(.*)$")
+_VERBOSE = Pattern(rf"^V-1:.*?\b({_NAMES})\s*:\s*(\d{{1,15}}\.\d{{3}}) sec,\s*\d+\.\d+ ops/sec\s*$")
+_FAILURE = Pattern(r"\bFAILED\b|\bERROR\b|MPI_ABORT|exit codes?: [1-9]")
+_VALUE = Pattern(r"\d{1,15}\.\d{3}")  # mdtest prints every figure with %.3f
 _EXPECTED_COLUMNS = ["Max", "Min", "Mean", "Std", "Dev"]
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
 from probes.core.errors import ToolOutputError
 from probes.core.inputs import read_input
+from probes.core.patterns import Pattern
 from probes.core.records import Caching, Checkpoint, Placement, Training
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Q_, Metric
@@ -54,8 +54,8 @@ _PERCENT = {"expected": "a percentage from 0 to 100", "below": 100.000001}
 # (v0.5: <workload>/run<N>/<host>/summary.json); v0.5 summaries state no hosts, but the report does.
 _REPORT = "mlperf_storage_report.json"
 # An accelerator named at the end of a workload (unet3d_h100, dlrm_mi355); "llama3_8b" names none.
-_WORKLOAD = re.compile(r"(.+?)_([a-z]{1,3}[0-9]{2,4}[a-z]?)")
-_OPENING = re.compile(r"[ \t\r\n\ufeff]*\{")
+_WORKLOAD = Pattern(r"(.+?)_([a-z]{1,3}[0-9]{2,4}[a-z]?)")
+_OPENING = Pattern(r"[ \t\r\n\ufeff]*\{")
 # How closely the figures DLIO prints twice must agree: it computes both from the same floats.
 _SAME = 1e-6
 # Sizes over durations of a checkpoint: DLIO's mean of per-checkpoint rates differs from the ratio of the

@@ -17,20 +17,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.core.errors import InputError
+from probes.core.patterns import Pattern
 
 __all__ = ["SystemDescription", "read_mlperf_description", "looks_like_system_description", "stated_number",
            "stated_words"]
 
 _BARE = {"yes": "true", "no": "false", "True": "true", "False": "false", "None": "null"}
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = Pattern(r"[A-Za-z_][A-Za-z0-9_]*")
 # A value written bare, starting as a number does ("kernel_version": 5.14.0-70.el9), and what JSON takes as a number.
-_BARE_VALUE = re.compile(r"-?\d[^\s,\]}]*")
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
-_CLOSES = re.compile(r"(?:\s|//[^\n]*|#[^\n]*)*[}\]]")  # what follows a trailing comma: a closing bracket
+_BARE_VALUE = Pattern(r"-?\d[^\s,\]}]*")
+_JSON_NUMBER = Pattern(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_CLOSES = Pattern(r"(?:\s|//[^\n]*|#[^\n]*)*[}\]]")  # what follows a trailing comma: a closing bracket
 # Keys only a system description has, among the first of its file.
 _MARKS = ('"benchmark_hosts"', '"host_to_storage_interconnect"', "system_under_test")
 # v0.5's flat form (open division): the storage nodes' count beside their network or drives, one level deep.
-_FLAT = re.compile(r'"node_count"\s*:[^{}]*"(?:network|\w+_drives)"\s*:|"(?:network|\w+_drives)"\s*:[^{}]*"node_count"\s*:')
+_FLAT = Pattern(r'"node_count"\s*:[^{}]*"(?:network|\w+_drives)"\s*:|"(?:network|\w+_drives)"\s*:[^{}]*"node_count"\s*:')
 
 
 @dataclass(frozen=True)

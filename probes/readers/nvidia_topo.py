@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.readers.textlines import beginning
 
 __all__ = ["PcieMatrix", "parse", "FORMAT", "CONNECTIONS"]
@@ -28,11 +29,11 @@ CONNECTIONS = {
     "SYS": "PCIe and the link between sockets (QPI, UPI, Infinity Fabric)",
 }
 _OLD_NAMES = {"SOC": "SYS"}  # nvidia-smi before 2017 (driver 384) wrote the socket link SOC
-_CELL = re.compile(r"X|PIX|PXB|PHB|NODE|SYS|SOC|NV\d{1,2}")
+_CELL = Pattern(r"X|PIX|PXB|PHB|NODE|SYS|SOC|NV\d{1,2}")
 # A device's name: GPU0, NIC3, mlx5_0 ... (a row starts with one; the header lists them).
-_DEVICE = re.compile(r"[A-Za-z][\w.:-]*")
+_DEVICE = Pattern(r"[A-Za-z][\w.:-]*")
 # The legend's NIC lines (drivers from 2021): "  NIC0: mlx5_0".
-_LEGEND = re.compile(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$", re.MULTILINE)
+_LEGEND = Pattern(r"^\s*(NIC\d+)\s*:\s*(\S+)\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric
 from probes.readers.textlines import beginning, line_of
@@ -24,22 +25,22 @@ FORMAT = "ping output (Linux iputils or Windows)"
 # "time=214 ms"), Windows "time=13ms", and "time<1ms" for anything faster than 1 ms.
 UNIT = "ms"
 # iputils (and BSD): "PING 10.0.0.2 (10.0.0.2) 56(84) bytes of data.", "PING ::1(::1) 56 data bytes".
-_LINUX = re.compile(r"^PING ([^\s(]+)\s*(?:\(([^)\s]*)\))?[^\n]*?(?:bytes of data|data bytes)", re.MULTILINE)
+_LINUX = Pattern(r"^PING ([^\s(]+)\s*(?:\(([^)\s]*)\))?[^\n]*?(?:bytes of data|data bytes)", re.MULTILINE)
 # One iputils reply ("icmp_req" before 2012); replies may share a line in captured logs; "dup" marks a duplicate.
-REPLY = re.compile(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>-?\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
+REPLY = Pattern(r"bytes from [^\n]*?: icmp_[rs]eq=\d+ [^\n]*?time=(?P<time>-?\d+(?:\.\d+)?) ms(?P<dup> \(DUP!\))?")
 # The statistics are read wherever they stand on a line: a log may glue them to the text before them
 # (a reply without its line break, "^C", a timestamp); the sniff still wants them at a line's start.
-_LINUX_STATISTICS = re.compile(r"^--- (\S+) ping statistics ---", re.MULTILINE)
-_LINUX_STATISTICS_ANYWHERE = re.compile(r"--- (\S+) ping statistics ---")
-_LINUX_COUNTS = re.compile(r"(?<![\d.])(?P<sent>\d+) packets transmitted, (?P<received>\d+) (?:packets )?received,"
+_LINUX_STATISTICS = Pattern(r"^--- (\S+) ping statistics ---", re.MULTILINE)
+_LINUX_STATISTICS_ANYWHERE = Pattern(r"--- (\S+) ping statistics ---")
+_LINUX_COUNTS = Pattern(r"(?<![\d.])(?P<sent>\d+) packets transmitted, (?P<received>\d+) (?:packets )?received,"
                            r"(?: \+\d+ duplicates,)?(?: \+\d+ errors,)? (?P<loss>\d+(?:\.\d+)?)% packet loss")
-_LINUX_RTT = re.compile(r"(?<![\w-])(?:rtt|round-trip) (min/avg/max/\w+ = [\d./]+ ms)")
-_WINDOWS = re.compile(r"^Pinging (\S+)(?: \[([^\]\s]+)\])? (?:from \S+ )?with \d+ bytes of data:", re.MULTILINE)
-_WINDOWS_REPLY = re.compile(r"Reply from [^\n]*?: (?:bytes=\d+ )?time(?P<below><)?=?(?P<time>-?\d+)ms")
-_WINDOWS_STATISTICS = re.compile(r"Ping statistics for ")
-_WINDOWS_COUNTS = re.compile(r"\bPackets: Sent = (?P<sent>\d+), Received = (?P<received>\d+), Lost = \d+ "
+_LINUX_RTT = Pattern(r"(?<![\w-])(?:rtt|round-trip) (min/avg/max/\w+ = [\d./]+ ms)")
+_WINDOWS = Pattern(r"^Pinging (\S+)(?: \[([^\]\s]+)\])? (?:from \S+ )?with \d+ bytes of data:", re.MULTILINE)
+_WINDOWS_REPLY = Pattern(r"Reply from [^\n]*?: (?:bytes=\d+ )?time(?P<below><)?=?(?P<time>-?\d+)ms")
+_WINDOWS_STATISTICS = Pattern(r"Ping statistics for ")
+_WINDOWS_COUNTS = Pattern(r"\bPackets: Sent = (?P<sent>\d+), Received = (?P<received>\d+), Lost = \d+ "
                              r"\((?P<loss>\d+)% loss\)")
-_WINDOWS_RTT = re.compile(r"\b(Minimum = \d+ms, Maximum = \d+ms, Average = \d+ms)")
+_WINDOWS_RTT = Pattern(r"\b(Minimum = \d+ms, Maximum = \d+ms, Average = \d+ms)")
 
 
 def looks_like(text: str) -> bool:
@@ -100,11 +101,11 @@ class _Flavour:
     """The patterns of one ping implementation; each reply pattern has a group ``time`` (the RTT in ms)."""
 
     name: str
-    header: re.Pattern
-    reply: re.Pattern
-    statistics: re.Pattern
-    counts: re.Pattern
-    rtt: re.Pattern
+    header: Pattern
+    reply: Pattern
+    statistics: Pattern
+    counts: Pattern
+    rtt: Pattern
 
 
 _LINUX_FLAVOUR = _Flavour("iputils", _LINUX, REPLY, _LINUX_STATISTICS_ANYWHERE, _LINUX_COUNTS, _LINUX_RTT)

@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import math
-import re
 import shlex
 
 from probes.core.errors import ToolOutputError
+from probes.core.patterns import Pattern
 
 __all__ = ["line_of", "beginning", "split_words", "binary_size", "finite_number", "checked_number", "COUNT"]
 
 # A count as tools print them: a whole number of at most 9 digits (tasks, nodes, repetitions, offsets).
-COUNT = re.compile(r"[0-9]{1,9}")
+COUNT = Pattern(r"[0-9]{1,9}")
 
-_NUMBER = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
-_SIZE = re.compile(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
+_NUMBER = Pattern(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_SIZE = Pattern(r"([0-9]{1,15})([kKmMgGtTpPeE]?)")
 _SUFFIXES = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40, "p": 2**50, "e": 2**60}
 # Where a command has no quote and no backslash, shlex.split only splits at its blanks (space, tab,
 # CR, LF); shlex reads a character at a time, 20 µs a word: too slow for a log of 20,000 runs.
-_QUOTING = re.compile(r"[\\'\"]")
-_SHELL_WORD = re.compile(r"[^ \t\r\n]+")
+_QUOTING = Pattern(r"[\\'\"]")
+_SHELL_WORD = Pattern(r"[^ \t\r\n]+")
 
 
 def line_of(text: str, offset: int) -> int:

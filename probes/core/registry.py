@@ -1,0 +1,92 @@
+"""The one pint registry of iobound, loaded at its first use without the libraries pint would import for nothing.
+
+Every quantity of iobound holds a Python number, and numpy loads only for the commands that compute with arrays:
+pint gets numpy where it was loaded before pint was (a notebook, a report), and numpy's numbers meet a quantity
+alike either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+from probes.core.fast_quantity import fast_quantity_class
+
+if TYPE_CHECKING:
+    import pint
+
+__all__ = ["registry", "pint_module"]
+
+
+class _Unfound:
+    """A finder on sys.meta_path that finds none of ``names`` for the thread importing pint, so that its ``import numpy``
+    fails as if numpy were not installed; any other thread imports them as ever. Asked only for a library not loaded
+    yet (one loaded is found in sys.modules first, and stays pint's)."""
+
+    def __init__(self, names: tuple[str, ...]):
+        self.names, self.thread = names, threading.get_ident()
+
+    def find_spec(self, name, path=None, target=None):
+        if name in self.names and threading.get_ident() == self.thread:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+# One thread imports pint and builds the registry, the others wait for it: functools.cache lets two threads call at once.
+_LOADING = threading.RLock()
+
+
+@functools.cache
+def pint_module():
+    """pint without numpy, scipy and dask, which pint.compat imports where installed for what iobound never asks of it:
+    numpy (arrays as magnitudes: iobound's are Python numbers; 0.2 s of every command's start), scipy (``to_preferred``'s
+    optimiser) and dask.base (half a second). pint asks whether dask is there with find_spec, which a finder cannot answer
+    no: a None in sys.modules does, while pint loads (so a thread that imports dask in that moment is told it is absent)."""
+    with _LOADING:
+        if "pint" in sys.modules:
+            return sys.modules["pint"]
+        unfound = _Unfound(("numpy", "scipy"))
+        hidden = "dask" not in sys.modules
+        sys.meta_path.insert(0, unfound)
+        if hidden:
+            sys.modules["dask"] = None
+        try:
+            import pint
+        finally:
+            sys.meta_path.remove(unfound)
+            if hidden and sys.modules.get("dask", 0) is None:
+                del sys.modules["dask"]
+        return pint
+
+
+@functools.cache
+def registry() -> pint.UnitRegistry:
+    """The one registry, built at its first use from pint's own cache of its parsed definitions (ms, not 0.1 s)."""
+    with _LOADING:
+        return _built()
+
+
+@functools.cache
+def _built() -> pint.UnitRegistry:
+    pint = pint_module()
+
+    class Registry(pint.UnitRegistry):
+        """pint's registry, parsing each units expression once (pint caches only single unit names): a third of a list."""
+
+        @functools.lru_cache(maxsize=4096)  # noqa: B019 (one registry per process, never freed)
+        def parse_units_as_container(self, input_string, as_delta=None, case_sensitive=None):
+            return super().parse_units_as_container(input_string, as_delta, case_sensitive)
+
+    try:
+        units = Registry(cache_folder=":auto:")
+    except Exception:  # no writable cache folder, or a cache file cut short by a start beside this one
+        units = Registry()
+    units.define("operation = [operation] = op")
+    # Kernel events such as context switches: counted, but neither operations nor bytes.
+    units.define("event = [event] = ev")
+    units.Quantity = fast_quantity_class(units, units.Quantity)  # compared and hashed as pint does, its factors found once
+    if not pint.compat.HAS_NUMPY:  # numpy's operators hand a quantity to its own, as Python's numbers do: 2 * q, not an error
+        units.Quantity.__array_ufunc__ = None
+    return units
