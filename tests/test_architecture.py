@@ -234,3 +234,15 @@ def test_the_readers_sniff_samples_stand_in_one_table():
     """What each reader's ``looks_like`` takes is tried on every reader in tests/test_sniffs.py, so that a sample
     two readers would both take is caught: no reader keeps doctest samples of its own."""
     assert _lines_matching(r">>> .*looks_like\(", ("probes",)) == []
+
+
+def test_pint_is_loaded_by_the_registry_alone():
+    """probes/core/registry.py loads pint without the libraries it would import for nothing (numpy, scipy, dask); an
+    ``import pint`` at a module's top (rather than for type annotations) would load them behind its back."""
+    assert _lines_matching(r"^(import pint|from pint)", besides=("probes/core/registry.py",)) == []
+
+
+def test_readers_compile_their_patterns_at_first_use():
+    """A reader's regular expressions are probes.core.patterns.Pattern, compiled when first matched: ``iobound read``
+    imports every reader to sniff a file, and compiling all their patterns cost more than reading one."""
+    assert _lines_matching(r"^\S.*= re\.compile\(", ("probes/readers",)) == []
