@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 import probes
@@ -225,8 +224,7 @@ class Drawer:
         self.directory = directory
 
     def __call__(self, name: str, plot: Callable, data, caption: str) -> Plot:
-        figure = MplFigure(figsize=plots.figure_size(data), layout="constrained")
-        FigureCanvasAgg(figure)  # the layout then measures the text with the renderer the PNG is drawn with: once
+        figure = MplFigure(figsize=plots.figure_size(data))
         plot(data, figure.add_subplot())
         plots.save(figure, self.directory / FIGURES / name)
         return Plot(f"{FIGURES}/{name}", caption)
