@@ -214,6 +214,8 @@ def test_save_writes_png_and_svg(tmp_path, judged):
     plots.plot_dots(plotdata.ratios(judged, "toy"), figure.add_subplot())
     png, svg = plots.save(figure, tmp_path / "ratios")
     assert png.read_bytes().startswith(b"\x89PNG") and "<svg" in svg.read_text()
+    assert plots.save(figure, tmp_path / "alone", svg=False) == (tmp_path / "alone.png",)
+    assert not (tmp_path / "alone.svg").exists()
 
 
 @settings(max_examples=25, deadline=None)
