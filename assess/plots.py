@@ -358,7 +358,7 @@ def layer_colour(label: str) -> str:
 
 def save(figure: Figure, stem: Path, *, svg: bool = True) -> tuple[Path, ...]:
     """Write ``figure``, one plot (with its twin and secondary axes), to ``stem``.png and, with ``svg``, ``stem``.svg
-    (its text as SVG text); returns the paths written.
+    (its text as SVG text), the same bytes for the same figure; returns the paths written.
 
     It is laid out once, at the PNG's resolution (:func:`_fit`), its layout engine set aside meanwhile: constrained
     layout measured every label twice before each file was drawn, and savefig alone lays out again for each file.
@@ -373,10 +373,11 @@ def save(figure: Figure, stem: Path, *, svg: bool = True) -> tuple[Path, ...]:
     try:
         _fit(figure)
         figure.savefig(paths[0], dpi=_DPI, pil_kwargs={"compress_level": _PNG_EFFORT})
-        # the SVG's text as text (searchable, smaller): outlining it glyph by glyph took a quarter of drawing an SVG
-        with matplotlib.rc_context({"svg.fonttype": "none"}):
+        # the SVG's text as text (searchable, smaller): outlining it glyph by glyph took a quarter of drawing an SVG;
+        # its clip paths named from a fixed salt and no date written, so that the same figure gives the same file
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "iobound"}):
             for path in paths[1:]:
-                figure.savefig(path, dpi=_DPI)
+                figure.savefig(path, dpi=_DPI, metadata={"Date": None})
     finally:
         figure.set_dpi(dpi)
         if engine is not None:
