@@ -119,10 +119,10 @@ class _MinorMarks(Artist):
         marker = {"out": TICKDOWN if x else TICKLEFT, "in": TICKUP if x else TICKRIGHT,
                   "inout": "|" if x else "_"}[matplotlib.rcParams[f"{name}.direction"]]
         colour = matplotlib.rcParams[f"{name}.color"]
+        along = axis.axes.get_xaxis_transform if x else axis.axes.get_yaxis_transform
         self.marks = Line2D([], [], linestyle="none", marker=marker, color=colour, markeredgecolor=colour,
                             markersize=matplotlib.rcParams[f"{name}.minor.size"],
-                            markeredgewidth=matplotlib.rcParams[f"{name}.minor.width"],
-                            transform=axis.axes.get_xaxis_transform("tick1") if x else axis.axes.get_yaxis_transform("tick1"))
+                            markeredgewidth=matplotlib.rcParams[f"{name}.minor.width"], transform=along("tick1"))
         self.marks.set_figure(axis.axes.figure)
         self.set_zorder(axis.get_zorder())
         self.set_in_layout(False)
@@ -397,8 +397,8 @@ def _fit(figure: Figure, pad: float = 3.0) -> None:
     if not shown:
         return
     axes = Bbox.union([ax.bbox for ax in shown])
-    around = Bbox.union([ax.get_tightbbox(renderer, bbox_extra_artists=[*ax.texts, *ax.child_axes], for_layout_only=True)
-                         for ax in shown])
+    around = Bbox.union([ax.get_tightbbox(renderer, bbox_extra_artists=[*ax.texts, *ax.child_axes],
+                                          for_layout_only=True) for ax in shown])
     gap = pad * figure.dpi / 72
     width, height = figure.bbox.width, figure.bbox.height
     left, right = (axes.x0 - around.x0 + gap) / width, 1 - (around.x1 - axes.x1 + gap) / width
