@@ -11,13 +11,18 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import matplotlib
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, Locator, NullFormatter
+from matplotlib.lines import TICKDOWN, TICKLEFT, TICKRIGHT, TICKUP, Line2D
+from matplotlib.ticker import FuncFormatter, Locator, NullLocator
+from matplotlib.transforms import Bbox
 
 from models import layers, metadata
 from assess.plotdata import Bars, Chart, Dots, Drawing, Estimate, Sizes, Strips
@@ -41,6 +46,8 @@ STYLES = {"ceiling": dict(color="black", linewidth=6, alpha=0.25, zorder=1),  # 
           "bound": dict(color="black", linewidth=1.0, linestyle=":", zorder=3)}
 # The resolution of a saved PNG, in dots per inch.
 _DPI = 120
+# zlib's effort on a saved PNG: 3 compresses a plot in half the time of PIL's 6, into a file under a tenth larger.
+_PNG_EFFORT = 3
 # The colour of what binds the ceiling, in the topology drawing.
 BINDING = "tab:red"
 # Each layer keeps its colour from plot to plot (in this order; "client cache" is the cache line's).
@@ -73,42 +80,84 @@ def _numbers(axis, scale: str) -> None:
 
     A log axis of under two decades shows few major ticks: the minor ones at 2 and 5 times a power of ten are labelled
     too (all of them, where fewer than two such fall in a narrow span): labelling every minor tick printed "0.6",
-    "0.7", "0.8" and "0.9" over each other.
+    "0.7", "0.8" and "0.9" over each other. A log axis's minor ticks are marked by :class:`_MinorMarks`; matplotlib
+    makes ticks only where they carry a label.
     """
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}"))
-    if scale == "log":
-        axis.set_major_locator(_InView(axis.get_major_locator()))
-        axis.set_minor_locator(_InView(axis.get_minor_locator()))
-        low, high = sorted(axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim())
-        if not 0 < low or high / low >= 100:
-            axis.set_minor_formatter(NullFormatter())
+    if scale != "log":
+        return
+    axis.set_major_locator(_InView(axis.get_major_locator()))
+    minor = _InView(axis.get_minor_locator())
+    axis.axes.add_artist(_MinorMarks(axis, minor))
+    axis.set_tick_params(which="minor", tick1On=False, tick2On=False)  # their marks are _MinorMarks'
+    low, high = sorted(axis.axes.get_xlim() if axis.axis_name == "x" else axis.axes.get_ylim())
+    if not 0 < low or high / low >= 100:
+        axis.set_minor_locator(NullLocator())
+        return
+    steps = [m * 10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+             for m in _LABELLED]
+    every = sum(low <= step <= high for step in steps) < 2
+
+    def labelled(value: float) -> bool:
+        return every or _leading(value) in _LABELLED
+
+    axis.set_minor_locator(_InView(minor.inner, labelled))
+    axis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:,.10g}" if labelled(value) else ""))
+
+
+class _MinorMarks(Artist):
+    """The marks of an axis's minor ticks, drawn as one line of markers where matplotlib's ticks would draw them (at
+    the places of ``locator`` in view but those of the major ticks), with their marker, size, width and colour:
+    matplotlib makes five artists for each tick, and the forty-odd minor ticks of a roofline's log axes took a third
+    of drawing it."""
+
+    def __init__(self, axis, locator: Locator):
+        super().__init__()
+        self.axis, self.locator = axis, locator
+        locator.set_axis(axis)
+        name, x = f"{axis.axis_name}tick", axis.axis_name == "x"
+        marker = {"out": TICKDOWN if x else TICKLEFT, "in": TICKUP if x else TICKRIGHT,
+                  "inout": "|" if x else "_"}[matplotlib.rcParams[f"{name}.direction"]]
+        colour = matplotlib.rcParams[f"{name}.color"]
+        along = axis.axes.get_xaxis_transform if x else axis.axes.get_yaxis_transform
+        self.marks = Line2D([], [], linestyle="none", marker=marker, color=colour, markeredgecolor=colour,
+                            markersize=matplotlib.rcParams[f"{name}.minor.size"],
+                            markeredgewidth=matplotlib.rcParams[f"{name}.minor.width"], transform=along("tick1"))
+        self.marks.set_figure(axis.axes.figure)
+        self.set_zorder(axis.get_zorder())
+        self.set_in_layout(False)
+
+    def draw(self, renderer) -> None:
+        if not self.get_visible():
             return
-        steps = [m * 10.0 ** k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-                 for m in _LABELLED]
-        every = sum(low <= step <= high for step in steps) < 2
-        axis.set_minor_formatter(FuncFormatter(
-            lambda value, _: f"{value:,.10g}" if every or _leading(value) in _LABELLED else ""))
+        places = _in_view(self.axis, np.asarray(self.locator(), dtype=float), 1e-10)  # as matplotlib draws a tick
+        transform = self.axis.get_transform()
+        low, high = sorted(transform.transform(self.axis.get_view_interval()))
+        majors = transform.transform(self.axis.get_majorticklocs())
+        places = places[~np.isclose(transform.transform(places)[:, None], majors[None, :], rtol=0,
+                                    atol=(high - low) * 1e-5).any(axis=1)]
+        fixed = np.zeros(len(places))
+        self.marks.set_data((places, fixed) if self.axis.axis_name == "x" else (fixed, places))
+        self.marks.draw(renderer)
+        self.stale = False
 
 
 class _InView(Locator):
-    """A locator's places within the axis's view (and a hair past its ends): matplotlib makes a tick, five artists, for
-    every place a log locator names, a decade or two past each end too, and draws only those in view. The ticks drawn
-    are the same; the ones never drawn made a fifth of drawing a roofline."""
+    """A locator's places within the axis's view (and a hair past its ends), and of those only the ``labelled`` ones
+    where given: matplotlib makes a tick, five artists, for every place a log locator names, a decade or two past each
+    end too, and draws only those in view. The ticks drawn are the same; the ones never drawn made a fifth of drawing
+    a roofline."""
 
-    def __init__(self, inner: Locator):
-        self.inner = inner
+    def __init__(self, inner: Locator, labelled: Callable[[float], bool] | None = None):
+        self.inner, self.labelled = inner, labelled
 
     def set_axis(self, axis) -> None:
         super().set_axis(axis)
         self.inner.set_axis(axis)
 
     def __call__(self):
-        places = np.asarray(self.inner())
-        transform = self.axis.get_transform()
-        low, high = sorted(transform.transform(self.axis.get_view_interval()))
-        shown = transform.transform(places)
-        hair = (high - low) * 1e-6  # matplotlib draws a tick within 1e-10 of the span past an end
-        return places[(shown >= low - hair) & (shown <= high + hair)]
+        places = _in_view(self.axis, np.asarray(self.inner()), 1e-6)  # matplotlib draws a tick within 1e-10 of it
+        return places if self.labelled is None else places[[self.labelled(p) for p in places]]
 
     def tick_values(self, vmin, vmax):
         return self.inner.tick_values(vmin, vmax)
@@ -118,6 +167,15 @@ class _InView(Locator):
 
     def view_limits(self, vmin, vmax):
         return self.inner.view_limits(vmin, vmax)
+
+
+def _in_view(axis, places: np.ndarray, slack: float) -> np.ndarray:
+    """``places`` within the axis's view or ``slack`` of its span past an end, measured on the axis's scale."""
+    transform = axis.get_transform()
+    low, high = sorted(transform.transform(axis.get_view_interval()))
+    shown = transform.transform(places)
+    hair = (high - low) * slack
+    return places[(shown >= low - hair) & (shown <= high + hair)]
 
 
 # The leading digits of the minor ticks labelled on a log axis of under two decades.
@@ -298,29 +356,55 @@ def layer_colour(label: str) -> str:
     return _PALETTE[index % len(_PALETTE)]
 
 
-def save(figure: Figure, stem: Path) -> tuple[Path, Path]:
-    """Write ``figure`` to ``stem``.png and ``stem``.svg (its text as SVG text); returns both paths.
+def save(figure: Figure, stem: Path, *, svg: bool = True) -> tuple[Path, ...]:
+    """Write ``figure``, one plot (with its twin and secondary axes), to ``stem``.png and, with ``svg``, ``stem``.svg
+    (its text as SVG text), the same bytes for the same figure; returns the paths written.
 
-    Its layout (constrained) is worked out once, at the PNG's resolution, and both files are drawn with it:
-    savefig alone would work it out again for each file, in a draw that renders nothing (most of a report's time).
+    It is laid out once, at the PNG's resolution (:func:`_fit`), its layout engine set aside meanwhile: constrained
+    layout measured every label twice before each file was drawn, and savefig alone lays out again for each file.
     """
-    paths = stem.with_suffix(".png"), stem.with_suffix(".svg")
+    paths = (stem.with_suffix(".png"), stem.with_suffix(".svg")) if svg else (stem.with_suffix(".png"),)
     engine, dpi = figure.get_layout_engine(), figure.dpi
-    if engine is not None and figure.axes:
-        figure.set_dpi(_DPI)
-        engine.execute(figure)
-        figure.set_dpi(dpi)
-        with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
-            figure.set_layout_engine(None)  # None: savefig draws once; "none" would still lay out in a dry draw
+    if not isinstance(figure.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(figure)  # made without pyplot: the layout is measured by the renderer the PNG is drawn with
+    with matplotlib.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        figure.set_layout_engine(None)  # None: savefig draws once; "none" would still lay out in a dry draw
+    figure.set_dpi(_DPI)
     try:
-        # the SVG's text as text (searchable, smaller): outlining it glyph by glyph took a quarter of drawing an SVG
-        with matplotlib.rc_context({"svg.fonttype": "none"}):
-            for path in paths:
-                figure.savefig(path, dpi=_DPI)
+        _fit(figure)
+        figure.savefig(paths[0], dpi=_DPI, pil_kwargs={"compress_level": _PNG_EFFORT})
+        # the SVG's text as text (searchable, smaller): outlining it glyph by glyph took a quarter of drawing an SVG;
+        # its clip paths named from a fixed salt and no date written, so that the same figure gives the same file
+        with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "iobound"}):
+            for path in paths[1:]:
+                figure.savefig(path, dpi=_DPI, metadata={"Date": None})
     finally:
+        figure.set_dpi(dpi)
         if engine is not None:
             figure.set_layout_engine(engine)
     return paths
+
+
+def _fit(figure: Figure, pad: float = 3.0) -> None:
+    """Place the plot so that what lies around its axes (tick labels, axis labels, the title, secondary axes, texts
+    placed outside) just fits in the figure, ``pad`` points from its edges, as constrained layout would.
+
+    Measured once, as tight_layout does but in one pass, and leaving out the legend and lines, which lie inside the
+    axes; the labels measured are the ones the PNG's draw then finds measured in its renderer's cache.
+    """
+    renderer = figure.canvas.get_renderer()
+    shown = [ax for ax in figure.axes if ax.get_visible()]
+    if not shown:
+        return
+    axes = Bbox.union([ax.bbox for ax in shown])
+    around = Bbox.union([ax.get_tightbbox(renderer, bbox_extra_artists=[*ax.texts, *ax.child_axes],
+                                          for_layout_only=True) for ax in shown])
+    gap = pad * figure.dpi / 72
+    width, height = figure.bbox.width, figure.bbox.height
+    left, right = (axes.x0 - around.x0 + gap) / width, 1 - (around.x1 - axes.x1 + gap) / width
+    bottom, top = (axes.y0 - around.y0 + gap) / height, 1 - (around.y1 - axes.y1 + gap) / height
+    if left < right and bottom < top:  # else labels wider than the figure: left where matplotlib put them
+        figure.subplots_adjust(left=left, right=right, bottom=bottom, top=top)
 
 
 def _point(ax: Axes, x: float, y: float, estimate: Estimate, *, vertical: bool) -> None:

@@ -1,8 +1,8 @@
 """A report of a system and its runs: the system, the ceilings and formulas, the runs with their findings, plots.
 
-:func:`build_report` assesses and draws (the figures are saved as PNG and SVG);
+:func:`build_report` assesses and draws (the figures are saved as PNG, and as SVG where asked);
 :func:`to_html` gives one page that needs no other file (the PNGs are inlined) and
-:func:`to_markdown` the same text, its figures linked as SVG files.
+:func:`to_markdown` the same text, its figures linked as SVG files (PNG where no SVG was drawn).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
 import probes
@@ -29,7 +28,7 @@ from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, TOPOLOGY_HEADERS,
                            marks_legend, ratio_legend, topology_rows)
 
 __all__ = ["Table", "Plot", "Section", "Report", "Drawer", "build_report", "to_html", "to_markdown", "MOST_PLOTS",
-           "MOST_ROWS", "FIGURES"]
+           "MOST_ROWS", "FIGURES", "PNG_ONLY"]
 
 # Rooflines and node plots drawn at most, each: one per family of runs, those with the most runs.
 MOST_PLOTS = 6
@@ -37,6 +36,9 @@ MOST_PLOTS = 6
 MOST_ROWS = 60
 # The folder of the figures, inside the report's.
 FIGURES = "figures"
+# What a page says under plots drawn as PNG alone.
+PNG_ONLY = ("The plots are PNG images, inside this page and in its figures folder; iobound report with --svg writes "
+            "each as an SVG file there too.")
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,11 @@ class Table:
 
 @dataclass(frozen=True)
 class Plot:
-    """A figure saved as ``stem``.png and ``stem``.svg (relative to the report), with its caption."""
+    """A figure saved as ``stem``.png and, with ``svg``, ``stem``.svg (relative to the report), with its caption."""
 
     stem: str
     caption: str
+    svg: bool = True
 
 
 @dataclass(frozen=True)
@@ -80,10 +83,11 @@ class Report:
 
 def build_report(topology: Topology, judgements: Sequence[Judgement], directory: Path, *,
                  measurements: Sequence[Measurement] = (), clients: tuple[str, ...] | None = None,
-                 tolerance: float = TOLERANCE) -> Report:
-    """The report's sections, its figures saved under ``directory``/figures (which must exist)."""
+                 tolerance: float = TOLERANCE, svg: bool = True) -> Report:
+    """The report's sections, its figures saved under ``directory``/figures (which must exist), as SVG too with
+    ``svg``."""
     model = Model(topology)
-    draw = Drawer(directory)
+    draw = Drawer(directory, svg)
     judged = [j for j in judgements if j.ceiling is not None]
     sections = [_system(topology, judged, draw), _ceilings(judged),
                 _runs(judgements, draw, topology.name, tolerance), _sweeps(model, judgements, draw, clients)]
@@ -219,17 +223,17 @@ def _jobs(model: Model, judgements: Sequence[Judgement], draw: Drawer, clients, 
 
 
 class Drawer:
-    """Draws a figure with a plot function, saves it under the report's figures folder, and returns its Plot."""
+    """Draws a figure with a plot function, saves it under the report's figures folder (as SVG too with ``svg``), and
+    returns its Plot."""
 
-    def __init__(self, directory: Path):
-        self.directory = directory
+    def __init__(self, directory: Path, svg: bool = True):
+        self.directory, self.svg = directory, svg
 
     def __call__(self, name: str, plot: Callable, data, caption: str) -> Plot:
-        figure = MplFigure(figsize=plots.figure_size(data), layout="constrained")
-        FigureCanvasAgg(figure)  # the layout then measures the text with the renderer the PNG is drawn with: once
+        figure = MplFigure(figsize=plots.figure_size(data))
         plot(data, figure.add_subplot())
-        plots.save(figure, self.directory / FIGURES / name)
-        return Plot(f"{FIGURES}/{name}", caption)
+        plots.save(figure, self.directory / FIGURES / name, svg=self.svg)
+        return Plot(f"{FIGURES}/{name}", caption, self.svg)
 
 
 def to_html(report: Report, directory: Path) -> str:
@@ -246,13 +250,15 @@ def to_html(report: Report, directory: Path) -> str:
                 parts.append(_html_table(block))
             elif isinstance(block, Plot):
                 data = base64.b64encode((directory / f"{block.stem}.png").read_bytes()).decode("ascii")
+                link = f" <a href=\"{esc(block.stem)}.svg\">SVG</a>" if block.svg else ""
                 parts.append(f"<figure><img src=\"data:image/png;base64,{data}\" alt=\"{esc(block.caption)}\">"
-                             f"<figcaption>{esc(block.caption)} <a href=\"{esc(block.stem)}.svg\">SVG</a></figcaption>"
-                             "</figure>")
+                             f"<figcaption>{esc(block.caption)}{link}</figcaption></figure>")
             else:
                 parts.append(f"<p>{esc(block)}</p>")
         if section.folded:
             parts.append("</details>")
+    if any(isinstance(b, Plot) and not b.svg for section in report.sections for b in section.blocks):
+        parts.append(f"<p class=\"sub\">{esc(PNG_ONLY)}</p>")
     if any(isinstance(b, Table) and b.sortable for section in report.sections for b in section.blocks):
         parts.append(f"<script>{_SORT}</script>")
     parts.append("</body></html>\n")
@@ -274,7 +280,8 @@ def _html_table(block: Table) -> str:
 
 
 def to_markdown(report: Report) -> str:
-    """The same report in Markdown, its figures linked as the SVG files beside it; user text is escaped."""
+    """The same report in Markdown, its figures linked as the SVG files beside it (the PNG ones where no SVG was
+    drawn); user text is escaped."""
     lines = [f"# {_md(report.title)}", "", _md(report.subtitle), ""]
     for section in report.sections:
         lines += [f"## {_md(section.heading)}", ""]
@@ -285,10 +292,12 @@ def to_markdown(report: Report) -> str:
                 lines.append("|" + "|".join(rule) + "|")
                 lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in block.rows]
             elif isinstance(block, Plot):
-                lines.append(f"![{_md(block.caption)}]({block.stem}.svg)")
+                lines.append(f"![{_md(block.caption)}]({block.stem}.{'svg' if block.svg else 'png'})")
             else:
                 lines.append(_md(block))
             lines.append("")
+    if any(isinstance(b, Plot) and not b.svg for section in report.sections for b in section.blocks):
+        lines += [_md(PNG_ONLY), ""]
     return "\n".join(lines)
 
 

@@ -5,7 +5,6 @@ going on past its knee."""
 from __future__ import annotations
 
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -21,11 +20,12 @@ def lecture():
     return Model(topology), check_runs(topology, read_runs("lecture-results.csv"))
 
 
-def _laid_out(plot, data):
-    """The figure as a report draws it (its size, constrained layout, drawn once) and its axes."""
-    figure = Figure(figsize=plots.figure_size(data), layout="constrained")
-    FigureCanvasAgg(figure)
+def _laid_out(plot, data, folder):
+    """The figure as a report draws it (its size, laid out and saved by plots.save into ``folder``), drawn again to be
+    measured, and its axes."""
+    figure = Figure(figsize=plots.figure_size(data))
     ax = plot(data, figure.add_subplot())
+    plots.save(figure, folder / "plot")
     figure.canvas.draw()
     return figure, ax
 
@@ -59,10 +59,10 @@ def _outside(figure) -> list[str]:
     return found
 
 
-def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes_inside(lecture):
+def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes_inside(lecture, tmp_path):
     _, judged = lecture
     dots = plotdata.ratios(judged, "lecture")
-    figure, ax = _laid_out(plots.plot_dots, dots)
+    figure, ax = _laid_out(plots.plot_dots, dots, tmp_path)
     assert len(_shown(ax.xaxis)) >= 3 and not _overlapping(figure, _shown(ax.xaxis))
     # the codes are a column of labels on the right, which the layout makes room for
     (codes,) = [child for child in ax.get_children() if child.__class__.__name__ == "SecondaryAxis"]
@@ -73,20 +73,20 @@ def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes
 
 
 @pytest.mark.slow
-def test_the_rooflines_name_each_run_beside_its_dot_and_label_their_axes_without_overlap(lecture):
+def test_the_rooflines_name_each_run_beside_its_dot_and_label_their_axes_without_overlap(lecture, tmp_path):
     model, judged = lecture
     families = [(f, js) for f, js in plotdata.families(judged, "transfer_size").items() if not f.operation.is_metadata]
     assert families
     for family, js in families:
         chart = plotdata.roofline(model, family, js)
-        figure, ax = _laid_out(plots.plot_chart, chart)
+        figure, ax = _laid_out(plots.plot_chart, chart, tmp_path)
         named = {t.get_text() for t in ax.texts}
         assert {e.label for _, e in chart.points} <= named
         assert not _overlapping(figure, _shown(ax.yaxis)) and not _overlapping(figure, _shown(ax.xaxis))
         assert not _outside(figure), family.describe()
 
 
-def test_the_plot_over_node_count_goes_past_the_knee_the_group_would_reach(lecture):
+def test_the_plot_over_node_count_goes_past_the_knee_the_group_would_reach(lecture, tmp_path):
     """Every lecture run used all 10 compute nodes, whose client NICs bind: the servers' devices take over at 12."""
     model, judged = lecture
     family, runs = next(iter(plotdata.families(judged, "nodes", least=1).items()))
@@ -97,31 +97,64 @@ def test_the_plot_over_node_count_goes_past_the_knee_the_group_would_reach(lectu
     assert any(label == "compute has 10" for _, label in chart.marks)  # where the group ends is marked
     # beyond the knee the ceiling no longer grows
     assert ceiling.y[-1] == pytest.approx(ceiling.y[ceiling.x.index(marks["knee"]) + 1], rel=0.01)
-    figure, ax = _laid_out(plots.plot_chart, chart)
+    figure, ax = _laid_out(plots.plot_chart, chart, tmp_path)
     assert ax.get_xlim()[1] > marks["knee"] and not _outside(figure)
 
 
-def test_a_log_axis_makes_only_the_ticks_it_draws_and_draws_the_same_ones(lecture):
+def test_a_log_axis_makes_ticks_only_where_it_labels_them_and_draws_matplotlibs_picture(lecture, tmp_path):
     """matplotlib makes a tick (five artists) for every place a log locator names, decades past the view too, and
-    draws only those in view: the plots keep those alone, and the picture is pixel for pixel matplotlib's own."""
+    draws only those in view: the plots make ticks only in view and where they carry a label, and draw every other
+    minor tick's mark in one line of markers. The picture is pixel for pixel matplotlib's own."""
     import numpy as np
 
     model, judged = lecture
     family, js = next((f, js) for f, js in plotdata.families(judged, "transfer_size").items()
                       if not f.operation.is_metadata)
     chart = plotdata.roofline(model, family, js)
-    figure, ax = _laid_out(plots.plot_chart, chart)
+    figure, ax = _laid_out(plots.plot_chart, chart, tmp_path)
+    marked = {marks.axis.axis_name: marks.locator() for marks in ax.artists if isinstance(marks, plots._MinorMarks)}
+    assert set(marked) == {"x", "y"}
     for axis in (ax.xaxis, ax.yaxis):
         low, high = sorted(axis.get_view_interval())
-        places = [*axis.get_majorticklocs(), *axis.get_minorticklocs()]
+        places = [*axis.get_majorticklocs(), *axis.get_minorticklocs(), *marked[axis.axis_name]]
         assert places and all(low * (1 - 1e-6) <= p <= high * (1 + 1e-6) for p in places)
-    own, _ = _laid_out(lambda data, ax: _own_locators(plots.plot_chart(data, ax)), chart)
+        assert all(axis.get_minor_formatter().format_ticks(list(axis.get_minorticklocs())))
+    assert len(marked["x"]) > 20  # four decades of transfer sizes, their minor ticks unlabelled
+    own, _ = _laid_out(lambda data, ax: _own_ticks(plots.plot_chart(data, ax)), chart, tmp_path)
     assert np.array_equal(np.asarray(figure.canvas.buffer_rgba()), np.asarray(own.canvas.buffer_rgba()))
 
 
-def _own_locators(ax):
-    """The axes with matplotlib's own locators back in place of the plots' (which keep the places in view alone)."""
-    for axis in (ax.xaxis, ax.yaxis):
-        for get, put in ((axis.get_major_locator, axis.set_major_locator), (axis.get_minor_locator, axis.set_minor_locator)):
-            put(getattr(get(), "inner", get()))
+def _own_ticks(ax):
+    """The axes with matplotlib's own ticks back in place of the plots' (their locators keep the places in view
+    alone, the minor one those labelled, and the minor ticks' marks are drawn apart)."""
+    for marks in [artist for artist in ax.artists if isinstance(artist, plots._MinorMarks)]:
+        axis = marks.axis
+        axis.set_major_locator(axis.get_major_locator().inner)
+        axis.set_minor_locator(marks.locator.inner)
+        axis.set_tick_params(which="minor", tick1On=True)
+        marks.remove()
     return ax
+
+
+def test_a_figure_is_laid_out_once_and_drawn_once_for_each_file(lecture, tmp_path, monkeypatch):
+    """Constrained layout measured every label twice before the files were drawn; the figure's size and what it
+    shows are measured once now, and each file is one draw."""
+    from matplotlib.axes import Axes
+
+    model, judged = lecture
+    family, js = next(iter(plotdata.families(judged, "transfer_size").items()))
+    calls = {"measured": 0, "drawn": 0}
+
+    def counted(name, method):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return method(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(Axes, "get_tightbbox", counted("measured", Axes.get_tightbbox))
+    monkeypatch.setattr(Figure, "draw", counted("drawn", Figure.draw))
+    figure = Figure(figsize=(7.5, 4.5), layout="constrained")
+    plots.plot_chart(plotdata.roofline(model, family, js), figure.add_subplot())
+    png, svg = plots.save(figure, tmp_path / "roofline")
+    assert calls == {"measured": 1, "drawn": 2} and png.exists() and svg.exists()
+    assert figure.get_layout_engine() is not None  # set aside while saving, and given back

@@ -209,11 +209,16 @@ def test_plots_without_axes_make_their_own_figure(judged):
     plt.close(ax.figure)
 
 
-def test_save_writes_png_and_svg(tmp_path, judged):
+def test_save_writes_png_and_svg_the_same_for_the_same_figure(tmp_path, judged):
     figure = Figure()
     plots.plot_dots(plotdata.ratios(judged, "toy"), figure.add_subplot())
     png, svg = plots.save(figure, tmp_path / "ratios")
     assert png.read_bytes().startswith(b"\x89PNG") and "<svg" in svg.read_text()
+    again = Figure()
+    plots.plot_dots(plotdata.ratios(judged, "toy"), again.add_subplot())
+    assert [p.read_bytes() for p in plots.save(again, tmp_path / "again")] == [png.read_bytes(), svg.read_bytes()]
+    assert plots.save(figure, tmp_path / "alone", svg=False) == (tmp_path / "alone.png",)
+    assert not (tmp_path / "alone.svg").exists()
 
 
 @settings(max_examples=25, deadline=None)

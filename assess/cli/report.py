@@ -1,10 +1,10 @@
-"""Write a report of a system and its runs: one HTML page (it opens from disk) and Markdown, with PNG and SVG plots.
+"""Write a report of a system and its runs: one HTML page (it opens from disk) and Markdown, with PNG plots.
 
 The report has the system, the ceilings and their formulas, the runs with their findings, an
 I/O roofline over transfer size and the ceiling over node count per family of runs, and the
 probe results (--probes). It is written in full or not at all; a report that iobound wrote
 earlier in DIR is replaced only with --force, and no other file is ever replaced. A second
-report into DIR while one is being written is refused at once.
+report into DIR while one is being written is refused at once. --svg writes each plot as SVG too.
 Example:  iobound report lecture lecture-results.csv -o lecture-report
 """
 
@@ -36,6 +36,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--probes", action="append", default=[], metavar="FILE",
                         help="probe set whose measurements to plot with their intervals (repeatable)")
     parser.add_argument("--force", action="store_true", help="replace a report that iobound wrote in DIR before")
+    parser.add_argument("--svg", action="store_true",
+                        help="write each plot as SVG too (vector, its text as text), beside its PNG")
 
 
 def execute(args: argparse.Namespace) -> int:
@@ -56,7 +58,7 @@ def execute(args: argparse.Namespace) -> int:
                 _move_in(staged, directory, earlier, written)
     plots = sum(name.endswith(".png") for name in written)
     print(f"wrote {directory / 'report.html'} (open it in a browser), {directory / 'report.md'} and "
-          f"{plots} plots as PNG and SVG in {directory / FIGURES}")
+          f"{plots} plots as PNG{' and SVG' if args.svg else ''} in {directory / FIGURES}")
     return EXIT_OK
 
 
@@ -66,7 +68,8 @@ def _build(topology, judgements, measurements, args: argparse.Namespace, staged:
 
     (staged / FIGURES).mkdir()
     report = build_report(topology, judgements, staged, measurements=measurements,
-                          clients=tuple(args.clients) if args.clients else None, tolerance=args.tolerance)
+                          clients=tuple(args.clients) if args.clients else None, tolerance=args.tolerance,
+                          svg=args.svg)
     (staged / "report.html").write_text(to_html(report, staged), encoding="utf-8")
     (staged / "report.md").write_text(to_markdown(report), encoding="utf-8")
     written = sorted(str(p.relative_to(staged)) for p in staged.rglob("*") if p.is_file())
