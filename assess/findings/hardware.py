@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
 from probes.core.workload import Operation
+from models.implied import alone
 from topologies.catalogues.achievable import fastest
 from assess.findings.bands import TOLERANCE
 from assess.findings.ceiling import summary_in
@@ -76,7 +77,7 @@ def beyond(workload: Workload, implied: Iterable[Implied], target: float, model:
         within = need.needed < need.stated.ends[1]  # not held at its range's end: an upper bound on the need
         if best is None or within and need.needed / part.most <= best.rate * (1 + tolerance):
             continue
-        needed = model.alone(workload, clients, target, place)
+        needed = alone(model, workload, clients, target, place)
         if needed is not None and needed / part.most > best.rate * (1 + tolerance):
             found.append((place, part, needed, needed / part.most, best))
     return found
