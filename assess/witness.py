@@ -11,6 +11,7 @@ anomaly is then the witness.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
@@ -52,6 +53,10 @@ class Witness:
         return self.run.label + (f" of {self.of}" if self.of else "")
 
     def __str__(self) -> str:
+        return self._said
+
+    @functools.cached_property
+    def _said(self) -> str:  # said once: a list's review cites a witness in every phase whose ranges it raised
         return f"{self.name} ({format_quantity(self.measured)}, {self.why})"
 
 
