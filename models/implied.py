@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from probes.core.units import Q_, Metric, magnitude_in
 from probes.core.workload import Operation, Workload
@@ -20,7 +20,7 @@ from models.reaching import least_reaching, reaching
 from topologies.topology import Capacity, Component
 
 if TYPE_CHECKING:
-    from pint import Quantity
+    from pint import Quantity, Unit
 
 __all__ = ["implied", "alone"]
 
@@ -47,13 +47,7 @@ def _implied_by(model: Model, workload: Workload, clients: tuple[str, ...] | Non
     for place, capacity in (model.ranges | model.assumed).items():
         if not _concerns(place.key, workload.operation):
             continue
-        unit = capacity.value.units
-
-        def bound(value: float) -> float:
-            return stated.varied(place, capacity.at(Q_(value, unit))).most(workload, clients)
-
-        worst = magnitude_in(capacity.ends[0], unit)
-        least = bound(worst)
+        bound, unit, worst, least = _varying(stated, place, capacity, workload, clients)
         if least >= target:
             continue
         best = magnitude_in(capacity.ends[1], unit) if capacity.range else reaching(bound, worst, target, capacity.metric)
@@ -75,13 +69,7 @@ def alone(model: Model, workload: Workload, clients: tuple[str, ...] | None, tar
         return None
     free = Model(model.topology.replaced({p: Capacity(None, c.metric, c.source)
                                           for p, c in (model.ranges | model.assumed).items() if p != place}))
-    unit = capacity.value.units
-
-    def bound(value: float) -> float:
-        return free.varied(place, capacity.at(Q_(value, unit))).most(workload, clients)
-
-    worst = magnitude_in(capacity.ends[0], unit)
-    least = bound(worst)
+    bound, unit, worst, least = _varying(free, place, capacity, workload, clients)
     if least >= target:
         return None
     best = worst * target / least if least > 0 else worst  # a ceiling proportional to the figure reaches it here
@@ -95,6 +83,19 @@ def alone(model: Model, workload: Workload, clients: tuple[str, ...] | None, tar
         reached = bound(best)
     t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
     return Q_(worst + t * (best - worst), unit)
+
+
+def _varying(model: Model, place: Component, capacity: Capacity, workload: Workload,
+             clients: tuple[str, ...] | None) -> tuple[Callable[[float], float], Unit, float, float]:
+    """What a search varies: the ceiling on ``model`` with the figure at ``place`` at a value (in the capacity's unit),
+    that unit, the capacity's least favourable end and the ceiling there."""
+    unit = capacity.value.units
+
+    def bound(value: float) -> float:
+        return model.varied(place, capacity.at(Q_(value, unit))).most(workload, clients)
+
+    worst = magnitude_in(capacity.ends[0], unit)
+    return bound, unit, worst, bound(worst)
 
 
 # What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a
