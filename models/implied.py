@@ -11,13 +11,14 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
 
+from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric, magnitude_in
 from probes.core.workload import Operation, Workload
 from models import solved
 from models.ceiling import Implied
 from models.predict import Model
 from models.reaching import least_reaching, reaching
-from topologies.topology import Capacity, Component
+from topologies.topology import Capacity, Component, Kind
 
 if TYPE_CHECKING:
     from pint import Quantity, Unit
@@ -43,10 +44,11 @@ def _implied_by(model: Model, workload: Workload, clients: tuple[str, ...] | Non
     stated = model.stated
     most = model.stated_bound(workload, clients)
     target = min(target, most)
+    read = _read(stated, workload, clients)
     found = []
     for place, capacity in (model.ranges | model.assumed).items():
-        if not _concerns(place.key, workload.operation):
-            continue
+        if not _concerns(place.key, workload.operation) or capacity.range and read is not None and place.group not in read:
+            continue  # a range whose group the ceiling does not read: at its least, the ceiling is the most, as stated
         bound, unit, worst, least = _varying(stated, place, capacity, workload, clients)
         if least >= target:
             continue
@@ -83,6 +85,39 @@ def alone(model: Model, workload: Workload, clients: tuple[str, ...] | None, tar
         reached = bound(best)
     t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
     return Q_(worst + t * (best - worst), unit)
+
+
+def _read(model: Model, workload: Workload, clients: tuple[str, ...] | None) -> frozenset[str] | None:
+    """The groups (and links, ``links[i]``) whose figures the ceiling of a data ``workload`` on ``model`` reads: those
+    of its network's stages on some way from the source to the sink (a stage on none carries no flow), and the nodes
+    that host servers; None for metadata, reads and writes at once, or clients that do not fit (any may count)."""
+    if workload.operation.is_metadata or workload.operation is Operation.MIXED:
+        return None
+    try:
+        chosen, _ = model.nodes(workload, clients)
+    except TopologyError:
+        return None
+    network = model.network(model.shape(workload), chosen)
+    graph = network.graph
+    ahead, behind = _reached(graph.source, graph.tails, graph.heads), _reached(graph.sink, graph.heads, graph.tails)
+    on_way = [stage for stage, u, v in zip(network.stages, graph.tails, graph.heads)
+              if stage is not None and u in ahead and v in behind]
+    return frozenset(c.group for stage in on_way for c in stage.components) | {
+        g.on for g in model.topology.of_kind(Kind.SERVER) if g.on}
+
+
+def _reached(start: int, tails: list[int], heads: list[int]) -> set[int]:
+    """The nodes reached from ``start`` along the edges ``tails[i]`` to ``heads[i]``."""
+    out: dict[int, list[int]] = {}
+    for u, v in zip(tails, heads):
+        out.setdefault(u, []).append(v)
+    seen, todo = {start}, [start]
+    while todo:
+        for v in out.get(todo.pop(), ()):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return seen
 
 
 def _varying(model: Model, place: Component, capacity: Capacity, workload: Workload,
