@@ -59,6 +59,12 @@ class Witness:
     def _said(self) -> str:  # said once: a list's review cites a witness in every phase whose ranges it raised
         return f"{self.name} ({format_quantity(self.measured)}, {self.why})"
 
+    @functools.cached_property
+    def raising(self) -> tuple[Implied, ...]:
+        """What it proves past its range's least favourable end and not past its most favourable one: what it raises
+        of a range stated alike (found once: a list's review asks it for each of the system's submissions)."""
+        return tuple(need for need in self.proves if _moves(need.stated, need.needed))
+
 
 @dataclass(frozen=True)
 class Narrowing:
@@ -138,9 +144,9 @@ def narrowed(topology: Topology, witnesses: Iterable[Witness], judged: Run) -> t
     for w in witnesses:
         if w.run == judged:
             continue
-        for need in w.proves:
+        for need in w.raising:
             stated = topology.capacity_at(need.component)
-            if stated is None or stated.range != need.stated.range or not _moves(stated, need.needed):
+            if stated is None or stated.range != need.stated.range:
                 continue
             held = best.get(need.component)
             if held is None or _better(stated.metric, need.needed, held.least):
