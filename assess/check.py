@@ -13,6 +13,7 @@ from probes.core.units import Metric, canonical
 from probes.measure.batch import steps_together
 from models.caches import Memory
 from models.ceiling import Ceiling
+from models.implied import implied
 from models.predict import Model, unmodelled
 from topologies.topology import Kind, Topology
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE, Judgement, Part, ceiling_metric, judge, summary_in
@@ -83,7 +84,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
         else:
             judged = _predicted(model, run, clients)
             judgement = judge(run, judged, tolerance=tolerance, far_below=far_below,
-                              below=below, implied=functools.partial(model.implied, run.workload, clients),
+                              below=below, implied=functools.partial(implied, model, run.workload, clients),
                               stated=functools.partial(model.stated_bound, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance

@@ -4,13 +4,14 @@ on its path, and the topology with those figures' least ends raised to it.
 A write flushed before its phase ends (IOR -e) or a read by another node than wrote the data (IOR -C) crossed the
 network: the clients' page cache cannot have served it. Its data crossed the devices too where it is larger than the
 servers' memory, the one cache left on its way. What it needs of each range (every other at its most favourable end:
-:meth:`models.predict.Model.implied`) the hardware has, so that range's least favourable end moves there, never past
+:func:`models.implied.implied`) the hardware has, so that range's least favourable end moves there, never past
 its most favourable one. A witness never judges itself, and one above its own ceiling's high end proves nothing: the
 anomaly is then the witness.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
@@ -19,6 +20,7 @@ from probes.core.units import Metric, Q_, canonical, format_quantity, quantity_j
 from probes.core.workload import Operation
 from probes.readers.io500 import LEAST_WRITE_SECONDS
 from models.ceiling import Ceiling, Implied
+from models.implied import implied
 from topologies.topology import Capacity, Component, Kind, Source, Topology
 from assess.findings import CEILING_CODES, Finding, summary_in
 
@@ -51,7 +53,17 @@ class Witness:
         return self.run.label + (f" of {self.of}" if self.of else "")
 
     def __str__(self) -> str:
+        return self._said
+
+    @functools.cached_property
+    def _said(self) -> str:  # said once: a list's review cites a witness in every phase whose ranges it raised
         return f"{self.name} ({format_quantity(self.measured)}, {self.why})"
+
+    @functools.cached_property
+    def raising(self) -> tuple[Implied, ...]:
+        """What it proves past its range's least favourable end and not past its most favourable one: what it raises
+        of a range stated alike (found once: a list's review asks it for each of the system's submissions)."""
+        return tuple(need for need in self.proves if _moves(need.stated, need.needed))
 
 
 @dataclass(frozen=True)
@@ -104,7 +116,7 @@ def witness(model: Model, run: Run, ceiling: Ceiling, clients: tuple[str, ...] |
     if past:
         why += (f", {format_quantity(data_set, Metric.SIZE)} past the servers' "
                 f"{format_quantity(memory, Metric.SIZE)} of memory")
-    proves = tuple(need for need in model.implied(workload, clients, summary.mean)
+    proves = tuple(need for need in implied(model, workload, clients, summary.mean)
                    if need.stated.range is not None and (past or not _behind_servers(model.topology, need.component)))
     return Witness(run, Q_(summary.mean, "B/s"), why, proves) if proves else None
 
@@ -132,9 +144,9 @@ def narrowed(topology: Topology, witnesses: Iterable[Witness], judged: Run) -> t
     for w in witnesses:
         if w.run == judged:
             continue
-        for need in w.proves:
+        for need in w.raising:
             stated = topology.capacity_at(need.component)
-            if stated is None or stated.range != need.stated.range or not _moves(stated, need.needed):
+            if stated is None or stated.range != need.stated.range:
                 continue
             held = best.get(need.component)
             if held is None or _better(stated.metric, need.needed, held.least):

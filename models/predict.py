@@ -2,7 +2,8 @@
 
 A :class:`Model` builds the flow network of each shape of workload once (see
 :mod:`models.flow`) and solves it per workload, so sweeps over thousands of workloads
-cost one small maximum flow each; :func:`predict` is the one-workload form.
+cost one small maximum flow each; :func:`predict` is the one-workload form. What a run needs of the figures
+a topology assumes is searched for in :mod:`models.implied`.
 """
 
 from __future__ import annotations
@@ -10,26 +11,22 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from probes.core.errors import TopologyError
-from probes.core.units import Q_, Metric, canonical, magnitude_in
+from probes.core.units import Metric, canonical
 from probes.core.workload import Operation, Workload
 from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
-from models.ceiling import TIE, CacheLimit, Ceiling, Implied, LayerLimit, rate
+from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
 from models.flow import FlowNetwork, Limit, Scale, Shape
 from models.formulas import workload_values
 from models.layers import DEVICE_LAYERS, REQUESTS
-from models.reaching import least_reaching, reaching
 from models import solved
+from topologies.topology import Capacity, Component, Kind, Topology
 
 # Layers that serve reads and writes in turn, not both at once: the devices, the requests in flight, a group's own throughput.
 HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server throughput")
-from topologies.topology import Capacity, Component, Kind, Topology
-
-if TYPE_CHECKING:
-    from pint import Quantity
 
 # The metrics a ceiling is monotone in: it rises with bandwidths and rates and falls with latencies.
 _MONOTONE = (Metric.BANDWIDTH, Metric.OPERATION_RATE, Metric.LATENCY)
@@ -109,7 +106,7 @@ class Model:
 
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The most (B/s or op/s) the stated figures alone allow (see ``stated``); inf where they limit nothing."""
-        return _most(self.stated, workload, clients)
+        return self.stated.most(workload, clients)
 
     def shape(self, workload: Workload, cached: bool = False) -> Shape:
         """The shape of ``workload``'s network here: with the device tiers that take requests of its size."""
@@ -214,73 +211,12 @@ class Model:
         shared = self._shared_nodes(workload, counts)
         return min(value, shared[1]) if shared else value
 
-    def implied(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
-        """What a run at ``target`` (B/s or op/s) needs of each assumed figure (a range, or one value): every one
-        whose least favourable end alone (a range's, or the value assumed), the others at their most favourable
-        (a range's end, unlimited), puts the ceiling under ``target``, with the value that makes the ceiling
-        exactly ``target`` (bisection: the ceiling is monotone in each figure). Each is necessary, not all
-        together sufficient. A target above what the stated figures allow is taken at that. Solved once for models
-        of the same content and a target (see :mod:`models.solved`), each figure as this topology states it."""
-        found = solved.once(("implied", self.content, workload, clients, target),
-                            lambda: self._implied_by(workload, clients, target))
-        own = self.ranges | self.assumed
-        return tuple(need if need.stated is own[need.component] else replace(need, stated=own[need.component])
-                     for need in found)
-
-    def _implied_by(self, workload: Workload, clients: tuple[str, ...] | None, target: float) -> tuple[Implied, ...]:
-        stated = self.stated
-        most = self.stated_bound(workload, clients)
-        target = min(target, most)
-        found = []
-        for place, capacity in (self.ranges | self.assumed).items():
-            if not _concerns(place.key, workload.operation):
-                continue
-            unit = capacity.value.units
-
-            def bound(value: float) -> float:
-                return _most(stated.varied(place, capacity.at(Q_(value, unit))), workload, clients)
-
-            worst = magnitude_in(capacity.ends[0], unit)
-            least = bound(worst)
-            if least >= target:
-                continue
-            best = magnitude_in(capacity.ends[1], unit) if capacity.range else reaching(bound, worst, target, capacity.metric)
-            if best is None:  # no value of this one alone reaches it: only with others
-                continue
-            high = most if capacity.range and math.isfinite(most) else bound(best)
-            t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, high)
-            found.append(Implied(place, capacity, Q_(worst + t * (best - worst), unit)))
-        return tuple(found)
-
-    def alone(self, workload: Workload, clients: tuple[str, ...] | None, target: float, place: Component) -> Quantity | None:
-        """What a run at ``target`` (B/s or op/s) needs of the assumed figure at ``place`` (a range, or one value)
-        whatever every other assumed figure is (each unlimited), past its range's end where it must: the least any
-        part there must carry. None where its least favourable end already allows ``target`` or no value of it does."""
-        capacity = (self.ranges | self.assumed).get(place)
-        if capacity is None or capacity.metric is Metric.LATENCY or not _concerns(place.key, workload.operation):
-            return None
-        free = Model(self.topology.replaced({p: Capacity(None, c.metric, c.source)
-                                             for p, c in (self.ranges | self.assumed).items() if p != place}))
-        unit = capacity.value.units
-
-        def bound(value: float) -> float:
-            return _most(free.varied(place, capacity.at(Q_(value, unit))), workload, clients)
-
-        worst = magnitude_in(capacity.ends[0], unit)
-        least = bound(worst)
-        if least >= target:
-            return None
-        best = worst * target / least if least > 0 else worst  # a ceiling proportional to the figure reaches it here
-        reached = bound(best)
-        if math.isclose(reached, target, rel_tol=1e-9):  # proportional, as where the figure alone binds: solved
-            return Q_(best, unit)
-        if reached < target:
-            best = reaching(bound, best, target, capacity.metric)
-            if best is None:
-                return None
-            reached = bound(best)
-        t = least_reaching(lambda t: bound(worst + t * (best - worst)), target, least, reached)
-        return Q_(worst + t * (best - worst), unit)
+    def most(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
+        """The ceiling's value alone (see :meth:`bound`); inf where nothing limits it (figures taken as unlimited)."""
+        try:
+            return self.bound(workload, clients)
+        except TopologyError:  # nothing limits the path
+            return math.inf
 
     def _ceiling(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         if workload.operation is Operation.MIXED:
@@ -473,28 +409,3 @@ def _mixed_formula(name: str, detail, share: float, parts: dict) -> Callable[[],
 
 def _limit(layer: str, cut: Limit, values: Callable[[], dict]) -> LayerLimit:
     return LayerLimit(layer, cut.quantity, cut.components, lambda: (tuple(s.term for s in cut.stages), values()))
-
-
-# What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a
-# workload of the other (a quick way past solving for it).
-_METADATA_KEYS = ("metadata", "directory", "journal")
-_DATA_KEYS = ("bandwidth", "iops", "memory_bandwidth", "memory", "nic")
-_OPERATIONS = frozenset(op.value for op in Operation)
-
-
-def _concerns(key: str, operation: Operation) -> bool:
-    """Whether a capacity named ``key`` (nic, write_bandwidth, create_metadata ...) can bound ``operation``."""
-    own, _, base = key.partition("_") if key.partition("_")[0] in _OPERATIONS else ("", "", key)
-    if operation.is_metadata:
-        return base not in _DATA_KEYS and own in ("", operation.value)
-    if base in _METADATA_KEYS:
-        return False
-    return own in ("",) or operation is Operation.MIXED or own == operation.value
-
-
-def _most(model: Model, workload: Workload, clients: tuple[str, ...] | None) -> float:
-    """The ceiling's value alone (see Model.bound); inf where nothing limits it (figures taken as unlimited)."""
-    try:
-        return model.bound(workload, clients)
-    except TopologyError:  # nothing limits the path
-        return math.inf

@@ -1,5 +1,5 @@
 """The value of one figure at which a ceiling reaches a target: doubled until it does, then the least such value by
-secant and halving steps (a ceiling is monotone in each figure). :meth:`models.predict.Model.implied` solves with it."""
+secant and halving steps (a ceiling is monotone in each figure). :func:`models.implied.implied` solves with it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from probes.core.units import Metric
 
 __all__ = ["REACH", "reaching", "least_reaching"]
 
-# How close to the least value that reaches a target Model.implied finds it, as a share of the range:
+# How close to the least value that reaches a target models.implied finds it, as a share of the range:
 # far below the three or four figures it is shown with.
 REACH = 1e-9
 

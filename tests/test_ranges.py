@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings, strategies as st
 from probes.core.errors import TopologyError
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
+from models.implied import implied
 from models.predict import Model
 from topologies.edit import apply_changes, parse_change
 from topologies.load import load_topology, parse_topology, topology_from_dict
@@ -212,7 +213,7 @@ def test_the_implied_value_makes_the_run_exactly_possible_and_no_less_does(doc, 
     low = model.low.bound(workload)
     assume(high > low * (1 + 1e-6))
     target = low + where * (high - low)
-    needs = {n.component: n for n in model.implied(workload, None, target)}
+    needs = {n.component: n for n in implied(model, workload, None, target)}
     for place, capacity in model.ranges.items():
         def at(x):
             return Model(model.topology.replaced({place: capacity.at(x)})).bound(workload)
@@ -230,7 +231,7 @@ def test_the_implied_value_agrees_with_a_brute_force_scan():
     """The least client NIC on a grid of 10,001 values that allows a write at 20 GB/s, against the bisection."""
     model = Model(_small())
     workload = Workload(Operation.WRITE, Q_(1, "MiB"), nodes=4, ppn=16, queue_depth=16, direct=True)
-    (need,) = [n for n in model.implied(workload, None, 20e9) if n.component == Component("c", "nic")]
+    (need,) = [n for n in implied(model, workload, None, 20e9) if n.component == Component("c", "nic")]
     capacity = model.ranges[Component("c", "nic")]
     grid = [10 + 90 * i / 10000 for i in range(10001)]
     first = next(x for x in grid if Model(model.topology.replaced(

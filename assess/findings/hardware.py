@@ -3,6 +3,7 @@ system's date (the catalogue of achievable rates, :mod:`topologies.catalogues.ac
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Iterable, Mapping
 
 from probes.core.units import Metric, Q_, format_quantity, quantity_json
@@ -17,7 +18,9 @@ if TYPE_CHECKING:
     from models.ceiling import Implied
     from models.ceiling import Ceiling
     from models.predict import Model
-    from topologies.catalogues.achievable import Parts
+    from pint import Quantity
+
+    from topologies.catalogues.achievable import Fastest, Parts
 
 __all__ = ["implausible", "beyond"]
 
@@ -62,7 +65,7 @@ def beyond(workload: Workload, implied: Iterable[Implied], target: float, model:
 
     What is implied of a figure, the others at their most, is at least what it needs with the others unlimited:
     where that is within its range and a part of the date reaches it, the model is not asked again."""
-    from topologies.catalogues.achievable import fastest  # the catalogue loads for a check with a system's parts alone
+    from models.implied import alone
 
     operation = workload.operation
     if operation not in (Operation.READ, Operation.WRITE):
@@ -73,14 +76,24 @@ def beyond(workload: Workload, implied: Iterable[Implied], target: float, model:
         part = parts.get(place.group)
         if part is None or place.key != {"port": "nic"}.get(part.kind) and place.key not in _DRIVE_KEYS[operation]:
             continue
-        best = fastest(part, operation.value)
+        best, most = _fastest(part, operation.value, tolerance)
         within = need.needed < need.stated.ends[1]  # not held at its range's end: an upper bound on the need
-        if best is None or within and need.needed / part.most <= best.rate * (1 + tolerance):
+        if best is None or within and Q_(need.needed.magnitude / part.most, need.needed.units) <= most:
             continue
-        needed = model.alone(workload, clients, target, place)
+        needed = alone(model, workload, clients, target, place)
         if needed is not None and needed / part.most > best.rate * (1 + tolerance):
             found.append((place, part, needed, needed / part.most, best))
     return found
+
+
+@functools.lru_cache(maxsize=1024)
+def _fastest(part: Parts, operation: str, tolerance: float) -> tuple[Fastest | None, Quantity | None]:
+    """The fastest part of its class (:func:`fastest`) and the most a need per part may be within ``tolerance`` of it,
+    found once: a list's review asks it of every witness of a system, on each of its submissions."""
+    from topologies.catalogues.achievable import fastest  # the catalogue loads for a check with a system's parts alone
+
+    best = fastest(part, operation)
+    return best, None if best is None else best.rate * (1 + tolerance)
 
 
 def _shown(q) -> str:

@@ -6,9 +6,11 @@ error or a warning; and a band never holds the judged system's own runs (:func:`
 
 from __future__ import annotations
 
+import functools
+
 from probes.core.run import Run
 from probes.core.units import Q_, Metric, format_quantity, quantity_json
-from topologies.catalogues.metadata_rates import band
+from topologies.catalogues.metadata_rates import Band, band
 from assess.findings.ceiling import summary_in
 from assess.findings.finding import Finding, Severity
 
@@ -25,12 +27,18 @@ def _phase(label: str) -> str | None:
     return name if name.split("-")[0] in ("easy", "hard") and name != label else None
 
 
+@functools.lru_cache(maxsize=1024)
+def _band(service: str, devices: str, phase: str, system: str) -> Band | None:
+    """:func:`band`, found once for each: a list's review asks it of every metadata phase of every submission."""
+    return band(service, devices, phase, system)
+
+
 def band_finding(run: Run, service: str, devices: str, servers: int, system: str) -> Finding | None:
     """The run's rate per server beside the published band of its phase, service and devices (leaving out
     ``system``'s own runs); None for a run of no io500 metadata phase, or where no other system's figure is left."""
     phase = _phase(run.label)
     summary = summary_in(run, Metric.OPERATION_RATE)
-    found = band(service, devices, phase, system) if phase and summary is not None else None
+    found = _band(service, devices, phase, system) if phase and summary is not None else None
     if found is None:
         return None
     measured = Q_(summary.mean / servers, "op/s")

@@ -14,6 +14,7 @@ metadata servers on the same fabric; DAOS and WekaIO keep metadata on the data s
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,7 +128,7 @@ class _Builder:
         port has."""
         text = self.d.get(name)
         try:
-            network = network_ports(text) if text else None
+            network = _network_ports(text) if text else None
         except UnitError as exc:
             self.missing.append(f"{name}: {exc}")
             return None
@@ -139,11 +140,11 @@ class _Builder:
         """The device classes ``{side}_storage_type`` names; where it names only a generic word ("SSD"), the faster
         flash class its interface names ("NVMe") instead. An interface that would narrow the generic range
         ("SATA") is left out: the devices behind it may be fronted by caches the description does not state."""
-        classes = device_classes(self.d.get(f"{side}_storage_type"))
+        classes = _device_classes(self.d.get(f"{side}_storage_type"))
         table = hardware()["devices"]
         if classes and all(table[c].get("generic") for c in classes):
             top = max(class_rate(table[c], "bandwidth")[1] for c in classes)
-            interface = [c for c in device_classes(self.d.get(f"{side}_storage_interface"))
+            interface = [c for c in _device_classes(self.d.get(f"{side}_storage_interface"))
                          if table[c].get("flash") and class_rate(table[c], "bandwidth")[1] > top]
             if interface:
                 self.assumptions.append(f"{side}_storage_type: {self.d.get(f'{side}_storage_type')!r} with the interface "
@@ -338,7 +339,7 @@ def _through(drives: tuple[str, ...], interface: str) -> tuple[str, ...]:
     """The drive classes that fit the interface the description names ("SSD" on "SATA": SATA SSDs, not SAS ones);
     all of them where it names none they fit. Only what a drive can be is narrowed, not the devices' range: a cache
     the description does not state may front them, which an implausible drive's warning asks to check."""
-    fits = drive_classes(device_classes(interface))
+    fits = drive_classes(_device_classes(interface))
     return tuple(c for c in drives if c in fits) or drives
 
 
@@ -358,12 +359,12 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     side = "ds" if on_data else "md"
     # the metadata devices as the table classed them: md_storage_type, the data servers' where they hold metadata
     stated = d.get("md_storage_type") or (d.get("ds_storage_type") if on_data else "")
-    kinds = {_METADATA_CLASSES.get(c, ANY) for c in device_classes(stated)}
+    kinds = {_METADATA_CLASSES.get(c, ANY) for c in _device_classes(stated)}
     kind = kinds.pop() if len(kinds) == 1 else ANY
     b.band = service, kind if kind in known()[service] else ANY
     if on_data:
         data = b.doc["servers"]["data"]
-        data.update(server_figures(data["count"], nic=_ends(data["nic"]), devices=_journal(b, side, data["count"])))
+        data.update(_server_figures(data["count"], data["nic"], _journal(b, side, data["count"])))
         b.assumptions.append(f"metadata: on the data servers ({service}): {_bounded()}")
         return None
     servers = count(b.field("md_nodes", "no metadata servers counted, so metadata not judged"))
@@ -375,7 +376,7 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     group = {"count": servers, "description": f"metadata servers ({d.cite('md_nodes')})",
              "nic": b.nic("metadata", md_network or network, "servers",
                           d.cite("md_network" if md_network else "ds_network"), "md_network" if md_network else "ds_network")}
-    group |= server_figures(servers, nic=_ends(group["nic"]), devices=_journal(b, side, servers))
+    group |= _server_figures(servers, group["nic"], _journal(b, side, servers))
     b.assumptions.append(f"metadata: {servers} metadata server(s) ({service}): {_bounded()}")
     memory = _memory(d.get("md_volatile_memory_capacity"))
     if memory is not None:
@@ -384,22 +385,34 @@ def _metadata(b: _Builder, network: Network) -> dict | None:
     return group
 
 
+# A list states the same networks, devices and metadata servers in many rows: each is read from its words once.
+_network_ports = functools.lru_cache(maxsize=1024)(network_ports)
+_device_classes = functools.lru_cache(maxsize=1024)(device_classes)
+
+
+def _server_figures(servers: int, nic: dict, devices: tuple[Quantity, Quantity] | None) -> dict[str, dict]:
+    """:func:`server_figures` of a server whose NICs carry ``nic`` (a capacity as this module writes it: one value or a
+    range), found once for each count and figures as written (its notes show them: numbers, of which type, units)."""
+    ends = tuple(nic["range"]) if "range" in nic else (nic["value"],) * 2
+    return dict(_figures(servers, ends, devices and tuple((type(q.m), q.m, q.units) for q in devices)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _figures(servers: int, nic: tuple[str, str], devices: tuple | None) -> dict[str, dict]:
+    made = devices and tuple(Q_(m, units) for _, m, units in devices)
+    return server_figures(servers, nic=(Q_(nic[0]), Q_(nic[1])), devices=made)
+
+
 def _bounded() -> str:
     return ("a request per operation on 4 to 384 cores, a journal record per create or remove on the metadata devices, "
             "one directory's lock, and a find's bytes per entry, each a range (metadata_bounds.toml)")
-
-
-def _ends(capacity: dict) -> tuple[Quantity, Quantity]:
-    """The (least, greatest) of a capacity as this module writes it: one value, or a range."""
-    low, high = capacity["range"] if "range" in capacity else (capacity["value"],) * 2
-    return Q_(low), Q_(high)
 
 
 def _journal(b: _Builder, side: str, servers: int) -> tuple[Quantity, Quantity] | None:
     """What one server's metadata devices write together (least, greatest): their class's write rate times one
     server's share of the stated count, or all of them; None where the count or the class is not stated."""
     stated = count(b.d.get(f"{side}_storage_devices"))
-    classes = device_classes(b.d.get(f"{side}_storage_type"))
+    classes = _device_classes(b.d.get(f"{side}_storage_type"))
     if not stated or not classes:
         b.assumptions.append(f"metadata journal: {side}_storage_devices or {side}_storage_type not stated, so the "
                              "journal bounds nothing (an upper bound)")
