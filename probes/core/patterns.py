@@ -29,6 +29,8 @@ class Pattern:
         return re.compile(self._source, self._flags)
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # its own (not yet set in a copy) or a protocol's (__setstate__): not the pattern's
+            raise AttributeError(name)
         found = getattr(self.compiled, name)
         setattr(self, name, found)  # asked for again: found as a plain attribute, at no cost
         return found

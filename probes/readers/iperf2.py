@@ -169,7 +169,7 @@ def _read(text: str, source: str) -> tuple[list[_Section], str | None]:
 def _header(sections: list[_Section], header: re.Match) -> None:
     """Start a section; a client header right after a server's (iperf -d, -r) joins it. Connections announced
     just before the header, with nothing reported yet (iperf 2.1 may print one before it), belong to it."""
-    client = header.re is _CLIENT
+    client = header.re is _CLIENT.compiled  # the compiled pattern, not its lazy wrapper
     last = sections[-1] if sections else None
     taken = last is not None and (last.reported or (last.connect_port if client else last.listen_port) is not None)
     if last is None or taken:
