@@ -15,7 +15,6 @@ backends (put_time) together: what storage the store reached, the line does not 
 
 from __future__ import annotations
 
-
 from probes.core.errors import ToolOutputError, UnitError
 from probes.core.patterns import Pattern
 from probes.core.run import Origin, Run
