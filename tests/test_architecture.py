@@ -246,3 +246,8 @@ def test_readers_compile_their_patterns_at_first_use():
     """A reader's regular expressions are probes.core.patterns.Pattern, compiled when first matched: ``iobound read``
     imports every reader to sniff a file, and compiling all their patterns cost more than reading one."""
     assert _lines_matching(r"^\S.*= re\.compile\(", ("probes/readers",)) == []
+
+
+def test_the_implied_figure_search_has_a_module_of_its_own():
+    """models/implied.py holds what a run implies of the figures it rests on; models/predict.py solves ceilings."""
+    assert _lines_matching(r"^\s*def (implied|alone)\(", ("models",), besides=("models/implied.py",)) == []
