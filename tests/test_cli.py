@@ -386,23 +386,3 @@ def test_fit_refuses_mixed_operations_and_too_few_points(capsys, tmp_path):
     assert status == 2 and "a fit needs runs of one operation; these hold read, write: choose one with --op" in err
     status, _, err = run(capsys, "fit", str(mixed), "--over", "transfer-size", "--op", "read")
     assert status == 2 and "2 parameters need at least 3 points" in err
-
-
-# What a command imported, printed when it is done (it may end by SystemExit, or by returning its status).
-_LOADED = """
-import atexit, sys
-atexit.register(lambda: print(" ".join(m for m in ("numpy", "scipy", "sympy", "pint") if m in sys.modules), file=sys.stderr))
-from assess.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
-
-
-@pytest.mark.parametrize("argv", [("read", "topologies/examples/lecture-results.csv"),
-                                  ("predict", "lecture", "--op", "read", "--transfer-size", "1MiB"),
-                                  ("check", "lecture", "lecture-results.csv", "--fail-on", "never"),
-                                  ("plan", "lecture", "--benchmark", "ior")], ids=lambda argv: argv[0])
-def test_a_command_on_one_file_loads_pint_without_numpy_or_scipy(argv):
-    """numpy and scipy were a third of what reading, predicting, checking or planning one file cost (benchmarks/startup.py);
-    these commands compute with Python numbers in pint's quantities, and need neither."""
-    done = subprocess.run([sys.executable, "-c", _LOADED, *argv], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert done.stderr.splitlines()[-1].split() == ["pint"]
