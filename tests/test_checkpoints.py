@@ -295,13 +295,7 @@ rtt = { range = ["2 us", "20 us"], source = "assumption" }
 count = 1
 nic = "unlimited"
 write_bandwidth = { range = ["1 GB/s", "100 GB/s"], source = "measured" }
-[[links]]
-between = ["a", "fabric"]
-[[links]]
-between = ["b", "fabric"]
-[[links]]
-between = ["fabric", "storage"]
-"""
+""" + links_toml("a fabric storage", "b fabric")
 
 
 def test_a_save_on_fewer_processes_than_client_nodes_is_credited_with_the_nodes_it_used(tmp_path, capsys):
