@@ -132,15 +132,13 @@ class _Jobs:
 class _CsvJobs(_Jobs):
     def __init__(self):
         from probes.core.outputs import csv_text
-        from assess.centre import CSV_HEADERS
+        from assess.centre import CSV_HEADERS, csv_row
 
-        self._text = csv_text
+        self._text, self._row = csv_text, csv_row
         sys.stdout.write(csv_text([CSV_HEADERS]))
 
     def add(self, result: JobResult) -> None:
-        from assess.centre import csv_row
-
-        sys.stdout.write(self._text([csv_row(result)]))
+        sys.stdout.write(self._text([self._row(result)]))
 
 
 class _JsonJobs(_Jobs):
