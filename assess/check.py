@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Mapping
 
@@ -88,7 +89,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                               stated=functools.partial(model.stated_bound, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
-            mixup = ceiling_mixup(run, judgement.ratio, noise)
+            least = canonical(judged.least)
+            over_least = None if judged.low is None else judgement.ratio * canonical(judged.value) / least if least else math.inf
+            mixup = ceiling_mixup(run, judgement.ratio, noise, over_least)
             findings = tuple(cited(f, judged, narrowings) for f in judgement.findings)
             possible = next((f for f in findings if f.code == "POSSIBLE-IF"), None)
             unlike = implausible(run, possible, judged, model, clients, hardware, tolerance) \

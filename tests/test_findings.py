@@ -180,6 +180,18 @@ def test_a_run_at_an_eighth_of_its_ceiling_is_likely_bits_for_bytes():
     assert _codes({"read": bits}) == {"read": ["FAR-BELOW", "UNIT-MIXUP"]}
 
 
+@pytest.mark.parametrize("nic, mixup", [('{ range = ["4 MiB/s", "1000 MiB/s"], source = "assumption" }', False),
+                                        ('{ range = ["1000 MiB/s", "1002 MiB/s"], source = "assumption" }', True)],
+                         ids=["wide-range", "narrow-range"])
+def test_a_unit_factor_to_one_end_of_a_range_is_no_unit_mixup_unless_both_ends_give_it(nic, mixup):
+    """A read at 1/1000 of the top of a range three decades wide is within the range, not a dropped k: UNIT-MIXUP only
+    where the ratio to both ends is the same unit factor."""
+    system = parse_topology(TOML.replace('nic = "1000 MiB/s"', f"nic = {nic}"))
+    read = replace(CLEAN["read"], samples=(4.004, 4.005, 4.003))  # 4 clients: 1/1000 of the 4,000 MiB/s a NIC range allows
+    (judged,) = check_runs(system, [read])
+    assert ("UNIT-MIXUP" in [f.code for f in judged.findings]) is mixup
+
+
 def test_metadata_and_network_runs_have_no_ceiling_but_are_still_judged():
     create = Run("create", Workload(Operation.CREATE, None, nodes=4), Metric.OPERATION_RATE, (), "op/s",
                  Origin("md.txt", 3, "mdtest"), reported=from_reported(1, 5000, None, 5000, 5000))
