@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from topologies.topology import Topology
     from assess.findings import Finding, Judgement
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
+__all__ = ["table", "duration", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
            "ratio_legend", "RATIO_LEGEND", "checked",
            "Fact", "facts", "as_given", "colour_wanted", "paint", "topology_rows", "TOPOLOGY_HEADERS", "envelope",
            "dumps"]
@@ -227,3 +227,12 @@ def topology_rows(topology: Topology) -> list[tuple[str, ...]]:
     """A row per capacity of each group (a group without any gets one) under :data:`TOPOLOGY_HEADERS`."""
     rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
     return rows + [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]
+
+
+def duration(seconds: float) -> str:
+    """A time as a person reads it: ``12.5 s``, ``41 min``, ``3.2 h``."""
+    if seconds >= 7200:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.3g} s"

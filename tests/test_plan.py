@@ -168,6 +168,13 @@ def test_bad_input_to_plan_is_one_line(argv, says):
     assert err.getvalue().count("\n") == 1 and says in err.getvalue()
 
 
+def test_an_interval_of_nothing_is_refused_rather_than_planned_with_endless_repetitions(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["plan", "lecture", "--benchmark", "ior", "--interval", "0"])
+    assert exited.value.code == 2
+    assert "--interval: must be a share such as 5% (or 0.05), above 0 and below 100%" in capsys.readouterr().err
+
+
 def test_repetitions_follow_the_stated_noise():
     quiet, noisy = (plan("lecture", "--benchmark", "ior", "--noise", n)["repetitions"] for n in ("1%", "7%"))
     assert quiet == 3 < noisy  # t(2) x 1 % / sqrt(3) = 2.5 % of the mean; seeds/000: write noise 5-7 %

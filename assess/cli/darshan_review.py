@@ -176,7 +176,7 @@ class Progress:
 
     def add(self, done: int, judged: int) -> None:
         """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
-        from assess.progress import duration
+        from assess.render import duration
 
         self.done += done
         self.judged += judged
