@@ -72,6 +72,11 @@ class Job:
         """The job in words, e.g. ``Slurm job 42``."""
         return f"{'Slurm' if self.scheduler == 'slurm' else 'PBS'} job {self.id or '(no id)'}"
 
+    def produced(self, run: Run) -> bool:
+        """Whether ``run`` names this job as the one that produced it: a Darshan log of its id (``123.server``, PBS's
+        id, is Darshan's 123)."""
+        return run.job is not None and self.id is not None and str(run.job.job_id) == self.id.split(".")[0]
+
     def to_dict(self) -> dict:
         """The job as a probe set records it: scheduler, id, nodes, ppn and the hosts one by one, with their sources
         (the hosts null where scontrol cannot expand the node list: a probe needs them not)."""
