@@ -164,15 +164,9 @@ def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None) -
 def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None,
             nodes: int | Sourced[int] | None = None) -> Run:
     """A run that states only its total processes (io500's procs, a Darshan log's), placed on nodes: on ``nodes``
-    of them where given (:func:`placed_on`; a bare count is ``--nodes N``), else spread over all nodes of its one client
-    group when they divide evenly, or one per node where there are fewer processes than nodes; its processes per node
-    then count (round trips, requests in flight).
-
-    Raises
-    ------
-    InputError
-        If ``nodes`` does not divide the run's processes evenly.
-    """
+    of them where given (:func:`placed_on`, an InputError where they do not divide the processes; a bare count is
+    ``--nodes N``), else spread over all nodes of its one client group when they divide evenly, or one per node where
+    there are fewer processes than nodes; its processes per node then count (round trips, requests in flight)."""
     if not _unplaced(run):
         return run
     if nodes is not None:
