@@ -95,6 +95,7 @@ BAD = {
     "SMALL-DATA-SET": ("read", dict(workload=dict(data_set=Q_(100, "GiB")))),
     "OWN-WRITES": ("read", dict(tags=(("reads_own_writes", "no -C"),))),
     "TOOL-INVALID": ("read", dict(tags=(("invalid", "stonewall time not reached"),))),
+    "CUT-SHORT": ("read", dict(tags=(("cut_short", "it holds 2 phase(s) and no io500 score"),))),
     "INCONSISTENT-OUTPUT": ("read", dict(tags=(("inconsistent", "bw 1,000 MiB/s vs io_bytes / runtime 1,230 MiB/s"),))),
     "TRANSFER-MISFIT": ("read", dict(workload=dict(transfer_size=Q_(3, "MiB")))),
     # A second read of the same workload, 1.048576x the first, each known to +-0.3 %: MB vs MiB.
