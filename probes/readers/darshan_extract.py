@@ -151,14 +151,19 @@ def read_apart(path: str) -> dict:
 
 
 def _sniffed(path: str) -> None:
-    """Refuse a file whose first bytes are no Darshan log's header, before darshan-util reads it.
+    """Refuse a file that is no regular one (a FIFO put in a log's place would hold darshan-util's read for ever) or
+    whose first bytes are no Darshan log's header, before darshan-util reads it.
 
     Raises
     ------
     ToolOutputError
         If the file is not a Darshan log.
     """
-    with open(path, "rb") as file:
+    from probes.core.inputs import kind_of, not_regular
+
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:  # a FIFO's open waits not
+        if (kind := kind_of(os.fstat(file.fileno()))) is not None:
+            raise ToolOutputError(path, "", not_regular(kind))
         head = file.read(16)
     if not looks_like(head):
         raise ToolOutputError(path, "", NOT_A_LOG)
