@@ -291,16 +291,16 @@ def test_a_fifo_among_the_logs_is_named_not_read_and_a_fifo_manifest_refused(tmp
 
 
 def test_a_folder_reached_again_by_a_link_is_not_walked_again(tmp_path):
-    """A loop (``up -> ..``) and a second name for a folder: each log is judged once, under its first path."""
-    logs = tmp_path / "logs"
-    (logs / "a").mkdir(parents=True)
-    (logs / "a" / "one.darshan").symlink_to(SAMPLES[0])
-    (logs / "a" / "up").symlink_to("..")
-    (logs / "b").symlink_to("a")
-    status, doc, _ = review("--darshan", str(logs), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
-                            "--workers", "1", "--fail-on", "never")
-    assert [j["path"] for j in doc["jobs"]] == [str(logs / "a" / "one.darshan")]
-    assert doc["centre"]["statuses"] == {"judged": 1, "unjudged": 0, "unreadable": 0}
+    """A loop (``up -> ..``) and a second name for a folder (``b -> a``): each log is judged once, under its first path."""
+    for name, link, to in (("loop", "a/up", ".."), ("named", "b", "a")):
+        logs = tmp_path / name
+        (logs / "a").mkdir(parents=True)
+        (logs / "a" / "one.darshan").symlink_to(SAMPLES[0])
+        (logs / link).symlink_to(to)
+        status, doc, _ = review("--darshan", str(logs), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                                "--workers", "1", "--fail-on", "never")
+        assert [j["path"] for j in doc["jobs"]] == [str(logs / "a" / "one.darshan")]
+        assert doc["centre"]["statuses"] == {"judged": 1, "unjudged": 0, "unreadable": 0}
 
 
 def test_the_text_csv_and_html_say_the_centre_and_every_log(tmp_path):
