@@ -222,9 +222,12 @@ def _on(run: Run, nodes: int, ppn: int, placed: str) -> Run:
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:
-    """Why a run has no ceiling to compare with, or "" when it has one."""
+    """Why a run has no ceiling to compare with, or "" when it has one (its reader may say why not: a Darshan log's
+    run of a module that moved less than the job moved around iobound's model)."""
     if run.workload is None:
         return f"not a storage workload ({run.origin.tool} result)"
+    if said := dict(run.tags).get("no_ceiling"):
+        return said
     reason = unmodelled(topology, run.workload, clients)
     if reason:
         return reason

@@ -174,18 +174,19 @@ def _against_plan(args: argparse.Namespace) -> int:
 def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
     """One row per run, marked by its worst finding; each fact the findings state once, worst first, with the runs it
     holds for; each distinct remedy once; and a count by severity. ``colour`` paints errors red and warnings yellow."""
-    from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint,
-                               ratio_legend, table)
+    from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, log_notes,
+                               marks_legend, paint, ratio_legend, table)
 
     lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements, colour), right=JUDGEMENT_RIGHT)]
     lines += [legend for legend in (marks_legend(judgements), ratio_legend(judgements)) if legend]
     parts: dict[tuple[str, str], list[str]] = {}
     for j in judgements:
-        if j.part is not None:
+        if j.part is not None and j.ceiling is not None:
             parts.setdefault((j.run.origin.path, j.part.said), []).append(j.run.label)
     if parts:
         lines += ["", "jobs judged over:", *(f"  {path} ({', '.join(labels)}): {said}"
                                             for (path, said), labels in parts.items())]
+    lines += log_notes([j.run for j in judgements])
     told = facts(judgements)
     if told:
         lines.append("")
