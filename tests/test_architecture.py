@@ -264,3 +264,9 @@ def test_readers_compile_their_patterns_at_first_use():
 def test_the_implied_figure_search_has_a_module_of_its_own():
     """models/implied.py holds what a run implies of the figures it rests on; models/predict.py solves ceilings."""
     assert _lines_matching(r"^\s*def (implied|alone)\(", ("models",), besides=("models/implied.py",)) == []
+
+
+def test_a_command_reads_the_batch_jobs_environment_through_one_module():
+    """The job a command runs in describes that command's own run, not the results it judges: assess/cli/job.py is
+    where a command asks for it, and says when it takes it (a result from another job is never placed on its nodes)."""
+    assert _lines_matching(r"\bcurrent_job\(", ("assess",), besides=("assess/cli/job.py",)) == []
