@@ -49,7 +49,7 @@ class Phase:
     """One phase of a submission as judged: its result, ceiling interval, efficiency, verdict and what it implies."""
 
     label: str
-    measured: Quantity
+    measured: Quantity | None  # None: the list's cell holds no result
     low: Quantity | None
     high: Quantity | None
     efficiency: float | None
@@ -223,16 +223,17 @@ def _system(submission: Submission) -> tuple[str, str]:
 
 def _reviewed(submission: Submission, described: Described, model: Model | None,
               witnesses: tuple[Witness, ...]) -> Reviewed:
+    unread = tuple(Phase(label, None, None, None, None, UNJUDGED, "", why) for label, why in submission.unread)
     if described.topology is None:
         phases = tuple(Phase(r.label, Q_(r.samples[0], r.unit), None, None, None, UNJUDGED, "", described.missing[0])
                        for r in submission.runs)
-        return Reviewed(submission, described, (), phases, _assumption(submission.runs, described, phases))
+        return Reviewed(submission, described, (), phases + unread, _assumption(submission.runs, described, phases))
     system = submission.description.title
     servers = sum(g.count for g in described.topology.of_kind(Kind.SERVER) if g.capacity("metadata") is not None)
     judgements = tuple(_banded(j, described, system, servers) for j in check_runs(
         described.topology, submission.runs, witnesses=witnesses, hardware=described.parts, model=model))
     phases = tuple(_phase(j, described) for j in judgements)
-    return Reviewed(submission, described, judgements, phases, _assumption(submission.runs, described, phases))
+    return Reviewed(submission, described, judgements, phases + unread, _assumption(submission.runs, described, phases))
 
 
 def _assumption(runs: Iterable[Run], described: Described, phases: tuple[Phase, ...]) -> Assumption | None:
@@ -347,7 +348,9 @@ def _ports(share: Quantity, port: Quantity, group: str) -> str:
 #        memory stated per node (null where not: the state says memory not stated) and whether the ior-easy-read is
 #        above its ceiling; null without the phase or its client nodes. A list's client memory may be stated in
 #        client_volatile_memory_capacity (topology: the clients' memory)
-REVIEW_VERSION = "1.3"
+#   1.4  a phase whose cell in the list holds no result (not a number, or below zero) is unjudged with measured null,
+#        its no_ceiling saying where and what the cell holds: the row's other phases are judged (it stopped the review)
+REVIEW_VERSION = "1.4"
 
 
 def review_body(source: str, reviewed: list[Reviewed]) -> dict:

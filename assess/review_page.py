@@ -123,7 +123,7 @@ def _submission(r: Reviewed) -> Report:
     if d.missing:
         sections.append(Section("Not stated", tuple(d.missing)))
     sections.append(Section("Phases", (Table(_PHASE_HEADERS, tuple(
-        (p.label, format_quantity(p.measured), _interval(p), _efficiency(p), p.verdict, p.implies or p.reason)
+        (p.label, "-" if p.measured is None else format_quantity(p.measured), _interval(p), _efficiency(p), p.verdict, p.implies or p.reason)
         for p in r.phases), "phases", right=(1, 3)), _EFFICIENCY)))
     findings = [f"{f.severity.label} {f.code} {j.run.label}: {f.message}" for j in r.judgements for f in j.findings
                 if f.code in VERDICTS]

@@ -120,6 +120,27 @@ def test_a_list_a_spreadsheet_saved_with_semicolons_and_decimal_commas_reads_as_
         [(s.id, s.runs, s.description.fields) for s in commas] and len(commas) == 20 and commas[0].runs
 
 
+def test_a_cell_holding_no_result_leaves_its_phase_unjudged_saying_so_and_the_list_is_judged(listed, tmp_path, capsys):
+    """One bad cell (not a number, or below zero) of a list of hundreds must not stop its review, nor vanish."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(listed.read_text(encoding="utf-8"))))[:4]
+    rows[1][rows[0].index("ior_easy_write")], rows[2][rows[0].index("mdtest_easy_write")] = "nan", "-5"
+    bad = tmp_path / "bad.csv"
+    with bad.open("w", newline="", encoding="utf-8") as file:
+        csv.writer(file).writerows(rows)
+    assert main(["review", str(bad), "--json", "--fail-on", "never"]) == 0
+    phases = [(s["id"], p) for s in json.loads(capsys.readouterr().out)["submissions"] for p in s["phases"]]
+    unread = [(i, p["phase"], p["no_ceiling"]) for i, p in phases if p["measured"] is None]
+    assert unread == [(rows[1][0], "ior-easy-write", "line 2: ior_easy_write holds 'nan', not a result"),
+                      (rows[2][0], "mdtest-easy-write", "line 3: mdtest_easy_write holds '-5', not a result")]
+    assert all(p["verdict"] == UNJUDGED for i, p in phases if p["measured"] is None)
+    assert sum(p["verdict"] != UNJUDGED for _, p in phases) > 20  # the rows' other phases are judged
+    assert main(["review", str(bad), "--fail-on", "never"]) == 0
+    assert "ior-easy-write: line 2: ior_easy_write holds 'nan', not a result" in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_every_submission_stating_clients_servers_and_a_network_gets_a_verdict_on_every_phase(reviewed):
     stating = [r for r in reviewed if all(r.submission.description.get(f) for f in ("client_nodes", "ds_nodes"))

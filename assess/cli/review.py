@@ -117,7 +117,7 @@ def render(reviewed: Iterable[Reviewed], source: str) -> str:
     from assess.review import UNJUDGED, VERDICTS
 
     rows, strongest, thin, verdicts = [], {"ABOVE-CEILING": [], "IMPLAUSIBLE-HARDWARE": []}, Counter(), Counter()
-    assumed, stated, unstated = Counter(), [], []
+    assumed, stated, unstated, unread = Counter(), [], [], []
     for r in reviewed:
         if r.assumption is not None:
             assumed[r.assumption.state] += 1
@@ -130,6 +130,8 @@ def render(reviewed: Iterable[Reviewed], source: str) -> str:
                      f"{sum(p.verdict != UNJUDGED for p in r.phases)}/{len(r.phases)}", r.verdict, _headline(r)))
         for p in r.phases:
             verdicts[p.verdict] += 1
+            if p.measured is None:
+                unread.append(f"  {r.submission.id} {r.submission.description.title}: {p.label}: {p.reason}")
             if p.verdict in strongest:
                 strongest[p.verdict].append(f"  {r.submission.id} {r.submission.description.title}: {p.label} "
                                             f"{_figure(p.measured)} {_where(p)}: {p.implies}")
@@ -143,6 +145,8 @@ def render(reviewed: Iterable[Reviewed], source: str) -> str:
                                                      "had shipped by the system's date (IMPLAUSIBLE-HARDWARE):")):
         if strongest[verdict]:
             lines += ["", heading, *strongest[verdict]]
+    if unread:
+        lines += ["", "phases not judged, their cell in the list holding no result:", *unread]
     if thin:
         lines += ["", "too thin to judge (the fields they lack):"]
         lines += [f"  {count} submission(s): {why}" for why, count in thin.most_common()]
@@ -202,7 +206,7 @@ def _csv(reviewed: Iterable[Reviewed]) -> Iterator[str]:
         for p in r.phases:
             unit = p.high.units if p.high is not None else None
             rows.append((s.id, s.list_name, s.status, s.description.title, s.description.get("filesystem_type"),
-                         p.label, f"{p.measured.magnitude:g}", f"{p.measured.units:~P}",
+                         p.label, *(("", "") if p.measured is None else (f"{p.measured.magnitude:g}", f"{p.measured.units:~P}")),
                          "" if unit is None else f"{p.low.m_as(unit):.6g}",
                          "" if unit is None else f"{p.high.magnitude:.6g}", "" if unit is None else f"{unit:~P}",
                          "" if p.efficiency is None else f"{p.efficiency:.4f}", p.verdict, p.implies, p.reason,

@@ -88,13 +88,15 @@ class Description:
 
 @dataclass(frozen=True)
 class Submission:
-    """One row of the list database: its id, the list it appeared on, its description and its phases' runs."""
+    """One row of the list database: its id, the list it appeared on, its description and its phases' runs; and the
+    phases whose cell holds no result (not a number, or below zero), each with what it holds: read, not judged."""
 
     id: str
     list_name: str
     status: str
     description: Description
     runs: tuple[Run, ...]
+    unread: tuple[tuple[str, str], ...] = ()
 
 
 def looks_like_info(text: str) -> bool:
@@ -240,7 +242,7 @@ def read_list(text: str, *, source: str) -> list[Submission]:
     Raises
     ------
     ToolOutputError
-        If the header lacks the table's columns, or a phase's value is not a number.
+        If the header lacks the table's columns, or a row is not whole.
     """
     return list(iter_list(io.StringIO(text), source=source))
 
@@ -252,8 +254,7 @@ def iter_list(lines: Iterable[str], *, source: str) -> Iterator[Submission]:
     Raises
     ------
     ToolOutputError
-        When it comes to it: if the header lacks the table's columns, or a row is not whole, or a phase's value is
-        not a number.
+        When it comes to it: if the header lacks the table's columns, or a row is not whole.
     """
     lines = iter(lines)
     header = next(lines, "")
@@ -312,7 +313,7 @@ def _submission(row: dict[str, str | None], source: str, line: int, decimal: str
     description = Description(fields, source, {name: str(line) for name in fields})
     nodes, ppn = count(fields.get("client_nodes", "")), count(fields.get("client_procs_per_node", ""))
     list_name = row.get("information_list_name", "") or "unlisted"
-    runs = []
+    runs, unread = [], []
     for column, unit in LIST_PHASES.items():
         text = row.get(column, "").strip()
         if not text:
@@ -321,15 +322,16 @@ def _submission(row: dict[str, str | None], source: str, line: int, decimal: str
             value = float(text.replace(decimal, "."))
         except ValueError:
             value = math.nan
-        if not math.isfinite(value):
-            raise ToolOutputError(source, where, f"expected a number for {column}; found {text[:40]!r}")
-        if value <= 0:  # a phase that did not run
+        if not math.isfinite(value) or value < 0:  # one cell: the row's other phases stand
+            unread.append((column.replace("_", "-"), f"{where}: {column} holds {text[:40]!r}, not a result"))
+            continue
+        if value == 0:  # a phase that did not run
             continue
         run = phase_run(column.replace("_", "-"), value, unit, nodes=nodes, ppn=ppn, source=source, line=line,
                         version=f"io500 list {list_name}", tags=(("submission", row.get("id", "")),))
         if run is not None:
             runs.append(run)
-    return Submission(row.get("id", ""), list_name, row.get("status", ""), description, tuple(runs))
+    return Submission(row.get("id", ""), list_name, row.get("status", ""), description, tuple(runs), tuple(unread))
 
 
 def count(text: str) -> int | None:
