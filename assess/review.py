@@ -171,7 +171,7 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     for index, s in enumerate(submissions):
         described, model, found = made.pop(index) if index in made else _modelled(s)
         system = evidence.get(_system(s)) if any(_system(s)) else None
-        yield _reviewed(s, described, model, found + (system.others(index) if system else ()))
+        yield _reviewed(s, described, model, found + (system.others(index, s.runs) if system else ()))
         if progress:
             progress("judged", index + 1, total)
 
@@ -187,8 +187,8 @@ def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Wi
 
 class _Evidence:
     """A system's witnesses, each named for its submission; of witnesses alike in all but their submission, the first
-    two (of two submissions): a later one never narrows more (the first of equal ones does), and the second stands in
-    for the first when the first's own submission is judged."""
+    (a later one never narrows more): a witness alike to a run of the submission judged is that run listed again, and
+    never vouches for it (:meth:`others`)."""
 
     def __init__(self) -> None:
         self.witnesses: list[tuple[int, Witness]] = []
@@ -197,13 +197,17 @@ class _Evidence:
     def add(self, index: int, submission: str, found: tuple[Witness, ...]) -> None:
         for w in found:
             key = _alike(w)
-            if self._seen.get(key, 0) < 2:
+            if self._seen.get(key, 0) < 1:
                 self._seen[key] = self._seen.get(key, 0) + 1
                 self.witnesses.append((index, replace(w, of=f"submission {submission}")))
 
-    def others(self, index: int) -> tuple[Witness, ...]:
-        """The witnesses of the system's submissions but the one at ``index``, in their order."""
-        return tuple(w for i, w in self.witnesses if i != index)
+    def others(self, index: int, runs: tuple[Run, ...]) -> tuple[Witness, ...]:
+        """The witnesses of the system's submissions but the one at ``index``, in their order, but those that are one
+        of its ``runs`` listed again (the same phase with the same figures): the same measurement, which a list holds
+        twice when a result is submitted to two lists, proves nothing of itself."""
+        own = {(r.label, r.workload, r.samples) for r in runs}
+        return tuple(w for i, w in self.witnesses
+                     if i != index and (w.run.label, w.run.workload, w.run.samples) not in own)
 
 
 def _alike(w: Witness) -> tuple:

@@ -120,6 +120,27 @@ def test_a_list_a_spreadsheet_saved_with_semicolons_and_decimal_commas_reads_as_
         [(s.id, s.runs, s.description.fields) for s in commas] and len(commas) == 20 and commas[0].runs
 
 
+def test_a_result_listed_twice_never_vouches_for_itself(listed):
+    """A list holds a result again when it was submitted to two lists (NURION's sc18 row and its relistings): the copy
+    is the same measurement, so it raises no range for the row it copies. The row's verdicts are the ones it gets
+    alone; another run of the same system still narrows."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(listed.read_text(encoding="utf-8"))))
+    nurion = next(row for row in rows[1:] if row[0] == "29")
+    copy = [("copy" if i == 0 else value) for i, value in enumerate(nurion)]
+
+    def verdicts(*body) -> dict[str, str]:
+        text = io.StringIO()
+        csv.writer(text).writerows([rows[0], *body])
+        (reviewed, *_) = review(read_list(text.getvalue(), source="list.csv"))
+        return {p.label: p.verdict for p in reviewed.phases}
+
+    alone = verdicts(nurion)
+    assert verdicts(nurion, copy) == alone and alone["ior-easy-write"] == "POSSIBLE-IF"
+
+
 def test_a_cell_holding_no_result_leaves_its_phase_unjudged_saying_so_and_the_list_is_judged(listed, tmp_path, capsys):
     """One bad cell (not a number, or below zero) of a list of hundreds must not stop its review, nor vanish."""
     import csv
