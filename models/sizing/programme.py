@@ -186,7 +186,8 @@ def _milp(prices: tuple[float, ...], rows: tuple[_Row, ...], lower: tuple[int, .
     result = milp(np.array(prices), integrality=np.ones(len(prices)), bounds=Bounds(lower, np.inf),
                   constraints=LinearConstraint(matrix / scale[:, None], right / scale, np.inf))
     if result.status != 0 or result.x is None:
-        raise InputError("choices", "", f"the integer programme found no answer ({result.message})")
+        raise InputError("choices", "", "no whole counts of the parts meet what is asked: a capacity or target this "
+                         f"large is past what the integer programme can count ({result.message})")
     return tuple(int(round(x)) for x in result.x)
 
 
