@@ -9,6 +9,8 @@ allows, the hardware it implies, said in ports where the network's name fixes a 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
@@ -168,12 +170,28 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
                 made[total - 1] = modelled
         if progress:
             progress("witnesses found in", total, None)
-    for index, s in enumerate(submissions):
-        described, model, found = made.pop(index) if index in made else _modelled(s)
-        system = evidence.get(_system(s)) if any(_system(s)) else None
-        yield _reviewed(s, described, model, found + (system.others(index) if system else ()))
-        if progress:
-            progress("judged", index + 1, total)
+    with _frozen():
+        for index, s in enumerate(submissions):
+            described, model, found = made.pop(index) if index in made else _modelled(s)
+            system = evidence.get(_system(s)) if any(_system(s)) else None
+            yield _reviewed(s, described, model, found + (system.others(index) if system else ()))
+            if progress:
+                progress("judged", index + 1, total)
+
+
+@contextlib.contextmanager
+def _frozen() -> Iterator[None]:
+    """Every object alive now kept out of the garbage collector's walks until the end (unless the process froze some
+    itself): what the first pass made lives until it is judged, and each full collection, as the heap grew by a
+    quarter, walked it again (a third of the CPU of judging the whole list)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Witness, ...]]:
