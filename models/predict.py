@@ -54,6 +54,8 @@ class Model:
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
         self._memory: dict[tuple, Memory] = {}
+        self._placed: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}  # nodes() found, shared with the
+        # models made from this one (low, stated, varied): their groups and counts are its own
 
     @functools.cached_property
     def content(self) -> solved.Content:
@@ -81,6 +83,7 @@ class Model:
             return self
         if self._low is None:
             self._low = Model(self.topology.at_ends(favourable=False))
+            self._low._placed = self._placed
         return self._low
 
     @property
@@ -91,6 +94,7 @@ class Model:
         if self._stated is None:
             self._stated = Model(self.topology.replaced({place: Capacity(None, c.metric, c.source)
                                                          for place, c in self.assumed.items()}))
+            self._stated._placed = self._placed
         return self._stated
 
     def varied(self, place: Component, capacity: Capacity) -> Model:
@@ -102,6 +106,7 @@ class Model:
             self._kept[key] = {(shape, group): parts for (shape, group), parts in self._shared.items() if group !=
                                place.group and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
         model._shared = dict(self._kept[key])  # the varied model adds its own group's chain
+        model._placed = self._placed
         return model
 
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
@@ -140,6 +145,13 @@ class Model:
             If a group is unknown, or the workload names a node count but several groups
             run it, or more nodes than its group has.
         """
+        key = (clients, workload.nodes)
+        found = self._placed.get(key)
+        if found is None:  # a search for an implied figure asks thousands of times: found once
+            found = self._placed[key] = self._place(workload, clients)
+        return found[0], dict(found[1])
+
+    def _place(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
         topology = self.topology
         names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
         chosen = tuple(dict.fromkeys(clients)) if clients else names
@@ -206,7 +218,7 @@ class Model:
             return canonical(self._mixed(workload, clients, False).value)
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
-            return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
+            return metadata.bound(self.topology, workload, chosen, counts)
         value = self.cut(self.network(self.shape(workload), chosen), workload, counts).value
         shared = self._shared_nodes(workload, counts)
         return min(value, shared[1]) if shared else value
