@@ -408,13 +408,18 @@ class Topology:
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
         touched = {place.group for place in changes if place.link is None}
-        groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
-                       if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
+        made_groups = {g.name: replace(g, capacities={key: changes.get(Component(g.name, key), c)
+                                                      for key, c in g.capacities.items()})
+                       for g in self.groups if g.name in touched}  # the model asks thousands: copy what changes
+        groups = tuple(made_groups.get(g.name, g) for g in self.groups)
         links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
             Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
         made = replace(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
         made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
             "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
+        made.__dict__["_named"] = self._named | made_groups  # the same groups by name and kind, in the same order
+        made.__dict__["_kinds"] = {kind: tuple(made_groups.get(g.name, g) for g in kept)
+                                   for kind, kept in self._kinds.items()}
         return made
 
     def at_ends(self, favourable: bool) -> Topology:
