@@ -407,10 +407,13 @@ class Topology:
 
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
-        touched = {place.group for place in changes if place.link is None}
-        made_groups = {g.name: replace(g, capacities={key: changes.get(Component(g.name, key), c)
-                                                      for key, c in g.capacities.items()})
-                       for g in self.groups if g.name in touched}  # the model asks thousands: copy what changes
+        by_group: dict[str, dict[str, Capacity]] = {}
+        for place, capacity in changes.items():
+            if place.link is None:
+                by_group.setdefault(place.group, {})[place.key] = capacity
+        made_groups = {g.name: replace(g, capacities=g.capacities | {key: capacity for key, capacity in
+                                                                     by_group[g.name].items() if key in g.capacities})
+                       for g in self.groups if g.name in by_group}  # the model asks thousands: copy what changes
         groups = tuple(made_groups.get(g.name, g) for g in self.groups)
         links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
             Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
