@@ -109,6 +109,14 @@ class Model:
         model._placed = self._placed
         return model
 
+    def narrowed(self, topology: Topology) -> Model:
+        """The model of ``topology``, this one's with ranges' least favourable ends raised (as witnesses raise them,
+        :func:`assess.witness.narrowed`): the values, a range's most favourable end, are this one's, and a flow network
+        reads the values alone, so it takes over this one's networks, chains and cuts found (each judged run asks)."""
+        model = Model(topology)
+        model._networks, model._shared, model._placed = self._networks, self._shared, self._placed
+        return model
+
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
         """The most (B/s or op/s) the stated figures alone allow (see ``stated``); inf where they limit nothing."""
         return self.stated.most(workload, clients)
