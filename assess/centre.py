@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from probes.core.units import Q_, format_quantity
-from assess.progress import duration
+from assess.render import duration
 from assess.darshan_review import JUDGED, UNJUDGED, UNREADABLE, Basis, JobResult
 
 __all__ = ["Centre", "most_first", "band_rows", "top_rows", "BAND_HEADERS", "TOP_HEADERS", "BANDS",

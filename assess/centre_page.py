@@ -15,7 +15,7 @@ from assess.centre import (BAND_HEADERS, BANDS, TOP_HEADERS, Centre, band_rows, 
 from assess.darshan_review import JUDGED, UNJUDGED, Basis
 from assess.findings import Severity
 from assess.plotdata import Bars, Estimate
-from assess.progress import duration
+from assess.render import duration
 from assess.report import FIGURES, Drawer, Report, Section, Table, to_html
 
 __all__ = ["write_centre_page"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Iterable, Mapping
 
@@ -10,7 +11,7 @@ from probes.core.errors import InputError, TopologyError
 from probes.core.run import Run
 from probes.core.workload import Operation
 from probes.core.units import Metric, canonical
-from probes.measure.batch import steps_together
+from probes.measure.batch import Sourced, steps_together
 from models.caches import Memory
 from models.ceiling import Ceiling
 from models.implied import implied
@@ -30,11 +31,11 @@ from assess.witness import Witness, cited, narrowed, uncached, witness
 if TYPE_CHECKING:
     from topologies.catalogues.achievable import Parts
 
-__all__ = ["check_runs", "witnesses_of", "CHECK_VERSION", "check_body"]
+__all__ = ["check_runs", "witnesses_of", "placed_on", "CHECK_VERSION", "check_body"]
 
 
 def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-               nodes: int | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
+               nodes: int | Sourced[int] | None = None, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW,
                below: float = BELOW, limits: Limits = Limits(), witnesses: Iterable[Witness] | None = None,
                hardware: Mapping[str, Parts] | None = None, model: Model | None = None) -> list[Judgement]:
     """Judge each run against its ceiling (predicted once per distinct workload), on its own and beside the others.
@@ -43,7 +44,8 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
     :func:`assess.findings.application.part_of`), and gets the findings about an application. The tasks of one Slurm
     job step (files tagged alike, :func:`probes.measure.batch.steps_together`) are one run on their nodes together,
     held to the job that ran them (:mod:`assess.findings.batch`). ``nodes`` places a
-    run that states only its processes on that many nodes (``check --nodes``). The runs no cache can have served
+    run that states only its processes on that many nodes (``check --nodes``: a bare count is its ``--nodes N``, see
+    :func:`placed_on`). The runs no cache can have served
     (``witnesses``: by default those among ``runs``, see :mod:`assess.witness`) raise the least ends of the ranges on
     their path for every run but themselves. ``hardware`` says what a group's members are built of (a description's
     drives and ports, and their date): a POSSIBLE-IF that needs more of one than any such part did is also
@@ -88,7 +90,9 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
                               stated=functools.partial(model.stated_bound, run.workload, clients))
             spread = max((abs(x - judgement.ratio) for x in judgement.ratio_interval or ()), default=0.0)
             noise = max(tolerance, spread / judgement.ratio) if judgement.ratio > 0 else tolerance
-            mixup = ceiling_mixup(run, judgement.ratio, noise)
+            least = canonical(judged.least)
+            over_least = None if judged.low is None else judgement.ratio * canonical(judged.value) / least if least else math.inf
+            mixup = ceiling_mixup(run, judgement.ratio, noise, over_least)
             findings = tuple(cited(f, judged, narrowings) for f in judgement.findings)
             possible = next((f for f in findings if f.code == "POSSIBLE-IF"), None)
             unlike = implausible(run, possible, judged, model, clients, hardware, tolerance) \
@@ -107,7 +111,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
 
 
 def witnesses_of(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, ...] | None = None,
-                 nodes: int | None = None, model: Model | None = None,
+                 nodes: int | Sourced[int] | None = None, model: Model | None = None,
                  hardware: Mapping[str, Parts] | None = None) -> tuple[Witness, ...]:
     """The runs no cache can have served, placed as :func:`check_runs` places them, with what each proves of the
     topology's ranges: a result's evidence for another result of the same system. ``model``: the topology's, to
@@ -160,27 +164,17 @@ def _witnesses(model: Model, runs: list[Run], clients: tuple[str, ...] | None) -
     return tuple(w for kept in found.values() for w in kept)
 
 
-def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes: int | None = None) -> Run:
+def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None,
+            nodes: int | Sourced[int] | None = None) -> Run:
     """A run that states only its total processes (io500's procs, a Darshan log's), placed on nodes: on ``nodes``
-    of them where given (``--nodes``), else spread over all nodes of its one client group when they divide evenly,
-    or one per node where there are fewer processes than nodes; its processes per node then count (round trips,
-    requests in flight).
-
-    Raises
-    ------
-    InputError
-        If ``nodes`` does not divide the run's processes evenly.
-    """
-    workload = run.workload
-    if workload is None or workload.nodes is not None or run.placement is None:
+    of them where given (:func:`placed_on`, an InputError where they do not divide the processes; a bare count is
+    ``--nodes N``), else spread over all nodes of its one client group when they divide evenly, or one per node where
+    there are fewer processes than nodes; its processes per node then count (round trips, requests in flight)."""
+    if not _unplaced(run):
         return run
-    total = run.placement.processes
     if nodes is not None:
-        if total % nodes:
-            raise InputError(str(run.origin), "processes", f"the {total} processes of {run.label!r} do not divide "
-                             f"evenly over --nodes {nodes}; give a node count that divides them")
-        placed = f"{total} processes on {nodes} nodes, {total // nodes} each (--nodes {nodes}; the result states no node count)"
-        return _on(run, nodes, total // nodes, placed)
+        return placed_on(run, nodes if isinstance(nodes, Sourced) else Sourced(nodes, f"--nodes {nodes}"))
+    total = run.placement.processes
     groups = clients or tuple(g.name for g in topology.of_kind(Kind.CLIENT))
     if len(groups) != 1 or groups[0] not in {g.name for g in topology.of_kind(Kind.CLIENT)}:
         return run
@@ -195,6 +189,32 @@ def _placed(topology: Topology, run: Run, clients: tuple[str, ...] | None, nodes
     return _on(run, count, total // count, placed)
 
 
+def placed_on(run: Run, nodes: Sourced[int]) -> Run:
+    """``run`` on ``nodes`` nodes, its processes spread evenly, where it states only its processes (io500's procs, a
+    Darshan log's), and saying from where the count came (``nodes.source``: ``--nodes 4``, a batch job's variable);
+    as it is where it states its nodes.
+
+    Raises
+    ------
+    InputError
+        If ``nodes`` does not divide the run's processes evenly.
+    """
+    if not _unplaced(run):
+        return run
+    total, count = run.placement.processes, nodes.value
+    if total % count:
+        raise InputError(str(run.origin), "processes", f"the {total} processes of {run.label!r} do not divide "
+                         f"evenly over {nodes.source}; give a node count that divides them")
+    each = total // count
+    return _on(run, count, each, f"{total} processes on {count} nodes, {each} each ({nodes.source}; the result states "
+                                 "no node count)")
+
+
+def _unplaced(run: Run) -> bool:
+    """Whether ``run`` is a workload that states its processes but not the nodes they ran on."""
+    return run.workload is not None and run.workload.nodes is None and run.placement is not None
+
+
 def _on(run: Run, nodes: int, ppn: int, placed: str) -> Run:
     """The run on ``nodes`` nodes of ``ppn`` processes each, its placement saying how they were placed."""
     return replace(run, workload=replace(run.workload, nodes=nodes, ppn=ppn),
@@ -202,9 +222,12 @@ def _on(run: Run, nodes: int, ppn: int, placed: str) -> Run:
 
 
 def _no_ceiling(topology: Topology, run: Run, clients: tuple[str, ...] | None) -> str:
-    """Why a run has no ceiling to compare with, or "" when it has one."""
+    """Why a run has no ceiling to compare with, or "" when it has one (its reader may say why not: a Darshan log's
+    run of a module that moved less than the job moved around iobound's model)."""
     if run.workload is None:
         return f"not a storage workload ({run.origin.tool} result)"
+    if said := dict(run.tags).get("no_ceiling"):
+        return said
     reason = unmodelled(topology, run.workload, clients)
     if reason:
         return reason

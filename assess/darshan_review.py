@@ -333,21 +333,21 @@ def _run(j: Judgement) -> dict:
 
 
 def listed(source: str, *, manifest: bool, stat: bool = True) -> Iterator[LogFile | tuple[str, str]]:
-    """The logs under a folder (every file, links followed, in sorted order) or named by a manifest (one path a line,
-    relative to the manifest's folder; blank lines and ``#`` comments skipped), each with its size and mtime; a path
-    that cannot be opened comes as (path, why). Without ``stat``, only the paths (to count them).
+    """The logs under a folder (every file, links followed, each folder entered once, in sorted order) or named by a
+    manifest (one path a line, relative to the manifest's folder; blank lines and ``#`` comments skipped), each with
+    its size and mtime; a path that cannot be opened, or that is no regular file (a FIFO, whose read would wait for a
+    writer for ever; a device), comes as (path, why). Without ``stat``, only the paths (to count them).
 
     Raises
     ------
     InputError
         If the folder or manifest cannot be read.
     """
+    from probes.core.inputs import kind_of, not_regular, read_input
+
     root = Path(source)
     if manifest:
-        try:
-            lines = root.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError as exc:
-            raise InputError(source, "", f"cannot read the manifest: {exc.strerror}") from None
+        lines = read_input(root, what="the manifest").splitlines()
         paths = (str(root.parent / line.strip()) for line in lines if line.strip() and not line.lstrip().startswith("#"))
     else:
         if not root.is_dir():
@@ -362,13 +362,30 @@ def listed(source: str, *, manifest: bool, stat: bool = True) -> Iterator[LogFil
         except OSError as exc:
             yield path, exc.strerror or str(exc)
             continue
-        yield LogFile(path, found.st_size, found.st_mtime_ns)
+        kind = kind_of(found)
+        yield (path, not_regular(kind)) if kind is not None else LogFile(path, found.st_size, found.st_mtime_ns)
 
 
 def _walk(root: Path):
-    """Every file under ``root`` in sorted order, folders entered one at a time (memory flat in the tree's size)."""
+    """Every file under ``root`` in sorted order, folders entered one at a time (memory flat in the number of files)
+    and each once: a link to a folder already entered (a loop, ``up -> ..``, or a second name) is not entered again."""
+    entered: set[tuple[int, int]] = set()
     for folder, dirs, files in os.walk(root, followlinks=True):
+        identity = _identity(folder)
+        if identity in entered:
+            dirs.clear()
+            continue
+        if identity is not None:
+            entered.add(identity)
         dirs.sort()
         for name in sorted(files):
             yield os.path.join(folder, name)
 
+
+def _identity(folder: str) -> tuple[int, int] | None:
+    """The folder's (device, inode), the same under every name it has; None where it cannot be stat'ed."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino

@@ -1,5 +1,5 @@
-"""Whether a run followed its plan (``iobound check --plan``): its data set, flags, repetitions, nodes and processes
-as its own output states them, and what its result means given the share of it a cache could still serve.
+"""Whether a run followed its plan (``iobound check --plan``): its transfer size and access, data set, flags,
+repetitions, nodes and processes as its own output states them, and what its result means given the share of it a cache could still serve.
 
 A run is matched to the plan's phase of its name (io500's phases), else to the first of its operation. A figure
 the output does not state is "not stated", never taken as followed; the cached share is then counted as if the
@@ -24,7 +24,8 @@ __all__ = ["Item", "Followed", "followed", "measured_share", "PLAN_CHECK_VERSION
 #   1.0  first version: per run, its phase, each item planned and as run, the cached share and what it means
 #   1.1  per run, the share the plan expected a cache to serve (expected_share) and the share its rate shows
 #        (measured_share), each least and most; null where the plan or the run does not give it
-PLAN_CHECK_VERSION = "1.1"
+#   1.2  per run, the items "transfer size" and "access": the workload the plan's ceiling, data set and flags are for
+PLAN_CHECK_VERSION = "1.2"
 # How far below the planned data set a run may fall and still have followed it: IOR and fio round to whole transfers.
 _ROUNDING = 0.01
 
@@ -93,7 +94,14 @@ def _one(plan: dict, run: Run) -> Followed:
     tags = dict(run.tags)
     metadata = phase["unit"] == "files"
     items = []
-    if not metadata:
+    if not metadata:  # the workload the ceiling, data set and flags were planned for
+        size = phase["workload"]["transfer_size"]
+        if size is not None:
+            ran = None if w.transfer_size is None else w.transfer_size.m_as("B")
+            items.append(Item("transfer size", _bytes(size["value"]), "not stated" if ran is None else _bytes(ran),
+                              None if ran is None else abs(ran - size["value"]) <= _ROUNDING * size["value"]))
+        access = phase["workload"]["access"]
+        items.append(Item("access", access, w.access.value, w.access.value == access))
         data = None if w.data_set is None else w.data_set.m_as("B")
         items.append(Item("data set", _bytes(phase["amount"]), "not stated" if data is None else _bytes(data),
                           None if data is None else data >= phase["amount"] * (1 - _ROUNDING)))

@@ -22,7 +22,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.lines import TICKDOWN, TICKLEFT, TICKRIGHT, TICKUP, Line2D
 from matplotlib.ticker import FuncFormatter, Locator, NullLocator
-from matplotlib.transforms import Bbox
+from matplotlib.transforms import Bbox, blended_transform_factory, offset_copy
 
 from models import layers, metadata
 from assess.plotdata import Bars, Chart, Dots, Drawing, Estimate, Sizes, Strips
@@ -246,7 +246,7 @@ def plot_sizes(sizes: Sizes, ax: Axes | None = None) -> Axes:
 
 def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
     """One row per estimate with its interval; the reference and its band behind; each row's finding codes in a column
-    on the right (an axis's labels, which the layout makes room for: codes beside the dots ran off the figure)."""
+    right of the axes (texts the layout makes room for: codes beside the dots ran off the figure)."""
     ax = _axes(ax, dots)
     if dots.reference is not None:
         ax.axvline(dots.reference, color="black", linewidth=1)
@@ -256,12 +256,14 @@ def plot_dots(dots: Dots, ax: Axes | None = None) -> Axes:
         _point(ax, estimate.value, row, estimate, vertical=False)
     ax.set_yticks(range(len(dots.rows)), [e.label for e in dots.rows], fontsize=7, parse_math=False)
     ax.set_ylim(len(dots.rows) - 0.5, -0.5)  # the first row on top
-    if any(e.codes for e in dots.rows):
-        codes = ax.secondary_yaxis("right")
-        codes.set_yticks(range(len(dots.rows)), [_codes(e.codes) for e in dots.rows], fontsize=7, parse_math=False)
-        codes.tick_params(length=0)
-        for label, estimate in zip(codes.get_yticklabels(), dots.rows):
-            label.set_color(COLOURS[estimate.severity])
+    # each row's codes beside the axes' right edge, a tick label's pad away (texts, which the layout makes room for:
+    # a secondary axis of labels took a sixth of drawing the plot)
+    beside = offset_copy(blended_transform_factory(ax.transAxes, ax.transData), ax.figure,
+                         x=matplotlib.rcParams["ytick.major.pad"], units="points")
+    for row, estimate in enumerate(dots.rows):
+        if estimate.codes:
+            ax.text(1, row, _codes(estimate.codes), transform=beside, fontsize=7, color=COLOURS[estimate.severity],
+                    va="center", ha="left", parse_math=False, clip_on=False)
     ax.set_xscale(dots.xscale)
     if dots.xscale == "linear":
         ax.set_xlim(left=0)

@@ -14,7 +14,7 @@ from probes.core.measurement import Measurement
 from probes.measure.probe import Probe
 from probes.core.units import format_quantity
 
-__all__ = ["ProbeProgress", "PassProgress", "figure", "diagnosis", "duration"]
+__all__ = ["ProbeProgress", "PassProgress", "figure", "diagnosis"]
 
 
 def figure(m: Measurement) -> str:
@@ -120,11 +120,3 @@ class PassProgress:
             self.stream.flush()
             self.drawn = False
 
-
-def duration(seconds: float) -> str:
-    """A time as a person reads it: ``12.5 s``, ``41 min``, ``3.2 h``."""
-    if seconds >= 7200:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds:.3g} s"

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from topologies.topology import Topology
     from assess.findings import Finding, Judgement
 
-__all__ = ["table", "runs_table", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
+__all__ = ["table", "duration", "runs_table", "log_notes", "judgement_rows", "JUDGEMENT_HEADERS", "JUDGEMENT_RIGHT", "marks_legend", "share",
            "ratio_legend", "RATIO_LEGEND", "checked",
            "Fact", "facts", "as_given", "colour_wanted", "paint", "topology_rows", "TOPOLOGY_HEADERS", "envelope",
            "dumps"]
@@ -100,7 +100,20 @@ def runs_table(runs: list[Run]) -> str:
     if any(dict(r.tags).get("inconsistent") for r in runs):
         lines.append("‡ the tool's output disagrees with itself (e.g. fio's bandwidth against its bytes over its "
                      "runtime): which figure is right is unknown; --json names both (check: INCONSISTENT-OUTPUT)")
+    lines += log_notes(runs)
     return "\n".join(lines)
+
+
+# What a job's log says of what its runs leave out, by tag (probes.readers.darshan): the text says it as --json does.
+_LOG_NOTES = {"partial": "partial records", "unmodelled": "not judged"}
+
+
+def log_notes(runs: Sequence[Run]) -> list[str]:
+    """A blank line and what each job's log says of what its runs leave out (records cut short: counts that are lower
+    bounds; I/O through modules iobound does not model), once per log; none where no log says so."""
+    notes = dict.fromkeys(f"  {r.origin.path}: {said}: {text}" for r in runs for tag, said in _LOG_NOTES.items()
+                          if (text := dict(r.tags).get(tag)))
+    return ["", "what the jobs' logs leave out:", *notes] if notes else []
 
 
 def _column_units(runs: list[Run], summaries: list[Summary]) -> dict[Metric, Unit]:
@@ -227,3 +240,12 @@ def topology_rows(topology: Topology) -> list[tuple[str, ...]]:
     """A row per capacity of each group (a group without any gets one) under :data:`TOPOLOGY_HEADERS`."""
     rows = [(g.name, g.kind.singular, str(g.count), key, str(c)) for g in topology.groups for key, c in g.capacities.items()]
     return rows + [(g.name, g.kind.singular, str(g.count), "-", "") for g in topology.groups if not g.capacities]
+
+
+def duration(seconds: float) -> str:
+    """A time as a person reads it: ``12.5 s``, ``41 min``, ``3.2 h``."""
+    if seconds >= 7200:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.3g} s"

@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Callable
 
 from probes.core.units import Metric, Q_, canonical, display_unit, format_quantity, quantity_json, registry
 from probes.core.workload import Workload
+from models.formulas import algebra, least_of, marked_names, put_numbers, shown
 from topologies.topology import Capacity, Component
 
-if TYPE_CHECKING:  # pint comes with the first quantity, sympy where a formula is shown: a ceiling's value needs neither
+if TYPE_CHECKING:  # pint comes with the first quantity, sympy where algebra is asked for: a ceiling needs neither
     import sympy as sp
     from pint import Quantity
 
@@ -26,49 +27,64 @@ TIE = 1e-9
 class LayerLimit:
     """What one layer alone allows (every other layer taken as unlimited); ``value`` None: it cannot limit alone.
 
-    ``terms`` are the sympy terms of the stages that set it (their sum is the limit) and
-    ``values`` the values of their symbols: ``symbolic`` makes both when a formula is first
-    asked for, so a sweep of ceilings builds none.
+    ``terms`` are the formula texts of the stages that set it (their sum is the limit, see :mod:`models.formulas`)
+    and ``named`` the values of their symbols by name: ``recipe`` makes both when a formula is first asked for, so a
+    sweep of ceilings writes none.
     """
 
     layer: str
     value: Quantity | None
     components: tuple[Component, ...]
-    symbolic: Callable[[], tuple[tuple[sp.Expr, ...], dict]] | None = field(default=None, compare=False, repr=False)
+    recipe: Callable[[], tuple[tuple[str, ...], dict[str, Quantity | int]]] | None = field(default=None, compare=False,
+                                                                                            repr=False)
 
     @cached_property
-    def _made(self) -> tuple[tuple[sp.Expr, ...], dict]:
-        return self.symbolic() if self.symbolic else ((), {})
+    def _made(self) -> tuple[tuple[str, ...], dict[str, Quantity | int]]:
+        return self.recipe() if self.recipe else ((), {})
 
     @property
-    def terms(self) -> tuple[sp.Expr, ...]:
+    def terms(self) -> tuple[str, ...]:
         return self._made[0]
 
     @property
-    def values(self) -> dict:
+    def named(self) -> dict[str, Quantity | int]:
         return self._made[1]
+
+    @property
+    def text(self) -> str:
+        """The limit as marked formula text: its terms' sum."""
+        return " + ".join(self.terms)
 
     @cached_property
     def expression(self) -> sp.Expr:
-        import sympy as sp
+        """The limit as a sympy expression (0 when no term sets it)."""
+        return algebra(self.text) if self.terms else algebra("0")
 
-        return sp.Add(*self.terms)
+    @property
+    def values(self) -> dict[sp.Symbol, Quantity | int]:
+        """The values of the expression's symbols."""
+        return _symbols(self.named, marked_names(self.text))
 
     @property
     def formula(self) -> str:
-        return str(self.expression) if self.terms else ""
+        return shown(self.text)
 
     @property
     def numbers(self) -> str:
         if self.value is None:
             return "does not separate clients from storage on its own"
-        from models.formulas import numbers
-
-        return f"{numbers(self.expression, self.values)} = {format_quantity(self.value)}"
+        return f"{put_numbers(self.text, self.named)} = {format_quantity(self.value)}"
 
     def to_dict(self) -> dict:
         return {"layer": self.layer, "limit": quantity_json(self.value), "components": [str(c) for c in self.components],
                 "formula": self.formula, "numbers": self.numbers}
+
+
+def _symbols(named: dict[str, Quantity | int], names: list[str]) -> dict[sp.Symbol, Quantity | int]:
+    """``names``' values keyed by their sympy symbols (positive, as :func:`models.formulas.algebra` makes them)."""
+    import sympy as sp
+
+    return {sp.Symbol(name, positive=True): named[name] for name in names}
 
 
 @dataclass(frozen=True)
@@ -125,11 +141,14 @@ class Ceiling:
         return ", ".join(f"{c} [assumed]" if c in self.assumed else str(c) for c in components)
 
     @cached_property
-    def expression(self) -> sp.Expr:
-        import sympy as sp
+    def text(self) -> str:
+        """The ceiling as marked formula text: the least of its layers' limits (in the order of ``layers``, as
+        ``numbers`` has them), and of the cut itself when it mixes layers."""
+        return least_of([layer.text for layer in self._limited] + ([self.mixed.text] if self.mixed else []))
 
-        parts = [layer.expression for layer in self._limited] + ([self.mixed.expression] if self.mixed else [])
-        return sp.Min(*parts, evaluate=False) if len(parts) > 1 else parts[0]
+    @cached_property
+    def expression(self) -> sp.Expr:
+        return algebra(self.text)
 
     @property
     def _limited(self) -> list[LayerLimit]:
@@ -137,18 +156,19 @@ class Ceiling:
 
     @property
     def formula(self) -> str:
-        return str(self.expression)
+        return shown(self.text)
 
     @cached_property
-    def values(self) -> dict[sp.Symbol, Quantity | int]:
+    def symbols(self) -> dict[str, Quantity | int]:
+        """The values of the formula's symbols by name, in the order of their names."""
         merged = {}
         for layer in self._limited + ([self.mixed] if self.mixed else []):
-            merged |= layer.values
-        return {symbol: merged[symbol] for symbol in sorted(self.expression.free_symbols, key=str)}
+            merged |= layer.named
+        return {name: merged[name] for name in sorted(marked_names(self.text))}
 
     @property
-    def symbols(self) -> dict[str, Quantity | int]:
-        return {str(symbol): value for symbol, value in self.values.items()}
+    def values(self) -> dict[sp.Symbol, Quantity | int]:
+        return _symbols(self.symbols, list(self.symbols))
 
     @property
     def substitutions(self) -> dict[sp.Symbol, float]:

@@ -7,7 +7,7 @@ chains in the direction data moves: clients → networks → servers → (networ
 for writes, reversed for reads. The network is built once per shape (operation, access,
 which limits and device tiers apply) and solved for many workloads: a stage's capacity is
 a number times what the workload changes (nodes, transfer size, processes, queue depth).
-Every stage also keeps the recipe of its sympy term, made when a formula is asked for, so
+Every stage also keeps the recipe of its formula text, written when a formula is asked for, so
 a cut's value has one without a sweep paying for it.
 """
 
@@ -22,14 +22,13 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 from probes.core.units import Metric, canonical
 from probes.core.workload import Access, Operation, Workload
 from models.ceiling import rate
-from models.formulas import count_symbol, group_symbol, workload_symbols
+from models.formulas import DEPTH, PPN, SIZE, count, mark, quotient, shown
 from models.layers import STAGES, SYMBOL
 from models.maxflow import FlowGraph
 from models.request_time import RequestTime
 from topologies.topology import Component, Group, Kind, Topology
 
-if TYPE_CHECKING:  # sympy loads when a formula is asked for, not for a ceiling's value
-    import sympy as sp
+if TYPE_CHECKING:
     from pint import Quantity
 
 __all__ = ["Stage", "Shape", "FlowNetwork", "Limit", "Scale", "UNKNOWN_CONCURRENCY"]
@@ -84,8 +83,8 @@ class Stage:
     ``components`` are where its figures are stated in the topology file
     (``compute.nic``, ``ethernet.rtt``, ``links[i].bandwidth``); ``group``
     is the group whose member count the workload may change; ``term`` is the capacity as
-    a sympy expression and ``constants`` the topology's values of its symbols, which
-    ``symbolic`` makes when a formula is first asked for (a sweep of ceilings needs none). For
+    formula text (:mod:`models.formulas`) and ``constants`` the topology's values of its symbols by name, which
+    ``recipe`` writes when a formula is first asked for (a sweep of ceilings needs none). For
     :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte`` + the ``split`` times), each split
     time (t, R) paid once per piece of at most R bytes: t·max(1, s / R).
     """
@@ -93,7 +92,7 @@ class Stage:
     components: tuple[Component, ...]
     layer: str
     group: str
-    symbolic: Callable[[], tuple[sp.Expr, dict]] = field(compare=False, repr=False)
+    recipe: Callable[[], tuple[str, dict[str, Quantity | int]]] = field(compare=False, repr=False)
     scale: str = Scale.CONSTANT
     constant: float = 1.0
     fixed: float = 0.0
@@ -101,15 +100,15 @@ class Stage:
     split: tuple[tuple[float, float], ...] = ()
 
     @functools.cached_property
-    def _made(self) -> tuple[sp.Expr, dict]:
-        return self.symbolic()
+    def _made(self) -> tuple[str, dict[str, Quantity | int]]:
+        return self.recipe()
 
     @property
-    def term(self) -> sp.Expr:
+    def term(self) -> str:
         return self._made[0]
 
     @property
-    def constants(self) -> dict[sp.Symbol, Quantity | int]:
+    def constants(self) -> dict[str, Quantity | int]:
         return self._made[1]
 
     def capacity(self, nodes: int, size: float | None, ppn: int, depth: int) -> float:
@@ -187,9 +186,9 @@ class FlowNetwork:
         return [s for s in self.stages if s is not None]
 
     @functools.cached_property
-    def constants(self) -> dict[sp.Symbol, Quantity | int]:
-        """The topology's values of every stage's symbols, merged once."""
-        merged: dict[sp.Symbol, Quantity | int] = {}
+    def constants(self) -> dict[str, Quantity | int]:
+        """The topology's values of every stage's symbols by name, merged once."""
+        merged: dict[str, Quantity | int] = {}
         for stage in self.limited:
             merged |= stage.constants
         return merged
@@ -288,27 +287,26 @@ class FlowNetwork:
         constant = canonical(capacity.value) * ports / factor
         value = capacity.value
 
-        def symbolic() -> tuple[sp.Expr, dict]:
-            size, _, _ = workload_symbols()
-            symbol, n = group_symbol(SYMBOL[key], group.name), count_symbol(group.name)
-            constants: dict[sp.Symbol, Quantity | int] = {symbol: value}
-            term = symbol * size if key == "iops" else symbol
+        def recipe() -> tuple[str, dict[str, Quantity | int]]:
+            symbol = f"{SYMBOL[key]}_{group.name}"
+            constants: dict[str, Quantity | int] = {symbol: value}
+            term = f"{mark(symbol)}*{count(group.name)}" + (f"*{SIZE}" if key == "iops" else "")
             if ports > 1:
-                constants[group_symbol("ports", group.name)] = ports
-                term = term * group_symbol("ports", group.name)
+                constants[f"ports_{group.name}"] = ports
+                term += f"*{mark(f'ports_{group.name}')}"
             if factor != 1:
-                cost = group_symbol("k" if key == "iops" else "w" if group.kind is Kind.DEVICE else "r", why)  # distinct
+                cost = f"{'k' if key == 'iops' else 'w' if group.kind is Kind.DEVICE else 'r'}_{why}"  # distinct
                 constants[cost] = factor
-                term = term / cost
+                term = quotient(term, mark(cost))
             if group.kind is not Kind.CLIENT:
-                constants[n] = group.count
-            return n * term, constants
+                constants[f"n_{group.name}"] = group.count
+            return term, constants
 
         if group.kind is Kind.CLIENT:
-            return Stage((Component(group.name, key),), layer, group.name, symbolic,
+            return Stage((Component(group.name, key),), layer, group.name, recipe,
                          Scale.SIZE if key == "iops" else Scale.NODES, constant)
         scale = Scale.SIZE if key == "iops" else Scale.CONSTANT
-        return Stage((Component(group.name, key),), layer, group.name, symbolic, scale, constant * group.count)
+        return Stage((Component(group.name, key),), layer, group.name, recipe, scale, constant * group.count)
 
     def _write_cost(self, group: Group, key: str) -> tuple[float, str]:
         """For writes, bytes a stage moves per byte written, and the server group that says so (1, "" if none)."""
@@ -372,14 +370,12 @@ class FlowNetwork:
             return None
         self.assumptions.append(
             f"{group.name}: each process keeps q request(s) in flight and each request takes at least "
-            f"{time.described}, so the group moves at most n·p·q·s / ({time.text}) (Little's law)")
+            f"{time.described}, so the group moves at most n·p·q·s / ({shown(time.formula)}) (Little's law)")
 
-        def symbolic() -> tuple[sp.Expr, dict]:
-            size, ppn, depth = workload_symbols()
-            expression, constants = time.symbolic()
-            return count_symbol(group.name) * ppn * depth * size / expression, constants
+        def recipe() -> tuple[str, dict[str, Quantity | int]]:
+            return quotient(f"{count(group.name)}*{PPN}*{DEPTH}*{SIZE}", time.formula), time.named
 
-        return Stage(tuple(time.components), layer, group.name, symbolic, Scale.REQUESTS, fixed=time.fixed,
+        return Stage(tuple(time.components), layer, group.name, recipe, Scale.REQUESTS, fixed=time.fixed,
                      per_byte=time.per_byte, split=tuple(time.split))
 
     def _connect(self, active: set[str]) -> None:
@@ -393,11 +389,10 @@ class FlowNetwork:
                 continue
             middle = f"links[{index}]:{u}>{v}"
 
-            def symbolic(index=index, value=bandwidth.value) -> tuple[sp.Expr, dict]:
-                symbol = group_symbol("B", f"links[{index}]")
-                return symbol, {symbol: value}
+            def recipe(index=index, value=bandwidth.value) -> tuple[str, dict[str, Quantity | int]]:
+                return mark(f"B_links[{index}]"), {f"B_links[{index}]": value}
 
-            self._add(start, middle, Stage((Component.of_link(index),), "links", "", symbolic,
+            self._add(start, middle, Stage((Component.of_link(index),), "links", "", recipe,
                                            constant=canonical(bandwidth.value)))
             self._add(middle, end, None)
 

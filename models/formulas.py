@@ -1,73 +1,117 @@
 """The vocabulary of the models' formulas: symbols of groups and workloads, figures as floats, formulas with numbers put in.
 
-Every model states its limits as sympy expressions over these symbols and computes with
-floats in one canonical unit per metric (:func:`probes.core.units.canonical`); units come back once, at the end.
+Every model states its limits as formula text over these symbols, stage by stage and layer by layer, and computes with
+floats in one canonical unit per metric (:func:`probes.core.units.canonical`); units come back once, at the end. The
+text marks each symbol's name (:func:`mark`), so that a name with "-" or "[0]" (a group's, a link's) reads back as a
+name; sympy parses it (:func:`algebra`) only where algebra is asked for, so showing a formula loads no sympy.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import TYPE_CHECKING
 
 from probes.core.units import canonical, format_quantity
 from probes.core.workload import Workload
 from topologies.topology import Group
 
-if TYPE_CHECKING:  # sympy loads with the first formula asked for: a ceiling's value needs none
+if TYPE_CHECKING:  # sympy loads with the first algebra asked for: a formula's text and a ceiling's value need none
     import sympy as sp
     from pint import Quantity
 
-__all__ = ["workload_symbols", "numbers", "least", "group_symbol", "count_symbol", "workload_values"]
+__all__ = ["mark", "count", "shown", "marked_names", "algebra", "put_numbers", "numbers", "least_of", "quotient", "workload_values",
+           "least", "count_symbol", "SIZE", "PPN", "DEPTH"]
+
+_MARKED = re.compile("\x01([^\x02]*)\x02")
 
 
-@functools.cache
-def workload_symbols() -> tuple[sp.Symbol, sp.Symbol, sp.Symbol]:
-    """A workload's transfer size, processes per node and queue depth: the symbols s, p and q."""
+def mark(name: str) -> str:
+    """A symbol's name as formula text marks it."""
+    return f"\x01{name}\x02"
+
+
+# A workload's transfer size, processes per node and queue depth, as formula text.
+SIZE, PPN, DEPTH = mark("s"), mark("p"), mark("q")
+
+
+def count(group: str) -> str:
+    """``n_<group>``, how many members of a group a workload uses, as formula text."""
+    return mark(f"n_{group}")
+
+
+def shown(text: str) -> str:
+    """Formula text for people: ``NIC_compute*n_compute``."""
+    return _MARKED.sub(r"\1", text)
+
+
+def marked_names(text: str) -> list[str]:
+    """The names of the symbols in formula text, each once, in the order they stand."""
+    return list(dict.fromkeys(_MARKED.findall(text)))
+
+
+def least_of(texts: list[str]) -> str:
+    """The least of some formula texts: the one, or ``Min(a, b)``."""
+    return texts[0] if len(texts) == 1 else f"Min({', '.join(texts)})"
+
+
+def quotient(numerator: str, denominator: str) -> str:
+    """``numerator/denominator``, the denominator in brackets unless it is one symbol."""
+    return f"{numerator}/{denominator if _MARKED.fullmatch(denominator) else f'({denominator})'}"
+
+
+def algebra(text: str) -> sp.Expr:
+    """The formula as a sympy expression, every symbol positive (as sympy's ``Symbol(name, positive=True)``)."""
     import sympy as sp
+    from sympy.parsing.sympy_parser import parse_expr
 
-    return sp.symbols("s p q", positive=True)
+    names = marked_names(text)
+    local = {f"x{i}_": sp.Symbol(name, positive=True) for i, name in enumerate(names)}
+    local |= {"Min": sp.Min, "Max": sp.Max}
+    index = {name: i for i, name in enumerate(names)}
+    return parse_expr(_MARKED.sub(lambda m: f"x{index[m.group(1)]}_", text), local_dict=local)
 
 
-def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[sp.Symbol, Quantity | int]:
-    """The values of the workload's symbols: n per client group, s, p and q."""
-    size, ppn, depth = workload_symbols()
-    values: dict[sp.Symbol, Quantity | int] = {count_symbol(name): n for name, n in nodes.items()}
-    values |= {ppn: workload.ppn, depth: workload.queue_depth}
+def put_numbers(text: str, values: dict[str, Quantity | int | float]) -> str:
+    """Formula text with the numbers put in: ``110 MiB/s × 10`` for ``NIC_compute*n_compute``."""
+    spaced = text.replace("*", " × ").replace("/", " / ")
+    return _MARKED.sub(lambda m: _number(values[m.group(1)]), spaced)
+
+
+def _number(value) -> str:
+    return str(value) if isinstance(value, (int, float)) else format_quantity(value)
+
+
+def numbers(expression: sp.Expr, values: dict) -> str:
+    """A sympy expression with the numbers put in, in sympy's order (the sizing's closed forms)."""
+    printer = _marking()()
+    return put_numbers(printer.doprint(expression), {str(symbol): value for symbol, value in values.items()})
+
+
+def workload_values(workload: Workload, nodes: dict[str, int]) -> dict[str, Quantity | int]:
+    """The values of the workload's symbols by name: n per client group, s, p and q."""
+    values: dict[str, Quantity | int] = {f"n_{name}": n for name, n in nodes.items()}
+    values |= {"p": workload.ppn, "q": workload.queue_depth}
     if workload.transfer_size is not None:
-        values[size] = workload.transfer_size
+        values["s"] = workload.transfer_size
     return values
 
 
 @functools.cache
-def _placeholders() -> type:
-    """A sympy printer that prints every symbol as a numbered placeholder, so operators can be spaced before values go in."""
+def _marking() -> type:
+    """A sympy printer that marks every symbol's name as formula text does."""
     from sympy.printing.str import StrPrinter
 
-    class Placeholders(StrPrinter):
-        def __init__(self):
-            super().__init__()
-            self.symbols: list[sp.Symbol] = []
-
+    class Marking(StrPrinter):
         def _print_Symbol(self, symbol):
-            self.symbols.append(symbol)
-            return f"\x00{len(self.symbols) - 1}\x00"
+            return mark(symbol.name)
 
-    return Placeholders
-
-
-def numbers(expression: sp.Expr, values: dict) -> str:
-    """``expression`` with the numbers put in, in sympy's order: ``110 MiB/s × 10`` for ``NIC_compute*n_compute``."""
-    printer = _placeholders()()
-    text = printer.doprint(expression).replace("*", " × ").replace("/", " / ")
-    for index, symbol in enumerate(printer.symbols):
-        value = values[symbol]
-        text = text.replace(f"\x00{index}\x00", str(value) if isinstance(value, (int, float)) else format_quantity(value))
-    return text
+    return Marking
 
 
 @functools.lru_cache(maxsize=4096)
 def count_symbol(group: str) -> sp.Symbol:
-    """``n_<group>``: how many members of a group a workload uses."""
+    """``n_<group>`` as a sympy symbol: the sizing's unknowns."""
     import sympy as sp
 
     return sp.Symbol(f"n_{group}", positive=True)
@@ -77,11 +121,3 @@ def least(groups, key: str) -> tuple[Quantity, Group] | None:
     """The group that states the smallest ``key`` (``rtt``, ``latency``) and that value; None if none states it."""
     stated = [(c.value, g) for g in groups if (c := g.capacity(key)) is not None and c.value is not None]
     return min(stated, key=lambda pair: canonical(pair[0])) if stated else None
-
-
-@functools.lru_cache(maxsize=4096)
-def group_symbol(prefix: str, group: str) -> sp.Symbol:
-    """``<prefix>_<group>``: one member's capacity (``NIC_compute``, ``RTT_ethernet``)."""
-    import sympy as sp
-
-    return sp.Symbol(f"{prefix}_{group}", positive=True)

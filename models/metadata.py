@@ -23,11 +23,10 @@ from probes.core.units import Metric, canonical
 from probes.core.workload import Workload
 from models.ceiling import TIE, Ceiling, LayerLimit, rate
 from models.flow import UNKNOWN_CONCURRENCY
-from models.formulas import count_symbol, group_symbol, least, workload_symbols, workload_values
+from models.formulas import DEPTH, PPN, count, least, mark, quotient, workload_values
 from topologies.topology import Component, Group, Kind, Topology
 
-if TYPE_CHECKING:  # sympy loads when a formula is asked for
-    import sympy as sp
+if TYPE_CHECKING:
     from pint import Quantity
 
 __all__ = ["ceiling", "bound", "unlimited", "LAYERS"]
@@ -92,10 +91,8 @@ def _limits(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         assumptions.append("each process waits for one operation at a time (times its queue depth), and each "
                            "operation takes at least one network round trip and the servers' latency")
     if servers:
-        def terms() -> list:
-            for g, _ in servers:
-                values.made[count_symbol(g.name)] = g.count
-            return [count_symbol(g.name) * values.symbol("MD", g, v) for g, v in servers]
+        def terms() -> list[str]:
+            return [values.symbol("MD", g, v) + "*" + values.counted(g) for g, v in servers]
         total = math.fsum(g.count * canonical(v) for g, v in servers)
         layers.append(("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms))
         journal = _journal(topology, values) if op in _JOURNALED else None
@@ -132,12 +129,9 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
         components += [Component(group.name, key) for _, key, _, group in waits]
         total += counts[name] * workload.ppn * workload.queue_depth / math.fsum(canonical(v) for _, _, v, _ in waits)
 
-    def terms() -> list:
-        import sympy as sp
-
-        _, ppn, depth = workload_symbols()
-        return [count_symbol(name) * ppn * depth / sp.Add(*(values.symbol(prefix, group, value)
-                                                          for prefix, _, value, group in waits))
+    def terms() -> list[str]:
+        return [quotient(f"{count(name)}*{PPN}*{DEPTH}", " + ".join(values.symbol(prefix, group, value)
+                                                                  for prefix, _, value, group in waits))
                 for name, waits in waiting]
     return ("round trips", total, tuple(dict.fromkeys(components)), terms) if waiting else None
 
@@ -149,10 +143,8 @@ def _journal(topology: Topology, values: _Values) -> _Limit | None:
     if not stating:
         return None
 
-    def terms() -> list:
-        for g, _ in stating:
-            values.made[count_symbol(g.name)] = g.count
-        return [count_symbol(g.name) * values.symbol("J", g, v) for g, v in stating]
+    def terms() -> list[str]:
+        return [values.symbol("J", g, v) + "*" + values.counted(g) for g, v in stating]
     total = math.fsum(g.count * canonical(v) for g, v in stating)
     return "metadata journal", total, tuple(Component(g.name, "journal") for g, _ in stating), terms
 
@@ -179,18 +171,23 @@ def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) 
 
 
 class _Values:
-    """The values of one metadata ceiling's symbols, made with its formulas: only when one is asked for."""
+    """The values of one metadata ceiling's symbols by name, recorded as its formulas are written: only when one is
+    asked for."""
 
     def __init__(self, workload: Workload, counts: dict[str, int]):
         self.workload, self.counts = workload, counts
 
     @functools.cached_property
-    def made(self) -> dict[sp.Symbol, Quantity | int]:
+    def made(self) -> dict[str, Quantity | int]:
         return workload_values(self.workload, self.counts)
 
-    def symbol(self, prefix: str, group: Group, value: Quantity) -> sp.Symbol:
-        """The symbol PREFIX_group, its value recorded."""
-        symbol = group_symbol(prefix, group.name)
-        self.made[symbol] = value
-        return symbol
+    def symbol(self, prefix: str, group: Group, value: Quantity) -> str:
+        """The symbol PREFIX_group as formula text, its value recorded."""
+        self.made[f"{prefix}_{group.name}"] = value
+        return mark(f"{prefix}_{group.name}")
+
+    def counted(self, group: Group) -> str:
+        """The members of a server group, n_group, as formula text, their count recorded."""
+        self.made[f"n_{group.name}"] = group.count
+        return count(group.name)
 

@@ -20,7 +20,7 @@ from models import metadata
 from models.caches import Memory, aggregate_memory, cache_limits
 from models.ceiling import TIE, CacheLimit, Ceiling, LayerLimit, rate
 from models.flow import FlowNetwork, Limit, Scale, Shape
-from models.formulas import workload_values
+from models.formulas import count, mark, quotient, workload_values
 from models.layers import DEVICE_LAYERS, REQUESTS
 from models import solved
 from topologies.topology import Capacity, Component, Kind, Topology
@@ -312,13 +312,12 @@ class Model:
             return None
         server, host, node, k, s, limit = best
 
-        def symbolic() -> tuple[tuple, dict]:
-            from models.formulas import count_symbol, group_symbol
-
-            b, n, m = group_symbol("B", host.name), count_symbol(host.name), count_symbol(server.name)
-            return (b * n * m / (n + m),), {b: node, n: k, m: s}
+        def recipe() -> tuple[tuple[str, ...], dict]:
+            b, n, m = mark(f"B_{host.name}"), count(host.name), count(server.name)
+            return (quotient(f"{b}*{n}*{m}", f"{n} + {m}"),), {f"B_{host.name}": node, f"n_{host.name}": k,
+                                                                   f"n_{server.name}": s}
         return LayerLimit("shared nodes (client and server)", rate(limit, Metric.BANDWIDTH),
-                          (Component(host.name, "bandwidth"),), symbolic), limit
+                          (Component(host.name, "bandwidth"),), recipe), limit
 
     def _mixed(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
         """Reads and writes at once, a share r of the bytes read: NICs and links carry each direction on its
@@ -420,21 +419,17 @@ def predict(topology: Topology, workload: Workload, *, clients: tuple[str, ...] 
 
 def _mixed_formula(name: str, detail, share: float, parts: dict) -> Callable[[], tuple[tuple, dict]]:
     """The formula of one limit of a read+write ceiling: R / r, W / (1 - r), or the devices' shared time."""
-    def made() -> tuple[tuple, dict]:
-        import sympy as sp
-
-        r = sp.Symbol("r", positive=True)
+    def made() -> tuple[tuple[str, ...], dict]:
+        r = mark("r")
         if name == "reads":
-            ceiling = sp.Symbol("C_read", positive=True)
-            return (ceiling / r,), {ceiling: parts[Operation.READ].value, r: share}
+            return (quotient(mark("C_read"), r),), {"C_read": parts[Operation.READ].value, "r": share}
         if name == "writes":
-            ceiling = sp.Symbol("C_write", positive=True)
-            return (ceiling / (1 - r),), {ceiling: parts[Operation.WRITE].value, r: share}
+            return (quotient(mark("C_write"), f"1 - {r}"),), {"C_write": parts[Operation.WRITE].value, "r": share}
         layer, read_value, write_value = detail
         tag = "".join(word[0].upper() for word in layer.split())  # devices: D, requests in flight: RIF ...
-        read, write = sp.symbols(f"{tag}_read {tag}_write", positive=True)
-        return (1 / (r / read + (1 - r) / write),), {read: rate(read_value, Metric.BANDWIDTH),
-                                                     write: rate(write_value, Metric.BANDWIDTH), r: share}
+        read, write = f"{tag}_read", f"{tag}_write"
+        return (f"1/({r}/{mark(read)} + (1 - {r})/{mark(write)})",), {
+            read: rate(read_value, Metric.BANDWIDTH), write: rate(write_value, Metric.BANDWIDTH), "r": share}
     return made
 
 

@@ -12,13 +12,12 @@ import math
 from typing import TYPE_CHECKING, NamedTuple
 
 from probes.core.units import Q_, Metric, canonical, format_quantity
-from models.formulas import group_symbol, least, workload_symbols
+from models.formulas import SIZE, least, least_of, mark, shown
 from models.layers import SYMBOL
 from topologies.topology import Component, Group, Kind, Topology
 from topologies.write_cost import Forwarding
 
-if TYPE_CHECKING:  # sympy loads when a formula is asked for
-    import sympy as sp
+if TYPE_CHECKING:
     from pint import Quantity
 
 __all__ = ["RequestTime"]
@@ -83,13 +82,14 @@ class _Term(NamedTuple):
         return len(self.names) == 1 and self.names[0][0] in ("RTT", "L")
 
     @property
-    def text(self) -> str:
+    def formula(self) -> str:
+        """The term as formula text (:mod:`models.formulas`)."""
         if not self.fixed:
-            return f"s/{_name(*self.names)}"
+            return f"{SIZE}/{_name(*self.names)}"
         if not self.sizes:
             return _name(*self.names)
-        pieces = f"s/{_name(*(('R', g) for g in self.sizes))}"
-        return f"{_name(*self.names)}·{pieces if self.collected else f'max(1, {pieces})'}"
+        pieces = f"{SIZE}/{_name(*(('R', g) for g in self.sizes))}"
+        return f"{_name(*self.names)}*{pieces if self.collected else f'Max(1, {pieces})'}"
 
 
 def _seconds_per_byte(start, chosen, end) -> float:
@@ -129,7 +129,7 @@ class RequestTime:
     ``cached`` the servers' memory serves it: no devices. The result is ``fixed + s · per_byte`` s,
     plus t · max(1, s / R) for each (t, R) of ``split``;
     ``recipe`` lists its terms (a fixed time's symbol, or the bytes' time over the tied slowest
-    stages), from which :meth:`symbolic` makes the sympy expression when a formula is asked for.
+    stages), ``formula`` their sum as formula text and ``named`` the values of its symbols.
     """
 
     def __init__(self, topology: Topology, client: Group, op: str, cached: bool, served: frozenset[str] | None = None):
@@ -181,25 +181,12 @@ class RequestTime:
                 self.parts.append(f"{group.name} receives each request whole before passing it on")
         self._bytes(stream + end)
         self.described = ", ".join(self.parts)
-        self.text = " + ".join(term.text for term in self.recipe)
+        self.formula = " + ".join(term.formula for term in self.recipe)
 
-    def symbolic(self) -> tuple[sp.Expr, dict]:
-        """The time as a sympy expression, and the values of its symbols."""
-        import sympy as sp
-
-        size, _, _ = workload_symbols()
-        terms = []
-        for term in self.recipe:
-            symbols = [group_symbol(*name) for name in term.names]
-            least_of = sp.Min(*symbols) if len(symbols) > 1 else symbols[0]
-            if not term.fixed:
-                terms.append(size / least_of)
-            elif not term.sizes:
-                terms.append(least_of)
-            else:
-                pieces = size / sp.Min(*(group_symbol("R", g) for g in term.sizes))
-                terms.append(least_of * (pieces if term.collected else sp.Max(1, pieces)))
-        return sp.Add(*terms), {group_symbol(*name): value for name, value in self.values.items()}
+    @property
+    def named(self) -> dict[str, Quantity]:
+        """The values of the formula's symbols by name."""
+        return {f"{prefix}_{group}": value for (prefix, group), value in self.values.items()}
 
     def _latency(self, groups, sizes: list[_Sized]) -> None:
         """The smallest stated latency of one tier of groups, added to every request (once per piece, see :meth:`_fixed`)."""
@@ -276,7 +263,7 @@ class RequestTime:
                 self.values[names[-1]] = value
                 self.components.append(Component(group.name, key))
         self.recipe.append(_Term(tuple(names)))
-        self.parts.append(f"s / {_name(*names)} for its bytes")
+        self.parts.append(f"s / {shown(_name(*names))} for its bytes")
         self.per_byte += 1 / slowest
 
 
@@ -285,6 +272,6 @@ def _bytes(size: float) -> str:
 
 
 def _name(*names: tuple[str, str]) -> str:
-    """``NIC_compute``, or ``Min(B_ssd, NIC_compute)`` for stages that tie: as sympy prints them."""
-    shown = sorted(f"{prefix}_{group}" for prefix, group in names)
-    return shown[0] if len(shown) == 1 else f"Min({', '.join(shown)})"
+    """``NIC_compute``, or ``Min(B_ssd, NIC_compute)`` for stages that tie (in the order of their names), as formula
+    text."""
+    return least_of([mark(name) for name in sorted(f"{prefix}_{group}" for prefix, group in names)])

@@ -11,6 +11,10 @@ Usage (from the repository)::
     python notebooks/make_copies.py                 # every lab, into ./lab-copies
     python notebooks/make_copies.py --out DIR 3 4   # labs 3 and 4 only
     python notebooks/make_copies.py --execute       # run each copy first, so the previews show the results
+    python notebooks/make_copies.py --force         # replace copies that differ from the ones made now
+
+A copy already in the folder that differs from the one made now (a copy someone edited) is kept and the run
+stopped before it writes anything, unless ``--force``; with ``--execute`` every copy there counts as differing.
 
 The previews use ``jupyter nbconvert``'s HTML exporter where it is installed, else a plain page of the
 cells and their text and image outputs.
@@ -97,11 +101,29 @@ def write(source: Path, out: Path, *, run: bool = False) -> list[Path]:
             work.mkdir(exist_ok=True)
             execute(made, work)
         path = folder / source.name
-        nbformat.write(made, path)
+        path.write_text(_text(made), encoding="utf-8")
         page = path.with_suffix(".html")
         page.write_text(preview(made), encoding="utf-8")
         written += [path, page]
     return written
+
+
+def _text(notebook: nbformat.NotebookNode) -> str:
+    """A notebook's file, as nbformat.write makes it (ending in a newline)."""
+    text = nbformat.writes(notebook)
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _differing(sources: list[Path], out: Path, run: bool) -> list[Path]:
+    """The copies already under ``out`` that differ from the ones made now (every one there when they are ``run``)."""
+    found = []
+    for source in sources:
+        notebook = nbformat.read(source, as_version=4)
+        for which in COPIES:
+            path = out / which / source.name
+            if path.exists() and (run or path.read_text(encoding="utf-8") != _text(copy(notebook, which))):
+                found.append(path)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +131,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("labs", nargs="*", metavar="N", help="lab numbers (default: every lab)")
     parser.add_argument("--out", type=Path, default=Path("lab-copies"), help="folder to write into (default lab-copies)")
     parser.add_argument("--execute", action="store_true", help="run each copy before writing it")
+    parser.add_argument("--force", action="store_true", help="replace copies in --out that differ from the ones made now")
     args = parser.parse_args(argv)
+    known = [p.name.split("_", 1)[0] for p in labs()]
+    if unknown := [n for n in args.labs if n not in known]:
+        parser.error(f"no lab {', '.join(unknown)}: the labs are {', '.join(known)}")
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out}: is a file, not a folder")
+    if not args.force and (edited := _differing(labs(args.labs), args.out, args.execute)):
+        more = f", as do {len(edited) - 1} more" if len(edited) > 1 else ""
+        parser.error(f"{edited[0]} differs from the copy made now (edited?){more}: nothing written; --force replaces it")
     for source in labs(args.labs):
         for path in write(source, args.out, run=args.execute):
             print(path)

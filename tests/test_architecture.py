@@ -200,6 +200,14 @@ def test_a_command_on_one_file_loads_pint_and_no_model_library(argv):
     assert set(done.stdout.split()) == {"pint"}
 
 
+def test_a_report_draws_with_matplotlib_and_shows_its_formulas_without_sympy(tmp_path):
+    """A report's formulas are text (models.formulas): sympy, half a second of its start, loads only for algebra."""
+    argv = ("report", "lecture", "lecture-results.csv", "-o", str(tmp_path / "report"))
+    done = subprocess.run([sys.executable, "-c", _LOADED.format(heavy=_HEAVY), *argv], capture_output=True, text=True,
+                          cwd=ROOT / "topologies" / "examples", check=True)
+    assert set(done.stdout.split()) == {"matplotlib", "numpy", "pint"} and (tmp_path / "report" / "report.md").exists()
+
+
 @pytest.mark.parametrize("package", LAYERS)
 def test_each_face_exports_documented_names_that_load_on_first_use(package):
     module = __import__(package)
@@ -256,3 +264,9 @@ def test_readers_compile_their_patterns_at_first_use():
 def test_the_implied_figure_search_has_a_module_of_its_own():
     """models/implied.py holds what a run implies of the figures it rests on; models/predict.py solves ceilings."""
     assert _lines_matching(r"^\s*def (implied|alone)\(", ("models",), besides=("models/implied.py",)) == []
+
+
+def test_a_command_reads_the_batch_jobs_environment_through_one_module():
+    """The job a command runs in describes that command's own run, not the results it judges: assess/cli/job.py is
+    where a command asks for it, and says when it takes it (a result from another job is never placed on its nodes)."""
+    assert _lines_matching(r"\bcurrent_job\(", ("assess",), besides=("assess/cli/job.py",)) == []

@@ -32,7 +32,7 @@ def test_predict_prints_ceiling_binding_layers_and_formula(capsys):
     assert "ceiling:   1,100 MiB/s, bound by client NICs (compute.nic)" in out
     rows = {line.split("  ")[0]: line.split() for line in out.splitlines()}
     assert rows["client NICs"][2:4] == ["1,100", "MiB/s"] and rows["devices"][1:3] == ["1,350", "MiB/s"]
-    for line in ["110 MiB/s × 10 = 1,100 MiB/s", "Min(B_ssd*n_ssd, NIC_compute*n_compute, NIC_storage*n_storage)", "NIC_compute = 110 MiB/s",
+    for line in ["110 MiB/s × 10 = 1,100 MiB/s", "Min(NIC_compute*n_compute, NIC_storage*n_storage, B_ssd*n_ssd)", "NIC_compute = 110 MiB/s",
                  "  NIC_compute      +1.000 %", "buffered sequential I/O: readahead"]:
         assert line in out
     assert "<- binds" in out

@@ -2,6 +2,7 @@
 the oracle; a log iobound cannot read, a corrupt one, or one without PyDarshan, is refused in one line."""
 
 import functools
+import json
 import math
 import random
 import subprocess
@@ -17,7 +18,7 @@ darshan = pytest.importorskip("darshan", reason="PyDarshan is not installed: pip
 from darshan.backend.cffi_backend import accumulate_records  # noqa: E402
 
 from probes.core.errors import ToolOutputError  # noqa: E402
-from probes.core.units import Q_  # noqa: E402
+from probes.core.units import Q_, Metric, format_quantity  # noqa: E402
 from probes.core.workload import Operation  # noqa: E402
 from probes.readers import BINARY_READERS, FORMATS, READERS, read_results  # noqa: E402
 from probes.readers import darshan as reader  # noqa: E402
@@ -30,6 +31,11 @@ LOGS = sorted(p for folder in ("examples/example_logs", "tests/input", "examples
 EXAMPLE = PACKAGE / "examples" / "example_logs" / "example.darshan"
 BADOST = PACKAGE / "tests" / "input" / "sample-badost.darshan"
 DXT = PACKAGE / "examples" / "example_logs" / "dxt.darshan"
+# Real logs beside the worktree (darshan-hpc/darshan-logs, SOURCES.tsv), read where they are when present.
+CORPUS = ROOT.parent / "shared" / "darshan-logs"
+DAOS = next(CORPUS.glob("ior_daos__*ior-DFS*.darshan"), None)
+PARTIAL = CORPUS / "partial_data_stdio__partial_data_stdio.darshan"
+LUSTRE = ROOT / "tests" / "data" / "darshan" / "lustre-248.toml"
 HDF5 = PACKAGE / "examples" / "example_logs" / "ior_hdf5_example.darshan"
 pytestmark = pytest.mark.slow  # PyDarshan reads each log in a child process of its own
 # iobound's command line in a child process, with PyDarshan hidden from it when argv[1] is "hide".
@@ -169,8 +175,8 @@ def test_a_log_without_posix_data_gives_its_stdio_run():
 
 def _found(**io) -> dict:
     return {"job": {"nprocs": 4, "jobid": 1, "run_time": 2.0, "log_ver": "3.41", "lib_ver": "3.4.4"},
-            "modules": {"LUSTRE": {"partial": False}, **{m: {"partial": False} for m in io}}, "io": io, "lustre": [],
-            "hosts": {}}
+            "modules": {"LUSTRE": {"partial": False}, **{m: {"partial": False} for m in io}}, "io": io, "beside": {},
+            "lustre": [], "hosts": {}}
 
 
 def test_a_log_with_no_posix_mpiio_or_stdio_records_is_refused_naming_the_modules():
@@ -256,3 +262,35 @@ def test_the_registry_knows_darshan_logs_by_their_header_only():
 def test_parse_refuses_bytes_that_are_no_darshan_log():
     with pytest.raises(ToolOutputError, match=r"^x.bin: not a Darshan log \(expected its header"):
         reader.parse(b"\x7fELF" + bytes(100), source="x.bin")
+
+
+# What a log's runs leave out, said in the text as in the JSON
+
+@pytest.mark.skipif(DAOS is None, reason="the real logs of ../shared/darshan-logs are not here")
+def test_a_daos_jobs_unmodelled_modules_are_named_and_its_few_stdio_bytes_not_judged_as_the_job():
+    with darshan.DarshanReport(str(DAOS), read_all=False) as report:  # the oracle: PyDarshan's own records
+        moved = {}
+        for module in ("DFS", "DAOS"):
+            report.mod_read_all_records(module, dtype="pandas")
+            counters = report.records[module][0]["counters"]
+            moved[module] = [int(counters[f"{module}_BYTES_{op}"].clip(lower=0).sum()) for op in ("READ", "WRITTEN")]
+    said = ", ".join(f"{m} ({format_quantity(Q_(r, 'B'), Metric.SIZE)} read, {format_quantity(Q_(w, 'B'), Metric.SIZE)} "
+                     "written)" for m, (r, w) in moved.items())
+    done = iobound("check", str(LUSTRE), str(DAOS), "--json")
+    [judged] = json.loads(done.stdout)["runs"]
+    tags = judged["run"]["tags"]
+    assert done.returncode == 0 and tags["unmodelled"].startswith(f"{said}: DAOS's own interfaces")
+    assert judged["run"]["label"] == "STDIO write" and judged["ceiling"] is None and judged["findings"] == []
+    assert judged["no_ceiling"] == tags["no_ceiling"] and "through DAOS, which iobound does not model" in tags["no_ceiling"]
+    text = iobound("check", str(LUSTRE), str(DAOS)).stdout
+    assert f"{DAOS}: not judged: {said}: DAOS's own interfaces" in text and tags["no_ceiling"] in text
+    assert "FAR-BELOW" not in text and "reaches only" not in text and "jobs judged over" not in text
+
+
+@pytest.mark.skipif(not PARTIAL.exists(), reason="the real logs of ../shared/darshan-logs are not here")
+def test_a_partial_logs_lower_bounds_are_said_in_the_text_of_read_and_check():
+    tag = dict(runs_of(PARTIAL)[0].tags)["partial"]
+    assert tag == "STDIO: the runtime ran out of memory for records; counts are lower bounds"
+    for argv in (("read", str(PARTIAL)), ("check", str(LUSTRE), str(PARTIAL))):
+        text = iobound(*argv).stdout
+        assert f"what the jobs' logs leave out:\n  {PARTIAL}: partial records: {tag}\n" in text

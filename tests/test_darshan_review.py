@@ -264,6 +264,45 @@ def test_a_manifest_names_the_paths_it_lists_that_are_missing(tmp_path):
     assert doc["centre"]["unreadable"] == [{"path": gone, "reason": "No such file or directory"}]
 
 
+def test_a_fifo_among_the_logs_is_named_not_read_and_a_fifo_manifest_refused(tmp_path):
+    """A FIFO's read waits for a writer: in the folder or the manifest it is an unreadable log that says why, at once."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "one.darshan").symlink_to(SAMPLES[0])
+    fifo = logs / "job.darshan"
+    os.mkfifo(fifo)
+    manifest = tmp_path / "logs.txt"
+    manifest.write_text("logs/one.darshan\nlogs/job.darshan\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    for given in (["--darshan", str(logs)], ["--manifest", str(manifest)]):
+        done = subprocess.run([sys.executable, "-m", "assess", "review", *given, str(LUSTRE), "--workers", "1", "--index",
+                               str(tmp_path / "i.sqlite"), "--json", "--fail-on", "never"],
+                              capture_output=True, text=True, cwd=tmp_path, env=env, timeout=180)
+        doc = json.loads(done.stdout)
+        assert done.returncode == 0 and doc["centre"]["statuses"] == {"judged": 1, "unjudged": 0, "unreadable": 1}
+        assert doc["centre"]["unreadable"] == [{"path": str(fifo), "reason": "a named pipe (FIFO), not a file; iobound "
+                                                                             "reads regular files"}]
+    os.mkfifo(tmp_path / "fifo.txt")
+    done = subprocess.run([sys.executable, "-m", "assess", "review", "--manifest", str(tmp_path / "fifo.txt"), str(LUSTRE),
+                           "--index", str(tmp_path / "i.sqlite")], capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=180)
+    assert done.returncode == 2 and done.stderr == (f"iobound: error: {tmp_path / 'fifo.txt'}: a named pipe (FIFO), not a "
+                                                    "file; iobound reads regular files\n")
+
+
+def test_a_folder_reached_again_by_a_link_is_not_walked_again(tmp_path):
+    """A loop (``up -> ..``) and a second name for a folder (``b -> a``): each log is judged once, under its first path."""
+    for name, link, to in (("loop", "a/up", ".."), ("named", "b", "a")):
+        logs = tmp_path / name
+        (logs / "a").mkdir(parents=True)
+        (logs / "a" / "one.darshan").symlink_to(SAMPLES[0])
+        (logs / link).symlink_to(to)
+        status, doc, _ = review("--darshan", str(logs), str(LUSTRE), "--index", str(tmp_path / "i.sqlite"), "--json",
+                                "--workers", "1", "--fail-on", "never")
+        assert [j["path"] for j in doc["jobs"]] == [str(logs / "a" / "one.darshan")]
+        assert doc["centre"]["statuses"] == {"judged": 1, "unjudged": 0, "unreadable": 0}
+
+
 def test_the_text_csv_and_html_say_the_centre_and_every_log(tmp_path):
     tree(tmp_path / "logs", SAMPLES)
     (tmp_path / "logs" / "empty.darshan").write_bytes(b"")

@@ -95,6 +95,7 @@ BAD = {
     "SMALL-DATA-SET": ("read", dict(workload=dict(data_set=Q_(100, "GiB")))),
     "OWN-WRITES": ("read", dict(tags=(("reads_own_writes", "no -C"),))),
     "TOOL-INVALID": ("read", dict(tags=(("invalid", "stonewall time not reached"),))),
+    "CUT-SHORT": ("read", dict(tags=(("cut_short", "it holds 2 phase(s) and no io500 score"),))),
     "INCONSISTENT-OUTPUT": ("read", dict(tags=(("inconsistent", "bw 1,000 MiB/s vs io_bytes / runtime 1,230 MiB/s"),))),
     "TRANSFER-MISFIT": ("read", dict(workload=dict(transfer_size=Q_(3, "MiB")))),
     # A second read of the same workload, 1.048576x the first, each known to +-0.3 %: MB vs MiB.
@@ -178,6 +179,18 @@ def test_unit_factors_count_only_beyond_noise(ratio, noise, factor):
 def test_a_run_at_an_eighth_of_its_ceiling_is_likely_bits_for_bytes():
     bits = replace(CLEAN["read"], samples=(500, 501, 499))
     assert _codes({"read": bits}) == {"read": ["FAR-BELOW", "UNIT-MIXUP"]}
+
+
+@pytest.mark.parametrize("nic, mixup", [('{ range = ["4 MiB/s", "1000 MiB/s"], source = "assumption" }', False),
+                                        ('{ range = ["1000 MiB/s", "1002 MiB/s"], source = "assumption" }', True)],
+                         ids=["wide-range", "narrow-range"])
+def test_a_unit_factor_to_one_end_of_a_range_is_no_unit_mixup_unless_both_ends_give_it(nic, mixup):
+    """A read at 1/1000 of the top of a range three decades wide is within the range, not a dropped k: UNIT-MIXUP only
+    where the ratio to both ends is the same unit factor."""
+    system = parse_topology(TOML.replace('nic = "1000 MiB/s"', f"nic = {nic}"))
+    read = replace(CLEAN["read"], samples=(4.004, 4.005, 4.003))  # 4 clients: 1/1000 of the 4,000 MiB/s a NIC range allows
+    (judged,) = check_runs(system, [read])
+    assert ("UNIT-MIXUP" in [f.code for f in judged.findings]) is mixup
 
 
 def test_metadata_and_network_runs_have_no_ceiling_but_are_still_judged():

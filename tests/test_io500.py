@@ -110,6 +110,20 @@ def test_every_io500_results_file_is_read(corpus, name):
         assert "score" in dict(run.tags)  # every corpus file ends with its scores
 
 
+@pytest.mark.parametrize("name", sorted(RESULTS))
+def test_a_whole_file_has_its_score_and_one_cut_before_it_says_so_on_every_phase(corpus, name):
+    """io500 prints its score last: every whole file of the corpus has one, and a file cut before it (the run
+    stopped, or a copy was cut off) tags every phase it holds, which check reports as CUT-SHORT."""
+    text = _text(corpus, name)
+    assert not any(key == "cut_short" for run in io500.parse(text, source=name) for key, _ in run.tags)
+    cut = text[:len(text) // 2]
+    try:
+        runs = io500.parse(cut, source=name)
+    except ToolOutputError:
+        return  # no phase in the first half: refused as truncated
+    assert runs and all("no io500 score" in dict(run.tags)["cut_short"] for run in runs)
+
+
 def test_phases_come_in_io500_order(corpus):
     labels = [run.label for run in _parse(corpus, "lrz-daos_io500-isc25_result_summary.txt")]
     assert labels == LABELS + ["ior-rnd4K-easy-read"]

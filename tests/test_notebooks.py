@@ -30,6 +30,24 @@ def _tags(cell):
     return set(cell.get("metadata", {}).get("tags", ()))
 
 
+def test_copies_a_teacher_edited_are_kept_unless_forced_and_a_wrong_lab_or_folder_is_refused(tmp_path, capsys):
+    out = tmp_path / "copies"
+    assert make_copies.main(["--out", str(out), "2"]) == 0
+    student = out / "student" / NOTEBOOKS[1].name
+    assert student.exists() and make_copies.main(["--out", str(out), "2"]) == 0  # the same copies: written again
+    student.write_text(student.read_text(encoding="utf-8").replace("Objectives", "Goals"), encoding="utf-8")
+    edited = student.read_text(encoding="utf-8")
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    for argv, says in ((["--out", str(out), "2"], "differs from the copy made now (edited?): nothing written"),
+                       (["--out", str(out), "9", "abc"], "no lab 9, abc: the labs are 1"),
+                       (["--out", str(tmp_path / "file"), "2"], "is a file, not a folder")):
+        with pytest.raises(SystemExit) as exited:
+            make_copies.main(argv)
+        assert exited.value.code == 2 and says in capsys.readouterr().err
+    assert student.read_text(encoding="utf-8") == edited
+    assert make_copies.main(["--out", str(out), "--force", "2"]) == 0 and "Goals" not in student.read_text(encoding="utf-8")
+
+
 def test_the_labs_are_numbered_by_level():
     assert [p.name.split("_", 1)[0] for p in NOTEBOOKS] == [str(n) for n in range(1, len(NOTEBOOKS) + 1)]
 

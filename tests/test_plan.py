@@ -168,6 +168,13 @@ def test_bad_input_to_plan_is_one_line(argv, says):
     assert err.getvalue().count("\n") == 1 and says in err.getvalue()
 
 
+def test_an_interval_of_nothing_is_refused_rather_than_planned_with_endless_repetitions(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["plan", "lecture", "--benchmark", "ior", "--interval", "0"])
+    assert exited.value.code == 2
+    assert "--interval: must be a share such as 5% (or 0.05), above 0 and below 100%" in capsys.readouterr().err
+
+
 def test_repetitions_follow_the_stated_noise():
     quiet, noisy = (plan("lecture", "--benchmark", "ior", "--noise", n)["repetitions"] for n in ("1%", "7%"))
     assert quiet == 3 < noisy  # t(2) x 1 % / sqrt(3) = 2.5 % of the mean; seeds/000: write noise 5-7 %
@@ -186,6 +193,8 @@ def test_check_against_a_plan_names_what_a_real_io500_run_followed_and_its_cache
     write, read = json.loads(capsys.readouterr().out)["runs"]
     items = {i["item"]: i for i in read["items"]}
     assert items["-C -Q 1"]["followed"] is True and items["nodes"]["followed"] is True
+    assert items["transfer size"] == {"item": "transfer size", "planned": "2 MiB", "ran": "2 MiB", "followed": True}
+    assert items["access"]["followed"] is True
     assert items["repetitions"] == {"item": "repetitions", "planned": "7", "ran": "1", "followed": False}
     assert {i["item"]: i["followed"] for i in write["items"]}["-e"] is True
     # the read's 6,054.69 TiB asked, 118.9 TiB moved by the stonewall: the 22 servers' 196 GB could hold 3.3 % of it
@@ -438,3 +447,5 @@ def test_fios_loops_are_the_repetitions_check_plan_counts_and_its_end_fsync_is_s
     assert items["repetitions"] == {"item": "repetitions", "planned": "2", "ran": "2 loops in one result",
                                     "followed": True}
     assert items["end_fsync=1"]["followed"] is True and items["data set"]["followed"] is False
+    # planned with 1 MiB requests, run with 64 KiB ones: not the workload the plan's ceiling is for
+    assert items["transfer size"] == {"item": "transfer size", "planned": "1 MiB", "ran": "64 KiB", "followed": False}

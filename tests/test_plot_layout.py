@@ -64,12 +64,17 @@ def test_the_ratios_plot_labels_its_log_axis_without_overlap_and_keeps_the_codes
     dots = plotdata.ratios(judged, "lecture")
     figure, ax = _laid_out(plots.plot_dots, dots, tmp_path)
     assert len(_shown(ax.xaxis)) >= 3 and not _overlapping(figure, _shown(ax.xaxis))
-    # the codes are a column of labels on the right, which the layout makes room for
-    (codes,) = [child for child in ax.get_children() if child.__class__.__name__ == "SecondaryAxis"]
-    written = [t.get_text().replace("\n", " ") for t in codes.get_yticklabels()]
-    assert written == [" ".join(e.codes) for e in dots.rows]
+    # the codes are a column of texts right of the axes, each at its row's height, which the layout makes room for
+    codes = ax.texts
+    written = [t.get_text().replace("\n", " ") for t in codes]
+    assert written == [" ".join(e.codes) for e in dots.rows if e.codes]
     assert "BELOW-CEILING FEW-REPETITIONS READ-FAR-FASTER" in written
-    assert not _overlapping(figure, codes.get_yticklabels()) and not _outside(figure)
+    renderer = figure.canvas.get_renderer()
+    rows = ax.transData.transform([(1, row) for row in range(len(dots.rows))])[:, 1]
+    for text, row in zip(codes, rows):
+        box = text.get_window_extent(renderer)
+        assert box.x0 > ax.bbox.x1 and box.y0 < row < box.y1, text.get_text()
+    assert not _overlapping(figure, codes) and not _outside(figure)
 
 
 @pytest.mark.slow

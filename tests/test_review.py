@@ -102,6 +102,24 @@ def test_the_list_is_read_row_by_row_with_every_phase_in_its_unit(listed):
     assert (hard.transfer_size.m_as("B"), hard.shared_file, hard.nodes, hard.ppn) == (47008, True, 512, 16)
 
 
+def test_a_list_a_spreadsheet_saved_with_semicolons_and_decimal_commas_reads_as_the_list(listed):
+    """A spreadsheet in a locale whose decimal mark is a comma separates fields with ";" and writes 328,88: the same
+    submissions, not rows of one field each."""
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(listed.read_text(encoding="utf-8"))))[:21]
+    phases = [i for i, name in enumerate(rows[0]) if name.startswith(("ior_", "mdtest_", "find_"))]
+    saved = io.StringIO()
+    csv.writer(saved, delimiter=";").writerows(
+        [rows[0]] + [[v.replace(".", ",") if i in phases else v for i, v in enumerate(row)] for row in rows[1:]])
+    comma = io.StringIO()
+    csv.writer(comma).writerows(rows)
+    semicolons, commas = (read_list(text.getvalue(), source="list.csv") for text in (saved, comma))
+    assert [(s.id, s.runs, s.description.fields) for s in semicolons] == \
+        [(s.id, s.runs, s.description.fields) for s in commas] and len(commas) == 20 and commas[0].runs
+
+
 @pytest.mark.slow
 def test_every_submission_stating_clients_servers_and_a_network_gets_a_verdict_on_every_phase(reviewed):
     stating = [r for r in reviewed if all(r.submission.description.get(f) for f in ("client_nodes", "ds_nodes"))

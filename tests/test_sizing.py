@@ -274,6 +274,23 @@ def test_bad_input_is_one_line_naming_the_option(tmp_path, capsys, extra, messag
     assert message in command_refusal(argv, capsys)
 
 
+def test_a_capacity_no_topology_could_hold_is_refused_and_nothing_written(tmp_path, capsys):
+    """A billion petabytes needs tens of billions of drives: more than a topology's group holds (its loader refuses
+    it), so no sized.toml a user cannot load."""
+    sized = tmp_path / "sized.toml"
+    argv = ["size", "--clients", "10", "--client-nic", "25Gbit/s", "--target", "read=1GiB/s", "--usable", "1e9PB",
+            "-o", str(sized)]
+    assert "--usable: the cheapest design needs" in command_refusal(argv, capsys) and not sized.exists()
+
+
+def test_a_prices_file_in_another_currency_says_the_catalogues_prices_are_not_converted(tmp_path, capsys):
+    prices = tmp_path / "eur.toml"
+    prices.write_text('currency = "EUR"\n[devices.hdd-30tb]\nprice = 500\n', encoding="utf-8")
+    argv = ["size", "--clients", "10", "--client-nic", "25Gbit/s", "--target", "read=10GiB/s", "--prices", str(prices)]
+    assert "no price in EUR (the catalogue's USD prices are not converted) for ethernet-100g" in \
+        command_refusal(argv, capsys)
+
+
 def test_prices_file_for_an_unknown_part_is_refused(tmp_path, capsys):
     prices = tmp_path / "prices.toml"
     prices.write_text('currency = "EUR"\n[devices.ssd-gen9]\nprice = 5\n')

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, count_arg, edited_topology, fraction_arg
-from assess.cli.job import JOB_HELP, job_defaults
+from assess.cli.inputs import add_input_limit, add_set_argument, add_unit_alias, edited_topology, fraction_arg
+from assess.cli.job import JOB, nodes_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK
 from assess.findings import BELOW, FAR_BELOW, TOLERANCE
 
@@ -58,24 +58,30 @@ def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"note runs under this fraction of their ceiling as BELOW-CEILING (default {BELOW})")
     add_unit_alias(parser)
     parser.add_argument("--clients", action="append", metavar="GROUP", help="client group that ran the benchmarks")
-    parser.add_argument("--nodes", type=count_arg, metavar="N",
+    parser.add_argument("--nodes", type=nodes_arg, metavar="N",
                         help="client nodes that ran a result stating only its processes (a Darshan log without DXT "
-                             "hosts, io500's procs): N nodes, processes / N on each; also an io500 description's "
-                             f"client nodes where it states none (the web form's); default: {JOB_HELP}")
+                             f"hosts, io500's procs): N nodes, processes / N on each, or '{JOB}': the nodes of the "
+                             "Slurm or PBS job this runs in; also an io500 description's client nodes where it states "
+                             "none (the web form's); default: where a result states no node count, a Darshan log "
+                             "of the job this runs in (its job id) on the job's nodes, any other on all nodes of its "
+                             "one client group")
 
 
 def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
     from topologies.bundled import read_runs
     from assess.check import check_runs
+    from assess.cli.job import asked_nodes, of_this_job
 
-    if args.nodes is None:
-        job_defaults(args, ppn=False)
-    description = _description(args.topology, args.nodes)
-    topology = edited_topology(args, args.nodes, description and description.topology)
+    nodes = asked_nodes() if args.nodes == JOB else args.nodes
+    count = nodes.value if args.nodes == JOB else nodes
+    description = _description(args.topology, count)
+    topology = edited_topology(args, count, description and description.topology)
     runs = [r for word in _result_words(args) for r in read_runs(word, dict(args.unit_alias))]
+    if nodes is None:  # the job this runs in places the runs that name it as theirs, and no other
+        runs = of_this_job(runs)
     return topology, check_runs(topology, runs, clients=tuple(args.clients) if args.clients else None,
-                                nodes=args.nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below,
+                                nodes=nodes, tolerance=args.tolerance, far_below=args.far_below, below=args.below,
                                 hardware=description and description.parts)
 
 
@@ -168,18 +174,19 @@ def _against_plan(args: argparse.Namespace) -> int:
 def render(judgements: list[Judgement], system: str, colour: bool = False) -> str:
     """One row per run, marked by its worst finding; each fact the findings state once, worst first, with the runs it
     holds for; each distinct remedy once; and a count by severity. ``colour`` paints errors red and warnings yellow."""
-    from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, marks_legend, paint,
-                               ratio_legend, table)
+    from assess.render import (JUDGEMENT_HEADERS, JUDGEMENT_RIGHT, checked, facts, judgement_rows, log_notes,
+                               marks_legend, paint, ratio_legend, table)
 
     lines = [f"system: {system}", "", table(JUDGEMENT_HEADERS, judgement_rows(judgements, colour), right=JUDGEMENT_RIGHT)]
     lines += [legend for legend in (marks_legend(judgements), ratio_legend(judgements)) if legend]
     parts: dict[tuple[str, str], list[str]] = {}
     for j in judgements:
-        if j.part is not None:
+        if j.part is not None and j.ceiling is not None:
             parts.setdefault((j.run.origin.path, j.part.said), []).append(j.run.label)
     if parts:
         lines += ["", "jobs judged over:", *(f"  {path} ({', '.join(labels)}): {said}"
                                             for (path, said), labels in parts.items())]
+    lines += log_notes([j.run for j in judgements])
     told = facts(judgements)
     if told:
         lines.append("")

@@ -75,7 +75,7 @@ def execute_darshan(args: argparse.Namespace) -> int:
         def batches():
             batch = []
             for log in listed(source, manifest=manifest):
-                if isinstance(log, tuple):  # a manifest's path that cannot be opened: named, never indexed
+                if isinstance(log, tuple):  # a path that cannot be opened or is no regular file: named, never indexed
                     keep(JobResult(log[0], 0, 0, UNREADABLE, log[1]), True)
                     progress.add(1, 1)
                 elif (result := index.done(log, basis.fingerprint)) is not None:
@@ -176,7 +176,7 @@ class Progress:
 
     def add(self, done: int, judged: int) -> None:
         """``done`` more logs, ``judged`` of them read and judged now (the rest stood in the index)."""
-        from assess.progress import duration
+        from assess.render import duration
 
         self.done += done
         self.judged += judged

@@ -11,7 +11,7 @@ from probes.core.units import Metric, parse_quantity
 from probes.core.workload import MOST_COUNT, Operation, checked_transfer_size
 
 __all__ = ["add_input_limit", "input_size_arg", "seconds_arg", "add_set_argument", "edited_topology", "size_arg", "transfer_arg", "alias_arg", "count_arg", "operation_arg", "list_arg", "fraction_arg", "add_unit_alias",
-           "share_arg", "growth_arg", "ratio_arg", "spares_arg", "rate_arg", "ports_arg"]
+           "share_arg", "positive_share_arg", "growth_arg", "ratio_arg", "spares_arg", "rate_arg", "ports_arg"]
 
 
 def size_arg(text: str):
@@ -128,8 +128,16 @@ def seconds_arg(text: str) -> float:
 
 def share_arg(text: str) -> float:
     """A share such as 20% (or 0.2), from 0 up to below 100 %: a margin, an overhead, a fill."""
-    return checked(text, lambda t: float(t[:-1]) / 100 if t.strip().endswith("%") else float(t), lambda v: 0 <= v < 1,
-                    "a share such as 20% (or 0.2), from 0 to below 100%")
+    return checked(text, _share, lambda v: 0 <= v < 1, "a share such as 20% (or 0.2), from 0 to below 100%")
+
+
+def positive_share_arg(text: str) -> float:
+    """A share above 0 and below 100 %: an interval's half-width, which 0 would ask endless repetitions for."""
+    return checked(text, _share, lambda v: 0 < v < 1, "a share such as 5% (or 0.05), above 0 and below 100%")
+
+
+def _share(text: str) -> float:
+    return float(text[:-1]) / 100 if text.strip().endswith("%") else float(text)
 
 
 def growth_arg(text: str) -> float:

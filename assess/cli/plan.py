@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import fraction_arg, seconds_arg, share_arg
+from assess.cli.inputs import fraction_arg, positive_share_arg, seconds_arg, share_arg
 from assess.cli.workloads import add_modelled_system, add_training_arguments
 from assess.plan_batch import EMITS
 
@@ -44,7 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--noise", type=share_arg, metavar="CV",
                        help="the runs' coefficient of variation, e.g. 5%% (default: from --probes, else not known)")
     group.add_argument("--probes", metavar="FILE", help="a probe set (iobound probe): its largest spread is the noise")
-    group.add_argument("--interval", type=share_arg, default=0.05, metavar="SHARE",
+    group.add_argument("--interval", type=positive_share_arg, default=0.05, metavar="SHARE",
                        help="the 95 %% interval's half-width the repetitions aim at, relative to the mean (default 5%%)")
     group.add_argument("--min-time", type=seconds_arg, default=30.0, metavar="SECONDS",
                        help="the least time a data phase runs at the ceiling (default 30 s)")
@@ -184,7 +184,7 @@ def _span(low: float, high: float, shown) -> str:
 
 def render(made, system: str) -> str:
     """The plan as people read it."""
-    from assess.render import table
+    from assess.render import duration, table
 
     s = made.settings
     lines = [f"system:      {system}", f"benchmark:   {made.benchmark.name}",
@@ -204,8 +204,7 @@ def render(made, system: str) -> str:
                      + ("" if p.expected_share is None else
                         f"; {_span(*p.expected_share, lambda x: f'{x:.1%}')} expected over its passes"))
         lines.append(f"  flags:     {' '.join(p.flags) or 'none'}")
-        time = _span(*p.seconds, lambda t: f"{t:,.1f} s")
-        at = _span(*p.seconds_at_efficiency, lambda t: f"{t:,.1f} s")
+        time, at = _span(*p.seconds, duration), _span(*p.seconds_at_efficiency, duration)
         ends = f"ends by {p.ends_by}"
         if p.wear_out is not None:
             ends += (f" (the stonewall; then the slowest rank, {s.imbalance:.0%} behind, takes {p.wear_out:,.0f} s "

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
 from probes.core.units import Q_, Metric, format_quantity, parse_quantity
-from probes.core.workload import Access, Operation, Workload
+from probes.core.workload import MOST_COUNT, Access, Operation, Workload
 from assess.cli.job import JOB_HELP, job_defaults
 from assess.cli.inputs import (add_input_limit, count_arg, growth_arg, list_arg, operation_arg, ports_arg, rate_arg,
                                ratio_arg, share_arg, size_arg, spares_arg, transfer_arg)
@@ -116,6 +116,10 @@ def execute(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     sizing = size(question, args.top)
     elapsed = time.perf_counter() - started
+    group, count = max(sizing.configurations[0].counts.items(), key=lambda kv: kv[1]) if sizing.configurations else ("", 0)
+    if count > MOST_COUNT:  # a topology could not hold the answer, nor a site build it
+        raise InputError("--usable" if question.usable is not None else "--target", "", f"the cheapest design needs "
+                         f"{count:,} of {group}, more than the {MOST_COUNT:,} members a group of a topology holds: ask less")
     if args.output and sizing.configurations:
         save_topology(sizing.configurations[0].topology, args.output, header=header(question, catalogue))
     if args.bom and sizing.configurations:

@@ -25,6 +25,7 @@ SHORT-RUN         warning  repetitions too short to leave start-up and caches be
 SMALL-DATA-SET    warning  the data set fits in the memory that can cache it
 OWN-WRITES        warning  reads of data the same tasks (nodes) have just written
 TOOL-INVALID      warning  the benchmark itself marked the result invalid
+CUT-SHORT         warning  the benchmark's output ends before its last line (an io500 result without its score)
 INCONSISTENT-OUTPUT warning  the tool printed one figure twice, and the two disagree beyond rounding
 TRANSFER-MISFIT   warning  the transfer size does not fit the file system's block size
 the run beside others (assess.findings.siblings)

@@ -65,7 +65,7 @@ def run_findings(run: Run, *, memory: Memory | None = None, block_size: Quantity
     benchmark = not is_job(run)
     checks = (benchmark and _repetitions(run, limits), _variation(run, limits), _max_headline(run),
               benchmark and _short(run, limits), benchmark and _data_set(run, memory, limits), _own_writes(run),
-              _invalid(run), _inconsistent(run), _misfit(run, block_size))
+              _invalid(run), _cut_short(run), _inconsistent(run), _misfit(run, block_size))
     return [f for f in checks if f] + training_findings(run)
 
 
@@ -193,6 +193,15 @@ def _invalid(run: Run) -> Finding | None:
     return Finding("TOOL-INVALID", Severity.WARNING, run.label,
                    f"{run.origin.tool} marked {run.label} invalid: {reason}.",
                    "rerun it under the benchmark's rules before comparing it with anything", {"reason": reason})
+
+
+def _cut_short(run: Run) -> Finding | None:
+    reason = dict(run.tags).get("cut_short")
+    if reason is None:
+        return None
+    return Finding("CUT-SHORT", Severity.WARNING, run.label, f"{run.label} comes from a file that ends early: {reason}.",
+                   "judge the files the whole run wrote (io500's result.txt or result_summary.txt), or run it again",
+                   {"reason": reason})
 
 
 def _inconsistent(run: Run) -> Finding | None:

@@ -60,10 +60,13 @@ def unit_factor(ratio: float, noise: float) -> tuple[float, str] | None:
     return None
 
 
-def ceiling_mixup(run: Run, ratio: float, noise: float) -> Finding | None:
-    """UNIT-MIXUP when a run's ratio to its ceiling is a unit factor: the run or the topology is in the wrong unit."""
+def ceiling_mixup(run: Run, ratio: float, noise: float, over_least: float | None = None) -> Finding | None:
+    """UNIT-MIXUP when a run's ratio to its ceiling is a unit factor: the run or the topology is in the wrong unit.
+
+    A ceiling that is a range (``over_least``: the ratio to its least end) must give the same factor at both ends: a
+    ratio to one end of a range three decades wide says nothing of a unit."""
     match = unit_factor(ratio, noise)
-    if match is None:
+    if match is None or (over_least is not None and unit_factor(over_least, noise) != match):
         return None
     factor, meaning = match
     return Finding("UNIT-MIXUP", Severity.WARNING, run.label,

@@ -151,7 +151,10 @@ def designs(question: Question) -> list[Design]:
     metadata = question.metadata if question.needs_metadata else ()
     unpriced = sorted({p.name for p in (*networks, *question.servers, *question.devices, *metadata) if p.price is None})
     if unpriced:
-        raise InputError("choices", "prices", f"no price for {', '.join(unpriced)}; give one with --prices, "
+        catalogue = question.catalogue
+        why = f" in {catalogue.currency} (the catalogue's {catalogue.unconverted} prices are not converted)" \
+            if catalogue and catalogue.unconverted else ""
+        raise InputError("choices", "prices", f"no price{why} for {', '.join(unpriced)}; give one with --prices, "
                          "or leave them out of the choices")
     catalogue = question.catalogue
     return [Design(n, ports, s, d, switch=catalogue.switch(n.switch) if catalogue and n.switch else None,

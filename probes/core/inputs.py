@@ -25,7 +25,7 @@ from typing import Iterator
 from probes.core.errors import InputError, UnitError
 
 __all__ = ["DEFAULT_LIMIT", "ENVIRONMENT", "max_input_size", "input_limit", "open_input", "read_input", "InputFile",
-           "not_a_file", "iter_lines", "format_size"]
+           "not_a_file", "kind_of", "not_regular", "iter_lines", "format_size"]
 
 # 1 GiB: the largest real outputs met so far are about 60 MB (a fio JSON of 10,848 jobs, an IOR log of 20,000
 # runs), so real files have 16x headroom; reading one takes up to 3x its size in memory, which a laptop can
@@ -199,9 +199,9 @@ class InputFile:
         return reason if reason == "no such file" else f"cannot be read ({reason})"
 
     def _kind(self, status: os.stat_result) -> None:
-        kind = _kind_of(status)
+        kind = kind_of(status)
         if kind is not None:
-            raise self._error(self.source, "", f"{kind}, not a file; iobound reads regular files")
+            raise self._error(self.source, "", not_regular(kind))
 
     def _too_large(self, size: int, grew: bool = False) -> InputError:
         suggested = format_size(1 << max(size - 1, 1023).bit_length()).replace(" ", "")  # a power of 2: exact
@@ -240,9 +240,14 @@ def not_a_file(path: str | os.PathLike) -> str | None:
     """What ``path`` is if it exists and is no regular file (``"a named pipe (FIFO)"``, ``"a directory"`` ...), else None;
     for a command about to write there."""
     try:
-        return _kind_of(os.stat(path))
+        return kind_of(os.stat(path))
     except (OSError, ValueError):
         return None
+
+
+def not_regular(kind: str) -> str:
+    """The one line refusing a file that is ``kind`` (what :func:`kind_of` says): a FIFO's open waits for a writer."""
+    return f"{kind}, not a file; iobound reads regular files"
 
 
 def iter_lines(text: str) -> Iterator[str]:
@@ -262,7 +267,8 @@ def iter_lines(text: str) -> Iterator[str]:
         start = stop
 
 
-def _kind_of(status: os.stat_result) -> str | None:
+def kind_of(status: os.stat_result) -> str | None:
+    """What a file of ``status`` is if no regular file (``"a named pipe (FIFO)"``, ``"a directory"`` ...), else None."""
     if stat.S_ISREG(status.st_mode):
         return None
     return next((name for test, name in _KINDS if test(status.st_mode)), "not a regular file")

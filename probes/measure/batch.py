@@ -72,6 +72,11 @@ class Job:
         """The job in words, e.g. ``Slurm job 42``."""
         return f"{'Slurm' if self.scheduler == 'slurm' else 'PBS'} job {self.id or '(no id)'}"
 
+    def produced(self, run: Run) -> bool:
+        """Whether ``run`` names this job as the one that produced it: a Darshan log of its id (``123.server``, PBS's
+        id, is Darshan's 123)."""
+        return run.job is not None and self.id is not None and str(run.job.job_id) == self.id.split(".")[0]
+
     def to_dict(self) -> dict:
         """The job as a probe set records it: scheduler, id, nodes, ppn and the hosts one by one, with their sources
         (the hosts null where scontrol cannot expand the node list: a probe needs them not)."""
@@ -178,7 +183,8 @@ def _route_to(peer: str) -> str | None:
 
 def recorded_job(result: Path) -> Job | None:
     """The job that produced ``result``, as the record beside it says (its name tagged with the job's id, see
-    :data:`RESULT`); None for a result without a tag or a record. InputError if the record is not Slurm's."""
+    :data:`RESULT`); None for a result without a tag or a record. InputError, naming the record and the variable, if
+    the record is not Slurm's."""
     found = RESULT.search(result.name)
     record = result.parent / RECORD.format(job=found["job"]) if found else None
     if record is None or not record.is_file():
@@ -188,7 +194,10 @@ def recorded_job(result: Path) -> Job | None:
     if environ.get("SLURM_JOB_ID") != found["job"]:
         raise InputError(str(record), "", f"is the record of job {found['job']} but says SLURM_JOB_ID="
                                      f"{environ.get('SLURM_JOB_ID', '(none)')}")
-    return _slurm(environ)
+    try:
+        return _slurm(environ)
+    except InputError as exc:  # named by its variable alone, as in the job's environment: the record holds it
+        raise InputError(str(record), exc.source, exc.detail) from None
 
 
 def steps_together(runs: list[Run]) -> list[Run]:

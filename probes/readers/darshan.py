@@ -42,6 +42,8 @@ The tags say in words, for every run of a job:
   lower bounds.
 - ``no_bandwidth``: the POSIX, MPI-IO or STDIO modules with records but no run, and why (``"STDIO: moved
   no bytes"``).
+- ``unmodelled``: the modules whose I/O goes around those three (DFS and DAOS, DAOS's file system and object
+  store) that moved bytes, and what they moved: iobound does not model them, so that I/O is not judged.
 
 and for every run of a module:
 
@@ -50,6 +52,8 @@ and for every run of a module:
   the histogram's bin with the most requests, or else the mean request size (bytes / requests).
 - ``access``: how random or sequential was judged (POSIX's sequential requests), or that the module does
   not record it (sequential assumed).
+- ``no_ceiling``: where the job moved more bytes through one of the ``unmodelled`` modules than through this
+  one: the run's rate is not what the job's I/O got, so it is held to no ceiling (``iobound check`` says so).
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ from pathlib import Path
 from probes.core.errors import ToolOutputError
 from probes.core.records import Job, Lustre, Placement
 from probes.core.run import Origin, Run
-from probes.core.units import Q_, Metric
+from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Access, Operation, Workload
 from probes.readers.darshan_extract import COUNTS, INSTALL, MODULES, NOT_A_LOG, PREFIX, looks_like, read_in_child
 
@@ -137,6 +141,10 @@ def runs_from(found: dict, *, source: str) -> list[Run]:
     partial = [name for name, info in found["modules"].items() if info["partial"]]
     if partial:
         tags.append(("partial", ",".join(partial) + ": the runtime ran out of memory for records; counts are lower bounds"))
+    beside = {module: sum(moved) for module, moved in found["beside"].items() if sum(moved) > 0}
+    unmodelled = _unmodelled(found["beside"]) if beside else ""
+    if unmodelled:
+        tags.append(("unmodelled", unmodelled))
     origin = Origin(path=source, line=None, tool="darshan", tool_version=job["lib_ver"] or None)
     runs, skipped = [], []
     for module in MODULES:
@@ -147,14 +155,37 @@ def runs_from(found: dict, *, source: str) -> list[Run]:
         if why:
             skipped.append(f"{module}: {why}")
             continue
-        runs.append(_module_run(module, io, processes, nodes, ppn, counted, tuple(tags), origin))
+        minor = _minor(module, io["derived"]["total_bytes"], beside)
+        own = tags + [("no_ceiling", minor)] if minor else tags
+        runs.append(_module_run(module, io, processes, nodes, ppn, counted, tuple(own), origin))
     if not runs:
         held = ", ".join(found["modules"]) or "none"
         reason = "; ".join(skipped) if skipped else f"no POSIX, MPI-IO or STDIO records (modules: {held})"
-        raise ToolOutputError(source, "modules", f"{reason}; iobound reads the bytes and I/O time of those modules")
+        raise ToolOutputError(source, "modules", f"{reason}; iobound reads the bytes and I/O time of those modules"
+                              + (f" (not {unmodelled})" if unmodelled else ""))
     if skipped:
         runs = [replace(run, tags=run.tags + (("no_bandwidth", "; ".join(skipped)),)) for run in runs]
     return runs
+
+
+def _unmodelled(beside: dict[str, list[int]]) -> str:
+    """The modules beside POSIX, MPI-IO and STDIO that moved bytes, what they moved, and why they are not judged."""
+    moved = ", ".join(f"{module} ({_size(read)} read, {_size(written)} written)" for module, (read, written)
+                      in beside.items() if read + written > 0)
+    return f"{moved}: DAOS's own interfaces (its file system, its objects), which iobound does not model"
+
+
+def _minor(module: str, moved: float, beside: dict[str, int]) -> str:
+    """Why a module's run is held to no ceiling ("" where it is not): the job moved more through a module iobound
+    does not model (DFS, DAOS) than through this one, whose rate is then not what the job's I/O got."""
+    largest = max(beside, key=beside.get, default=None)
+    if largest is None or moved >= beside[largest]:
+        return ""
+    return f"{module} moved {_size(moved)}, the job {_size(beside[largest])} through {largest}, which iobound does not model"
+
+
+def _size(moved: float) -> str:
+    return format_quantity(Q_(moved, "B"), Metric.SIZE)
 
 
 def _unreadable(module: str, io: dict) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from probes.core.errors import ToolOutputError
 from probes.core.patterns import Pattern
 
-__all__ = ["looks_like", "extract", "read_in_child", "time_limit", "mount_of", "read_here", "read_apart", "limit_memory", "MODULES", "PREFIX",
+__all__ = ["looks_like", "extract", "read_in_child", "time_limit", "mount_of", "read_here", "read_apart", "limit_memory", "MODULES", "BESIDE", "PREFIX",
            "COUNTS", "STREAMS", "INSTALL", "NOT_A_LOG"]
 
 INSTALL = "pip install 'iobound[darshan]'"
@@ -35,6 +35,9 @@ NOT_A_LOG = "not a Darshan log (expected its header: a version such as '3.21' an
 # the sniff works on the decoded head of the file as well as on its bytes.
 _HEADER = Pattern(r"\A[0-9]\.[0-9]{2}\x00{4}(?:75d\x00{5}|\x00{5}d57)")
 MODULES = ("POSIX", "MPI-IO", "STDIO")
+# Modules whose I/O goes around POSIX, MPI-IO and STDIO (DAOS's file system and its object store, in user space):
+# the bytes they moved are read to say what is not judged.
+BESIDE = ("DFS", "DAOS")
 # Per module, the counters' prefix.
 PREFIX = {"POSIX": "POSIX", "MPI-IO": "MPIIO", "STDIO": "STDIO"}
 # Metadata and other counters in a job's record, where the module records them.
@@ -151,14 +154,19 @@ def read_apart(path: str) -> dict:
 
 
 def _sniffed(path: str) -> None:
-    """Refuse a file whose first bytes are no Darshan log's header, before darshan-util reads it.
+    """Refuse a file that is no regular one (a FIFO put in a log's place would hold darshan-util's read for ever) or
+    whose first bytes are no Darshan log's header, before darshan-util reads it.
 
     Raises
     ------
     ToolOutputError
         If the file is not a Darshan log.
     """
-    with open(path, "rb") as file:
+    from probes.core.inputs import kind_of, not_regular
+
+    with open(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb") as file:  # a FIFO's open waits not
+        if (kind := kind_of(os.fstat(file.fileno()))) is not None:
+            raise ToolOutputError(path, "", not_regular(kind))
         head = file.read(16)
     if not looks_like(head):
         raise ToolOutputError(path, "", NOT_A_LOG)
@@ -182,8 +190,9 @@ def _child() -> None:
 
 
 def extract(path: str) -> dict:
-    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, Lustre, DXT hosts, and
-    the bytes each of the log's mount points moved.
+    """The numbers iobound uses from a log, as plain JSON values: job, modules, derived metrics, the bytes read and
+    written through the modules beside them (DFS, DAOS), Lustre, DXT hosts, and the bytes each of the log's mount
+    points moved.
 
     The records stay numpy arrays and go to darshan-util's accumulator as they are: PyDarshan's ``to_df`` and
     ``accumulate_records`` pass them through pandas and back, which took most of the read's time.
@@ -203,7 +212,7 @@ def _found(report, backend) -> dict:
     found = {"job": {"nprocs": int(job["nprocs"]), "jobid": int(job["jobid"]), "run_time": float(job["run_time"]),
                      "log_ver": str(job.get("log_ver", "")), "lib_ver": str(job["metadata"].get("lib_ver", ""))},
              "modules": {name: {"partial": bool(info["partial_flag"])} for name, info in report.modules.items()},
-             "io": {}, "lustre": [], "hosts": {}, "mounts": {}}
+             "io": {}, "beside": {}, "lustre": [], "hosts": {}, "mounts": {}}
     mounts = sorted((m for m, _ in report.mounts), key=len, reverse=True)
     for module in MODULES:
         if module not in report.modules:
@@ -224,6 +233,12 @@ def _found(report, backend) -> dict:
             "streams": _streams(module, files, names, counters, fcounters),
         }
         _by_mount(found["mounts"], module, files, mounts, names[0], counters)
+    for module in BESIDE:
+        if module in report.modules:
+            _, _, counters, _ = _records(report, backend, module)
+            names = backend.counter_names(module)
+            found["beside"][module] = [0 if counters is None else int(counters[:, names.index(f"{module}_BYTES_{op}")]
+                                                                      .clip(min=0).sum()) for op in ("READ", "WRITTEN")]
     if "LUSTRE" in report.modules:
         report.mod_read_all_lustre_records(dtype="dict", warnings=False)
         for record in report.records["LUSTRE"]:

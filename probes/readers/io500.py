@@ -116,7 +116,8 @@ def parse(text: str, *, source: str) -> list[Run]:
         ``("invalid", reason)`` where io500 marked the phase invalid (``[INVALID]``,
         ``[RESULT-invalid]``, ``; ERROR INVALID ...`` in result.txt, io500.sh's "[Warning] This
         cannot be official score"), ``("error", ...)`` for result.txt's other ``; ERROR`` lines,
-        ``("unscored", ...)`` for a phase outside the score. The version is io500's tag where printed
+        ``("unscored", ...)`` for a phase outside the score, ``("cut_short", ...)`` on every phase of a file
+        without io500's score (printed last: the run or the file was cut short). The version is io500's tag where printed
         (``io500-sc21``), else the era (``io500.sh``, ``prototype 2017``).
 
     Raises
@@ -157,6 +158,9 @@ def parse(text: str, *, source: str) -> list[Run]:
     else:
         raise ToolOutputError(source, "line 1", "expected an io500 results file ('[RESULT] ...' lines, "
                               f"'[ior-easy-write]' sections or the 2017 prototype's lines); found {beginning(text)}")
+    if not any(key == "score" for key, _ in tags):  # io500 prints its score last
+        tags = [*tags, ("cut_short", f"it holds {len(phases)} phase(s) and no io500 score, which io500 prints last: "
+                                     "the run stopped before its end or the file was cut")]
     runs = [run for phase in phases if (run := _run(phase, version, tags, source)) is not None]
     if not runs:
         last = max(sum(1 for _ in iter_lines(text)), 1)

@@ -260,10 +260,12 @@ def iter_list(lines: Iterable[str], *, source: str) -> Iterator[Submission]:
     if not looks_like_list(header):
         raise ToolOutputError(source, "line 1", "expected the io500 list database's submissions table as CSV, with "
                               f"columns {', '.join(_LIST_COLUMNS)}; found {(header.splitlines() or [''])[0][:80]!r}")
-    rows = csv.DictReader(itertools.chain((header,), lines))
+    # a spreadsheet saved in a locale whose decimal mark is a comma separates its fields with ";" and writes 16,85
+    semicolons = header.count(";") > header.count(",")
+    rows = csv.DictReader(itertools.chain((header,), lines), delimiter=";" if semicolons else ",")
     try:
         for row in rows:
-            yield _submission(_whole(row, rows, source), source, rows.line_num)
+            yield _submission(_whole(row, rows, source), source, rows.line_num, decimal="," if semicolons else ".")
     except csv.Error as exc:
         raise ToolOutputError(source, f"line {rows.line_num}", f"is not CSV the list database writes: {exc}") from None
 
@@ -303,7 +305,7 @@ def _whole(row: dict[str, str | None], rows: csv.DictReader, source: str) -> dic
     return row
 
 
-def _submission(row: dict[str, str | None], source: str, line: int) -> Submission:
+def _submission(row: dict[str, str | None], source: str, line: int, decimal: str = ".") -> Submission:
     row = {key: value or "" for key, value in row.items() if key is not None}
     where = f"line {line}"
     fields = {key.removeprefix(_PREFIX): value for key, value in row.items() if key.startswith(_PREFIX)}
@@ -316,7 +318,7 @@ def _submission(row: dict[str, str | None], source: str, line: int) -> Submissio
         if not text:
             continue
         try:
-            value = float(text)
+            value = float(text.replace(decimal, "."))
         except ValueError:
             value = math.nan
         if not math.isfinite(value):

@@ -121,6 +121,7 @@ class Catalogue:
     prices_file: str = ""
     lines: tuple[Line, ...] = ()
     gateways: tuple[Part, ...] = ()
+    unconverted: str = ""  # the currency of the prices a file in another one left out (they are not converted)
 
     @property
     def every(self) -> tuple[Part, ...]:
@@ -211,7 +212,8 @@ def load_catalogue(files: tuple[str | Path, ...] = (), prices: str | Path | None
             return tuple(p if currency == catalogue.currency else replace(p, price=None, price_source="", price_range=None)
                          for p in parts if (_table(p), p.name) not in names)
         catalogue = Catalogue(kept(catalogue.parts) + added.parts, currency, catalogue.files + (str(file),),
-                              kept(catalogue.switches) + added.switches, gateways=kept(catalogue.gateways) + added.gateways)
+                              kept(catalogue.switches) + added.switches, gateways=kept(catalogue.gateways) + added.gateways,
+                              unconverted=catalogue.unconverted if currency == catalogue.currency else catalogue.currency)
     _check_references(catalogue)
     return catalogue if prices is None else _priced(catalogue, Path(prices))
 
@@ -440,7 +442,8 @@ def _priced(catalogue: Catalogue, path: Path) -> Catalogue:
         return tuple(replace(p, **prices[_table(p), p.name]) if (_table(p), p.name) in prices
                      else p if same else replace(p, price=None, price_source="", price_range=None) for p in parts)
     return Catalogue(priced(catalogue.parts), currency, catalogue.files + (source,), priced(catalogue.switches),
-                     frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines), priced(catalogue.gateways))
+                     frozenset(f"{t}.{n}" for t, n in prices), source, tuple(lines), priced(catalogue.gateways),
+                     catalogue.unconverted if same else catalogue.currency)
 
 
 def _line(name: str, body: dict, source: str, where: str) -> Line:
