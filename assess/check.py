@@ -77,7 +77,7 @@ def check_runs(topology: Topology, runs: Iterable[Run], *, clients: tuple[str, .
             raised, narrowings = raised_by[id(own)]
             key = tuple((n.component, canonical(n.least)) for n in narrowings)
             if key not in narrowed_models:
-                narrowed_models[key] = Model(raised) if narrowings else whole
+                narrowed_models[key] = whole.narrowed(raised) if narrowings else whole
             model = narrowed_models[key]
         if topology.kv_cache and is_kv_storage(run):  # a serving node's offload: its tiers judge it
             judgement = kv_judgement(topology, run, tolerance)

@@ -76,6 +76,10 @@ class Narrowing:
     witness: Witness
 
     def __str__(self) -> str:
+        return self._said
+
+    @functools.cached_property
+    def _said(self) -> str:  # said once: a list's review cites a narrowing in every phase whose least it raised
         sign = "≤" if self.stated.metric is Metric.LATENCY else "≥"
         return f"{self.component} {sign} {format_quantity(self.least, unit=self.stated.unit)} (of {self.stated.span()})"
 
@@ -186,7 +190,7 @@ def _as_used(component: Component, operation: Operation) -> Component | None:
 def cited(finding: Finding, ceiling: Ceiling, narrowings: tuple[Narrowing, ...]) -> Finding:
     """A ceiling finding that rests on the ceiling's least, saying which witnesses raised the ranges on its path (the
     finding as it is where none did, or where it stands on the high end alone: ABOVE-CEILING)."""
-    if finding.code not in CEILING_CODES or finding.code == "ABOVE-CEILING":
+    if not narrowings or finding.code not in CEILING_CODES or finding.code == "ABOVE-CEILING":
         return finding
     path = {c for layer in ceiling.layers for c in layer.components} | set(ceiling.binding)
     used = [n for n in narrowings if _as_used(n.component, ceiling.workload.operation) in path]

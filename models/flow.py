@@ -17,7 +17,7 @@ import functools
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from probes.core.units import Metric, canonical
 from probes.core.workload import Access, Operation, Workload
@@ -149,8 +149,8 @@ class FlowNetwork:
 
     def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...], shared: dict | None = None):
         """``shared``: what the networks of ``topology`` share, filled as made (None: made here): a group's chain
-        is the same in every network of one shape whatever its clients (networks with the same edges share their
-        graph in any topology: :func:`_structure`)."""
+        is the same in every network of one shape whatever its clients (networks with the same edges and layers share
+        their graph in any topology: :func:`_skeleton`)."""
         self.topology, self.shape, self.clients = topology, shape, clients
         self._shared = {} if shared is None else shared
         self.op = shape.operation.value
@@ -172,17 +172,10 @@ class FlowNetwork:
                                     f"bound): {', '.join(self.sizeless)}")
         if shape.unbounded:
             self.assumptions.append(shape.unbounded)
-        nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in self.edges for x in edge]))
-        edges = self.edges if shape.operation is not Operation.READ else [(v, u) for u, v in self.edges]
-        source, sink = (STORAGE, CLIENTS) if shape.operation is Operation.READ else (CLIENTS, STORAGE)
-        self.graph, series = _structure(tuple(nodes), tuple(edges), source, sink)
-        self._edges_of = {layer: [i for i, s in enumerate(self.stages) if s and s.layer == layer]
-                          for layer in dict.fromkeys(s.layer for s in self.limited)}
         self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
-        self.in_series = {layer: series.edges_of(edges) for layer, edges in self._edges_of.items()}
+        self.graph, self._edges_of, self.in_series, self._figures_of = _skeleton(
+            tuple(self.edges), tuple(s and s.layer for s in self.stages), shape.operation is Operation.READ)
         self._limits: dict[tuple, Limit] = {}
-        # each layer's figures picked out of all edges' in one call: the key of the cuts it found
-        self._figures_of = {layer: operator.itemgetter(*edges) for layer, edges in self._edges_of.items()}
         # what the workload does not change, filled in once: the unlimited edges and the constant stages
         self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
         self._varying = [(i, s) for i, s in enumerate(self.stages) if s is not None and s.scale != Scale.CONSTANT]
@@ -408,12 +401,30 @@ class FlowNetwork:
         return len(STAGES[kind]) - (kind is Kind.SERVER and not self.shape.cached)
 
 
+class _Skeleton(NamedTuple):
+    """What a network's structure alone decides: its graph, each layer's edges, the edges of each layer in series
+    (None: solve it), and a picker of each layer's figures out of all edges' (the key of the cuts found)."""
+
+    graph: FlowGraph
+    edges_of: dict[str, tuple[int, ...]]
+    in_series: dict[str, tuple[int, ...] | None]
+    figures_of: dict[str, Callable[[list[float]], object]]
+
+
 @functools.lru_cache(maxsize=1024)
-def _structure(nodes: tuple[str, ...], edges: tuple[tuple[str, str], ...], source: str,
-               sink: str) -> tuple[FlowGraph, _Series]:
-    """The graph and its layers in series of one network structure, made once in a process: both depend on the
-    edges alone, and solving what a run implies builds thousands of networks of a few structures."""
-    return FlowGraph(list(nodes), list(edges), source, sink), _Series(list(edges), source, sink)
+def _skeleton(edges: tuple[tuple[str, str], ...], layers: tuple[str | None, ...], read: bool) -> _Skeleton:
+    """The skeleton of a network of ``edges`` as writes move (reversed for a ``read``), each of a layer's stage or
+    None (unlimited), made once in a process: solving what a run implies builds thousands of networks of a few
+    structures, in any topology."""
+    nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in edges for x in edge]))
+    edges = [(v, u) for u, v in edges] if read else list(edges)
+    source, sink = (STORAGE, CLIENTS) if read else (CLIENTS, STORAGE)
+    series = _Series(edges, source, sink)
+    edges_of = {layer: tuple(i for i, named in enumerate(layers) if named == layer)
+                for layer in dict.fromkeys(named for named in layers if named is not None)}
+    return _Skeleton(FlowGraph(nodes, edges, source, sink), edges_of,
+                     {layer: series.edges_of(list(found)) for layer, found in edges_of.items()},
+                     {layer: operator.itemgetter(*found) for layer, found in edges_of.items()})
 
 
 class _Series:

@@ -29,7 +29,7 @@ from topologies.topology import Component, Group, Kind, Topology
 if TYPE_CHECKING:
     from pint import Quantity
 
-__all__ = ["ceiling", "unlimited", "LAYERS"]
+__all__ = ["ceiling", "bound", "unlimited", "LAYERS"]
 
 LAYERS = ("round trips", "metadata servers", "metadata journal", "shared directory")
 # The operations that make a record durable on the metadata devices: bound by the servers' journal.
@@ -57,8 +57,29 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
     TopologyError
         If the topology states nothing that limits metadata operations.
     """
-    op = workload.operation.value
     values = _Values(workload, counts)
+    limits, assumptions = _limits(topology, workload, clients, counts, values)
+    layers = [LayerLimit(name, rate(value, Metric.OPERATION_RATE), components,
+                         lambda terms=terms: (tuple(terms()), values.made)) for name, value, components, terms in limits]
+    value = min(limit[1] for limit in limits)
+    binding = [layer for layer, limit in zip(layers, limits) if math.isclose(limit[1], value, rel_tol=TIE)]
+    return Ceiling(workload, rate(value, Metric.OPERATION_RATE), tuple(c for layer in binding for c in layer.components),
+                   tuple(layer.layer for layer in binding), tuple(layers), tuple(assumptions), Metric.OPERATION_RATE)
+
+
+def bound(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int]) -> float:
+    """The value alone of :func:`ceiling` (op/s), without its layers: for solving what a run implies (thousands)."""
+    return min(limit[1] for limit in _limits(topology, workload, clients, counts, _Values(workload, counts))[0])
+
+
+# One limit of a metadata ceiling: its layer's name, value (op/s), components, and the maker of its terms.
+_Limit = tuple[str, float, tuple[Component, ...], Callable[[], list]]
+
+
+def _limits(topology: Topology, workload: Workload, clients: tuple[str, ...], counts: dict[str, int],
+            values: _Values) -> tuple[list[_Limit], list[str]]:
+    """The limits of :func:`ceiling` (at least one), and what it assumes."""
+    op = workload.operation.value
     servers = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
                if (c := g.capacity("metadata", op)) is not None and c.value is not None]
     layers, assumptions = [], []
@@ -73,7 +94,7 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
         def terms() -> list[str]:
             return [values.symbol("MD", g, v) + "*" + values.counted(g) for g, v in servers]
         total = math.fsum(g.count * canonical(v) for g, v in servers)
-        layers.append(_layer("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms, values))
+        layers.append(("metadata servers", total, tuple(Component(g.name, "metadata") for g, _ in servers), terms))
         journal = _journal(topology, values) if op in _JOURNALED else None
         if journal:
             layers.append(journal)
@@ -91,14 +112,11 @@ def ceiling(topology: Topology, workload: Workload, clients: tuple[str, ...], co
     if not layers:
         raise TopologyError(topology.path, "servers", unlimited(topology, workload, clients) or
                             f"no metadata limit applies to {op} operations")
-    value = min(canonical(layer.value) for layer in layers)
-    binding = [layer for layer in layers if math.isclose(canonical(layer.value), value, rel_tol=TIE)]
-    return Ceiling(workload, rate(value, Metric.OPERATION_RATE), tuple(c for layer in binding for c in layer.components),
-                   tuple(layer.layer for layer in binding), tuple(layers), tuple(assumptions), Metric.OPERATION_RATE)
+    return layers, assumptions
 
 
 def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str, int], workload: Workload,
-                 values: _Values) -> LayerLimit | None:
+                 values: _Values) -> _Limit | None:
     """n·p·q / (RTT + L) per client group, summed; None when no client group's network states its rtt."""
     latency = least(topology.of_kind(Kind.SERVER), "latency")
     waiting, components, total = [], [], 0.0
@@ -115,10 +133,10 @@ def _round_trips(topology: Topology, clients: tuple[str, ...], counts: dict[str,
         return [quotient(f"{count(name)}*{PPN}*{DEPTH}", " + ".join(values.symbol(prefix, group, value)
                                                                   for prefix, _, value, group in waits))
                 for name, waits in waiting]
-    return _layer("round trips", total, tuple(dict.fromkeys(components)), terms, values) if waiting else None
+    return ("round trips", total, tuple(dict.fromkeys(components)), terms) if waiting else None
 
 
-def _journal(topology: Topology, values: _Values) -> LayerLimit | None:
+def _journal(topology: Topology, values: _Values) -> _Limit | None:
     """Σ count·JOURNAL over the server groups that state what their devices make durable; None where none does."""
     stating = [(g, c.value) for g in topology.of_kind(Kind.SERVER)
                if (c := g.capacity("journal")) is not None and c.value is not None]
@@ -128,7 +146,7 @@ def _journal(topology: Topology, values: _Values) -> LayerLimit | None:
     def terms() -> list[str]:
         return [values.symbol("J", g, v) + "*" + values.counted(g) for g, v in stating]
     total = math.fsum(g.count * canonical(v) for g, v in stating)
-    return _layer("metadata journal", total, tuple(Component(g.name, "journal") for g, _ in stating), terms, values)
+    return "metadata journal", total, tuple(Component(g.name, "journal") for g, _ in stating), terms
 
 
 def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
@@ -136,7 +154,7 @@ def _spread(servers: list[tuple[Group, Quantity]], op: str) -> bool:
     return any((stated := g.capacity("directory", op)) is not None and stated.value is None for g, _ in servers)
 
 
-def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) -> LayerLimit:
+def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) -> _Limit:
     """One directory: at the ``directory`` rate its servers state (its lock, or striped over them), else on one
     metadata server at that server's rate; the best group's.
 
@@ -149,8 +167,7 @@ def _directory(servers: list[tuple[Group, Quantity]], values: _Values, op: str) 
         return canonical(speed), "MD", "metadata", speed
     limit, (group, _) = max(((own(g, v), (g, v)) for g, v in servers), key=lambda pair: pair[0][0])
     speed, prefix, key, value = limit
-    return _layer("shared directory", speed, (Component(group.name, key),),
-                  lambda: [values.symbol(prefix, group, value)], values)
+    return "shared directory", speed, (Component(group.name, key),), lambda: [values.symbol(prefix, group, value)]
 
 
 class _Values:
@@ -174,7 +191,3 @@ class _Values:
         self.made[f"n_{group.name}"] = group.count
         return count(group.name)
 
-
-def _layer(name: str, value: float, components: tuple[Component, ...], terms: Callable[[], list],
-           values: _Values) -> LayerLimit:
-    return LayerLimit(name, rate(value, Metric.OPERATION_RATE), components, lambda: (tuple(terms()), values.made))

@@ -49,11 +49,14 @@ class Model:
         self.topology = topology
         self._networks: dict[tuple[Shape, tuple[str, ...]], FlowNetwork] = {}
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
-        self._kept: dict[tuple[str, int], dict] = {}  # the chains a varied model takes over (see varied)
+        self._kept: dict[tuple[frozenset[str], int], dict] = {}  # the chains a changed model takes over (_chains_but)
+        self._narrowed_from: tuple[Model, frozenset[str]] | None = None  # the model narrowed, and the groups raised
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
         self._memory: dict[tuple, Memory] = {}
+        self._placed: dict[tuple, tuple[tuple[str, ...], dict[str, int]]] = {}  # nodes() found, shared with the
+        # models made from this one (low, stated, varied): their groups and counts are its own
 
     @functools.cached_property
     def content(self) -> solved.Content:
@@ -81,6 +84,10 @@ class Model:
             return self
         if self._low is None:
             self._low = Model(self.topology.at_ends(favourable=False))
+            self._low._placed = self._placed
+            if self._narrowed_from is not None:  # the low end of the model narrowed, but for the groups raised
+                origin, raised = self._narrowed_from
+                self._low._shared = origin.low._chains_but(raised)
         return self._low
 
     @property
@@ -91,17 +98,34 @@ class Model:
         if self._stated is None:
             self._stated = Model(self.topology.replaced({place: Capacity(None, c.metric, c.source)
                                                          for place, c in self.assumed.items()}))
+            self._stated._placed = self._placed
         return self._stated
 
     def varied(self, place: Component, capacity: Capacity) -> Model:
         """The model with the figure at ``place`` replaced by ``capacity``, keeping the chains made of the other groups:
         a chain is its group's figures alone, but for the time per request (which crosses the path)."""
         model = Model(self.topology.replaced({place: capacity}))
-        key = (place.group, len(self._shared))  # the chains made so far, found once for each group varied
+        model._shared = self._chains_but(frozenset((place.group,)))  # the varied model adds its own group's chain
+        model._placed = self._placed
+        return model
+
+    def _chains_but(self, groups: frozenset[str]) -> dict:
+        """The chains made so far of the groups but ``groups`` (whose figures a model made from this one changes),
+        but for those with a time per request (which crosses the path): found once for each ``groups``, a copy."""
+        key = (groups, len(self._shared))
         if key not in self._kept:
-            self._kept[key] = {(shape, group): parts for (shape, group), parts in self._shared.items() if group !=
-                               place.group and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
-        model._shared = dict(self._kept[key])  # the varied model adds its own group's chain
+            self._kept[key] = {(shape, group): parts for (shape, group), parts in self._shared.items() if group not in
+                               groups and not any(s is not None and s.scale == Scale.REQUESTS for s in parts[1])}
+        return dict(self._kept[key])
+
+    def narrowed(self, topology: Topology) -> Model:
+        """The model of ``topology``, this one's with ranges' least favourable ends raised (as witnesses raise them,
+        :func:`assess.witness.narrowed`): the values, a range's most favourable end, are this one's, and a flow network
+        reads the values alone, so it takes over this one's networks, chains and cuts found (each judged run asks)."""
+        model = Model(topology)
+        model._networks, model._shared, model._placed = self._networks, self._shared, self._placed
+        model._narrowed_from = self, frozenset(g.name for g, was in zip(topology.groups, self.topology.groups)
+                                               if g is not was)  # its low end takes over the others' chains
         return model
 
     def stated_bound(self, workload: Workload, clients: tuple[str, ...] | None = None) -> float:
@@ -140,6 +164,13 @@ class Model:
             If a group is unknown, or the workload names a node count but several groups
             run it, or more nodes than its group has.
         """
+        key = (clients, workload.nodes)
+        found = self._placed.get(key)
+        if found is None:  # a search for an implied figure asks thousands of times: found once
+            found = self._placed[key] = self._place(workload, clients)
+        return found[0], dict(found[1])
+
+    def _place(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
         topology = self.topology
         names = tuple(g.name for g in topology.of_kind(Kind.CLIENT))
         chosen = tuple(dict.fromkeys(clients)) if clients else names
@@ -206,7 +237,7 @@ class Model:
             return canonical(self._mixed(workload, clients, False).value)
         chosen, counts = self.nodes(workload, clients)
         if workload.operation.is_metadata:
-            return canonical(metadata.ceiling(self.topology, workload, chosen, counts).value)
+            return metadata.bound(self.topology, workload, chosen, counts)
         value = self.cut(self.network(self.shape(workload), chosen), workload, counts).value
         shared = self._shared_nodes(workload, counts)
         return min(value, shared[1]) if shared else value

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, given, settings, strategies as st
 
 from probes.core.errors import TopologyError
-from probes.core.units import Q_, Metric
+from probes.core.units import Q_, Metric, canonical
 from probes.core.workload import Operation, Workload
 from models.implied import implied
 from models.predict import Model
@@ -203,6 +203,16 @@ def test_the_interval_holds_every_ceiling_sampled_inside_the_ranges(doc, workloa
             inside[place] = capacity.at(Q_(worst + chooser.random() * (best - worst), capacity.value.units))
         sampled = Model(model.topology.replaced(inside)).bound(workload)
         assert low * (1 - 1e-9) <= sampled <= high * (1 + 1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(systems(), workloads(), st.data())
+def test_the_bound_a_search_solves_is_the_ceilings_value_to_the_last_bit(doc, workload, data):
+    """What the search for an implied figure solves thousands of times (the value alone, a metadata one without its
+    layers) is the ceiling's value exactly: the figures it finds are those a ceiling gives."""
+    model = _model(_ranged(doc, data.draw))
+    assert _bound(model, workload) == canonical(model.ceiling(workload).value)
+    assert model.low.bound(workload) == canonical(model.low.ceiling(workload).value)
 
 
 @settings(max_examples=80, deadline=None)

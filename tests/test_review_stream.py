@@ -115,3 +115,22 @@ def test_a_generator_of_submissions_is_reviewed_whole_though_review_goes_through
                    if s.id in ("9", "22", "3")]
     given = [r.to_dict() for r in review(s for s in submissions)]
     assert len(given) == 3 and given == [r.to_dict() for r in review(submissions)]
+
+
+def test_a_review_leaves_the_garbage_collector_as_it_found_it(listed):
+    """The review keeps what its first pass made out of the collector's walks while it judges (gc.freeze), and gives
+    it back when done or left part way; what the process froze itself stays frozen."""
+    submissions = [s for s in read_list(listed.read_text(encoding="utf-8"), source=str(listed))
+                   if s.id in ("9", "22", "3")]
+    judged = review(submissions)
+    next(judged)
+    assert gc.get_freeze_count() > 0
+    judged.close()
+    assert gc.get_freeze_count() == 0
+    assert len(list(review(submissions))) == 3 and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(list(review(submissions))) == 3 and gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

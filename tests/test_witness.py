@@ -18,6 +18,7 @@ from probes.core.run import Origin, Run
 from probes.core.units import Q_, Metric
 from probes.core.workload import Operation, Workload
 from probes.readers.io500_system import read_list
+from models import solved
 from models.predict import Model
 from topologies.bundled import load_example, read_runs
 from topologies.described.io500 import describe
@@ -163,3 +164,6 @@ def test_narrowing_never_moves_a_range_past_its_most_nor_above_the_witness(doc, 
     after = Model(raised)
     assert after.low.bound(workload) <= target * (1 + 1e-6)
     assert after.bound(workload) == pytest.approx(high, rel=1e-9)
+    ceiling = after.ceiling(workload)
+    solved.forget()  # what the narrowed model takes over of the model it came from gives the same ceiling
+    assert model.narrowed(raised).ceiling(workload) == ceiling

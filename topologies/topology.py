@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,7 @@ class Kind(enum.Enum):
     NETWORK = "networks"
     SERVER = "servers"
     DEVICE = "devices"
+    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
     @property
     def rank(self) -> int:
@@ -407,14 +408,22 @@ class Topology:
 
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
-        touched = {place.group for place in changes if place.link is None}
-        groups = tuple(replace(g, capacities={key: changes.get(Component(g.name, key), c) for key, c in g.capacities.items()})
-                       if g.name in touched else g for g in self.groups)  # the model asks thousands: copy what changes
+        by_group: dict[str, dict[str, Capacity]] = {}
+        for place, capacity in changes.items():
+            if place.link is None:
+                by_group.setdefault(place.group, {})[place.key] = capacity
+        made_groups = {g.name: _with(g, capacities=g.capacities | {key: capacity for key, capacity in
+                                                                   by_group[g.name].items() if key in g.capacities})
+                       for g in self.groups if g.name in by_group}  # the model asks thousands: copy what changes
+        groups = tuple(made_groups.get(g.name, g) for g in self.groups)
         links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
             Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
-        made = replace(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
+        made = _with(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
         made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
             "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
+        made.__dict__["_named"] = self._named | made_groups  # the same groups by name and kind, in the same order
+        made.__dict__["_kinds"] = {kind: tuple(made_groups.get(g.name, g) for g in kept)
+                                   for kind, kept in self._kinds.items()}
         return made
 
     def at_ends(self, favourable: bool) -> Topology:
@@ -431,6 +440,17 @@ class Topology:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
         return tuple(g for g in self.of_kind(kind) if g.name in linked)
+
+
+def _with(made: Group | Topology, **changes) -> Group | Topology:
+    """A group or topology with ``changes`` to its fields, as dataclasses.replace makes it (neither checks itself after
+    __init__) but without passing every field through __init__ again: a search for an implied figure makes thousands."""
+    copy = object.__new__(type(made))
+    copy.__dict__.update({name: made.__dict__[name] for name in _FIELDS[type(made)]}, **changes)
+    return copy
+
+
+_FIELDS = {kind: tuple(f.name for f in fields(kind)) for kind in (Group, Topology)}
 
 
 def capacity_json(c: Capacity | None) -> dict | None:

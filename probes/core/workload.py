@@ -46,6 +46,7 @@ class Operation(enum.Enum):
     RENAME = "rename"
     REMOVE = "remove"
     FIND = "find"
+    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
     @property
     def is_metadata(self) -> bool:
@@ -57,6 +58,7 @@ class Access(enum.Enum):
 
     SEQUENTIAL = "sequential"
     RANDOM = "random"
+    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
 
 @dataclass(frozen=True, slots=True)
