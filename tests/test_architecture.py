@@ -270,3 +270,9 @@ def test_a_command_reads_the_batch_jobs_environment_through_one_module():
     """The job a command runs in describes that command's own run, not the results it judges: assess/cli/job.py is
     where a command asks for it, and says when it takes it (a result from another job is never placed on its nodes)."""
     assert _lines_matching(r"\bcurrent_job\(", ("assess",), besides=("assess/cli/job.py",)) == []
+
+
+def test_only_a_lists_review_sets_the_garbage_collector_aside():
+    """gc.freeze keeps what a list's review holds out of the collector's walks, and gives it back when the review
+    ends: a process-wide setting no other module takes."""
+    assert _lines_matching(r"\bgc\.(freeze|unfreeze)\(", besides=("assess/review.py",)) == []
