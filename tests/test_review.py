@@ -272,7 +272,7 @@ def pages(listed, reviewed, tmp_path_factory):
 @pytest.mark.slow
 def test_review_json_is_versioned_and_carries_each_topology(pages):
     doc = json.loads((pages.parent / "review.json").read_text(encoding="utf-8"))
-    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.3")
+    assert (doc["format"], doc["format_version"]) == ("iobound/review", "1.4")
     phases = [p["verdict"] for submission in doc["submissions"] for p in submission["phases"]]
     assert len(phases) == 4259 and set(phases) >= {"POSSIBLE-IF", UNJUDGED} and "ABOVE-CEILING" not in phases
     assert "ABOVE-PUBLISHED" not in phases
