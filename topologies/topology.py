@@ -31,7 +31,6 @@ class Kind(enum.Enum):
     NETWORK = "networks"
     SERVER = "servers"
     DEVICE = "devices"
-    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
     @property
     def rank(self) -> int:

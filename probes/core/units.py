@@ -85,7 +85,6 @@ class Metric(enum.Enum):
     LATENCY = ("latency", "s")
     SIZE = ("size", "B")
     EVENT_RATE = ("event rate", "ev/s")
-    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
     def __init__(self, label: str, unit: str):
         self.label = label

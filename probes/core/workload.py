@@ -46,7 +46,6 @@ class Operation(enum.Enum):
     RENAME = "rename"
     REMOVE = "remove"
     FIND = "find"
-    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
     @property
     def is_metadata(self) -> bool:
@@ -58,7 +57,6 @@ class Access(enum.Enum):
 
     SEQUENTIAL = "sequential"
     RANDOM = "random"
-    __hash__ = object.__hash__  # by identity in C, not by name in Python: models look members up millions of times
 
 
 @dataclass(frozen=True, slots=True)
