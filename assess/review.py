@@ -212,13 +212,13 @@ class _Evidence:
 
     def __init__(self) -> None:
         self.witnesses: list[tuple[int, Witness]] = []
-        self._seen: dict[tuple, int] = {}
+        self._seen: set[tuple] = set()
 
     def add(self, index: int, submission: str, found: tuple[Witness, ...]) -> None:
         for w in found:
             key = _alike(w)
-            if self._seen.get(key, 0) < 1:
-                self._seen[key] = self._seen.get(key, 0) + 1
+            if key not in self._seen:
+                self._seen.add(key)
                 self.witnesses.append((index, replace(w, of=f"submission {submission}")))
 
     def others(self, index: int, runs: tuple[Run, ...]) -> tuple[Witness, ...]:
