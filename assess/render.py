@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from probes.core.document import dumps, envelope
-from probes.core.units import Q_, Metric, canonical, display_unit, format_quantity, format_value
+from probes.core.units import Q_, Metric, canonical, display_unit, format_percent, format_quantity, format_value
 from assess.findings import Severity
 
 if TYPE_CHECKING:
@@ -158,18 +158,11 @@ RATIO_LEGEND = "ratio: measured over the ceiling; where it is a range (least–m
 def share(ratio: float, most: Quantity, least: Quantity | None = None) -> str:
     """A result's share of its ceiling (``ratio``: over its ``most``) in percent; where the ceiling is a range, over its
     most and over its ``least`` (``1–3%``, as :data:`RATIO_LEGEND` says); a share that rounds to 0 % with two digits."""
-    over_most = _percent(ratio)
+    over_most = format_percent(ratio)
     if least is None or ratio == 0:  # no range, or nothing measured
         return f"{over_most}%"
-    over_least = _percent(ratio * canonical(most) / canonical(least))
+    over_least = format_percent(ratio * canonical(most) / canonical(least))
     return f"{over_most}%" if over_least == over_most else f"{over_most}–{over_least}%"
-
-
-def _percent(ratio: float) -> str:
-    """``25``: percent, with two digits what would round to 0 (``0.012``), and ``<0.01`` below that (no ``2.5e-05``)."""
-    if 0 < ratio < 0.0001:
-        return "<0.01"
-    return f"{ratio * 100:.2g}" if 0 < ratio < 0.005 else f"{ratio * 100:,.0f}"
 
 
 def ratio_legend(judgements: Sequence[Judgement]) -> str:

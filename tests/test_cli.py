@@ -217,6 +217,8 @@ def test_check_json(capsys):
     ((1080, 1100, 1090), "AT-CEILING", "is at the ceiling of 1,100 MiB/s (99%)"),
     ((300, 1100), None, None),   # a 64 % mean is neither at the ceiling nor (with this noise) surely far below
     ((100, 110, 105), "FAR-BELOW", "reaches only 10%"),
+    ((0.2, 0.21, 0.205), "FAR-BELOW", "reaches only 0.019% of"),  # a share that rounds to 0 keeps two digits
+    ((0.01, 0.011, 0.0105), "FAR-BELOW", "reaches only <0.01% of"),
 ])
 def test_repetitions_are_judged_each_and_by_their_interval(capsys, tmp_path, samples, code, wording):
     results = tmp_path / "reps.csv"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 
 from probes.core.run import Run
 from probes.core.stats import CONFIDENCE, Summary
-from probes.core.units import Metric, Q_, format_quantity, magnitude_in, quantity_json
+from probes.core.units import Metric, Q_, format_percent, format_quantity, magnitude_in, quantity_json
 from models.ceiling import Ceiling, Implied
 from models.layers import NETWORK_LAYERS, SERVER_LAYERS
 from assess.findings.bands import BELOW, FAR_BELOW, TOLERANCE
@@ -150,7 +150,7 @@ def left_out(ceiling: Ceiling) -> str:
 
 def _far_below(label, op, measured, share: float, ceiling: Ceiling, where: str, evidence) -> Finding:
     """FAR-BELOW: a warning where the ceiling models what the run does; information naming what it leaves out elsewhere."""
-    said = (f"{op} of {format_quantity(measured)} reaches only {share:.0%} of the {format_quantity(ceiling.least)} "
+    said = (f"{op} of {format_quantity(measured)} reaches only {format_percent(share)}% of the {format_quantity(ceiling.least)} "
             f"that {where} would allow{_at_least(ceiling)}")
     missing = left_out(ceiling)
     if missing:

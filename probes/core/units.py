@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # pint loads with the first quantity, not with this module: -
     from pint import Quantity
 
 __all__ = ["registry", "ureg", "Q_", "Quantity", "Metric", "parse_quantity", "parse_unit", "require", "unit_fits",
-           "format_quantity", "format_value", "display_unit", "family_unit", "quantity_json", "quantity_from_json", "canonical",
-           "magnitude_in"]
+           "format_quantity", "format_percent", "format_value", "display_unit", "family_unit", "quantity_json",
+           "quantity_from_json", "canonical", "magnitude_in"]
 
 
 def Q_(value, unit=None) -> Quantity:
@@ -316,6 +316,14 @@ def format_quantity(q: Quantity, metric: Metric | None = None, unit: str | pint.
     else:
         chosen = _unit(unit) if isinstance(unit, str) else unit
     return _figure(_magnitude_in(q, chosen), chosen)
+
+
+def format_percent(ratio: float) -> str:
+    """``ratio`` in percent without the sign: ``25``; two digits where it would round to 0 (``0.012``) and ``<0.01``
+    below that (no ``2.5e-05``), so that a share nobody reached is never shown as a bare 0."""
+    if 0 < ratio < 0.0001:
+        return "<0.01"
+    return f"{ratio * 100:.2g}" if 0 < ratio < 0.005 else f"{ratio * 100:,.0f}"
 
 
 def format_value(value: float, unit: str, shown: str | pint.Unit) -> str:
