@@ -174,7 +174,7 @@ class FlowNetwork:
             self.assumptions.append(shape.unbounded)
         self.noted = tuple(dict.fromkeys(self.assumptions))  # each assumption once, in the order noted
         self.graph, self._edges_of, self.in_series, self._figures_of = _skeleton(
-            tuple(self.edges), tuple(s and s.layer for s in self.stages), shape.operation is Operation.READ)
+            _numbered(self.edges), tuple(s and s.layer for s in self.stages), shape.operation is Operation.READ)
         self._limits: dict[tuple, Limit] = {}
         # what the workload does not change, filled in once: the unlimited edges and the constant stages
         self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
@@ -411,14 +411,21 @@ class _Skeleton(NamedTuple):
     figures_of: dict[str, Callable[[list[float]], object]]
 
 
+def _numbered(edges: list[tuple[str, str]]) -> tuple[tuple[int, int], ...]:
+    """``edges`` between nodes numbered in the order they first appear, CLIENTS 0 and STORAGE 1: networks alike but for
+    their groups' names (one client group or another of the same build) then share one skeleton."""
+    number = {CLIENTS: 0, STORAGE: 1}
+    return tuple((number.setdefault(u, len(number)), number.setdefault(v, len(number))) for u, v in edges)
+
+
 @functools.lru_cache(maxsize=1024)
-def _skeleton(edges: tuple[tuple[str, str], ...], layers: tuple[str | None, ...], read: bool) -> _Skeleton:
-    """The skeleton of a network of ``edges`` as writes move (reversed for a ``read``), each of a layer's stage or
-    None (unlimited), made once in a process: solving what a run implies builds thousands of networks of a few
-    structures, in any topology."""
-    nodes = list(dict.fromkeys([CLIENTS, STORAGE] + [x for edge in edges for x in edge]))
+def _skeleton(edges: tuple[tuple[int, int], ...], layers: tuple[str | None, ...], read: bool) -> _Skeleton:
+    """The skeleton of a network of ``edges`` (between nodes numbered by :func:`_numbered`) as writes move (reversed
+    for a ``read``), each of a layer's stage or None (unlimited), made once in a process: solving what a run implies
+    builds thousands of networks of a few structures, in any topology."""
+    nodes = max((x for edge in edges for x in edge), default=1) + 1
     edges = [(v, u) for u, v in edges] if read else list(edges)
-    source, sink = (STORAGE, CLIENTS) if read else (CLIENTS, STORAGE)
+    source, sink = (1, 0) if read else (0, 1)
     series = _Series(edges, source, sink)
     edges_of = {layer: tuple(i for i, named in enumerate(layers) if named == layer)
                 for layer in dict.fromkeys(named for named in layers if named is not None)}
@@ -434,10 +441,10 @@ class _Series:
     own limit is their sum, no flow to solve. Built once per network structure, each layer's answer found once.
     """
 
-    def __init__(self, edges: list[tuple[str, str]], source: str, sink: str):
+    def __init__(self, edges: list[tuple[int, int]], source: int, sink: int):
         self.edges, self.source, self.sink = edges, source, sink
-        self.out: dict[str, list[tuple[int, str]]] = {}
-        self.into: dict[str, list[tuple[int, str]]] = {}
+        self.out: dict[int, list[tuple[int, int]]] = {}
+        self.into: dict[int, list[tuple[int, int]]] = {}
         for i, (a, b) in enumerate(edges):
             self.out.setdefault(a, []).append((i, b))
             self.into.setdefault(b, []).append((i, a))
@@ -445,7 +452,7 @@ class _Series:
         self.behind = self.reach({sink}, forward=False)
         self._found: dict[tuple[int, ...], tuple[int, ...] | None] = {}
 
-    def reach(self, start: set[str], avoiding: set[int] = frozenset(), forward: bool = True) -> set[str]:
+    def reach(self, start: set[int], avoiding: set[int] = frozenset(), forward: bool = True) -> set[int]:
         """The nodes reached from ``start`` over edges not in ``avoiding`` (backwards unless ``forward``)."""
         seen, arcs = set(start), self.out if forward else self.into
         todo = list(seen)
