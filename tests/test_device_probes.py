@@ -203,6 +203,19 @@ def test_a_gpt_header_blkid_does_not_accept_still_counts(loop):
     assert inspect_target(loop).data == ("a gpt partition table",)
 
 
+def test_data_that_no_signature_names_refuses_write_probes_until_its_loss_is_confirmed(loop):
+    """Raw data (plain dm-crypt, a database's raw volume) has no signature blkid knows: a sample of it is not all zeros."""
+    with open(loop, "r+b") as disk:
+        disk.seek(20 * MIB)
+        disk.write(os.urandom(MIB))
+    with pytest.raises(ProbeError) as refused:
+        device_probes(loop, write=True, runtime=RUNTIME)
+    assert str(refused.value) == (f"{loop} holds data that no signature names (bytes other than zero in 2 of the 64 places "
+                                  "read); a write probe would destroy it. Add --destroy-data to confirm.")
+    probes = device_probes(loop, write=True, destroy=True, runtime=RUNTIME)
+    assert probes[2].once()[probes[2].name] > 0
+
+
 def test_a_mounted_device_is_refused_even_when_its_loss_is_confirmed(loop, mount_on):
     run("mkfs.ext4", "-q", loop)
     point = mount_on(loop)

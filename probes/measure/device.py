@@ -1,7 +1,8 @@
 """Storage devices probed with fio and direct=1: 4 KiB random IOPS and 1 MiB sequential bandwidth, on a raw device or a file.
 
 A write destroys what a device holds, so write probes are refused on a device in use, or
-holding a partition table or a signature, unless the user confirms (never if it is in use).
+holding a partition table, a signature or any data that none names (bytes other than zero where it is sampled),
+unless the user confirms (never if it is in use).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ __all__ = ["Target", "inspect_target", "check_writable", "device_probes", "DEFAU
 
 # The size of a file iobound creates to probe: well beyond a disk's own cache.
 DEFAULT_SIZE = 2**30
+# A device that no signature names is read in this many blocks of SAMPLE bytes spread over it (4 MiB in all).
+SAMPLES, SAMPLE = 64, 2**16
 # (fio rw, bs, its label, queue depth, output stem, metric): random 4 KiB for IOPS, sequential 1 MiB for bandwidth.
 READS = (("randread", "4k", "4 KiB", 32, "randread.4k.iops", Metric.OPERATION_RATE),
          ("read", "1m", "1 MiB", 8, "read.1m.bandwidth", Metric.BANDWIDTH))
@@ -43,8 +46,9 @@ class Target:
     data: tuple[str, ...] = ()
 
 
-def inspect_target(path: str) -> Target:
-    """Look at ``path`` without writing: its kind and size, what uses it and what it holds; refuse anything else."""
+def inspect_target(path: str, *, sample: bool = True) -> Target:
+    """Look at ``path`` without writing: its kind and size, what uses it and what it holds; refuse anything else.
+    ``sample``: a block device that no signature names is read at :data:`SAMPLES` places for data of another kind."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -66,7 +70,10 @@ def inspect_target(path: str) -> Target:
     except OSError as exc:
         hint = "; probing a device needs root (or the disk group)" if exc.errno == errno.EACCES else ""
         raise ProbeError(f"cannot read {path}: {exc.strerror}{hint}") from None
-    return Target(path, "block", size, _in_use(path, st.st_rdev), _contents(path, head))
+    found = _contents(path, head)
+    if sample and not found:
+        found = _unnamed(path, size)
+    return Target(path, "block", size, _in_use(path, st.st_rdev), found)
 
 
 def check_writable(target: Target, *, destroy: bool = False) -> None:
@@ -111,7 +118,7 @@ def device_probes(path: str, *, write: bool = False, destroy: bool = False, runt
 def _once(argv, runtime, output, planned: Target | None, destroy):
     def once():
         if planned:  # refused if since planned it was mounted, made swap, or (a device) given a file system
-            now = inspect_target(planned.path)
+            now = inspect_target(planned.path, sample=False)  # (its data may be this probe's own writes)
             new = tuple(r for r in now.data if r not in planned.data) if now.kind == "block" else ()
             check_writable(replace(now, data=new), destroy=destroy)
         result = run_fio(argv, runtime=runtime)
@@ -184,6 +191,17 @@ def _contents(path: str, head: bytes) -> tuple[str, ...]:
         kind = "file system" if values.get("USAGE") == "filesystem" else "signature"
         found.append(f"{'an' if values['TYPE'][0] in 'aeiouAEIOU' else 'a'} {values['TYPE']} {kind}")
     return tuple(found)
+
+
+def _unnamed(path: str, size: int) -> tuple[str, ...]:
+    """Data on a device that no signature names (raw dm-crypt, a database's raw volume, an old array member): bytes
+    other than zero in any of :data:`SAMPLES` blocks spread over it. A new or zeroed device reads as zeros."""
+    places = sorted({size * i // SAMPLES // SAMPLE * SAMPLE for i in range(SAMPLES)})
+    with open(path, "rb", buffering=0) as f:
+        holding = sum(any(os.pread(f.fileno(), SAMPLE, place)) for place in places)
+    if not holding:
+        return ()
+    return (f"data that no signature names (bytes other than zero in {holding} of the {len(places)} places read)",)
 
 
 def _swaps() -> list[os.stat_result]:
