@@ -294,3 +294,17 @@ def test_a_partial_logs_lower_bounds_are_said_in_the_text_of_read_and_check():
     for argv in (("read", str(PARTIAL)), ("check", str(LUSTRE), str(PARTIAL))):
         text = iobound(*argv).stdout
         assert f"what the jobs' logs leave out:\n  {PARTIAL}: partial records: {tag}\n" in text
+
+
+def test_a_log_is_read_under_a_memory_limit_set_before_iobound_ran():
+    """``ulimit -v`` on a login node or in a job: the reader keeps the lower limit (a process cannot raise its hard
+    limit), and reads the log, instead of calling every log corrupt."""
+    import resource
+
+    def lower():
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    done = subprocess.run([sys.executable, "-m", "assess", "check", str(LUSTRE), str(HDF5)], capture_output=True,
+                          text=True, timeout=300, preexec_fn=lower, cwd=ROOT)
+    assert done.returncode in (0, 1) and "runs checked" in done.stdout, done.stdout + done.stderr
+    assert "cannot read the log" not in done.stdout + done.stderr

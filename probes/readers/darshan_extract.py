@@ -174,10 +174,13 @@ def _sniffed(path: str) -> None:
 
 def limit_memory() -> None:
     """Cap this process's address space as the child's (see ``_CHILD_MEMORY``): a log that inflates beyond what a
-    job's records hold stops with MemoryError, not with the machine's memory."""
+    job's records hold stops with MemoryError, not with the machine's memory. A lower cap already set (``ulimit -v``
+    on a login node or in a job) stays: a process may lower its hard limit, never raise it."""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (_CHILD_MEMORY, _CHILD_MEMORY))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    capped = [_CHILD_MEMORY if now == resource.RLIM_INFINITY else min(now, _CHILD_MEMORY) for now in (soft, hard)]
+    resource.setrlimit(resource.RLIMIT_AS, (min(capped), capped[1]))
 
 
 def _child() -> None:
