@@ -52,6 +52,8 @@ def test_a_run_given_two_workloads_is_refused():
     ("read,1 MiB,100\n", "line 2", "has 3 cells; the header has 4"),
     ("read,1 MiB,-5,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
     ("read,1 MiB,nan,MiB/s\n", "line 2, column 'value'", "a finite, non-negative number"),
+    ('read,1 MiB,"1,05",GiB/s\n', "line 2, column 'value'", "its decimals after a point"),  # a decimal comma: not 105
+    ('read,1 MiB,"1.000,5",GiB/s\n', "line 2, column 'value'", "its decimals after a point"),
     ("frob,1 MiB,5,MiB/s\n", "line 2, column 'op'", "one of write, read, read+write, create"),
     ("stat,,5,MiB/s\n", "line 2, column 'op'", "A metadata operation (stat) is counted in op/s"),
     ("read,big,5,MiB/s\n", "line 2, column 'transfer_size'", "must be a number with a unit, such as '1 MiB'"),
@@ -112,3 +114,9 @@ def test_a_placement_goes_out_and_back_as_the_processes_column():
     assert {r.placement.processes for r in runs} == {21504} and "processes" not in dict(runs[0].tags)
     back = table.parse(results_csv(runs), source="back.csv")
     assert [(r.label, r.placement) for r in back] == [(r.label, r.placement) for r in runs]
+
+
+@pytest.mark.parametrize("cell, value", [("1,050", 1050.0), ("12,345.5", 12345.5), ("1,234,567", 1234567.0), ("1050", 1050.0)])
+def test_a_comma_between_groups_of_three_digits_is_read_as_thousands(cell, value):
+    (run,) = table.parse(HEADER + f'read,1 MiB,"{cell}",MiB/s\n', source="r.csv")
+    assert run.summary.mean == value

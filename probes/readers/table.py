@@ -13,6 +13,7 @@ states no node count: the run's placement) are optional; any other column is kep
 from __future__ import annotations
 
 import csv
+import re
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
@@ -23,6 +24,9 @@ from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
 from probes.core.workload import MOST_COUNT, Access, Operation, Workload, checked_transfer_size
 
 __all__ = ["looks_like", "parse", "foreign_header", "FORMAT"]
+
+# a figure's digits grouped in threes by commas, as spreadsheets write them in English: 1,050 or 12,345.5
+_GROUPED = re.compile(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)
@@ -197,7 +201,8 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
     expected = {
         "op": "one of " + ", ".join(o.value for o in Operation),
         "access": "one of " + ", ".join(a.value for a in Access),
-        "value": "a finite, non-negative number",
+        "value": "a finite, non-negative number, its decimals after a point (a comma only between groups of three "
+                 "digits: 1,050.5)",
         "direct": "true or false",
         "shared_file": "true or false",
         "shared_directory": "true or false",
@@ -209,6 +214,10 @@ def _reason(exc: Exception, column: str, cell: str) -> str:
 
 
 def _number(cell: str) -> float:
+    """A figure with a point for its decimals; a comma only between groups of three digits (``1,050.5``): ``1,05`` in a
+    locale that writes its decimals after a comma is refused, not read as 105."""
+    if "," in cell and not _GROUPED.fullmatch(cell.strip()):
+        raise ValueError(cell)
     value = float(cell.replace(",", "").replace("_", ""))
     if not (value >= 0 and value != float("inf")):
         raise ValueError(cell)
