@@ -31,7 +31,8 @@ _STATED = dict(client_nodes=10, ds_nodes=4, ds_network="InfiniBand EDR", ds_stor
 
 @pytest.mark.parametrize("text, rate, ports", [
     ("100gE", 100, None), ("100GE", 100, None), ("40 Gb", 40, None), ("dual 25GbE", 25, 2), ("25GbE x2", 25, 2),
-    ("2x HDR100", 100, 2), ("IB EDR", 100, None), ("OPA", 100, None), ("Infiniband 100 GBit", 100, None)])
+    ("2x HDR100", 100, 2), ("IB EDR", 100, None), ("OPA", 100, None), ("Infiniband 100 GBit", 100, None),
+    ("100 Gbit/s Ethernet", 100, None), ("100 Gb/s Ethernet", 100, None), ("10 Gb/sec Ethernet", 10, None)])
 def test_a_networks_speed_is_read_in_any_spelling_of_the_list(text, rate, ports):
     network = network_ports(text)
     assert (network.low.m_as("Gbit/s"), network.high.m_as("Gbit/s"), network.ports) == (rate, rate, ports)

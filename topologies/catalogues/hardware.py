@@ -22,8 +22,9 @@ if TYPE_CHECKING:
 __all__ = ["HARDWARE", "Network", "hardware", "network_ports", "device_classes", "class_rate"]
 
 HARDWARE = Path(__file__).with_name("hardware.toml")
-# Where a description's free text lists several things: "3DXP/NVMe SSD", "Ethernet 10Gbps, InfiniBand", "16 + 8".
-_PARTS = re.compile(r"\s*(?:[,;/+&]|\band\b)\s*")
+# Where a description's free text lists several things: "3DXP/NVMe SSD", "Ethernet 10Gbps, InfiniBand", "16 + 8";
+# not the slash of a rate ("100 Gbit/s Ethernet", "10 Gb/sec").
+_PARTS = re.compile(r"\s*(?:[,;+&]|/(?!s(?:ec)?\b)|\band\b)\s*")
 _SPEED = re.compile(r"(?<![\d.])(-\s*)?(\d+(?:\.\d+)?)\s*(g|gb|gbit|gbits|gbps|gbe|ge|gige|gigabit|gigabits|m|mb|mbit|mbps)"
                     r"(?![a-z])|(?<![\w.])(-\s*)?(\d+(?:\.\d+)?)\s+ethernet\b")
 _PORTS = re.compile(r"(?<![\w.])(\d{1,2})\s*x\s*(?=[a-z0-9])|(?<=[a-z0-9])\s*x\s*(\d{1,2})(?![\w.])|"
