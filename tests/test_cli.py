@@ -179,6 +179,17 @@ def test_check_colours_errors_and_warnings_on_a_terminal_unless_no_color(capsys)
     assert "\x1b[" not in _on_a_terminal(argv, TERM="dumb")
 
 
+def test_control_characters_read_from_a_file_are_shown_not_obeyed_and_ioubounds_colours_pass(capsys, tmp_path):
+    """A run's label that retitles (OSC), hides (SGR 8) and clears (ED) the terminal reaches it as text; a label with
+    iobound's own red in it may colour, no more."""
+    results = tmp_path / "esc.csv"
+    results.write_text("op,transfer_size,value,unit,run\nread,1MiB,100,MiB/s,\"\x1b]0;pwned\x07\x1b[8mEVIL\x1b[2J\x9b2J\"\n")
+    _, out, _ = run(capsys, "read", str(results))
+    assert "\\x1b]0;pwned\\x07\\x1b[8mEVIL\\x1b[2J\\x9b2J" in out and "\x1b" not in out and "\x9b" not in out
+    _, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--color", "always", "--fail-on", "never")
+    assert f"{RED}error  \x1b[0m ABOVE-CEILING" in out
+
+
 def test_check_shows_an_iops_run_as_the_bandwidth_it_implies_and_a_zero_run_far_below(capsys, tmp_path):
     results = tmp_path / "results.csv"
     results.write_text("run,op,transfer_size,nodes,value,unit\n"

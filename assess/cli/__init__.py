@@ -23,6 +23,7 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
+from assess.cli.terminal import Shown
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -114,6 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     handled = (signal.SIGTERM, signal.SIGHUP) if threading.current_thread() is threading.main_thread() else ()
     previous = {sig: signal.signal(sig, interrupt) for sig in handled}
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = Shown(sys.stdout), Shown(sys.stderr)  # what files hold is shown, never obeyed
     try:
         with input_limit(getattr(args, "max_input_size", None)):
             status = command(args.command).execute(args)
@@ -146,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return EXIT_BUG
     finally:
+        sys.stdout, sys.stderr = streams
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 

@@ -13,11 +13,11 @@ states no node count: the run's placement) are optional; any other column is kep
 from __future__ import annotations
 
 import csv
-import re
 from typing import Iterator, Mapping
 
 from probes.core.errors import ToolOutputError, UnitError
 from probes.core.outputs import plain_cell
+from probes.core.patterns import Pattern
 from probes.core.records import Placement
 from probes.core.run import Origin, Run, distinct_labels
 from probes.core.units import Metric, Q_, parse_quantity, parse_unit, require
@@ -26,7 +26,7 @@ from probes.core.workload import MOST_COUNT, Access, Operation, Workload, checke
 __all__ = ["looks_like", "parse", "foreign_header", "FORMAT"]
 
 # a figure's digits grouped in threes by commas, as spreadsheets write them in English: 1,050 or 12,345.5
-_GROUPED = re.compile(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
+_GROUPED = Pattern(r"[0-9]{1,3}(,[0-9]{3})+(\.[0-9]*)?")
 
 REQUIRED = ("op", "transfer_size", "value", "unit")
 FORMAT = "a results CSV with columns " + ", ".join(REQUIRED)

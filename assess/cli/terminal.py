@@ -1,0 +1,36 @@
+"""What reaches the terminal: text read from files shown as text, never obeyed as the terminal's commands."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, TextIO
+
+__all__ = ["Shown"]
+
+# A control character other than a line's end, a carriage return or a tab (C1 controls too, which some terminals obey);
+# the escape sequences iobound itself writes pass whole: its two colours and their end (render.paint), and the clearing
+# of a progress line (progress).
+_CONTROL = re.compile(r"\x1b\[(?:0|31|33)m|\x1b\[K|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _visible(match: re.Match) -> str:
+    text = match[0]
+    return text if len(text) > 1 else f"\\x{ord(text):02x}"
+
+
+class Shown:
+    """A text stream that writes the control characters of what it is given as escapes (``\\x1b``), so that a label,
+    a system's name or a description read from a file cannot retitle, clear or recolour the user's terminal."""
+
+    def __init__(self, stream: TextIO):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(_CONTROL.sub(_visible, text))
+
+    def writelines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
