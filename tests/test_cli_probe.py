@@ -108,6 +108,16 @@ def test_probe_refuses_what_cannot_work(argv, message, capsys, tmp_path):
     assert not (tmp_path / "x.json").exists()
 
 
+def test_a_probe_that_measured_nothing_says_it_saved_nothing_and_each_failure_in_one_line(capsys, tmp_path):
+    status, _, err = run(capsys, "probe", "--peer", "nosuchhost.invalid", "--no-memory", "--budget", "1",
+                         "-o", str(tmp_path / "c.json"))
+    assert status == 4 and "nothing measured: nothing saved" in err and "saved to" not in err
+    assert not (tmp_path / "c.json").exists()
+    failures = [line for line in err.splitlines() if line.startswith("iobound: error: ")]
+    assert len(failures) == 5 and any("its stderr ends: ping: nosuchhost.invalid" in line for line in failures)
+    assert not any(line.startswith("ping:") for line in err.splitlines())  # the tool's stderr is inside its line
+
+
 def test_an_interrupted_probe_keeps_what_it_measured_and_resume_finishes_it(tmp_path):
     path = tmp_path / "node.json"
     argv = [sys.executable, "-m", "assess", "probe", "-o", str(path), "--jobs", "2", "--runtime", "0.2", "--budget", "30"]

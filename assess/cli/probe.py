@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import socket
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
@@ -155,7 +156,7 @@ def _report(args: argparse.Namespace, outcome: Outcome, path, machine: dict | No
 
     print(dumps(document(outcome.measurements, machine)) if args.json else render(outcome.measurements, machine))
     if not args.quiet:
-        print(f"saved to {path}", file=sys.stderr)
+        print(f"saved to {path}" if Path(path).exists() else "nothing measured: nothing saved", file=sys.stderr)
     for probe, error in outcome.failures:
         sys.stderr.write(f"iobound: error: {probe.title}: {error}\n")
     return EXIT_PROBE_FAILED if outcome.failures else EXIT_OK

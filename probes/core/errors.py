@@ -60,9 +60,9 @@ class ToolFailedError(ProbeError):
 
     def __init__(self, argv: tuple[str, ...], status: int | None, stderr: str, timeout: float | None = None):
         self.argv, self.status, self.stderr, self.timeout = tuple(argv), status, stderr, timeout
-        tail = "\n".join(stderr.strip().splitlines()[-5:])
+        tail = " | ".join(line.strip() for line in stderr.strip().splitlines()[-5:] if line.strip())  # one line
         what = f"did not finish within {timeout:g} s and was stopped" if timeout is not None else f"exited with status {status}"
-        super().__init__(f"{shlex.join(self.argv)} {what}" + (f"; its stderr ends:\n{tail}" if tail else ""))
+        super().__init__(f"{shlex.join(self.argv)} {what}" + (f"; its stderr ends: {tail}" if tail else ""))
 
     def __reduce__(self):
         return type(self), (self.argv, self.status, self.stderr, self.timeout)
