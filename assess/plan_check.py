@@ -149,6 +149,11 @@ def _measured_meaning(measured: tuple[float, float] | None, expected: tuple[floa
     if measured[1] == 0:
         return (f"; its rate, {_rate(rate)}, is at most the ceiling {_rate(high)}: no cache served it, as far as the "
                 f"rate shows{planned}")
+    if measured[0] == 0:  # between the ends of a ceiling that is a range: which end the storage reaches decides it
+        low = ceiling["low"]["ceiling"]["value"]
+        return (f"; its rate, {_rate(rate)}, lies between the ceiling's least, {_rate(low)}, and its most, {_rate(high)}: "
+                f"no cache need have served it where the storage reaches its most, and at least {measured[1]:.0%} of "
+                f"the bytes came from one where it reaches only its least (1 - ceiling / rate){planned}")
     return (f"; its rate, {_rate(rate)}, is {rate / high:.2f}x the ceiling {_rate(high)}: at least {_span(measured)} "
             f"of the bytes came from a cache (1 - ceiling / rate, memory taken to cost no time){planned}")
 

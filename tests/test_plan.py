@@ -203,6 +203,10 @@ def test_check_against_a_plan_names_what_a_real_io500_run_followed_and_its_cache
     assert servers == pytest.approx(22 * 196e9)
     assert read["cached_share"][1] == pytest.approx(servers / 130681090867200.0)
     assert write["cached_share"] == [0.0, 0.0] and "measures the storage path" in write["meaning"]
+    # its 127 GiB/s lies inside the ceiling's range: which end the storage reaches decides what a cache served
+    assert "lies between the ceiling's least, 41.0 GiB/s, and its most, 512 GiB/s: no cache need have served it where " \
+           "the storage reaches its most, and at least 68% of the bytes came from one where it reaches only its least" \
+           in write["meaning"] and "at least 0%" not in write["meaning"]
 
 
 def test_check_plan_refuses_a_file_that_is_not_a_plan(tmp_path, capsys):
