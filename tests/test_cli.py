@@ -273,6 +273,17 @@ def test_an_ambiguous_unit_is_an_error_until_the_user_says_what_it_means(capsys,
     assert status == 0 and "405 MiB/s" in out
 
 
+@pytest.mark.parametrize("alias, message", [
+    ("MiB/s=op/s", "'MiB/s' and 'op/s' measure different things"),  # it made a 1,800 MiB/s error 450 MiB/s
+    ("x=y", "The unit of the alias's meaning is not one iobound knows. Got 'y' instead."),
+    ("Mb/s", "must look like 'Mb/s=MB/s'")])
+def test_an_alias_that_changes_what_a_unit_measures_or_means_no_unit_is_refused(capsys, alias, message):
+    with pytest.raises(SystemExit) as refused:
+        main(["check", "lecture", "lecture-results.csv", "--unit-alias", alias])
+    out, err = capsys.readouterr()
+    assert refused.value.code == 2 and out == "" and "argument --unit-alias: " in err and message in err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["predict", "nosuch.toml", "--op", "read", "--transfer-size", "1MiB"], "iobound: error: nosuch.toml: no such file"),
     (["check", "lecture", "nosuch.csv"], "iobound: error: nosuch.csv: no such file"),

@@ -66,10 +66,25 @@ def count_arg(text: str) -> int:
 
 
 def alias_arg(text: str) -> tuple[str, str]:
-    written, sep, meant = text.partition("=")
-    if not sep or not written.strip() or not meant.strip():
+    """``WRITTEN=MEANT``: what an ambiguous unit means; MEANT a unit iobound knows, of the kind WRITTEN is where WRITTEN
+    alone says its kind (an alias says which of two meanings, it does not make a bandwidth an operation rate)."""
+    from probes.core.units import parse_unit
+
+    written, sep, meant = (part.strip() for part in text.partition("="))
+    if not sep or not written or not meant:
         raise argparse.ArgumentTypeError(f"must look like 'Mb/s=MB/s' (as written = as meant). Got {text!r} instead.")
-    return written.strip(), meant.strip()
+    try:
+        unit = parse_unit(meant, what="the alias's meaning")
+    except UnitError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    try:
+        alone = parse_unit(written, what="")
+    except UnitError:  # ambiguous or unknown alone: what the alias is for
+        return written, meant
+    if alone.dimensionality != unit.dimensionality:
+        raise argparse.ArgumentTypeError(f"{written!r} and {meant!r} measure different things ({alone:~} against "
+                                         f"{unit:~}): an alias says which of two meanings a unit has. Got {text!r}.")
+    return written, meant
 
 
 def fraction_arg(text: str) -> float:
