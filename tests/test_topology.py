@@ -86,6 +86,9 @@ def test_read_and_write_capacities_are_looked_up_per_operation():
     # a device straight on a client that servers also reach: reads would bypass the servers' NICs
     (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[[links]]\nbetween = ["d", "c"]'), "links[3]",
      "links client group 'c' straight to device group 'd', which 's' also reaches: data would bypass the servers"),
+    # ... or over the clients' own network (the switch 'sw'): the servers' NICs bypassed all the same
+    (('[[links]]\nbetween = ["s", "d"]', '[[links]]\nbetween = ["s", "d"]\n[[links]]\nbetween = ["d", "sw"]'), "links",
+     "client group 'c' reaches device group 'd' over a network without a server, and server group 's' reaches it too"),
     (("count = 4\nnic", "cuont = 4\nnic"), "clients.c.cuont", "unknown key 'cuont'"),
     (('[servers.s]', '[servers.c]'), "servers.c", "used by two groups"),
     (('bandwidth = "200 MiB/s"', 'bandwidth = { value = "2 GB/s", source = "guess" }'), "devices.d.bandwidth.source",

@@ -291,7 +291,8 @@ def _check_links(links: tuple[Link, ...], kinds: dict[str, Kind], source: str) -
 
 
 def _bypass(topology: Topology, source: str) -> None:
-    """A device a client links to directly is its own disk: one that servers also reach would bypass them."""
+    """A device a client reaches without a server is its own disk (or a network's, for it alone): one that servers
+    also reach would let data bypass them."""
     for index, link in enumerate(topology.links):
         ends = {topology.group(link.a).kind: link.a, topology.group(link.b).kind: link.b}
         if set(ends) != {Kind.CLIENT, Kind.DEVICE}:
@@ -301,6 +302,16 @@ def _bypass(topology: Topology, source: str) -> None:
             raise TopologyError(source, f"links[{index}]", f"links client group {ends[Kind.CLIENT]!r} straight to device "
                                 f"group {ends[Kind.DEVICE]!r}, which {behind[0]!r} also reaches: data would bypass the servers. "
                                 "A device is either a client's own disk (linked to it alone) or behind servers")
+    servers = sorted(g.name for g in topology.of_kind(Kind.SERVER))
+    for client in topology.of_kind(Kind.CLIENT):
+        for name in topology.reachable(client.name, frozenset(servers)):
+            behind = [s for s in servers if name in topology.reachable(s)]
+            if topology.group(name).kind is Kind.DEVICE and behind:
+                raise TopologyError(source, "links", f"client group {client.name!r} reaches device group {name!r} over "
+                                    f"a network without a server, and server group {behind[0]!r} reaches it too: data "
+                                    "would bypass the servers. A device is either the clients' own (no server reaches "
+                                    "it) or behind servers: link it to them, or to a network of theirs that no client "
+                                    "joins")
 
 
 def _check_system(topology: Topology) -> None:
