@@ -193,7 +193,9 @@ class Fact:
 
 def facts(judgements: Sequence[Judgement]) -> list[Fact]:
     """The findings of ``judgements`` worst first, those that say the same of several runs (the same code, severity,
-    remedy and message but for the run's name) folded into one fact."""
+    remedy and message but for the run's name) folded into one fact; among those of one severity, the ones that ask
+    most of an assumed figure first (a read that needs 8.94 of 2 to 25 GB/s before a create that needs 19,860 of 4,000
+    to 3.8 G op/s): a text that shows the first few of each kind shows those that say most."""
     found: dict[tuple, tuple[Finding, list[Judgement]]] = {}
     for j in judgements:
         for f in j.findings:
@@ -201,7 +203,17 @@ def facts(judgements: Sequence[Judgement]) -> list[Fact]:
             found.setdefault(key, (f, []))[1].append(j)
     told = [Fact(f, f.message if len(js) == 1 else key[3].replace("\0", "each run"), tuple(js))
             for key, (f, js) in found.items()]
-    return sorted(told, key=lambda fact: -fact.finding.severity)
+    return sorted(told, key=lambda fact: (-fact.finding.severity, -_asked(fact.finding)))
+
+
+def _asked(finding: Finding) -> float:
+    """How far towards its most favourable end the figure a finding asks most of must be (0: none asked)."""
+    shares = [0.0]
+    for implied in finding.implied or ():
+        most = implied.stated.ends[1]
+        needed, most = canonical(implied.needed), canonical(most)
+        shares.append(most / needed if implied.stated.metric is Metric.LATENCY else needed / most)
+    return max(shares)
 
 
 def as_given(text: str, names: Mapping[str, str]) -> str:

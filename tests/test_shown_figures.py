@@ -76,3 +76,13 @@ def test_the_ratios_plot_says_its_share_is_of_a_ranges_most():
 
     dots = plotdata.ratios(check_runs(open_topology("narval"), read_runs("narval-io500.csv")), "narval")
     assert dots.xlabel == "measured / ceiling (its most, where a range)"
+
+
+def test_the_text_shows_first_the_possible_if_that_asks_most_of_its_assumed_figure(capsys):
+    """Narval's read needs pools.bandwidth at 8.94 of 6.20 to 25 GB/s (the README's example), its creates 19,860 of
+    4,000 to 3.8 G op/s: of the nine POSSIBLE-IF the text spells out three, and the read is the first of them."""
+    main(["check", "narval", "narval-io500.csv"])
+    out = capsys.readouterr().out
+    told = re.findall(r"^warning POSSIBLE-IF  (\S+)", out, flags=re.M)
+    assert told[0] == "ior-easy-read" and "pools.bandwidth ≥ 8.94 GB/s (stated: assumption 6.20 to 25 GB/s)" in out
+    assert "POSSIBLE-IF also for 6 more run(s)" in out
