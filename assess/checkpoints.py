@@ -63,7 +63,7 @@ def render_checkpoint(found: Saving, system: str) -> str:
     (save, restore) = found.times()
     least, most = found.save()
     write, read = found.storage.write, found.storage.read
-    storage = f"the storage ({', '.join(write.binding_layers)}: {write.marked(write.binding)})"
+    storage = f"the storage ({write.binds}: {write.binds_marked})"
     binds = {"generation": "the clients' generation of the tensors", "storage": storage}
     said = binds[found.binds()]
     if found.binds(low=True) != found.binds():
@@ -76,8 +76,8 @@ def render_checkpoint(found: Saving, system: str) -> str:
              f"generation:  {generation_words(found)}", "",
              f"save:     at least {_took(save)} at {format_span(least, most)}, bound by {said}",
              f"restore:  at least {_took(restore)} at {format_span(read.least, read.value)}, bound by "
-             f"{', '.join(read.binding_layers)} "
-             f"({read.marked(read.binding)})"]
+             f"{read.binds} "
+             f"({read.binds_marked})"]
     assumptions = dict.fromkeys(write.assumptions + read.assumptions)
     assumptions["ranks placed on the client nodes in blocks (Open MPI's default, by slot)"] = None
     assumptions["the memory is DLIO's in-memory checkpoint (MLPerf Storage v2.0): v3.0's streaming checkpoint "

@@ -138,7 +138,7 @@ def judgement_rows(judgements: Sequence[Judgement], colour: bool = False) -> lis
         rows.append((paint(_MARKS.get(worst, ""), worst, colour), j.run.label, _measured(j),
                      "-" if j.ceiling is None else j.ceiling.shown,
                      "-" if j.ratio is None else share(j.ratio, j.ceiling.value, j.ceiling.least),
-                     f"({j.no_ceiling})" if j.ceiling is None else ", ".join(j.ceiling.binding_layers),
+                     f"({j.no_ceiling})" if j.ceiling is None else j.ceiling.binds,
                      " ".join(paint(f.code, f.severity, colour) for f in j.findings)))
     return rows
 

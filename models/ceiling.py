@@ -196,11 +196,24 @@ class Ceiling:
             return f"{format_quantity(self.low.value)} – {format_quantity(self.value)}"
         return f"{format_quantity(self.low.value, unit=unit).split(' ')[0]}–{format_quantity(self.value, unit=unit)}"
 
-    def __str__(self) -> str:
+    @property
+    def binds(self) -> str:
+        """The layers that bind: ``devices to client NICs`` where an interval's least and most differ in them."""
         layers = ", ".join(self.binding_layers)
         if self.low is not None and self.low.binding_layers != self.binding_layers:
-            layers = f"{', '.join(self.low.binding_layers)} to {layers}"
-        return f"{self.shown} ({layers})"
+            return f"{', '.join(self.low.binding_layers)} to {layers}"
+        return layers
+
+    @property
+    def binds_marked(self) -> str:
+        """The components that bind, each assumed one marked, as :attr:`binds` says their layers."""
+        most = self.marked(self.binding)
+        if self.low is not None and self.low.binding != self.binding:
+            return f"{self.marked(self.low.binding)} to {most}"
+        return most
+
+    def __str__(self) -> str:
+        return f"{self.shown} ({self.binds})"
 
     def to_dict(self) -> dict:
         return {

@@ -193,7 +193,7 @@ def render(made, system: str) -> str:
     for p in made.phases:
         unit = p.unit
         lines += ["", f"[{p.phase.name}] {p.workload.describe()}",
-                  f"  ceiling:   {p.ceiling.shown}, bound by {', '.join(p.ceiling.binding_layers)}",
+                  f"  ceiling:   {p.ceiling.shown}, bound by {p.ceiling.binds}",
                   f"  data set:  {_bytes(p.amount, unit)} in all, {_bytes(p.per_node, unit)} per node, "
                   f"{_bytes(p.per_process, unit)} per process" + (f" (what {p.phase.reads} wrote)" if p.phase.reads else "")]
         rows = [(c.layer, c.group, str(c.members), _span(*c.memory, lambda b: format_quantity(Q_(b, "B")))

@@ -176,7 +176,7 @@ def render_sweep(ceilings: list[Ceiling], system: str) -> str:
     """One row per workload of a sweep."""
     from assess.render import table
 
-    rows = [(c.workload.describe(), c.shown, ", ".join(c.binding_layers), c.marked(c.binding)) for c in ceilings]
+    rows = [(c.workload.describe(), c.shown, c.binds, c.binds_marked) for c in ceilings]
     return "\n".join([f"system:    {system}", "", table(("workload", "ceiling", "bound by", "components"), rows, right=(1,))])
 
 
@@ -284,8 +284,8 @@ def render_feeding(found: Feeding, system: str) -> str:
         maybe = not fed and found.needed <= ceiling.value
         verdict = "yes" if fed else "only if the ranges are high enough" if maybe else "no"
         lines += ["", f"{found.count} accelerators demand {_rate(found.needed)} at {at}",
-                  f"the storage's ceiling for them: {ceiling.shown}, bound by {', '.join(ceiling.binding_layers)} "
-                  f"({ceiling.marked(ceiling.binding)})",
+                  f"the storage's ceiling for them: {ceiling.shown}, bound by {ceiling.binds} "
+                  f"({ceiling.binds_marked})",
                   f"fed at {at}: {verdict} (ceiling over demand: {(ceiling.least / found.needed).m_as(''):.2f}"
                   + (f" to {(ceiling.value / found.needed).m_as(''):.2f}" if ceiling.low else "") + ")"]
     most = f"{found.most}" if found.most == found.least else f"{found.least} to {found.most}"

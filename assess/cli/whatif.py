@@ -205,13 +205,13 @@ def render_restorations(topology: Topology, target: str, before: Ceiling, found,
 
     rows = [(f"{r.group} ({r.kind.singular})", "no count does" if r.added is None else f"+{r.added:,}",
              "-" if r.ceiling is None else format_quantity(r.ceiling.value),
-             "-" if r.ceiling is None else ", ".join(r.ceiling.binding_layers),
+             "-" if r.ceiling is None else r.ceiling.binds,
              f"{money(r.price[0])} -> {money(r.price[1])}" if r.added is not None else money(r.price[0]),
              f"{size(r.capacity[0])} -> {size(r.capacity[1])}" if r.added is not None else size(r.capacity[0]))
             for r in found]
     return "\n".join([
         f"system:    {topology.name} ({topology.path})",
-        f"target:    {target}; now {format_quantity(before.value)}, bound by {', '.join(before.binding_layers)}", "",
+        f"target:    {target}; now {format_quantity(before.value)}, bound by {before.binds}", "",
         "members added to one group to reach it (the others as they are):",
         table(("group", "added", "ceiling then", "bound by then", "price before -> after", "raw capacity before -> after"),
               rows, right=(1, 2)),

@@ -53,8 +53,8 @@ def checkpoint_findings(run: Run, ceiling: Ceiling | None, model: Model, clients
     evidence = {"measured": quantity_json(measured), "storage": [quantity_json(q) for q in storage],
                 "generation": None if generation is None else [quantity_json(q) for q in generation], "nodes": nodes}
     shown = format_quantity(measured, unit="GB/s")
-    where = (f"{format_span(*storage)}, bound by {', '.join(ceiling.binding_layers)} "
-             f"({ceiling.marked(ceiling.binding)})")
+    where = (f"{format_span(*storage)}, bound by {ceiling.binds} "
+             f"({ceiling.binds_marked})")
     if generation is not None and generation[1] * (1 + tolerance) < measured:
         return [Finding("CHECKPOINT-BOUND", Severity.WARNING, run.label,
                         f"{run.label}: {shown} is above what the clients' stated generation allows "
