@@ -60,6 +60,13 @@ class Shape:
     unbounded: str = ""
     tiers: frozenset[str] | None = None  # the device groups that take its requests (None: all that serve its operation)
 
+    def __hash__(self) -> int:
+        """Its fields' hash, found once: every network built looks up each group's chain by its shape."""
+        if "_hash" not in self.__dict__:
+            self.__dict__["_hash"] = hash((self.operation, self.access, self.sized, self.cached, self.unbounded,
+                                           self.tiers))
+        return self.__dict__["_hash"]
+
     @property
     def requests(self) -> bool:
         """Whether the time per request bounds the throughput."""

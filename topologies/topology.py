@@ -418,10 +418,11 @@ class Topology:
         links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
             Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
         made = _with(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
-        made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
-            "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
+        found = self.__dict__
+        made.__dict__.update({k: found[k] for k in _WAYS if k in found})
         made.__dict__["_named"] = self._named | made_groups  # the same groups by name and kind, in the same order
-        made.__dict__["_kinds"] = {kind: tuple(made_groups.get(g.name, g) for g in kept)
+        changed = {g.kind for g in made_groups.values()}
+        made.__dict__["_kinds"] = {kind: tuple(made_groups.get(g.name, g) for g in kept) if kind in changed else kept
                                    for kind, kept in self._kinds.items()}
         return made
 
@@ -439,6 +440,10 @@ class Topology:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
         return tuple(g for g in self.of_kind(kind) if g.name in linked)
+
+
+# What a topology found of the ways data moves, which its groups' figures do not change: a replaced one keeps them.
+_WAYS = ("front_end", "holders", "distance", "_directed", "_reached", "_ahead")
 
 
 def _with(made: Group | Topology, **changes) -> Group | Topology:
