@@ -51,6 +51,7 @@ class Model:
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._kept: dict[tuple[frozenset[str], int], dict] = {}  # the chains a changed model takes over (_chains_but)
         self._narrowed_from: tuple[Model, frozenset[str]] | None = None  # the model narrowed, and the groups raised
+        self._varied_from: tuple[Model, str] | None = None  # the model varied, and the group whose figure it varied
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -107,6 +108,8 @@ class Model:
         model = Model(self.topology.replaced({place: capacity}))
         model._shared = self._chains_but(frozenset((place.group,)))  # the varied model adds its own group's chain
         model._placed = self._placed
+        if place.link is None:  # its networks are this one's with the group's chain made again (FlowNetwork.rechained)
+            model._varied_from = self, place.group
         return model
 
     def _chains_but(self, groups: frozenset[str]) -> dict:
@@ -152,7 +155,10 @@ class Model:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
         if key not in self._networks:
-            self._networks[key] = FlowNetwork(self.topology, shape, clients, self._shared)
+            origin, group = self._varied_from or (None, "")
+            found = origin._networks.get(key) if origin else None
+            made = found.rechained(self.topology, group) if found else None
+            self._networks[key] = made or FlowNetwork(self.topology, shape, clients, self._shared)
         return self._networks[key]
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
