@@ -434,7 +434,7 @@ def _magnitude_in(q: Quantity, unit: pint.Unit):
     """``q.to(unit).magnitude``, with pint's factor from ``q``'s units to ``unit`` computed once per pair."""
     magnitude = q.magnitude
     if q._REGISTRY is registry() and unit._REGISTRY is registry() and type(magnitude) in (int, float):
-        if q._units == unit._units:
+        if q._units is unit._units or q._units == unit._units:  # one container where both come from one parse
             return magnitude
         factor = _scale(q._units, unit._units)
         if factor is not None:
