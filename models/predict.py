@@ -308,10 +308,9 @@ class Model:
         server's W / S, so W ≤ B·k·S / (k + S). None where no node runs both or the nodes state no bandwidth."""
         best = None
         op = workload.operation.value
-        devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)]
-        for server in self.topology.of_kind(Kind.SERVER):
-            if not server.on or server.on not in counts:
-                continue
+        converged = [server for server in self.topology.of_kind(Kind.SERVER) if server.on and server.on in counts]
+        devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)] if converged else []
+        for server in converged:
             host = self.topology.group(server.on)
             stated = host.capacity("bandwidth", op)
             k, s = counts.get(server.on, 0), server.count
