@@ -56,7 +56,7 @@ def metric_factor(run: Run, metric: Metric) -> float | None:
 
 def summary_in(run: Run, metric: Metric) -> Summary | None:
     """The run's summary in the metric's canonical unit (B/s, op/s); None if its values are not of that metric. Found
-    once per run (by its identity, among the last :data:`_MOST_SUMMARIES`): judging a list asks it of each run at every
+    once per run (by its identity, among up to :data:`_MOST_SUMMARIES`): judging a list asks it of each run at every
     step (witnesses, verdicts, bands, io500's assumption)."""
     key = (id(run), metric)
     found = _SUMMARIES.get(key)
@@ -65,7 +65,7 @@ def summary_in(run: Run, metric: Metric) -> Summary | None:
     factor = metric_factor(run, metric)
     summary = None if factor is None else run.summary.scaled(factor)
     if len(_SUMMARIES) >= _MOST_SUMMARIES:
-        _SUMMARIES.pop(next(iter(_SUMMARIES)))
+        _SUMMARIES.clear()  # all at once: one step, whatever other threads judge meanwhile
     _SUMMARIES[key] = run, summary  # the run kept with it: its id is not another's while it is kept
     return summary
 
