@@ -233,7 +233,7 @@ class _Evidence:
 def _alike(w: Witness) -> tuple:
     """What a witness proves and says, but for the submission it comes from."""
     def q(value) -> tuple:
-        return value.magnitude, str(value.units)
+        return value.magnitude, value.units  # equal where their text is, without formatting it
 
     return (w.run.label, w.run.workload, q(w.measured), w.why,
             tuple((n.component, tuple(map(q, n.stated.range or ())), q(n.needed)) for n in w.proves))

@@ -1,13 +1,11 @@
 """The flow network of a topology for one shape of workload, whose minimum cut is the ceiling.
 
-Each group becomes a chain of stages, one per capacity that applies (a client's own
-throughput, the requests it keeps in flight, its NIC; a server's NIC, then its own
-throughput; a device's bandwidth, then its IOPS for random access). Links join the
-chains in the direction data moves: clients → networks → servers → (networks →) devices
-for writes, reversed for reads. The network is built once per shape (operation, access,
-which limits and device tiers apply) and solved for many workloads: a stage's capacity is
-a number times what the workload changes (nodes, transfer size, processes, queue depth).
-Every stage also keeps the recipe of its formula text, written when a formula is asked for, so
+Each group becomes a chain of stages, one per capacity that applies (a client's own throughput, the requests it keeps
+in flight, its NIC; a server's NIC, then its own throughput; a device's bandwidth, then its IOPS for random access).
+Links join the chains in the direction data moves: clients → networks → servers → (networks →) devices for writes,
+reversed for reads. The network is built once per shape (operation, access, which limits and device tiers apply) and
+solved for many workloads: a stage's capacity is a number times what the workload changes (nodes, transfer size,
+processes, queue depth). Every stage also keeps the recipe of its formula text, written when a formula is asked for, so
 a cut's value has one without a sweep paying for it.
 """
 
@@ -48,10 +46,9 @@ class Scale:
 class Shape:
     """What decides which stages a flow network has: the same shape, the same graph.
 
-    ``unbounded`` says why the time per request does not bound the throughput ("" when it
-    does: direct or random I/O on a known number of nodes); ``sized``: the transfer size is
-    known; ``cached``: servers serve from memory, devices are left out.
-    """
+    ``unbounded`` says why the time per request does not bound the throughput ("" when it does: direct or random I/O on
+    a known number of nodes); ``sized``: the transfer size is known; ``cached``: servers serve from memory, devices are
+    left out."""
 
     operation: Operation
     access: Access
@@ -59,6 +56,11 @@ class Shape:
     cached: bool = False
     unbounded: str = ""
     tiers: frozenset[str] | None = None  # the device groups that take its requests (None: all that serve its operation)
+
+    def __hash__(self) -> int:  # found once: every network built looks up each group's chain by its shape
+        if "_hash" not in self.__dict__:
+            self.__dict__["_hash"] = hash((self.operation, self.access, self.sized, self.cached, self.unbounded, self.tiers))
+        return self.__dict__["_hash"]
 
     @property
     def requests(self) -> bool:
@@ -80,14 +82,12 @@ class Shape:
 class Stage:
     """One capacity on the data path: ``constant`` (B/s) times what ``scale`` names of the workload.
 
-    ``components`` are where its figures are stated in the topology file
-    (``compute.nic``, ``ethernet.rtt``, ``links[i].bandwidth``); ``group``
-    is the group whose member count the workload may change; ``term`` is the capacity as
-    formula text (:mod:`models.formulas`) and ``constants`` the topology's values of its symbols by name, which
-    ``recipe`` writes when a formula is first asked for (a sweep of ceilings needs none). For
-    :attr:`Scale.REQUESTS` the capacity is n·p·q·s / (``fixed`` + s·``per_byte`` + the ``split`` times), each split
-    time (t, R) paid once per piece of at most R bytes: t·max(1, s / R).
-    """
+    ``components`` are where its figures are stated in the topology file (``compute.nic``, ``ethernet.rtt``,
+    ``links[i].bandwidth``); ``group`` is the group whose member count the workload may change; ``term`` is the capacity
+    as formula text (:mod:`models.formulas`) and ``constants`` the topology's values of its symbols by name, which
+    ``recipe`` writes when a formula is first asked for (a sweep of ceilings needs none). For :attr:`Scale.REQUESTS` the
+    capacity is n·p·q·s / (``fixed`` + s·``per_byte`` + the ``split`` times), each split time (t, R) paid once per piece
+    of at most R bytes: t·max(1, s / R)."""
 
     components: tuple[Component, ...]
     layer: str
@@ -143,9 +143,8 @@ class Limit:
 class FlowNetwork:
     """A directed graph between CLIENTS and STORAGE for one shape, edges in the direction data moves.
 
-    ``source`` and ``sink`` are CLIENTS and STORAGE for a write, the other way round for a read.
-    Solve it for a workload with :meth:`capacities` and :meth:`limit`.
-    """
+    ``source`` and ``sink`` are CLIENTS and STORAGE for a write, the other way round for a read. Solve it for a workload
+    with :meth:`capacities` and :meth:`limit`."""
 
     def __init__(self, topology: Topology, shape: Shape, clients: tuple[str, ...], shared: dict | None = None):
         """``shared``: what the networks of ``topology`` share, filled as made (None: made here): a group's chain
@@ -156,9 +155,8 @@ class FlowNetwork:
         self.op = shape.operation.value
         self.edges: list[tuple[str, str]] = []
         self.stages: list[Stage | None] = []  # per edge; None: unlimited
-        self.assumptions: list[str] = []
-        self.unstated: list[str] = []
-        self.sizeless: list[str] = []
+        self.assumptions, self.unstated, self.sizeless = [], [], []  # what its chains note: lists of text
+        self._chains: dict[str, tuple[int, list[list]]] = {}  # per group, where its chain's edges start, and its parts
         active = [g for g in topology.groups if (g.kind is not Kind.CLIENT or g.name in clients)
                   and not (g.kind is Kind.DEVICE and (shape.cached or not g.serves(self.op) or
                                                       (shape.tiers is not None and g.name not in shape.tiers)))]
@@ -176,7 +174,9 @@ class FlowNetwork:
         self.graph, self._edges_of, self.in_series, self._figures_of = _skeleton(
             _numbered(self.edges), tuple(s and s.layer for s in self.stages), shape.operation is Operation.READ)
         self._limits: dict[tuple, Limit] = {}
-        # what the workload does not change, filled in once: the unlimited edges and the constant stages
+        self._solved()
+
+    def _solved(self) -> None:  # what the workload does not change, filled in once: unlimited edges, constant stages
         self._constant = [math.inf if s is None else s.constant if s.scale == Scale.CONSTANT else 0.0 for s in self.stages]
         self._varying = [(i, s) for i, s in enumerate(self.stages) if s is not None and s.scale != Scale.CONSTANT]
 
@@ -217,11 +217,11 @@ class FlowNetwork:
         self._limits.clear()
 
     def limit(self, capacities: list[float], layer: str | None = None) -> Limit:
-        """The minimum cut for ``capacities``; with ``layer``, for that layer's stages alone (see :meth:`only`),
-        the sum of its edges when they are in series.
+        """The minimum cut for ``capacities``; with ``layer``, for that layer's stages alone (see :meth:`only`), the sum
+        of its edges when they are in series.
 
-        Found once per distinct figures of the edges it depends on: a sweep repeats them (a layer
-        of constant capacities, the same node counts), and the same figures give the same cut.
+        Found once per distinct figures of the edges it depends on: a sweep repeats them (a layer of constant capacities,
+        the same node counts), and the same figures give the same cut.
         """
         key = (layer, tuple(capacities) if layer is None else self._figures_of[layer](capacities))
         found = self._limits.get(key)
@@ -246,10 +246,30 @@ class FlowNetwork:
         if made is None:
             before = [len(part) for part in self._parts]
             self._make_chain(group)
-            self._shared[self.shape, group.name] = [part[n:] for part, n in zip(self._parts, before)]
+            made = self._shared[self.shape, group.name] = [part[n:] for part, n in zip(self._parts, before)]
         else:
             for part, added in zip(self._parts, made):
                 part += added
+        self._chains[group.name] = len(self.edges) - len(made[0]), made
+
+    def rechained(self, topology: Topology, name: str) -> FlowNetwork | None:
+        """This network on ``topology``, whose figures are its own's but group ``name``'s (a search for an implied figure
+        varies one): that chain made again, the rest kept; None where more would change (a time per request reads
+        figures across the path; the chain made again has other edges, notes or unlimited stages)."""
+        if name not in self._chains or any(s is not None and s.scale == Scale.REQUESTS for s in self.stages):
+            return None
+        made = object.__new__(FlowNetwork)
+        made.__dict__.update({k: v for k, v in self.__dict__.items() if k != "constants"}, topology=topology, _limits={})
+        made.edges, made.stages, made.assumptions, made.unstated, made.sizeless = chain = [[], [], [], [], []]
+        made._make_chain(topology.group(name))
+        start, was = self._chains[name]
+        if chain[:1] + chain[2:] != was[:1] + was[2:] or [s and s.layer for s in chain[1]] != [s and s.layer for s in was[1]]:
+            return None
+        made.edges, made.assumptions, made.unstated, made.sizeless = self.edges, self.assumptions, self.unstated, self.sizeless
+        made.stages = self.stages[:start] + chain[1] + self.stages[start + len(was[1]):]
+        made._chains = self._chains | {name: (start, chain)}
+        made._solved()
+        return made
 
     @property
     def _parts(self) -> tuple[list, ...]:
@@ -437,9 +457,8 @@ def _skeleton(edges: tuple[tuple[int, int], ...], layers: tuple[str | None, ...]
 class _Series:
     """Which layers of a network are in series: every path from source to sink crosses exactly one of their edges.
 
-    Then each of those edges must be cut and all of them together are a cut, so the layer's
-    own limit is their sum, no flow to solve. Built once per network structure, each layer's answer found once.
-    """
+    Then each of those edges must be cut and all of them together are a cut, so the layer's own limit is their sum, no
+    flow to solve. Built once per network structure, each layer's answer found once."""
 
     def __init__(self, edges: list[tuple[int, int]], source: int, sink: int):
         self.edges, self.source, self.sink = edges, source, sink

@@ -51,6 +51,7 @@ class Model:
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._kept: dict[tuple[frozenset[str], int], dict] = {}  # the chains a changed model takes over (_chains_but)
         self._narrowed_from: tuple[Model, frozenset[str]] | None = None  # the model narrowed, and the groups raised
+        self._varied_from: tuple[Model, Component] | None = None  # the model varied, and where its figure was
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -105,8 +106,7 @@ class Model:
         """The model with the figure at ``place`` replaced by ``capacity``, keeping the chains made of the other groups:
         a chain is its group's figures alone, but for the time per request (which crosses the path)."""
         model = Model(self.topology.replaced({place: capacity}))
-        model._shared = self._chains_but(frozenset((place.group,)))  # the varied model adds its own group's chain
-        model._placed = self._placed
+        model._placed, model._varied_from = self._placed, (self, place)
         return model
 
     def _chains_but(self, groups: frozenset[str]) -> dict:
@@ -152,8 +152,21 @@ class Model:
         """The flow network of ``shape`` for the client groups ``clients``, built on first use."""
         key = (shape, clients)
         if key not in self._networks:
-            self._networks[key] = FlowNetwork(self.topology, shape, clients, self._shared)
+            self._networks[key] = self._rechained(key) or FlowNetwork(self.topology, shape, clients, self._shared)
         return self._networks[key]
+
+    def _rechained(self, key: tuple[Shape, tuple[str, ...]]) -> FlowNetwork | None:
+        """A varied model's network: its origin's with the varied group's chain made again (FlowNetwork.rechained);
+        None where that will not do, the chains of the origin's other groups then taken over (a chain is its group's
+        figures alone, but for the time per request, which crosses the path)."""
+        if self._varied_from is None:
+            return None
+        origin, place = self._varied_from
+        found = origin._networks.get(key) if place.link is None else None
+        made = found.rechained(self.topology, place.group) if found else None
+        if made is None and not self._shared:
+            self._shared = origin._chains_but(frozenset((place.group,)))
+        return made
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
         """The client groups that run ``workload`` and how many members of each.
@@ -295,10 +308,9 @@ class Model:
         server's W / S, so W ≤ B·k·S / (k + S). None where no node runs both or the nodes state no bandwidth."""
         best = None
         op = workload.operation.value
-        devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)]
-        for server in self.topology.of_kind(Kind.SERVER):
-            if not server.on or server.on not in counts:
-                continue
+        converged = [server for server in self.topology.of_kind(Kind.SERVER) if server.on and server.on in counts]
+        devices = [g.name for g in self.topology.of_kind(Kind.DEVICE) if g.serves(op)] if converged else []
+        for server in converged:
             host = self.topology.group(server.on)
             stated = host.capacity("bandwidth", op)
             k, s = counts.get(server.on, 0), server.count

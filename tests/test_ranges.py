@@ -21,7 +21,7 @@ from topologies.load import load_topology, parse_topology, topology_from_dict
 from topologies.save import save_topology
 from topologies.topology import Component, Topology
 from tests.systems import topology
-from tests.test_model_properties import NAMES, systems, workloads
+from tests.test_model_properties import CAPACITIES, NAMES, systems, workloads
 
 SMALL = """
 [clients.c]
@@ -362,3 +362,45 @@ def test_models_share_what_they_solve_by_content_not_names_and_a_varied_topology
     assert varied.data_links() == _small().data_links()
     assert Model(varied).ceiling(Workload(Operation.READ, Q_(1, "MiB"))).value <= Model(base).ceiling(
         Workload(Operation.READ, Q_(1, "MiB"))).value
+
+
+@given(systems(), workloads(), st.sampled_from(CAPACITIES), st.floats(0.01, 100))
+@settings(max_examples=60, deadline=None)
+def test_a_network_with_one_groups_figure_varied_is_the_one_built_anew(doc, workload, varied, factor):
+    """A search for an implied figure varies one group's figure thousands of times: each network is the model's own with
+    that group's chain made again (FlowNetwork.rechained), and it is the network built anew from the varied topology,
+    edge for edge, stage for stage, note for note and cut for cut; where a stage takes the time per request (which
+    reads figures across the path), it is built anew."""
+    from models.flow import FlowNetwork, Scale
+
+    kind, key, *_ = varied
+    system = topology_from_dict(doc)
+    group = NAMES[kind]
+    stated = system.group(group).capacity(key)
+    assume(workload.operation in (Operation.READ, Operation.WRITE) and stated is not None)
+    model = Model(system)
+    try:
+        chosen, counts = model.nodes(workload, None)
+    except TopologyError:
+        assume(False)
+    shape = model.shape(workload)
+    network = model.network(shape, chosen)
+    changed = system.replaced({Component(group, key): stated.at(stated.value * factor)})
+    made = network.rechained(changed, group)
+    timed = any(s is not None and s.scale == Scale.REQUESTS for s in network.stages)
+    assert (made is None) == timed
+    assume(made is not None)
+    anew = FlowNetwork(changed, shape, chosen)
+
+    def stages(net):
+        return [None if s is None else (s.components, s.layer, s.group, s.scale, s.constant, s.fixed, s.per_byte,
+                                        s.split, s.term, s.constants) for s in net.stages]
+
+    assert made.edges == anew.edges and made.noted == anew.noted and stages(made) == stages(anew)
+    assert made.graph is anew.graph and made.layers() == anew.layers()
+    full = anew.capacities(workload, counts)
+    assert made.capacities(workload, counts) == full
+    for layer in [None, *anew.layers()]:
+        assert made.limit(full, layer).value == anew.limit(full, layer).value
+    assert Model(changed).bound(workload) == model.varied(Component(group, key), stated.at(stated.value * factor)).bound(
+        workload)

@@ -408,21 +408,25 @@ class Topology:
     def replaced(self, changes: dict[Component, Capacity]) -> Topology:
         """The topology with the capacities at ``changes`` replaced (each must be stated already)."""
         by_group: dict[str, dict[str, Capacity]] = {}
+        links = self.links
         for place, capacity in changes.items():
             if place.link is None:
                 by_group.setdefault(place.group, {})[place.key] = capacity
-        made_groups = {g.name: _with(g, capacities=g.capacities | {key: capacity for key, capacity in
-                                                                   by_group[g.name].items() if key in g.capacities})
-                       for g in self.groups if g.name in by_group}  # the model asks thousands: copy what changes
+            elif links is self.links:
+                links = tuple(replace(link, bandwidth=changes[Component.of_link(i)]) if Component.of_link(i) in changes
+                              else link for i, link in enumerate(self.links))
+        named = self._named  # the model asks thousands: copy what changes
+        made_groups = {name: _with(group, capacities=group.capacities | {key: capacity for key, capacity in keys.items()
+                                                                         if key in group.capacities})
+                       for name, keys in by_group.items() if (group := named.get(name)) is not None}
         groups = tuple(made_groups.get(g.name, g) for g in self.groups)
-        links = self.links if all(p.link is None for p in changes) else tuple(replace(link, bandwidth=changes[
-            Component.of_link(i)]) if Component.of_link(i) in changes else link for i, link in enumerate(self.links))
         made = _with(self, groups=groups, links=links)  # the same links: the ways data moves, found once, are kept
-        made.__dict__.update({k: v for k, v in self.__dict__.items() if k in (
-            "front_end", "holders", "distance", "_directed", "_reached", "_ahead")})
-        made.__dict__["_named"] = self._named | made_groups  # the same groups by name and kind, in the same order
-        made.__dict__["_kinds"] = {kind: tuple(made_groups.get(g.name, g) for g in kept)
-                                   for kind, kept in self._kinds.items()}
+        found = self.__dict__
+        made.__dict__.update({k: found[k] for k in _WAYS if k in found})
+        made.__dict__["_named"] = named | made_groups  # the same groups by name and kind, in the same order
+        kinds = made.__dict__["_kinds"] = dict(self._kinds)
+        for group in made_groups.values():
+            kinds[group.kind] = tuple(made_groups.get(g.name, g) for g in kinds[group.kind])
         return made
 
     def at_ends(self, favourable: bool) -> Topology:
@@ -439,6 +443,10 @@ class Topology:
         """The groups of ``kind`` linked to group ``name``."""
         linked = {link.b if link.a == name else link.a for link in self.links if name in (link.a, link.b)}
         return tuple(g for g in self.of_kind(kind) if g.name in linked)
+
+
+# What a topology found of the ways data moves, which its groups' figures do not change: a replaced one keeps them.
+_WAYS = ("front_end", "holders", "distance", "_directed", "_reached", "_ahead")
 
 
 def _with(made: Group | Topology, **changes) -> Group | Topology:

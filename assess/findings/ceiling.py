@@ -55,9 +55,23 @@ def metric_factor(run: Run, metric: Metric) -> float | None:
 
 
 def summary_in(run: Run, metric: Metric) -> Summary | None:
-    """The run's summary in the metric's canonical unit (B/s, op/s); None if its values are not of that metric."""
+    """The run's summary in the metric's canonical unit (B/s, op/s); None if its values are not of that metric. Found
+    once per run (by its identity, among up to :data:`_MOST_SUMMARIES`): judging a list asks it of each run at every
+    step (witnesses, verdicts, bands, io500's assumption)."""
+    key = (id(run), metric)
+    found = _SUMMARIES.get(key)
+    if found is not None and found[0] is run:
+        return found[1]
     factor = metric_factor(run, metric)
-    return None if factor is None else run.summary.scaled(factor)
+    summary = None if factor is None else run.summary.scaled(factor)
+    if len(_SUMMARIES) >= _MOST_SUMMARIES:
+        _SUMMARIES.clear()  # all at once: one step, whatever other threads judge meanwhile
+    _SUMMARIES[key] = run, summary  # the run kept with it: its id is not another's while it is kept
+    return summary
+
+
+_SUMMARIES: dict[tuple[int, Metric], tuple[Run, Summary | None]] = {}
+_MOST_SUMMARIES = 8192
 
 
 def judge(run: Run, ceiling: Ceiling, *, tolerance: float = TOLERANCE, far_below: float = FAR_BELOW, below: float = BELOW,

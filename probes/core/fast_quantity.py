@@ -44,10 +44,10 @@ def fast_quantity_class(registry, base: type) -> type:
     class Quantity(base):
         def compare(self, other, op):
             if type(other) is type(self) and number(self) and number(other):
-                if self._units == other._units:
+                if _same(self._units, other._units):
                     return op(self._magnitude, other._magnitude)
                 mine, theirs = root(self._units), root(other._units)
-                ours = (_to(self, mine), _to(other, theirs)) if mine == theirs else (None, None)
+                ours = (_to(self, mine), _to(other, theirs)) if _same(mine, theirs) else (None, None)
                 if None not in ours:
                     return op(*ours)
             return base.compare(self, other, op)
@@ -55,9 +55,9 @@ def fast_quantity_class(registry, base: type) -> type:
         def __eq__(self, other):
             if type(other) is type(self) and number(self) and number(other) and not (
                     self._magnitude == 0 and other._magnitude == 0):
-                if self._units == other._units:
+                if _same(self._units, other._units):
                     return self._magnitude == other._magnitude
-                if root(self._units) == root(other._units) and factor(self._units, other._units) is not None:
+                if _same(root(self._units), root(other._units)) and factor(self._units, other._units) is not None:
                     return _to(self, other._units) == other._magnitude
             return base.__eq__(self, other)
 
@@ -72,10 +72,14 @@ def fast_quantity_class(registry, base: type) -> type:
 
     def _to(q, units):
         """``q``'s magnitude in ``units`` as pint's convert gives it (unchanged between equal units); None for an offset."""
-        if q._units == units:
+        if _same(q._units, units):
             return q._magnitude
         found = factor(q._units, units)
         return None if found is None else q._magnitude * found
+
+    def _same(units, other) -> bool:
+        """Whether two containers of units are equal: at once where they are one (a unit parsed once), as most are."""
+        return units is other or units == other
 
     Quantity.__name__ = Quantity.__qualname__ = base.__name__
     Quantity.__module__ = base.__module__

@@ -93,10 +93,10 @@ class Metric(enum.Enum):
     @classmethod
     def of(cls, q: Quantity) -> "Metric":
         """The metric a quantity expresses; raises UnitError if it is none of them."""
-        for metric in cls:
-            if _fits(q, metric):
-                return metric
-        raise UnitError(f"{q:~P} is not a bandwidth, an operation rate, a latency, a size or an event rate.")
+        found = _metric_of(q._units) if q._REGISTRY is registry() else next((m for m in cls if _fits(q, m)), None)
+        if found is None:
+            raise UnitError(f"{q:~P} is not a bandwidth, an operation rate, a latency, a size or an event rate.")
+        return found
 
 
 # Unit spellings whose meaning differs between tools and people: refuse to guess.
@@ -238,6 +238,12 @@ def _units_fit(units, metric: Metric) -> bool:
 
 
 @functools.lru_cache(maxsize=1024)
+def _metric_of(units) -> Metric | None:
+    """The metric of a quantity in pint's container of units (hashable), or None: :meth:`Metric.of` once per unit."""
+    return next((metric for metric in Metric if _units_fit(units, metric)), None)
+
+
+@functools.lru_cache(maxsize=1024)
 def unit_fits(unit: str, metric: Metric) -> bool:
     """Whether ``unit`` (as written, e.g. ``"MiB/s"``) can state ``metric``; parsed and checked once per spelling.
     Raises pint's errors for a unit it does not know, as ``registry().Unit(unit)`` does.
@@ -358,7 +364,24 @@ def display_unit(q: Quantity, metric: Metric | None = None) -> pint.Unit:
     >>> f"{display_unit(Q_(20, 'GB/s')):~P}"
     'GiB/s'
     """
-    metric = metric or Metric.of(q)
+    return _per_figure(_displayed, q, metric or Metric.of(q))
+
+
+def _per_figure(find, q: Quantity, *args):
+    """``find(q, *args)``, found once for each figure that is a number in units of the one registry (hashable: its
+    units container, its number and the number's type, which keeps 1 and 1.0 apart): a list's review shows the same
+    figures in every phase of a system."""
+    if q._REGISTRY is registry() and type(q._magnitude) in (int, float):
+        return _found(find, q._units, type(q._magnitude), q._magnitude, *args)
+    return find(q, *args)
+
+
+@functools.lru_cache(maxsize=8192)
+def _found(find, units, kind: type, magnitude: float | int, *args):
+    return find(_made(magnitude, units), *args)
+
+
+def _displayed(q: Quantity, metric: Metric) -> pint.Unit:
     units = [_unit(u) for u in _DISPLAY[metric]]
     if metric is Metric.SIZE:  # sizes read best in the largest unit they fill: "1 MiB", "64 KiB"
         return next((u for u in reversed(units) if abs(_magnitude_in(q, u)) >= 1), units[0])
@@ -379,6 +402,10 @@ def family_unit(q: Quantity) -> pint.Unit:
     >>> f"{family_unit(Q_(19_792_281_596, 'bit/s')):~P}"
     'Gbit/s'
     """
+    return _per_figure(_family_of, q)
+
+
+def _family_of(q: Quantity) -> pint.Unit:
     found = _FAMILY.match(_symbol(q.units))
     if found is None:
         return q.units
@@ -407,7 +434,7 @@ def _magnitude_in(q: Quantity, unit: pint.Unit):
     """``q.to(unit).magnitude``, with pint's factor from ``q``'s units to ``unit`` computed once per pair."""
     magnitude = q.magnitude
     if q._REGISTRY is registry() and unit._REGISTRY is registry() and type(magnitude) in (int, float):
-        if q._units == unit._units:
+        if q._units is unit._units or q._units == unit._units:  # one container where both come from one parse
             return magnitude
         factor = _scale(q._units, unit._units)
         if factor is not None:

@@ -143,6 +143,7 @@ def drive_classes(device_classes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(c for name in device_classes for c in table.get(name, ())))
 
 
+@functools.cache
 def port_families() -> tuple[str, ...]:
     """Every network family the catalogue holds ports of (ethernet, infiniband, ...): a port of any network."""
     return tuple(sorted({p.family for p in catalogue() if p.kind == "port"}))

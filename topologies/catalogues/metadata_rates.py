@@ -192,17 +192,27 @@ def band(service: str, devices: str, phase: str, system: str = "") -> Band | Non
     body = entry(service, devices)
     own = _keys(system)
     figures, systems, left = [], set(), False
-    for source in body["sources"]:
-        named = _SYSTEM.match(source)
-        name = named[1] if named else source
-        if _keys(name) & own:
+    for keys, key, published in _sources(tuple(body["sources"]), phase):
+        if keys & own:
             left = True
             continue
-        found = [float(value.replace(",", "")) for which, value, cached in _FIGURE.findall(source)
-                 if which == phase and not cached]
-        if found:
-            figures += found
-            systems.add(_key(name))
+        if published:
+            figures += published
+            systems.add(key)
     if not figures:
         return None
     return Band(Q_(min(figures), "op/s"), Q_(max(figures), "op/s"), len(systems), body["basis"], left)
+
+
+@functools.lru_cache(maxsize=256)
+def _sources(sources: tuple[str, ...], phase: str) -> tuple[tuple[frozenset[str], str, tuple[float, ...]], ...]:
+    """Each source's system (its keys, and its key) and its figures of ``phase`` (but those left out), read once for
+    each entry and phase: a list's review asks a band of every metadata phase of every submission."""
+    read = []
+    for source in sources:
+        named = _SYSTEM.match(source)
+        name = named[1] if named else source
+        read.append((frozenset(_keys(name)), _key(name), tuple(
+            float(value.replace(",", "")) for which, value, cached in _FIGURE.findall(source)
+            if which == phase and not cached)))
+    return tuple(read)

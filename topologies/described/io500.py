@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError, UnitError
-from probes.core.units import Q_
+from probes.core.units import Q_, magnitude_in
 from probes.readers.io500_system import count
 from topologies.catalogues.achievable import Parts, drive_classes, link_bound, port_families, year_of
 from topologies.catalogues.hardware import Network, class_rate, device_classes, hardware, network_ports
@@ -84,7 +84,7 @@ def _memory(text: str) -> str | None:
 
 
 def _figure(q: Quantity, unit: str) -> str:
-    return f"{q.m_as(unit):.6g} {unit}"
+    return f"{magnitude_in(q, unit):.6g} {unit}"  # pint's digits, its factor found once per pair of units
 
 
 def _capacity(low: Quantity, high: Quantity, unit: str, source: str, note: str) -> dict:
