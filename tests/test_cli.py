@@ -410,3 +410,13 @@ def test_fit_refuses_mixed_operations_and_too_few_points(capsys, tmp_path):
     assert status == 2 and "a fit needs runs of one operation; these hold read, write: choose one with --op" in err
     status, _, err = run(capsys, "fit", str(mixed), "--over", "transfer-size", "--op", "read")
     assert status == 2 and "2 parameters need at least 3 points" in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "lecture", "--fail-on", "never", "lecture-results.csv"],
+    ["check", "--fail-on", "never", "lecture", "lecture-results.csv"],
+    ["check", "lecture", "lecture-results.csv", "--fail-on", "never"]])
+def test_options_stand_anywhere_among_a_commands_arguments(capsys, argv):
+    """As a user types them: an option between the topology and the results is the command's, not an extra argument."""
+    status, out, err = run(capsys, *argv)
+    assert status == 0 and err == "" and out.endswith("26 runs checked: 1 error, 46 warnings, 7 info\n")

@@ -50,6 +50,25 @@ def _docstring(name: str) -> str:
     return ast.literal_eval(found[0]) if found else command(name).__doc__  # any other form: import it
 
 
+class _Intermixed(argparse.ArgumentParser):
+    """A command's parser that takes its options between its positional arguments too (``check lecture --fail-on never
+    results.csv``), as argparse's parse_intermixed_args does; a command it cannot mix (one with commands of its own)
+    is parsed as argparse does by default."""
+
+    _mixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._mixing:  # parse_known_intermixed_args parses in two passes, each through this method
+            return super().parse_known_args(args, namespace)
+        self._mixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        except TypeError:  # sub-commands or positionals in a group: argparse cannot mix those
+            return super().parse_known_args(args, namespace)
+        finally:
+            self._mixing = False
+
+
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command; only ``chosen`` (all, when None) gets its options, which imports its module."""
     parser = argparse.ArgumentParser(
@@ -63,7 +82,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     # SUPPRESS: --debug may stand before or after the command without one resetting the other.
     common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help="show the traceback of an error")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=_Intermixed)
     for name in COMMANDS:
         configured = chosen is None or name == chosen
         doc = command(name).__doc__ if configured else _docstring(name)
