@@ -88,6 +88,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
     if len(set(header)) != len(header):
         raise ToolOutputError(source, f"line {header_line}", "the header names a column twice")
     runs: dict[str, tuple[int, Workload, list[float], str, Metric, tuple, list[float | None], Placement | None]] = {}
+    read: dict[tuple[str, str], object] = {}  # the units and transfer sizes read so far, by their text
     while True:
         try:
             line, cells = next(rows)
@@ -98,7 +99,7 @@ def parse(text: str, *, source: str, aliases: Mapping[str, str] | None = None) -
         if len(cells) != len(header):
             raise ToolOutputError(source, f"line {line}", f"has {len(cells)} cells; the header has {len(header)}")
         row = dict(zip(header, (plain_cell(c.strip()) for c in cells)))
-        workload, value, unit, metric, duration, placement = _row(row, source, line, aliases)
+        workload, value, unit, metric, duration, placement = _row(row, source, line, aliases, read)
         tags = tuple((k, v) for k, v in row.items() if k not in REQUIRED + WORKLOAD_COLUMNS and v)  # an empty cell says nothing
         key = row.get("run") or f"line {line}"
         if key in runs:
@@ -144,14 +145,20 @@ def _columns(header: list[str]) -> list[str]:
     return [c.strip().lower() for c in header]
 
 
-def _row(row: dict[str, str], source: str, line: int,
-         aliases) -> tuple[Workload, float, str, Metric, float | None, Placement | None]:
+def _row(row: dict[str, str], source: str, line: int, aliases,
+         read: dict[tuple[str, str], object]) -> tuple[Workload, float, str, Metric, float | None, Placement | None]:
+    """One row's workload, value, unit, metric, duration and placement; ``read`` holds the units and transfer sizes
+    earlier rows gave (a sweep's rows repeat a few of them: parsed each time, they were most of a large table's time)."""
     column = "unit"
     try:
-        unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
-        metric = Metric.of(Q_(1, unit))
-        if metric not in (Metric.BANDWIDTH, Metric.OPERATION_RATE):
-            raise UnitError(f"The unit must be a bandwidth (e.g. MiB/s) or an operation rate (op/s). Got {row['unit']!r} instead.")
+        if ("unit", row["unit"]) not in read:
+            unit = parse_unit(row["unit"], what=f"the value on line {line}", aliases=aliases)
+            metric = Metric.of(Q_(1, unit))
+            if metric not in (Metric.BANDWIDTH, Metric.OPERATION_RATE):
+                raise UnitError(f"The unit must be a bandwidth (e.g. MiB/s) or an operation rate (op/s). Got "
+                                f"{row['unit']!r} instead.")
+            read["unit", row["unit"]] = unit, metric
+        unit, metric = read["unit", row["unit"]]
         column = "value"
         value = _number(row["value"])
         require(Q_(value, unit), metric, what="the value")
@@ -160,8 +167,11 @@ def _row(row: dict[str, str], source: str, line: int,
         if operation.is_metadata and metric is not Metric.OPERATION_RATE:
             raise UnitError(f"A metadata operation ({operation.value}) is counted in op/s, not in {row['unit']!r}.")
         column = "transfer_size"
-        size = (checked_transfer_size(parse_quantity(row["transfer_size"], Metric.SIZE, what="the transfer size",
-                                                     aliases=aliases)) if row["transfer_size"].strip() else None)
+        if ("size", row["transfer_size"]) not in read:
+            read["size", row["transfer_size"]] = (checked_transfer_size(parse_quantity(
+                row["transfer_size"], Metric.SIZE, what="the transfer size", aliases=aliases))
+                if row["transfer_size"].strip() else None)
+        size = read["size", row["transfer_size"]]
         column = "access"
         access = Access((row.get("access") or "sequential").lower())
         counts = {}
