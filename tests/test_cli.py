@@ -420,3 +420,12 @@ def test_options_stand_anywhere_among_a_commands_arguments(capsys, argv):
     """As a user types them: an option between the topology and the results is the command's, not an extra argument."""
     status, out, err = run(capsys, *argv)
     assert status == 0 and err == "" and out.endswith("26 runs checked: 1 error, 46 warnings, 7 info\n")
+
+
+def test_an_error_quoting_ten_megabytes_it_read_keeps_its_start_and_end_in_one_line(capsys, tmp_path):
+    name = "j" * 10 * 2**20
+    bad = tmp_path / "big.json"
+    bad.write_text(json.dumps({"fio version": "fio-3.36", "jobs": [{"jobname": name, "read": {"bw_bytes": "x"}}]}))
+    status, _, err = run(capsys, "read", str(bad))
+    assert status == 2 and err.count("\n") == 1 and len(err) < 2200
+    assert err.startswith(f"iobound: error: {bad}: jobs[0]") and "characters left out" in err

@@ -47,6 +47,7 @@ from probes.core.units import Q_, Metric, format_quantity
 from assess.cli.busy import add_cpus, pin, warn_if_busy
 from assess.cli.inputs import add_input_limit, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK, EXIT_PROBE_FAILED
+from assess.cli.terminal import short
 
 # lab format history:
 #   1.2  the lab's slurm: whether it runs a Slurm of its own (up --slurm)
@@ -186,7 +187,7 @@ def _probe(args: argparse.Namespace) -> int:
             lines += [f"probe set: {probe_set}", "no topology: a lab without servers has no storage to model"]
         print("\n".join(lines))
     for failure in failures:
-        sys.stderr.write(f"iobound: error: {failure}\n")
+        sys.stderr.write(f"iobound: error: {short(str(failure))}\n")
     return EXIT_PROBE_FAILED if failures else EXIT_OK
 
 

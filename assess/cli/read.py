@@ -14,6 +14,7 @@ import sys
 from probes.core.errors import IoboundError
 from assess.cli.inputs import add_input_limit, add_unit_alias
 from assess.cli.status import EXIT_INPUT, EXIT_OK
+from assess.cli.terminal import short
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -43,5 +44,5 @@ def execute(args: argparse.Namespace) -> int:
     elif runs:
         print(runs_table(runs))
     for message in failed:
-        sys.stderr.write(f"iobound: error: {message}\n")
+        sys.stderr.write(f"iobound: error: {short(str(message))}\n")
     return EXIT_INPUT if failed else EXIT_OK

@@ -5,12 +5,23 @@ from __future__ import annotations
 import re
 from typing import Iterable, TextIO
 
-__all__ = ["Shown"]
+__all__ = ["Shown", "short"]
 
 # A control character other than a line's end, a carriage return or a tab (C1 controls too, which some terminals obey);
 # the escape sequences iobound itself writes pass whole: its two colours and their end (render.paint), and the clearing
 # of a progress line (progress).
 _CONTROL = re.compile(r"\x1b\[(?:0|31|33)m|\x1b\[K|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+# An error's most characters: one that quotes what it read (a job name of ten megabytes) keeps its start and its end.
+LONGEST = 2000
+
+
+def short(message: str) -> str:
+    """``message``, its middle left out where it is longer than :data:`LONGEST` characters, saying how much."""
+    if len(message) <= LONGEST:
+        return message
+    return f"{message[:LONGEST // 2]} … ({len(message) - LONGEST:,} characters left out) … {message[-LONGEST // 2:]}"
 
 
 def _visible(match: re.Match) -> str:
