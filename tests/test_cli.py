@@ -429,3 +429,21 @@ def test_an_error_quoting_ten_megabytes_it_read_keeps_its_start_and_end_in_one_l
     status, _, err = run(capsys, "read", str(bad))
     assert status == 2 and err.count("\n") == 1 and len(err) < 2200
     assert err.startswith(f"iobound: error: {bad}: jobs[0]") and "characters left out" in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["predict", "lecture", "--checkpoint", "llama3-8b", "--nodes", "2"],
+     "--nodes: does not apply to --checkpoint: that question asks no workload of its own; leave out --nodes"),
+    (["predict", "lecture", "--model", "unet3d", "--accelerator", "h100", "--op", "write", "--transfer-size", "4KiB"],
+     "--op: does not apply to --model and --accelerator: that question asks no workload of its own; leave out --op, "
+     "--transfer-size"),
+    (["check", "lecture", "lecture-results.csv", "--far-below", "0.9", "--below", "0.5"],
+     "--far-below: must be less than --below (0.5)"),
+    (["size", "--clients", "64", "--client-nic", "100Gbit/s", "--target", "read=20GiB/s", "--growth", "30%/year"],
+     "--growth: grows the usable capacity: give it with --usable"),
+    (["size", "--clients", "64", "--client-nic", "100Gbit/s", "--target", "read=20GiB/s", "--years", "3"],
+     "--years: counts years of growth: give it with --growth"),
+])
+def test_an_option_the_question_asked_does_not_take_is_refused_not_left_unused(capsys, argv, message):
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == "" and err == f"iobound: error: {message}" + err.split(message, 1)[1]

@@ -71,8 +71,12 @@ def judged(args: argparse.Namespace) -> tuple[Topology, list[Judgement]]:
     """The topology and its runs judged, as the options of :func:`add_judging_arguments` say."""
     from topologies.bundled import read_runs
     from assess.check import check_runs
+    from probes.core.errors import InputError
     from assess.cli.job import asked_nodes, of_this_job
 
+    if args.far_below >= args.below:
+        raise InputError("--far-below", "", f"must be less than --below ({args.below:g}): a run under it is far below "
+                         f"the ceiling, one under --below below it. Got {args.far_below:g} instead.")
     nodes = asked_nodes() if args.nodes == JOB else args.nodes
     count = nodes.value if args.nodes == JOB else nodes
     description = _description(args.topology, count)

@@ -52,9 +52,10 @@ def execute(args: argparse.Namespace) -> int:
     from probes.core.inputs import read_input
     from probes.readers import gdsio, nvidia_topo
     from models.gpudirect import predict
+    from assess.cli.inputs import not_taken
     from topologies.described.pcie import paths
 
-    if unused := _not_taken(args):
+    if unused := not_taken(args, "predict", _TAKEN):
         raise InputError(unused[0], "", f"does not apply to --gpudirect, which takes --gpu, --from, --link, --year, "
                          f"--gdsio and --json; leave out {', '.join(unused)}")
     matrix = nvidia_topo.parse(read_input(args.topology, error=ToolOutputError), source=args.topology)
@@ -75,18 +76,6 @@ def execute(args: argparse.Namespace) -> int:
     else:
         print(render(found, args.topology, from_gdsio=from_gdsio))
     return 0
-
-
-def _not_taken(args: argparse.Namespace) -> list[str]:
-    """predict's options given (set from their defaults) that --gpudirect does not take, as the command line names
-    them (predict's module, which holds this one, looked up when called)."""
-    from assess.cli import command
-
-    parser = argparse.ArgumentParser(add_help=False)
-    command("predict").configure(parser)
-    return [action.option_strings[-1] for action in parser._actions  # argparse lists its actions nowhere public
-            if action.option_strings and action.dest not in _TAKEN
-            and getattr(args, action.dest, action.default) != action.default]
 
 
 def _pair(text: str) -> tuple[str, str]:

@@ -193,3 +193,15 @@ def ports_arg(text: str):
     if not 1 <= ports <= 64:
         raise argparse.ArgumentTypeError(f"the ports per client must be from 1 to 64. Got {ports} instead.")
     return ports, rate_arg(rate.strip())
+
+
+def not_taken(args: argparse.Namespace, name: str, taken: set[str]) -> list[str]:
+    """Command ``name``'s options given (set from their defaults) whose dest is not in ``taken``, as the command line
+    names them: a mode of a command refuses them, not leaves them unused unsaid."""
+    from assess.cli import command
+
+    parser = argparse.ArgumentParser(add_help=False)
+    command(name).configure(parser)
+    return [action.option_strings[-1] for action in parser._actions  # argparse lists its actions nowhere public
+            if action.option_strings and action.dest not in taken
+            and getattr(args, action.dest, action.default) != action.default]

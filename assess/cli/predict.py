@@ -22,7 +22,7 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
 from assess.cli import gpudirect
-from assess.cli.inputs import count_arg, edited_topology, size_arg
+from assess.cli.inputs import count_arg, edited_topology, not_taken, size_arg
 from assess.cli.kvcache import add_kv_arguments, kv_cache
 from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
 
@@ -225,12 +225,23 @@ def render_curve(curve: dict, metric: Metric) -> str:
 ACCELERATORS_VERSION = "1.0"
 
 
+# predict's options (by their dest) that the checkpoint and the accelerator questions take; any other given is refused
+_CHECKPOINT_TAKEN = {"topology", "changes", "max_input_size", "json", "clients", "accelerators", "checkpoint"}
+_ACCELERATORS_TAKEN = _CHECKPOINT_TAKEN - {"checkpoint"} | {"model", "accelerator", "au", "read_threads",
+                                                           "accelerators_table"}
+
+
 def _accelerators(args: argparse.Namespace) -> int:
     """The accelerator question (how many are fed) or the checkpoint question (how long one takes)."""
     from assess.render import dumps, envelope
     from models.accelerators import entry, feed
     from models.predict import Model
 
+    taken = _CHECKPOINT_TAKEN if args.checkpoint is not None else _ACCELERATORS_TAKEN
+    if unused := not_taken(args, "predict", taken):
+        mode = "--checkpoint" if args.checkpoint is not None else "--model and --accelerator"
+        raise InputError(unused[0], "", f"does not apply to {mode}: that question asks no workload of its own; leave out "
+                         f"{', '.join(unused)}")
     topology = edited_topology(args)
     model = Model(topology)
     clients = tuple(args.clients) if args.clients else None

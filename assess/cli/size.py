@@ -72,7 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--oversubscription", type=ratio_arg, default="1:1", metavar="N:1",
                         help="leaf downlinks over uplinks (default 1:1, non-blocking)")
     parser.add_argument("--growth", type=growth_arg, metavar="PCT/year", help="data growth, e.g. 30%%/year")
-    parser.add_argument("--years", type=count_arg, default=3, metavar="N", help="years of growth to show (default 3)")
+    parser.add_argument("--years", type=count_arg, metavar="N", help="years of growth to show (default 3)")
     parser.add_argument("--bom", metavar="FILE", help="write the cheapest configuration's bill of materials as CSV (a new file)")
     for kind in ("networks", "servers", "devices", "metadata-servers"):
         parser.add_argument(f"--{kind}", type=list_arg(str), metavar="NAME[,NAME]",
@@ -144,6 +144,10 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
         raise InputError("--clients", "", "give the clients that exist: --clients N --client-nic RATE (e.g. 25Gbit/s)")
     if not args.target and args.usable is None:
         raise InputError("--target", "", "give at least one target (e.g. --target read=40GiB/s) or --usable")
+    if args.growth and args.usable is None:
+        raise InputError("--growth", "", "grows the usable capacity: give it with --usable (e.g. --usable 2PB)")
+    if args.years is not None and not args.growth:
+        raise InputError("--years", "", "counts years of growth: give it with --growth (e.g. --growth 30%/year)")
     ports, nic = args.client_nic
     clients = Group("compute", Kind.CLIENT, args.clients,
                     {"nic": Capacity(nic, Metric.BANDWIDTH, Source("assumption", "iobound size --client-nic"))}, nics=ports)
@@ -169,7 +173,7 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
                     spares=int(redundant) if args.spares is None else args.spares, whole_enclosures=True,
                     fs_overhead=args.fs_overhead, fill=args.fill, client_family=args.client_fabric,
                     oversubscription=args.oversubscription, rebuild_rate=args.rebuild_rate, growth=args.growth or 0.0,
-                    years=args.years if args.growth else 0, catalogue=catalogue)
+                    years=(args.years or 3) if args.growth else 0, catalogue=catalogue)
 
 
 def _target(text: str, args: argparse.Namespace) -> Target:
