@@ -437,6 +437,9 @@ def test_an_error_quoting_ten_megabytes_it_read_keeps_its_start_and_end_in_one_l
     (["predict", "lecture", "--model", "unet3d", "--accelerator", "h100", "--op", "write", "--transfer-size", "4KiB"],
      "--op: does not apply to --model and --accelerator: that question asks no workload of its own; leave out --op, "
      "--transfer-size"),
+    (["whatif", "lecture", "--set", "compute.nic=1GB/s", "--target", "read=1GiB/s", "--model", "unet3d", "--accelerator",
+      "h100"], "--target: does not apply to --model and --accelerator: that question asks no workload or target of its "
+     "own; leave out --target"),
     (["check", "lecture", "lecture-results.csv", "--far-below", "0.9", "--below", "0.5"],
      "--far-below: must be less than --below (0.5)"),
     (["size", "--clients", "64", "--client-nic", "100Gbit/s", "--target", "read=20GiB/s", "--growth", "30%/year"],

@@ -142,6 +142,11 @@ def systems(draw):
     pairs = [(a, b) for a, b in itertools.combinations(names, 2) if not (groups[a][0] == groups[b][0] != "networks")
              and {groups[a][0], groups[b][0]} != {"clients", "devices"}]
     links = draw(st.lists(st.sampled_from(pairs), min_size=1, unique=True)) if pairs else []
+    # nor between a device and a network the clients reach without a server (refused where servers reach the device)
+    front = {n for n, g in groups.items() if g[0] == "clients"}
+    while grown := {x for link in links for x in link if groups[x][0] == "networks" and set(link) & front} - front:
+        front |= grown
+    links = [link for link in links if not ({groups[x][0] for x in link} == {"networks", "devices"} and set(link) & front)]
     bandwidths = [draw(st.none() | st.integers(1, 20000)) if draw(st.integers(0, 3)) == 0 else None for _ in links]
     return groups, list(zip(links, bandwidths))
 
