@@ -22,9 +22,10 @@ from probes.core.errors import InputError
 from probes.core.units import Q_, Metric, format_quantity
 from probes.core.workload import Operation, Workload
 from assess.cli import gpudirect
-from assess.cli.inputs import count_arg, edited_topology, not_taken, size_arg
+from assess.cli.inputs import count_arg, edited_topology, size_arg
 from assess.cli.kvcache import add_kv_arguments, kv_cache
-from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
+from assess.cli.workloads import (TRAINING_OPTIONS, add_modelled_system, add_training_arguments, refuse_unused,
+                                  workloads_of)
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.accelerators import Feeding
@@ -225,23 +226,16 @@ def render_curve(curve: dict, metric: Metric) -> str:
 ACCELERATORS_VERSION = "1.0"
 
 
-# predict's options (by their dest) that the checkpoint and the accelerator questions take; any other given is refused
-_CHECKPOINT_TAKEN = {"topology", "changes", "max_input_size", "json", "clients", "accelerators", "checkpoint"}
-_ACCELERATORS_TAKEN = _CHECKPOINT_TAKEN - {"checkpoint"} | {"model", "accelerator", "au", "read_threads",
-                                                           "accelerators_table"}
-
-
 def _accelerators(args: argparse.Namespace) -> int:
     """The accelerator question (how many are fed) or the checkpoint question (how long one takes)."""
     from assess.render import dumps, envelope
     from models.accelerators import entry, feed
     from models.predict import Model
 
-    taken = _CHECKPOINT_TAKEN if args.checkpoint is not None else _ACCELERATORS_TAKEN
-    if unused := not_taken(args, "predict", taken):
-        mode = "--checkpoint" if args.checkpoint is not None else "--model and --accelerator"
-        raise InputError(unused[0], "", f"does not apply to {mode}: that question asks no workload of its own; leave out "
-                         f"{', '.join(unused)}")
+    if args.checkpoint is not None:
+        refuse_unused(args, "predict", "--checkpoint", frozenset({"accelerators", "checkpoint"}))
+    else:
+        refuse_unused(args, "predict", "--model and --accelerator", TRAINING_OPTIONS | {"accelerators"})
     topology = edited_topology(args)
     model = Model(topology)
     clients = tuple(args.clients) if args.clients else None

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING
 
 from probes.core.errors import InputError
 from probes.core.units import Q_, format_quantity
-from assess.cli.inputs import edited_topology, not_taken, operation_arg
-from assess.cli.workloads import add_modelled_system, add_training_arguments, workloads_of
+from assess.cli.inputs import edited_topology, operation_arg
+from assess.cli.workloads import (TRAINING_OPTIONS, add_modelled_system, add_training_arguments, refuse_unused,
+                                  workloads_of)
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
     from models.ceiling import Ceiling
@@ -117,11 +118,6 @@ def _upgrades(options: tuple[Upgrade, ...], currency: str) -> str:
     return table(("group", "price (+1 member)", "gain", f"gain per {per}", "new ceiling"), rows, right=(1, 2, 3, 4))
 
 
-# whatif's options (by their dest) that the accelerator question takes; any other given is refused
-_ACCELERATORS_TAKEN = {"topology", "changes", "max_input_size", "json", "clients", "model", "accelerator", "au",
-                       "read_threads", "accelerators_table"}
-
-
 def _accelerators(args: argparse.Namespace) -> int:
     """How many accelerators the system feeds, and how many more one more member of each group feeds."""
     from assess.render import dumps, envelope
@@ -130,9 +126,7 @@ def _accelerators(args: argparse.Namespace) -> int:
 
     if not (args.model and args.accelerator):
         raise InputError("--model", "", "give both the training workload and its accelerator: --model unet3d --accelerator h100")
-    if unused := not_taken(args, "whatif", _ACCELERATORS_TAKEN):
-        raise InputError(unused[0], "", f"does not apply to --model and --accelerator: that question asks no workload "
-                         f"or target of its own; leave out {', '.join(unused)}")
+    refuse_unused(args, "whatif", "--model and --accelerator", TRAINING_OPTIONS, what="workload or target")
     topology = edited_topology(args)
     demand = entry(args.model, args.accelerator, extra=args.accelerators_table)
     clients = tuple(args.clients) if args.clients else None

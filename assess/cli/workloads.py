@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from probes.core.workload import Access, Operation, Workload
 from assess.cli.job import JOB_HELP, job_defaults
-from assess.cli.inputs import (add_input_limit, add_set_argument, count_arg, fraction_arg, list_arg, operation_arg,
-                               size_arg, transfer_arg)
+from assess.cli.inputs import (add_input_limit, add_set_argument, count_arg, fraction_arg, list_arg, not_taken,
+                               operation_arg, size_arg, transfer_arg)
 
 if TYPE_CHECKING:
     from topologies.topology import Topology
@@ -24,6 +24,23 @@ def add_modelled_system(parser: argparse.ArgumentParser) -> None:
     add_set_argument(parser)
     add_input_limit(parser)
     add_workload_arguments(parser, op_required=False)
+
+
+# The options (by their dest) that every question about a modelled system takes: the system, edits to it, the clients
+# and the output's form; and those of the training workload (add_training_arguments).
+SYSTEM_OPTIONS = frozenset({"topology", "changes", "max_input_size", "json", "clients"})
+TRAINING_OPTIONS = frozenset({"model", "accelerator", "au", "read_threads", "accelerators_table"})
+
+
+def refuse_unused(args: argparse.Namespace, command: str, question: str, taken: frozenset[str],
+                  what: str = "workload") -> None:
+    """Refuse by name the options of ``command`` given that ``question`` (its checkpoint or accelerator one) does not
+    take, besides :data:`SYSTEM_OPTIONS` and ``taken``: left unused, they would seem to have been answered."""
+    from probes.core.errors import InputError
+
+    if unused := not_taken(args, command, SYSTEM_OPTIONS | taken):
+        raise InputError(unused[0], "", f"does not apply to {question}: that question asks no {what} of its own; "
+                         f"leave out {', '.join(unused)}")
 
 
 def add_training_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
