@@ -23,7 +23,7 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
-from assess.cli.terminal import Shown, short
+from assess.cli.terminal import Shown, say_error
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
 __all__ = ["main", "build_parser", "COMMANDS", "command", "EXIT_OK", "EXIT_FINDINGS", "EXIT_INPUT", "EXIT_BUG",
@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except IoboundError as exc:
         if debug:
             raise
-        sys.stderr.write(f"iobound: error: {short(str(exc))}\n")  # one write: lines of MPI ranks sharing stderr stay whole
+        say_error(exc)
         return EXIT_INPUT
     except BrokenPipeError:  # output piped into head and closed early
         sys.stderr.close()

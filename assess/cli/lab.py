@@ -37,7 +37,6 @@ missing or left behind, 2 bad input, or 'up' or 'down' failed (the message says 
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -47,7 +46,7 @@ from probes.core.units import Q_, Metric, format_quantity
 from assess.cli.busy import add_cpus, pin, warn_if_busy
 from assess.cli.inputs import add_input_limit, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_FINDINGS, EXIT_OK, EXIT_PROBE_FAILED
-from assess.cli.terminal import short
+from assess.cli.terminal import say_error
 
 # lab format history:
 #   1.2  the lab's slurm: whether it runs a Slurm of its own (up --slurm)
@@ -187,7 +186,7 @@ def _probe(args: argparse.Namespace) -> int:
             lines += [f"probe set: {probe_set}", "no topology: a lab without servers has no storage to model"]
         print("\n".join(lines))
     for failure in failures:
-        sys.stderr.write(f"iobound: error: {short(str(failure))}\n")
+        say_error(failure)
     return EXIT_PROBE_FAILED if failures else EXIT_OK
 
 

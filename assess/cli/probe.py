@@ -23,7 +23,7 @@ from probes.core.units import Q_, format_quantity
 from assess.cli.busy import add_cpus, pin, warn_if_busy
 from assess.cli.inputs import add_input_limit, count_arg, fraction_arg, seconds_arg
 from assess.cli.status import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
-from assess.cli.terminal import short
+from assess.cli.terminal import say_error
 from assess.progress import ProbeProgress, diagnosis, figure
 
 if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its --help
@@ -159,7 +159,7 @@ def _report(args: argparse.Namespace, outcome: Outcome, path, machine: dict | No
     if not args.quiet:
         print(f"saved to {path}" if Path(path).exists() else "nothing measured: nothing saved", file=sys.stderr)
     for probe, error in outcome.failures:
-        sys.stderr.write(f"iobound: error: {short(f'{probe.title}: {error}')}\n")
+        say_error(f"{probe.title}: {error}")
     return EXIT_PROBE_FAILED if outcome.failures else EXIT_OK
 
 

@@ -9,12 +9,11 @@ Example:  iobound read ior.txt mdtest.txt --json
 from __future__ import annotations
 
 import argparse
-import sys
 
 from probes.core.errors import IoboundError
 from assess.cli.inputs import add_input_limit, add_unit_alias
 from assess.cli.status import EXIT_INPUT, EXIT_OK
-from assess.cli.terminal import short
+from assess.cli.terminal import say_error
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -44,5 +43,5 @@ def execute(args: argparse.Namespace) -> int:
     elif runs:
         print(runs_table(runs))
     for message in failed:
-        sys.stderr.write(f"iobound: error: {short(str(message))}\n")
+        say_error(message)
     return EXIT_INPUT if failed else EXIT_OK

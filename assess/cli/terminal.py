@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
+import sys
 from typing import Iterable, TextIO
 
-__all__ = ["Shown", "short"]
+__all__ = ["Shown", "say_error"]
 
 # A control character other than a line's end, a carriage return or a tab (C1 controls too, which some terminals obey);
 # the escape sequences iobound itself writes pass whole: its two colours and their end (render.paint), and the clearing
@@ -17,11 +18,13 @@ _CONTROL = re.compile(r"\x1b\[(?:0|31|33)m|\x1b\[K|[\x00-\x08\x0b\x0c\x0e-\x1f\x
 LONGEST = 2000
 
 
-def short(message: str) -> str:
-    """``message``, its middle left out where it is longer than :data:`LONGEST` characters, saying how much."""
-    if len(message) <= LONGEST:
-        return message
-    return f"{message[:LONGEST // 2]} … ({len(message) - LONGEST:,} characters left out) … {message[-LONGEST // 2:]}"
+def say_error(message: object) -> None:
+    """``iobound: error: MESSAGE`` on the standard error in one write (lines of MPI ranks sharing it stay whole), its
+    middle left out where it is longer than :data:`LONGEST` characters, saying how much."""
+    text = str(message)
+    if len(text) > LONGEST:
+        text = f"{text[:LONGEST // 2]} … ({len(text) - LONGEST:,} characters left out) … {text[-LONGEST // 2:]}"
+    sys.stderr.write(f"iobound: error: {text}\n")
 
 
 def _visible(match: re.Match) -> str:
