@@ -172,7 +172,7 @@ def roofline(model: Model, family: Workload, judged: Sequence[Judgement] = (), *
              clients: tuple[str, ...] | None = None, sizes: Sequence[Quantity] | None = None) -> Chart:
     """Every layer's ceiling and the cache ceilings over the transfer size of ``family``, and the runs on it."""
     sizes = sizes or sweep_sizes(j.run.workload.transfer_size for j in judged)
-    ceilings = [model.ceiling(replace(family, transfer_size=s), clients) for s in sizes]
+    ceilings = model.ceilings((replace(family, transfer_size=s), clients) for s in sizes)
     x_unit = display_unit(min(sizes), Metric.SIZE)  # "4 ... 65,536 KiB" reads better than "0.0039 MiB"
     xs = tuple(s.m_as(x_unit) for s in sizes)
     return _chart(f"{model.topology.name}: {family.describe().replace('? B ', '')}", f"transfer size ({x_unit:~P})",
@@ -207,7 +207,7 @@ def scaling(model: Model, family: Workload, judged: Sequence[Judgement] = (), *,
             marks = ((float(count), f"{group.name} has {count}"),)
     turn = () if found is None else (found.nodes, found.nodes + 1)  # the corner is drawn where it is
     nodes = sorted({*_counts(top), *turn, *(j.run.workload.nodes for j in judged)} - {top + 1})
-    ceilings = [model.ceiling(replace(family, nodes=n), chosen) for n in nodes]
+    ceilings = model.ceilings((replace(family, nodes=n), chosen) for n in nodes)
     marks += () if found is None else ((float(found.nodes), f"knee: {found.nodes} nodes"),)
     return _chart(f"{model.topology.name}: {family.describe().replace('all nodes x ', '')}",
                   f"client nodes of {', '.join(chosen)}",

@@ -9,12 +9,11 @@ allows, the hardware it implies, said in ports where the network's name fixes a 
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from probes.core.heap import set_aside
 from probes.core.units import Q_, Metric, format_quantity
 from probes.readers.io500 import LEAST_WRITE_SECONDS
 from probes.readers.io500_system import Submission
@@ -162,7 +161,7 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     evidence: dict[tuple[str, str], _Evidence] = {}
     made: dict[int, tuple[Described, Model | None, tuple[Witness, ...]]] = {}
     total = 0
-    with _frozen() as keep:
+    with set_aside() as keep:  # what the first pass keeps, and each judged submission's
         keep()
         for total, s in enumerate(submissions, start=1):
             if any(_system(s)):
@@ -175,25 +174,11 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
                 progress("witnesses found in", total, None)
         for index, s in enumerate(submissions):
             described, model, found = made.pop(index) if index in made else _modelled(s)
+            keep()
             system = evidence.get(_system(s)) if any(_system(s)) else None
             yield _reviewed(s, described, model, found + (system.others(index, s.runs) if system else ()))
             if progress:
                 progress("judged", index + 1, total)
-
-
-@contextlib.contextmanager
-def _frozen() -> Iterator[Callable[[], None]]:
-    """What keeps every object alive at the time out of the garbage collector's walks until the end (gc.freeze; a
-    no-op where the process froze some itself): the submissions, and what the first pass keeps of each until it is
-    judged. Each full collection, as the heap grew by a quarter, walked them all again: a third of the CPU of judging
-    the whole list. A review makes next to no cyclic garbage (what a freeze would keep until the end)."""
-    if gc.get_freeze_count():
-        yield lambda: None
-        return
-    try:
-        yield gc.freeze
-    finally:
-        gc.unfreeze()
 
 
 def _modelled(submission: Submission) -> tuple[Described, Model | None, tuple[Witness, ...]]:

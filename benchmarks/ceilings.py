@@ -392,7 +392,7 @@ def growth(sizes: tuple[int, ...], workloads: int, say) -> dict:
 def grouped_sweep(topology: Topology, cases: list[Case]) -> list:
     """Every case's ceiling, kept (the goal is all ceilings at once), from one Model as iobound's sweeps use."""
     model = Model(topology)
-    return [model.ceiling(case.workload, case.clients) for case in cases]
+    return model.ceilings((case.workload, case.clients) for case in cases)
 
 
 def time_grouped(topology: Topology, cases: list[Case]) -> tuple[float, float, list]:

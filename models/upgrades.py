@@ -86,7 +86,7 @@ def upgrades(topology: Topology, workloads: list[Workload], clients: tuple[str, 
         gain; ties in file order.
     """
     model = Model(topology)
-    before = [model.ceiling(w, clients) for w in workloads]
+    before = model.ceilings((w, clients) for w in workloads)
     extra = [(group, Model(_one_more(topology, group))) for group in topology.groups if group.kind is not Kind.CLIENT]
     rankings = []
     for ceiling in before:

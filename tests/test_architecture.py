@@ -272,7 +272,7 @@ def test_a_command_reads_the_batch_jobs_environment_through_one_module():
     assert _lines_matching(r"\bcurrent_job\(", ("assess",), besides=("assess/cli/job.py",)) == []
 
 
-def test_only_a_lists_review_sets_the_garbage_collector_aside():
-    """gc.freeze keeps what a list's review holds out of the collector's walks, and gives it back when the review
-    ends: a process-wide setting no other module takes."""
-    assert _lines_matching(r"\bgc\.(freeze|unfreeze)\(", besides=("assess/review.py",)) == []
+def test_only_probes_core_heap_sets_the_garbage_collector_aside():
+    """gc.freeze keeps what a batch (a sweep, a list's review) holds out of the collector's walks, and gives it back
+    when the batch ends: a process-wide setting taken in one place, probes/core/heap.py, which batches ask."""
+    assert _lines_matching(r"\bgc\.(freeze|unfreeze|disable|set_threshold)\b", besides=("probes/core/heap.py",)) == []

@@ -270,3 +270,33 @@ def test_a_faster_component_never_lowers_the_ceiling(system, factor):
     faster = ({**groups, name: (kind, count, {k: v * (factor + 1) for k, v in caps.items()})}, links)
     after = predict(parse_topology(to_toml(faster)), workload(op="write"))
     assert after.value.m_as("B/s") >= before.value.m_as("B/s") * (1 - 1e-9)
+
+
+def test_a_sweep_gives_each_workloads_ceiling_and_leaves_the_garbage_collector_as_it_found_it():
+    """Model.ceilings sets what it made aside from the collector's walks every SET_ASIDE ceilings (gc.freeze), and
+    gives it back at the end; where the process set some aside itself, it leaves them so."""
+    import gc
+
+    from models.predict import SET_ASIDE, Model
+
+    lecture = load_example("lecture")
+    workloads = [Workload(op, Q_(2 ** k, "KiB"), nodes=n, ppn=p) for op in (Operation.READ, Operation.WRITE)
+                 for k in range(0, 14) for n in (1, 2, 4, 8) for p in (1, 4, 16)]
+    assert len(workloads) > 2 * SET_ASIDE
+    seen = []
+
+    def asked():
+        for w in workloads:
+            seen.append(gc.get_freeze_count())
+            yield w, None
+
+    swept = Model(lecture).ceilings(asked())
+    assert [str(c) for c in swept] == [str(predict(lecture, w)) for w in workloads]
+    assert seen[0] == 0 and seen[SET_ASIDE + 1] > 0 and gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert len(Model(lecture).ceilings((w, None) for w in workloads)) == len(workloads)
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

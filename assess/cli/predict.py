@@ -87,7 +87,7 @@ def _workloads(args: argparse.Namespace) -> int:
     workloads, clients = workloads_of(args, topology)
     system = {"name": topology.name, "path": topology.path}
     if len(workloads) > 1:
-        ceilings = [model.ceiling(w, clients) for w in workloads]
+        ceilings = model.ceilings((w, clients) for w in workloads)
         if args.json:
             print(dumps(envelope("prediction-sweep", SWEEP_VERSION, sweep_body(system, ceilings))))
         else:

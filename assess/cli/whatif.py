@@ -59,7 +59,7 @@ def execute(args: argparse.Namespace) -> int:
     changed = apply_changes(topology, changes) if changes else topology
     workloads, clients = workloads_of(args, topology)
     model = Model(topology)
-    before = [model.ceiling(w, clients) for w in workloads]
+    before = model.ceilings((w, clients) for w in workloads)
     # Without --nodes each side runs on all of its client group, so a changed count is seen.
     rankings = upgrades(changed, workloads_of(args, changed)[0], clients)
     edited = [(change, tuple(g.name for g in targets(topology, change))) for change in changes]

@@ -74,7 +74,7 @@ def closed_forms(plan: Plan, counts: tuple[int, ...]) -> tuple[Bound, ...]:
 def unit_ceilings(plan: Plan) -> list[Ceiling]:
     """Each target's ceiling on the design with one of every part, caches left out: sizing is for the storage path."""
     model = Model(plan.unit)
-    return [model.ceiling(t.workload, caches=False) for t in plan.question.targets]
+    return model.ceilings(((t.workload, None) for t in plan.question.targets), caches=False)
 
 
 @functools.lru_cache(maxsize=4096)
