@@ -125,12 +125,15 @@ def _varying(model: Model, place: Component, capacity: Capacity, workload: Workl
     """What a search varies: the ceiling on ``model`` with the figure at ``place`` at a value (in the capacity's unit),
     that unit, the capacity's least favourable end and the ceiling there."""
     unit = capacity.value.units
+    worst = magnitude_in(capacity.ends[0], unit)
+    # Varied from a model with the figure at its worst, each value's flow network is that one's with the group's chain
+    # made again (an assumed figure is unlimited in ``model``: varied from it, each would build a network of its own).
+    base = model.varied(place, capacity.at(Q_(worst, unit)))
 
     def bound(value: float) -> float:
-        return model.varied(place, capacity.at(Q_(value, unit))).most(workload, clients)
+        return base.varied(place, capacity.at(Q_(value, unit))).most(workload, clients)
 
-    worst = magnitude_in(capacity.ends[0], unit)
-    return bound, unit, worst, bound(worst)
+    return bound, unit, worst, base.most(workload, clients)
 
 
 # What only metadata operations use, and what only moving data uses: a range of one cannot imply anything of a
