@@ -250,6 +250,11 @@ class FlowNetwork:
                 part += added
         self._chains[group.name] = len(self.edges) - len(made[0]), made
 
+    @property
+    def chained(self) -> frozenset[str]:
+        """The groups whose chains this network holds."""
+        return frozenset(self._chains)
+
     def rechained(self, topology: Topology, name: str) -> FlowNetwork | None:
         """This network on ``topology``, whose figures are its own's but group ``name``'s (a search for an implied figure
         varies one): that chain made again, the rest kept; None where more would change (a time per request reads

@@ -60,8 +60,10 @@ def quotient(numerator: str, denominator: str) -> str:
     return f"{numerator}/{denominator if _MARKED.fullmatch(denominator) else f'({denominator})'}"
 
 
+@functools.lru_cache(maxsize=4096)
 def algebra(text: str) -> sp.Expr:
-    """The formula as a sympy expression, every symbol positive (as sympy's ``Symbol(name, positive=True)``)."""
+    """The formula as a sympy expression, every symbol positive (as sympy's ``Symbol(name, positive=True)``); each text
+    parsed once (sympy's expressions are immutable): a sizing search asks the same layers' of hundreds of designs."""
     import sympy as sp
     from sympy.parsing.sympy_parser import parse_expr
 

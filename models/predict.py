@@ -57,6 +57,8 @@ class Model:
         self._kept: dict[tuple[frozenset[str], int], dict] = {}  # the chains a changed model takes over (_chains_but)
         self._narrowed_from: tuple[Model, frozenset[str]] | None = None  # the model narrowed, and the groups raised
         self._varied_from: tuple[Model, Component] | None = None  # the model varied, and where its figure was
+        self._chains_from: tuple[Model, frozenset[str]] | None = None  # a model whose networks are this one's but for
+        # the chains of these groups (a narrowed model's low end: its origin's, the groups raised)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -94,6 +96,7 @@ class Model:
             if self._narrowed_from is not None:  # the low end of the model narrowed, but for the groups raised
                 origin, raised = self._narrowed_from
                 self._low._shared = origin.low._chains_but(raised)
+                self._low._chains_from = origin.low, raised
         return self._low
 
     @property
@@ -161,16 +164,24 @@ class Model:
         return self._networks[key]
 
     def _rechained(self, key: tuple[Shape, tuple[str, ...]]) -> FlowNetwork | None:
-        """A varied model's network: its origin's with the varied group's chain made again (FlowNetwork.rechained);
-        None where that will not do, the chains of the origin's other groups then taken over (a chain is its group's
-        figures alone, but for the time per request, which crosses the path)."""
-        if self._varied_from is None:
+        """A varied model's network, or a narrowed model's at its low end: its origin's with the chains of the groups
+        changed made again (FlowNetwork.rechained); None where that will not do, the chains of the origin's other groups
+        then taken over (a chain is its group's figures alone, but for the time per request, which crosses the path)."""
+        if self._varied_from is not None:
+            origin, place = self._varied_from
+            found = origin._networks.get(key) if place.link is None else None
+            made = found.rechained(self.topology, place.group) if found else None
+            if made is None and not self._shared:
+                self._shared = origin._chains_but(frozenset((place.group,)))
+            return made
+        if self._chains_from is None:
             return None
-        origin, place = self._varied_from
-        found = origin._networks.get(key) if place.link is None else None
-        made = found.rechained(self.topology, place.group) if found else None
-        if made is None and not self._shared:
-            self._shared = origin._chains_but(frozenset((place.group,)))
+        origin, groups = self._chains_from
+        made = origin._networks.get(key)
+        for name in groups:
+            if made is None or name not in made.chained:
+                continue  # not on this network's ways: its chain is not there to make again
+            made = made.rechained(self.topology, name)
         return made
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
