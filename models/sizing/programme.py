@@ -19,9 +19,11 @@ import math
 from dataclasses import dataclass
 
 from probes.core.errors import InputError
+from probes.core.heap import set_aside
 from probes.core.units import canonical
 from models.ceiling import TIE
-from models.formulas import count_symbol
+from models import solved
+from models.formulas import algebra, count_symbol
 from models.predict import Model
 
 from models.sizing.answer import Configuration, Shortfall, Sizing
@@ -56,33 +58,35 @@ def size(question: Question, top: int = 5) -> Sizing:
     candidates = sorted((Plan(question, d) for d in designs(question)), key=lambda p: (p.least_price, str(p)))
     families = {p.design.data_family for p in candidates}
     prices = []  # the solved designs' prices, kept in order
-    for plan in candidates:
-        least = plan.least_price
-        enough = len(prices) >= top and least > prices[top - 1]
-        if enough and all(least > best.get(f, math.inf) for f in families):
-            break  # this design and every later one cost more than the top and each family's cheapest
-        if enough and least > best.get(plan.design.data_family, math.inf):
-            continue
-        data = _solve(plan, memo)
-        if isinstance(data, tuple) and question.needs_metadata:
-            network = id(plan.design.network)  # the metadata servers' programme depends on the network alone
-            if network not in chosen:
-                options = [(_solve(plan.with_metadata(m), memo), m) for m in question.metadata]
-                solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
-                if not solutions:
-                    record(short for found, _ in options for short in found)
-                chosen[network] = min(solutions, key=lambda s: (s[0], s[1].name)) if solutions else None
-            if chosen[network] is None:
+    with set_aside() as keep:  # what the designs solved so far keep, out of the garbage collector's walks
+        for plan in candidates:
+            keep()
+            least = plan.least_price
+            enough = len(prices) >= top and least > prices[top - 1]
+            if enough and all(least > best.get(f, math.inf) for f in families):
+                break  # this design and every later one cost more than the top and each family's cheapest
+            if enough and least > best.get(plan.design.data_family, math.inf):
                 continue
-            price, metadata, counts = chosen[network]
-            plan, data = plan.with_metadata(metadata), (data[0] + price, data[1] + counts)
-        if isinstance(data, tuple):
-            solved.append((data[0], plan, data[1]))
-            bisect.insort(prices, data[0])
-            family = plan.design.data_family
-            best[family] = min(best.get(family, math.inf), data[0])
-        else:
-            record(data)
+            data = _solve(plan, memo)
+            if isinstance(data, tuple) and question.needs_metadata:
+                network = id(plan.design.network)  # the metadata servers' programme depends on the network alone
+                if network not in chosen:
+                    options = [(_solve(plan.with_metadata(m), memo), m) for m in question.metadata]
+                    solutions = [(found[0], m, found[1]) for found, m in options if isinstance(found, tuple)]
+                    if not solutions:
+                        record(short for found, _ in options for short in found)
+                    chosen[network] = min(solutions, key=lambda s: (s[0], s[1].name)) if solutions else None
+                if chosen[network] is None:
+                    continue
+                price, metadata, counts = chosen[network]
+                plan, data = plan.with_metadata(metadata), (data[0] + price, data[1] + counts)
+            if isinstance(data, tuple):
+                solved.append((data[0], plan, data[1]))
+                bisect.insort(prices, data[0])
+                family = plan.design.data_family
+                best[family] = min(best.get(family, math.inf), data[0])
+            else:
+                record(data)
     solved.sort(key=lambda s: (s[0], str(s[1])))
     configurations, alternatives, tried = [], {}, {}
     for price, plan, counts in solved:
@@ -230,7 +234,9 @@ def _fewest(rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...] |
 
 
 def clear_caches() -> None:
-    """Forget every compiled linear form and every programme's answer, as a new process starts (the benchmark's
-    repeats)."""
+    """Forget every formula parsed and compiled, every ceiling solved and every programme's answer, as a new process
+    starts (the benchmark's repeats)."""
+    algebra.cache_clear()
     linear_form.cache_clear()
+    solved.forget()
     _milp.cache_clear()
