@@ -155,6 +155,8 @@ def review(submissions: Iterable[Submission], *, progress: Callable[[str, int, i
     the two is each system's witnesses (those alike but in the submission they come from kept twice at most), and
     the topologies and models of the first ``kept`` submissions, so that they are not made again. ``progress`` is
     told the pass (``witnesses found in``, ``judged``), the submissions done and, while judging, how many there are.
+    Until the review ends, what is alive at each submission is set aside from the garbage collector's walks
+    (:mod:`probes.core.heap`), the caller's too: cyclic garbage made meanwhile is collected after it.
     """
     if iter(submissions) is submissions:  # a one-pass iterator (a generator): held, as the second pass needs it again
         submissions = list(submissions)
