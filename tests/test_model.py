@@ -274,9 +274,11 @@ def test_a_faster_component_never_lowers_the_ceiling(system, factor):
 
 def test_a_sweep_gives_each_workloads_ceiling_and_leaves_the_garbage_collector_as_it_found_it():
     """Model.ceilings sets what it made aside from the collector's walks every SET_ASIDE ceilings (gc.freeze), and
-    gives it back at the end; where the process set some aside itself, it leaves them so."""
+    gives it back at the end; inside another batch, that one gives them back; where the process set some aside itself,
+    it leaves them so."""
     import gc
 
+    from probes.core.heap import set_aside
     from models import solved
     from models.predict import SET_ASIDE, Model
 
@@ -297,6 +299,11 @@ def test_a_sweep_gives_each_workloads_ceiling_and_leaves_the_garbage_collector_a
     assert [(c.workload, c.value, c.binding) for c in swept] == [
         (w, (c := one.ceiling(w)).value, c.binding) for w in workloads]
     assert seen[0] == 0 and seen[SET_ASIDE + 1] > 0 and gc.get_freeze_count() == 0
+    with set_aside() as keep:  # inside another batch: that one gives everything back at its end
+        keep()
+        assert len(Model(lecture).ceilings((w, None) for w in workloads)) == len(workloads)
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
     gc.freeze()
     try:
         frozen = gc.get_freeze_count()

@@ -14,17 +14,28 @@ from typing import Callable, Iterator
 __all__ = ["set_aside"]
 
 
+# Batches within set_aside now: only the outermost asks what the process set aside itself (gc.get_freeze_count walks
+# all of it) and gives back at its end.
+_active = 0
+
+
 @contextlib.contextmanager
 def set_aside() -> Iterator[Callable[[], None]]:
     """Within, ``keep()`` sets every object alive aside from the collector's walks (gc.freeze); all are given back at
-    the end, or when left part way. A no-op where some are set aside already: by the process itself, or by a batch
-    around this one, which gives them back."""
+    the end, or when left part way. Inside another batch, that one gives them back at its end; where the process set
+    some aside itself, ``keep()`` does nothing and they stay so."""
+    global _active
+    if _active:
+        yield gc.freeze
+        return
     if gc.get_freeze_count():
         yield _nothing
         return
+    _active += 1
     try:
         yield gc.freeze
     finally:
+        _active -= 1
         gc.unfreeze()
 
 
