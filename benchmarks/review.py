@@ -88,7 +88,7 @@ def main() -> int:
     print(f"list:      {LIST.name}: {len(reviewed)} submissions, {stating} with a topology, {phases} phases judged")
     print(f"review:    {judged:.2f} s CPU in-process ({judged / max(phases, 1) * 1e3:.2f} ms per phase; again in the "
           f"same process, its ceilings solved already: {warm:.2f} s); the command: {command:.2f} s wall")
-    print(f"peers:     csv module alone {csv_alone:.3f} s CPU ({judged / csv_alone:.0f}x less than the review); "
+    print(f"peers:     csv module alone {csv_alone:.3f} s CPU (the review takes {judged / csv_alone:.0f}x as much); "
           f"read {read:.2f} s CPU; read + describe {read + described:.2f} s CPU; "
           f"check per submission {one:.2f} s wall x {stating} = {one * stating:.0f} s "
           f"({one * stating / command:.0f}x the review)")
