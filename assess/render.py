@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence, TextIO
 
 from probes.core.document import dumps, envelope
 from probes.core.units import Q_, Metric, canonical, display_unit, format_percent, format_quantity, format_value
+from assess.escapes import escaped
 from assess.findings import Severity
 
 if TYPE_CHECKING:
@@ -45,8 +46,8 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Seque
 
 
 def _width(cell) -> int:
-    """The columns a cell takes on a terminal: its colours take none."""
-    return len(_ANSI.sub("", str(cell)))
+    """The columns a cell takes on a terminal: its colours take none, a control character its escape's four."""
+    return len(_ANSI.sub("", escaped(str(cell))))
 
 
 def _pad(cell: str, width: int, right: bool) -> str:

@@ -186,6 +186,10 @@ def test_control_characters_read_from_a_file_are_shown_not_obeyed_and_ioubounds_
     results.write_text("op,transfer_size,value,unit,run\nread,1MiB,100,MiB/s,\"\x1b]0;pwned\x07\x1b[8mEVIL\x1b[2J\x9b2J\"\n")
     _, out, _ = run(capsys, "read", str(results))
     assert "\\x1b]0;pwned\\x07\\x1b[8mEVIL\\x1b[2J\\x9b2J" in out and "\x1b" not in out and "\x9b" not in out
+    results.write_text("op,transfer_size,value,unit,run\nread,1MiB,100,MiB/s,\"\x1b]0;x\x07\"\nread,1MiB,100,MiB/s,plain\n")
+    _, out, _ = run(capsys, "read", str(results))  # each column as wide as it is shown: the escapes counted
+    header, _, escaped, plain = out.splitlines()[:4]
+    assert header.index("tool") == escaped.index("table") == plain.index("table")
     _, out, _ = run(capsys, "check", "lecture", "lecture-results.csv", "--color", "always", "--fail-on", "never")
     assert f"{RED}error  \x1b[0m ABOVE-CEILING" in out
 

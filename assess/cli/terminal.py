@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Iterable, TextIO
 
+from assess.escapes import escaped
+
 __all__ = ["Shown", "say_error"]
-
-# A control character other than a line's end, a carriage return or a tab (C1 controls too, which some terminals obey);
-# the escape sequences iobound itself writes pass whole: its two colours and their end (render.paint), and the clearing
-# of a progress line (progress).
-_CONTROL = re.compile(r"\x1b\[(?:0|31|33)m|\x1b\[K|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-
 
 # An error's most characters: one that quotes what it read (a job name of ten megabytes) keeps its start and its end.
 LONGEST = 2000
@@ -27,11 +22,6 @@ def say_error(message: object) -> None:
     sys.stderr.write(f"iobound: error: {text}\n")
 
 
-def _visible(match: re.Match) -> str:
-    text = match[0]
-    return text if len(text) > 1 else f"\\x{ord(text):02x}"
-
-
 class Shown:
     """A text stream that writes the control characters of what it is given as escapes (``\\x1b``), so that a label,
     a system's name or a description read from a file cannot retitle, clear or recolour the user's terminal."""
@@ -40,7 +30,7 @@ class Shown:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(_CONTROL.sub(_visible, text))
+        return self._stream.write(escaped(text))
 
     def writelines(self, lines: Iterable[str]) -> None:
         for line in lines:
