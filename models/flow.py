@@ -250,17 +250,15 @@ class FlowNetwork:
                 part += added
         self._chains[group.name] = len(self.edges) - len(made[0]), made
 
-    @property
-    def chained(self) -> frozenset[str]:
-        """The groups whose chains this network holds."""
-        return frozenset(self._chains)
-
     def rechained(self, topology: Topology, name: str) -> FlowNetwork | None:
         """This network on ``topology``, whose figures are its own's but group ``name``'s (a search for an implied figure
-        varies one): that chain made again, the rest kept; None where more would change (a time per request reads
-        figures across the path; the chain made again has other edges, notes or unlimited stages)."""
-        if name not in self._chains or any(s is not None and s.scale == Scale.REQUESTS for s in self.stages):
+        varies one): that chain made again, the rest kept; this network where the group has no chain in it; None where
+        more would change (a time per request reads figures across the path; the chain made again has other edges,
+        notes or unlimited stages)."""
+        if any(s is not None and s.scale == Scale.REQUESTS for s in self.stages):
             return None
+        if name not in self._chains:
+            return self  # none of its figures is on this network's ways
         made = object.__new__(FlowNetwork)
         made.__dict__.update({k: v for k, v in self.__dict__.items() if k != "constants"}, topology=topology, _limits={})
         made.edges, made.stages, made.assumptions, made.unstated, made.sizeless = chain = [[], [], [], [], []]

@@ -56,9 +56,9 @@ class Model:
         self._shared: dict = {}  # what the networks share: the groups' chains, the graphs (see FlowNetwork)
         self._kept: dict[tuple[frozenset[str], int], dict] = {}  # the chains a changed model takes over (_chains_but)
         self._narrowed_from: tuple[Model, frozenset[str]] | None = None  # the model narrowed, and the groups raised
-        self._varied_from: tuple[Model, Component] | None = None  # the model varied, and where its figure was
         self._chains_from: tuple[Model, frozenset[str]] | None = None  # a model whose networks are this one's but for
-        # the chains of these groups (a narrowed model's low end: its origin's, the groups raised)
+        # the chains of these groups (a varied model's origin and the group varied; a narrowed model's low end: its
+        # origin's, the groups raised)
         self._low: Model | None = None
         self._stated: Model | None = None
         self._assumptions: dict[tuple[Component, str], bool] = {}
@@ -95,7 +95,6 @@ class Model:
             self._low._placed = self._placed
             if self._narrowed_from is not None:  # the low end of the model narrowed, but for the groups raised
                 origin, raised = self._narrowed_from
-                self._low._shared = origin.low._chains_but(raised)
                 self._low._chains_from = origin.low, raised
         return self._low
 
@@ -114,7 +113,11 @@ class Model:
         """The model with the figure at ``place`` replaced by ``capacity``, keeping the chains made of the other groups:
         a chain is its group's figures alone, but for the time per request (which crosses the path)."""
         model = Model(self.topology.replaced({place: capacity}))
-        model._placed, model._varied_from = self._placed, (self, place)
+        model._placed = self._placed
+        if place.link is None:
+            model._chains_from = self, frozenset((place.group,))
+        else:  # a link's stage is no group's chain: every network is made again, of the chains of the groups
+            model._shared = self._chains_but(frozenset((place.group,)))
         return model
 
     def _chains_but(self, groups: frozenset[str]) -> dict:
@@ -167,21 +170,14 @@ class Model:
         """A varied model's network, or a narrowed model's at its low end: its origin's with the chains of the groups
         changed made again (FlowNetwork.rechained); None where that will not do, the chains of the origin's other groups
         then taken over (a chain is its group's figures alone, but for the time per request, which crosses the path)."""
-        if self._varied_from is not None:
-            origin, place = self._varied_from
-            found = origin._networks.get(key) if place.link is None else None
-            made = found.rechained(self.topology, place.group) if found else None
-            if made is None and not self._shared:
-                self._shared = origin._chains_but(frozenset((place.group,)))
-            return made
         if self._chains_from is None:
             return None
         origin, groups = self._chains_from
         made = origin._networks.get(key)
         for name in groups:
-            if made is None or name not in made.chained:
-                continue  # not on this network's ways: its chain is not there to make again
-            made = made.rechained(self.topology, name)
+            made = made and made.rechained(self.topology, name)
+        if made is None and not self._shared:
+            self._shared = origin._chains_but(groups)
         return made
 
     def nodes(self, workload: Workload, clients: tuple[str, ...] | None) -> tuple[tuple[str, ...], dict[str, int]]:
