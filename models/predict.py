@@ -32,10 +32,6 @@ HALF_DUPLEX = ("devices", "device IOPS", REQUESTS, "client throughput", "server 
 # The metrics a ceiling is monotone in: it rises with bandwidths and rates and falls with latencies.
 _MONOTONE = (Metric.BANDWIDTH, Metric.OPERATION_RATE, Metric.LATENCY)
 
-# How many ceilings a sweep solves between setting aside what it made (Model.ceilings): each setting aside is a few
-# microseconds, each full collection it spares walked the whole heap.
-SET_ASIDE = 100
-
 __all__ = ["Model", "predict", "unmodelled"]
 
 
@@ -232,14 +228,13 @@ class Model:
 
     def ceilings(self, asked: Iterable[tuple[Workload, tuple[str, ...] | None]], *, caches: bool = True) -> list[Ceiling]:
         """The ceiling of each workload asked, on its client groups (None: all), in order: a sweep. What it has made
-        is set aside from the garbage collector's walks every ``SET_ASIDE`` ceilings (:mod:`probes.core.heap`): the
-        collector walked the ceilings kept so far again and again, a fifth of a sweep's CPU."""
+        is set aside from the garbage collector's walks before each (:mod:`probes.core.heap`), as a review and a sizing
+        search set theirs: the collector walked the ceilings kept so far again and again, a fifth of a sweep's CPU."""
         found: list[Ceiling] = []
         with set_aside() as keep:
             for workload, clients in asked:
+                keep()
                 found.append(self.ceiling(workload, clients, caches=caches))
-                if len(found) % SET_ASIDE == 0:
-                    keep()
         return found
 
     def _solved(self, workload: Workload, clients: tuple[str, ...] | None, caches: bool) -> Ceiling:
