@@ -39,6 +39,10 @@ if TYPE_CHECKING:  # the model's libraries load when a command runs, not for its
     from topologies.catalogues.catalogue import Catalogue
 
 
+# The years of growth shown where --growth is given without --years (None by default: --years alone is refused).
+YEARS = 3
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--list", action="store_true", help="list the catalogue's parts and stop")
     parser.add_argument("--clients", type=count_arg, metavar="N", help="client nodes that exist")
@@ -72,7 +76,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--oversubscription", type=ratio_arg, default="1:1", metavar="N:1",
                         help="leaf downlinks over uplinks (default 1:1, non-blocking)")
     parser.add_argument("--growth", type=growth_arg, metavar="PCT/year", help="data growth, e.g. 30%%/year")
-    parser.add_argument("--years", type=count_arg, metavar="N", help="years of growth to show (default 3)")
+    parser.add_argument("--years", type=count_arg, metavar="N", help=f"years of growth to show (default {YEARS})")
     parser.add_argument("--bom", metavar="FILE", help="write the cheapest configuration's bill of materials as CSV (a new file)")
     for kind in ("networks", "servers", "devices", "metadata-servers"):
         parser.add_argument(f"--{kind}", type=list_arg(str), metavar="NAME[,NAME]",
@@ -173,7 +177,7 @@ def _question(args: argparse.Namespace, catalogue: Catalogue) -> Question:
                     spares=int(redundant) if args.spares is None else args.spares, whole_enclosures=True,
                     fs_overhead=args.fs_overhead, fill=args.fill, client_family=args.client_fabric,
                     oversubscription=args.oversubscription, rebuild_rate=args.rebuild_rate, growth=args.growth or 0.0,
-                    years=(args.years or 3) if args.growth else 0, catalogue=catalogue)
+                    years=(args.years or YEARS) if args.growth else 0, catalogue=catalogue)
 
 
 def _target(text: str, args: argparse.Namespace) -> Target:
