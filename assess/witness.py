@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Iterable
 from probes.core.run import Run
 from probes.core.units import Metric, Q_, canonical, format_quantity, quantity_json
 from probes.core.workload import Operation
-from probes.readers.io500 import LEAST_WRITE_SECONDS
 from models.ceiling import Ceiling, Implied
 from models.implied import implied
 from topologies.topology import Capacity, Component, Kind, Source, Topology
@@ -131,6 +130,8 @@ def written(run: Run, rate: float) -> Quantity | None:
     if run.durations:
         return Q_(rate * sum(run.durations) / len(run.durations), "B")
     if run.origin.tool == "io500" and run.workload.operation is Operation.WRITE:
+        from probes.readers.io500 import LEAST_WRITE_SECONDS  # io500's reader, loaded only for its rows
+
         return Q_(rate * LEAST_WRITE_SECONDS, "B")
     return None
 

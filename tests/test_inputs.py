@@ -213,7 +213,8 @@ def test_a_500_MB_file_in_no_format_is_refused_from_its_first_4_MiB(tmp_path, pe
     status, _, err, seconds = iobound("read", str(path), limit=_bound(500 * MB, peak_of_a_small_read))
     assert status == 2 and seconds < AT_ONCE
     assert one_line_error(err).startswith(f"iobound: error: {path}: not a format iobound reads (judged by its first "
-                                          "4 MiB); expected fio JSON output")
+                                          "4 MiB); expected a results CSV with columns op, transfer_size, value, "
+                                          "unit or fio JSON output")
 
 
 @pytest.mark.slow

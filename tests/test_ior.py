@@ -148,7 +148,7 @@ def test_files_that_are_not_ior_output_are_refused(corpus, name):
 def test_read_results_chooses_the_ior_reader(corpus):
     runs = read_results(corpus / "ior" / "io500-2017_sandia_ior-3.1.0_easy_write.txt")
     assert [(r.label, r.samples) for r in runs] == [("MPIIO file-per-process write", (421.05,))]
-    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected fio JSON output"):
+    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected a results CSV .* or fio JSON output"):
         read_results(corpus / "ior" / "knowext_jube_configuration_ior-sweep.xml")
 
 

@@ -87,7 +87,7 @@ def test_truncated_lecture_table_is_an_error_not_a_crash():
 def test_unknown_formats_are_refused(tmp_path):
     other = tmp_path / "notes.txt"
     other.write_text("hello\n")
-    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected fio JSON output"):
+    with pytest.raises(ToolOutputError, match="not a format iobound reads; expected a results CSV with columns op, .* or fio JSON output"):
         read_results(other)
 
 

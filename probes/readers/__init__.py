@@ -26,11 +26,12 @@ if TYPE_CHECKING:
 
 __all__ = ["read_results", "read_text", "READERS", "BINARY_READERS", "FORMATS"]
 
-# In the order their sniffs are tried: the name iobound read shows, and the module.
-_MODULES = {"fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
+# In the order their sniffs are tried, each module imported when its turn comes: the name iobound read shows, and the
+# module. A results table goes first: its sniff is a CSV header with its columns, which no tool's output begins with,
+# and a table (iobound's own example and the format a user writes by hand) is then read without the others' imports.
+_MODULES = {"table": "table", "fio": "fio", "fio-text": "fio_text", "ior": "ior", "mdtest": "mdtest", "io500": "io500",
             "elbencho": "elbencho", "hyperfine": "hyperfine", "iperf3": "iperf3", "iperf2": "iperf2", "ping": "ping",
-            "mlperf": "mlperf", "gdsio": "gdsio", "dlio-log": "dlio_log", "kv-cache": "kvcache", "lmcache": "lmcache",
-            "table": "table"}
+            "mlperf": "mlperf", "gdsio": "gdsio", "dlio-log": "dlio_log", "kv-cache": "kvcache", "lmcache": "lmcache"}
 # Binary formats, by the name iobound read shows: their sniffs are tried first, on the file's first bytes.
 _BINARY = {"darshan": "darshan"}
 # Outputs one file may hold one after another, each read by its own reader: a job's log or an io500
@@ -43,8 +44,12 @@ _SNIFF = 4 * 2**20
 
 
 @functools.cache
+def _reader(name: str) -> ModuleType:
+    return importlib.import_module(f"{__name__}.{_MODULES[name]}")
+
+
 def _readers() -> dict[str, ModuleType]:
-    return {name: importlib.import_module(f"{__name__}.{module}") for name, module in _MODULES.items()}
+    return {name: _reader(name) for name in _MODULES}
 
 
 @functools.cache
@@ -112,20 +117,19 @@ def read_text(text: str, *, source: str, aliases: Mapping[str, str] | None = Non
     ToolOutputError
         If the text is in no format iobound knows, or is malformed.
     """
-    readers = _readers()
-    for name, module in readers.items():
-        if (only is None or name in only) and module.looks_like(text):
-            units = {"aliases": aliases} if module is readers["table"] else {}  # only a table names its units itself
-            runs = module.parse(text, source=source, **units)
-            others = [readers[other] for other, words in _TOGETHER.get(name, {}).items()
-                      if any(word in text for word in words) and readers[other].looks_like(text)]
-            if not others:
-                return runs
-            from probes.core.run import distinct_labels
+    name = next((name for name in _MODULES if (only is None or name in only) and _reader(name).looks_like(text)), None)
+    if name is None:
+        raise _unknown(text, source)
+    units = {"aliases": aliases} if name == "table" else {}  # only a table names its units itself
+    runs = _reader(name).parse(text, source=source, **units)
+    others = [_reader(other) for other, words in _TOGETHER.get(name, {}).items()
+              if any(word in text for word in words) and _reader(other).looks_like(text)]
+    if not others:
+        return runs
+    from probes.core.run import distinct_labels
 
-            runs += [run for other in others for run in other.parse(text, source=source)]
-            return distinct_labels(sorted(runs, key=lambda run: run.origin.line or 0))
-    raise _unknown(text, source)
+    runs += [run for other in others for run in other.parse(text, source=source)]
+    return distinct_labels(sorted(runs, key=lambda run: run.origin.line or 0))
 
 
 def _unknown(text: str, source: str, judged: str = "") -> ToolOutputError:
