@@ -130,6 +130,21 @@ def test_pint_loads_without_dask_or_scipy_which_still_import_after_it(library, m
     assert done.stdout.split() == ["False", module]
 
 
+def test_pint_loads_without_importlib_metadata_and_states_the_versions_it_would_give():
+    """pint, flexcache and flexparser ask importlib.metadata for their versions as they load (email and zipfile: 3 %
+    of a check's start); the registry answers from their dist-info folders, the very versions (pint's disk cache
+    keys on its own), and importlib.metadata imports whole afterwards, a name it cannot find refused as ever."""
+    loaded = ("import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); "
+              "print('importlib.metadata' in sys.modules); import pint, flexcache, flexparser, importlib.metadata as m; "
+              "print(all(lib.__version__ == m.version(lib.__name__) != 'unknown' for lib in (pint, flexcache, flexparser)))")
+    unfound = ("import sys, probes.core.registry as r; sys.modules['importlib.metadata'] = r._METADATA\n"
+               "try: r._version('no-such-library')\n"
+               "except Exception as e: print(type(e) is sys.modules['importlib.metadata'].PackageNotFoundError)")
+    done = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+            for code in (loaded, unfound)]
+    assert done == [["False", "True"], ["True"]]
+
+
 @pytest.mark.parametrize("first", ["", "import numpy; "], ids=["numpy later", "numpy first"])
 def test_pint_loads_without_numpy_and_numpys_numbers_meet_a_quantity_alike_either_way(first):
     """numpy is 0.2 s of every command's start and pint needs it for arrays alone (iobound's quantities hold Python

@@ -8,8 +8,11 @@ alike either way.
 from __future__ import annotations
 
 import functools
+import os
+import re
 import sys
 import threading
+import types
 from typing import TYPE_CHECKING
 
 from probes.core.fast_quantity import fast_quantity_class
@@ -34,6 +37,32 @@ class _Unfound:
         return None
 
 
+def _version(name: str) -> str:
+    """What ``importlib.metadata.version(name)`` answers, read from the name of the package's ``NAME-VERSION.dist-info``
+    folder on sys.path as pip installs it, and from importlib.metadata itself where there is none."""
+    wanted = re.sub(r"[-_.]+", "_", name).lower()
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            found = re.fullmatch(r"([^-]+)-([^-]+)\.dist-info", entry)
+            if found and re.sub(r"[-_.]+", "_", found[1]).lower() == wanted:
+                return found[2]
+    if sys.modules.get("importlib.metadata") is _METADATA:
+        del sys.modules["importlib.metadata"]  # the real one, from here on
+    import importlib.metadata
+
+    return importlib.metadata.version(name)
+
+
+# What pint and the two libraries it loads (flexcache, flexparser) ask of importlib.metadata: their versions, at import.
+# importlib.metadata loads email and zipfile to answer (3 % of the instructions of a check's start), so while pint loads
+# this stands in for it where it is not loaded yet, as None stands in for dask.
+_METADATA = types.ModuleType("importlib.metadata", "importlib.metadata's version(), as pint loads")
+_METADATA.version = _version
+
 # One thread imports pint and builds the registry, the others wait for it: functools.cache lets two threads call at once.
 _LOADING = threading.RLock()
 
@@ -43,21 +72,23 @@ def pint_module():
     """pint without numpy, scipy and dask, which pint.compat imports where installed for what iobound never asks of it:
     numpy (arrays as magnitudes: iobound's are Python numbers; 0.2 s of every command's start), scipy (``to_preferred``'s
     optimiser) and dask.base (half a second). pint asks whether dask is there with find_spec, which a finder cannot answer
-    no: a None in sys.modules does, while pint loads (so a thread that imports dask in that moment is told it is absent)."""
+    no: a None in sys.modules does, while pint loads (so a thread that imports dask in that moment is told it is absent).
+    importlib.metadata, which pint loads only to ask its version, is stood in for likewise (:data:`_METADATA`)."""
     with _LOADING:
         if "pint" in sys.modules:
             return sys.modules["pint"]
         unfound = _Unfound(("numpy", "scipy"))
-        hidden = "dask" not in sys.modules
+        stand_ins = {name: module for name, module in (("dask", None), ("importlib.metadata", _METADATA))
+                     if name not in sys.modules}
         sys.meta_path.insert(0, unfound)
-        if hidden:
-            sys.modules["dask"] = None
+        sys.modules.update(stand_ins)
         try:
             import pint
         finally:
             sys.meta_path.remove(unfound)
-            if hidden and sys.modules.get("dask", 0) is None:
-                del sys.modules["dask"]
+            for name, module in stand_ins.items():
+                if sys.modules.get(name, 0) is module:
+                    del sys.modules[name]
         return pint
 
 
