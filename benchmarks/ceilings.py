@@ -380,14 +380,27 @@ def growth(sizes: tuple[int, ...], workloads: int, say) -> dict:
         say(f"  {len(topology.groups):>5} groups: {1e3 * per[groups]:8.3f} ms per workload")
     low, high = min(sizes), max(sizes)
     exponent = math.log(per[high] / per[low]) / math.log(high / low)
-    topology = chain_topology(1000)
+    return {"ms_per_workload": {str(k): 1e3 * v for k, v in per.items()}, "exponent": exponent,
+            **network_bytes(chain_topology(1000), cases[0])}
+
+
+def network_bytes(topology: Topology, workload: Workload) -> dict[str, int]:
+    """The memory a cached network of ``workload`` holds while its model keeps it (traced), and of that the part its
+    structure holds (its graph and layers in series: :func:`models.skeleton.skeleton`, shared by networks alike)."""
+    from models import skeleton
+    from models.flow import Shape
+
+    skeleton.skeleton.cache_clear()
     tracemalloc.start()
     before = tracemalloc.take_snapshot()
-    from models.flow import Shape
-    Model(topology).network(Shape.of(cases[0]), tuple(g.name for g in topology.of_kind(Kind.CLIENT)))
-    used = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    model = Model(topology)
+    network = model.network(Shape.of(workload), tuple(g.name for g in topology.of_kind(Kind.CLIENT)))
+    held = tracemalloc.take_snapshot()
+    del model, network  # the structure stays, in its cache
+    kept = tracemalloc.take_snapshot()
     tracemalloc.stop()
-    return {"ms_per_workload": {str(k): 1e3 * v for k, v in per.items()}, "exponent": exponent, "network_bytes": used}
+    return {"network_bytes": sum(s.size_diff for s in held.compare_to(before, "filename")),
+            "structure_bytes": sum(s.size_diff for s in kept.compare_to(before, "filename"))}
 
 
 def grouped_sweep(topology: Topology, cases: list[Case]) -> list:
@@ -577,7 +590,8 @@ def main() -> int:
     grown = growth(sizes, count, say)
     met_growth, met_network = grown["exponent"] <= 1.2, grown["network_bytes"] < 1e6
     say(f"goal: cost grows at most as groups^1.2: groups^{grown['exponent']:.2f}: {'PASS' if met_growth else 'MISS'}")
-    say(f"goal: a cached network under 1 MB at 1,000 groups: {grown['network_bytes'] / 1e6:.2f} MB: "
+    say(f"goal: a cached network under 1 MB at 1,000 groups: {grown['network_bytes'] / 1e6:.2f} MB held while kept, "
+        f"{grown['structure_bytes'] / 1e6:.2f} MB of it its structure's (shared by networks alike): "
         f"{'PASS' if met_network else 'MISS'}")
 
     figures = {"workloads": len(cases), "grouped_cpu_s": cpu, "growth": grown, "grouped_wall_s": wall, "grouped_ms_per_workload": 1e3 * per,
