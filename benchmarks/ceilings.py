@@ -2,7 +2,8 @@
 
 What: 10,000 client nodes, 1,000 servers and 20,000 devices in groups, and a sweep of 1,000
 workloads (operations x transfer sizes x node counts x PPN x access x queue depth). Goal:
-every ceiling of the 1,000 workloads in under 0.5 s of CPU time and under 500 MB peak memory;
+every ceiling of the 1,000 workloads in under 0.5 s of CPU time (the least of 3 sweeps, each
+from cold caches as a new process starts: this VM's speed drifts by a third) and under 500 MB peak memory;
 with every capacity stated as a range (each ceiling then an interval: two solves) in under 2 s;
 at least as fast per workload as scipy's compiled maximum_flow on the same grouped graph built
 beforehand; a cost that grows at most as groups^1.2 from 50 to 5,000 groups; and a cached flow
@@ -33,6 +34,7 @@ import math
 import pstats
 import random
 import resource
+import statistics
 import sys
 import time
 import tracemalloc
@@ -416,6 +418,19 @@ def time_grouped(topology: Topology, cases: list[Case]) -> tuple[float, float, l
     return time.process_time() - cpu, time.perf_counter() - wall, ceilings
 
 
+def cold_sweeps(topology: Topology, cases: list[Case], repeat: int) -> tuple[list[float], float, list]:
+    """CPU seconds of ``repeat`` sweeps, each from cold caches as a new process starts (the solved ceilings and the
+    networks' structures forgotten); the wall seconds of the least; the ceilings."""
+    from models import skeleton
+
+    runs = []
+    for _ in range(repeat):
+        solved.forget()
+        skeleton.skeleton.cache_clear()
+        runs.append(time_grouped(topology, cases))
+    return [cpu for cpu, _, _ in runs], min(runs, key=lambda run: run[0])[1], runs[0][2]
+
+
 def best_cpu(topology: Topology, cases: list[Case], repeat: int = 3) -> float:
     """The least CPU seconds of ``repeat`` sweeps of ``cases``, each by a fresh Model."""
     return min(time_grouped(topology, cases)[0] for _ in range(repeat))
@@ -557,14 +572,16 @@ def main() -> int:
     say(f"sweep: {len(cases)} workloads; every time below is CPU time (time.process_time), imports excluded "
         f"(process RSS after imports {rss_start / 1e6:.0f} MB)")
 
-    cpu, wall, ceilings = time_grouped(topology, cases)
+    sweeps, wall, ceilings = cold_sweeps(topology, cases, 1 if args.quick else 3)
+    cpu = min(sweeps)
     rss_sweep = max_rss()
     per = cpu / len(cases)
     projected = per * GOAL_WORKLOADS
     exact = "" if len(cases) == GOAL_WORKLOADS else f", projected from {len(cases)}"
     met_time = projected < GOAL_SECONDS
     say(f"\ngrouped model: {cpu:.2f} s CPU for {len(cases)} workloads, {1e3 * per:.2f} ms per workload "
-        f"(wall {wall:.2f} s)")
+        f"(wall {wall:.2f} s), the least of {len(sweeps)} sweeps each from cold caches "
+        f"(median {statistics.median(sweeps):.2f} s)")
     say(f"goal: {GOAL_WORKLOADS} ceilings in < {GOAL_SECONDS:g} s CPU: {projected:.2f} s{exact}: "
         f"{'PASS' if met_time else f'MISS, {projected / GOAL_SECONDS:.1f}x over'}")
     binding = defaultdict(int)
@@ -572,7 +589,7 @@ def main() -> int:
         binding[", ".join(ceiling.binding_layers)] += 1
     say("binding layers over the sweep: " + "; ".join(f"{k} {n}" for k, n in sorted(binding.items(), key=lambda i: -i[1])))
     ranged = big_topology(ranged=True)
-    ranged_cpu, _, _ = time_grouped(ranged, cases)
+    ranged_cpu = min(cold_sweeps(ranged, cases, len(sweeps))[0])
     ranged_projected = ranged_cpu / len(cases) * GOAL_WORKLOADS
     met_ranged = ranged_projected < RANGED_SECONDS
     say(f"with every capacity a range ({len(ranged.ranged())} ranges; each ceiling solved at both ends): "

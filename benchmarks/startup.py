@@ -5,7 +5,8 @@ help is not. Each command runs as a user runs it, a new process (``python -m ass
 the ``iobound`` console script runs), and is judged on the child's CPU time (user + sys,
 from getrusage(RUSAGE_CHILDREN) around it), so other load on the machine does not count;
 wall time is shown beside it. Every command and peer is run once per round, the rounds
-repeated, and the best round of each kept. Peers measured in the same run: ``python -c
+repeated (15 rounds: on a VM whose speed drifts by a third from minute to minute, 5 rounds put check
+anywhere from 0.95x to 1.10x pip within an hour), and the best round of each kept. Peers measured in the same run: ``python -c
 pass`` (the interpreter's own start-up, the floor), ``pip --help`` of this venv, and
 ``pip --help`` of the base interpreter, the pip a fresh ``python3 -m venv`` brings
 (ensurepip's bundled pip: what a user who follows the README has).
@@ -23,7 +24,7 @@ cache (PYTHONPYCACHEPREFIX), even where the environment sets PYTHONDONTWRITEBYTE
 would compile every module of iobound again in every run; --as-is keeps the environment's
 setting. The header says which, and whether the iobound installed here is editable.
 
-    python benchmarks/startup.py [--repeat 5] [--quick] [--check] [--as-is]
+    python benchmarks/startup.py [--repeat 15] [--quick] [--check] [--as-is]
 
 --quick runs one round. Exit status 0 (it is a report), or 1 with --check when a goal is missed
 or a command exits with another status than it should.
@@ -166,7 +167,7 @@ def bytecode_env(scratch: Path, as_is: bool) -> tuple[dict[str, str], str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5, help="rounds; each command's best is kept (default 5)")
+    parser.add_argument("--repeat", type=int, default=15, help="rounds; each command's best is kept (default 15)")
     parser.add_argument("--quick", action="store_true", help="one round (a smoke run: the figures are noisier)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--as-is", action="store_true",
