@@ -37,24 +37,35 @@ class _Unfound:
         return None
 
 
+_DIST_INFO = re.compile(r"([^-]+)-([^-]+)\.dist-info")  # NAME-VERSION.dist-info, as pip names it
+
+
 def _version(name: str) -> str:
     """What ``importlib.metadata.version(name)`` answers, read from the name of the package's ``NAME-VERSION.dist-info``
     folder on sys.path as pip installs it, and from importlib.metadata itself where there is none."""
-    wanted = re.sub(r"[-_.]+", "_", name).lower()
     for folder in sys.path:
-        try:
-            entries = os.listdir(folder or ".")
-        except OSError:
-            continue
-        for entry in entries:
-            found = re.fullmatch(r"([^-]+)-([^-]+)\.dist-info", entry)
-            if found and re.sub(r"[-_.]+", "_", found[1]).lower() == wanted:
-                return found[2]
+        if (found := _installed(folder).get(_normal(name))) is not None:
+            return found
     if sys.modules.get("importlib.metadata") is _METADATA:
         del sys.modules["importlib.metadata"]  # the real one, from here on
     import importlib.metadata
 
     return importlib.metadata.version(name)
+
+
+@functools.cache
+def _installed(folder: str) -> dict[str, str]:
+    """The versions of the packages installed in ``folder`` (a sys.path entry), by normalised name, from the names of
+    their dist-info folders; each folder listed once, as importlib.metadata lists it."""
+    try:
+        entries = os.listdir(folder or ".")
+    except OSError:
+        return {}
+    return {_normal(found[1]): found[2] for found in map(_DIST_INFO.fullmatch, entries) if found}
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
 
 
 # What pint and the two libraries it loads (flexcache, flexparser) ask of importlib.metadata: their versions, at import.
