@@ -56,6 +56,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from probes.core.registry import lean  # noqa: E402
+
+lean()  # pint loads as the command line loads it: the figures below are the commands'
+
 GOAL_SECONDS = 2.0
 
 from probes.core.errors import ToolOutputError  # noqa: E402

@@ -37,6 +37,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from probes.core.registry import lean  # noqa: E402
+
+lean()  # pint loads as the command line loads it: the figures below are the commands'
+
 CORPUS = Path(os.environ.get("IOBOUND_CORPUS", ROOT.parent / "shared" / "corpus"))
 LIST = CORPUS / "io500-list" / "io500-db-2017-2019_submissions.csv"
 GOAL_SECONDS = 10.0

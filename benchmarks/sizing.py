@@ -35,6 +35,9 @@ from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from probes.core.registry import lean  # noqa: E402
+
+lean()  # pint loads as the command line loads it: the figures below are the commands'
 
 from models.accelerators import entry, workload
 from models.sizing import Question, Sizing, Target, programme, size

@@ -119,12 +119,25 @@ def test_pint_loads_with_the_first_quantity_not_with_the_module():
     assert done.stdout.split() == ["False", "True", "True"]
 
 
+LEAN = "import probes.core.registry; probes.core.registry.lean(); "  # as the command line starts
+
+
+def test_a_librarys_user_gets_pint_whole_and_an_array_of_quantities_keeps_its_unit():
+    """A notebook that quantifies before it imports numpy: pint has numpy, so a quantity of an array keeps its unit
+    through numpy's functions and methods (a lean pint's ``.mean()`` gives a bare number), as the command line need not."""
+    code = ("import sys, probes.core.units as u; q = u.Q_(3, 'MiB/s'); import numpy as np, pint.compat; "
+            "a = u.Q_(np.array([1.0, 2.0]), 'MiB/s'); "
+            "print(pint.compat.HAS_NUMPY, a.mean() == u.Q_(1.5, 'MiB/s'), np.sqrt(q * q) == q, np.max(a).m_as('KiB/s'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "True", "2048.0"]
+
+
 @pytest.mark.parametrize("library, module", [("dask", "dask.base"), ("scipy", "scipy.optimize")])
 def test_pint_loads_without_dask_or_scipy_which_still_import_after_it(library, module):
     """pint imports dask.base where dask is installed (half a second of every command's start) and scipy for an optimiser
-    iobound never calls; the registry hides them, and a command that needs one imports it as ever."""
+    iobound never calls; on a command line the registry hides them, and a command that needs one imports it as ever."""
     pytest.importorskip(library, reason=f"{library} is not installed: pint cannot import it anyway")
-    code = (f"import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); print({library!r} in sys.modules); "
+    code = (f"import sys; {LEAN}import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); print({library!r} in sys.modules); "
             f"import {module}; print({module}.__name__)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", module]
@@ -134,7 +147,7 @@ def test_pint_loads_without_importlib_metadata_and_states_the_versions_it_would_
     """pint, flexcache and flexparser ask importlib.metadata for their versions as they load (email and zipfile: 3 %
     of a check's start); the registry answers from their dist-info folders, the very versions (pint's disk cache
     keys on its own), and importlib.metadata imports whole afterwards, a name it cannot find refused as ever."""
-    loaded = ("import sys; import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); "
+    loaded = (f"import sys; {LEAN}import probes.core.units as u; u.Q_(1, 'MiB/s').m_as('B/s'); "
               "print('importlib.metadata' in sys.modules); import pint, flexcache, flexparser, importlib.metadata as m; "
               "print(all(lib.__version__ == m.version(lib.__name__) != 'unknown' for lib in (pint, flexcache, flexparser)))")
     unfound = ("import sys, probes.core.registry as r; sys.modules['importlib.metadata'] = r._METADATA\n"
@@ -148,8 +161,9 @@ def test_pint_loads_without_importlib_metadata_and_states_the_versions_it_would_
 @pytest.mark.parametrize("first", ["", "import numpy; "], ids=["numpy later", "numpy first"])
 def test_pint_loads_without_numpy_and_numpys_numbers_meet_a_quantity_alike_either_way(first):
     """numpy is 0.2 s of every command's start and pint needs it for arrays alone (iobound's quantities hold Python
-    numbers); pint gets it where it was loaded first (a notebook), and numpy's numbers work on either side alike."""
-    code = (f"import sys; {first}import probes.core.units as u; q = u.Q_(3, 'MiB/s'); print('numpy' in sys.modules); "
+    numbers): a command line's pint gets it where it was loaded first (a report), and numpy's numbers work on either
+    side alike."""
+    code = (f"import sys; {LEAN}{first}import probes.core.units as u; q = u.Q_(3, 'MiB/s'); print('numpy' in sys.modules); "
             "import numpy as np, pint.compat; six = u.Q_(6, 'MiB/s'); "
             "print(pint.compat.HAS_NUMPY, np.float64(2) * q == six, q * np.int64(2) == six, u.Q_(np.float64(4), 'MiB/s') > q, "
             "(np.array([1.0, 2.0]) * q).m_as('KiB/s').tolist(), u.format_quantity(u.Q_(np.float64(2.5), 'GB/s')))")
@@ -160,7 +174,7 @@ def test_pint_loads_without_numpy_and_numpys_numbers_meet_a_quantity_alike_eithe
 
 def test_threads_that_quantify_at_once_share_the_one_registry_and_import_numpy_meanwhile():
     """A dask worker's threads: each asks for the registry, another imports numpy, none is refused or given another."""
-    code = ("import sys, threading; import probes.core.registry as r; found = []; "
+    code = ("import sys, threading; import probes.core.registry as r; r.lean(); found = []; "
             "threads = [threading.Thread(target=lambda: found.append(r.registry())) for _ in range(4)]; "
             "threads.append(threading.Thread(target=lambda: found.append(__import__('numpy').float64))); "
             "[t.start() for t in threads]; [t.join() for t in threads]; "

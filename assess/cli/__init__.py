@@ -23,6 +23,7 @@ from typing import Sequence
 import probes
 from probes.core.errors import IoboundError
 from probes.core.inputs import input_limit
+from probes.core.registry import lean
 from assess.cli.terminal import Shown, say_error
 from assess.cli.status import EXIT_BUG, EXIT_FINDINGS, EXIT_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBE_FAILED
 
@@ -119,6 +120,7 @@ def _joined(argv: list[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run iobound with ``argv`` (default: the process's arguments) and return the exit status."""
+    lean()  # a command's start: pint without the libraries only a library's user needs
     argv = _joined(sys.argv[1:] if argv is None else list(argv))
     # The first word that is not an option names the command (the top level has only flags).
     chosen = next((word for word in argv if not word.startswith("-")), "")

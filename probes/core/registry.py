@@ -1,8 +1,10 @@
-"""The one pint registry of iobound, loaded at its first use without the libraries pint would import for nothing.
+"""The one pint registry of iobound, loaded at its first use; on a command line without the libraries pint would
+import for nothing there.
 
-Every quantity of iobound holds a Python number, and numpy loads only for the commands that compute with arrays:
-pint gets numpy where it was loaded before pint was (a notebook, a report), and numpy's numbers meet a quantity
-alike either way.
+Every quantity of the command line holds a Python number, and numpy loads only for the commands that compute with
+arrays: there pint gets numpy where it was loaded before pint was (a report), and numpy's numbers meet a quantity alike
+either way. A notebook or a script that uses iobound as a library gets pint whole: without numpy, pint's quantity of an
+array forgets its unit (``Q_(array, "MiB/s").mean()`` is a bare number) and numpy's functions refuse quantities.
 """
 
 from __future__ import annotations
@@ -74,20 +76,34 @@ def _normal(name: str) -> str:
 _METADATA = types.ModuleType("importlib.metadata", "importlib.metadata's version(), as pint loads")
 _METADATA.version = _version
 
+_LEAN = threading.Event()  # set by lean(): this process is a command line
+
+
+def lean() -> None:
+    """Have pint load as a command line needs it (see :func:`pint_module`): asked by the command line's start, before
+    its first quantity, and never by a library's user."""
+    _LEAN.set()
+
+
 # One thread imports pint and builds the registry, the others wait for it: functools.cache lets two threads call at once.
 _LOADING = threading.RLock()
 
 
 @functools.cache
 def pint_module():
-    """pint without numpy, scipy and dask, which pint.compat imports where installed for what iobound never asks of it:
-    numpy (arrays as magnitudes: iobound's are Python numbers; 0.2 s of every command's start), scipy (``to_preferred``'s
-    optimiser) and dask.base (half a second). pint asks whether dask is there with find_spec, which a finder cannot answer
-    no: a None in sys.modules does, while pint loads (so a thread that imports dask in that moment is told it is absent).
-    importlib.metadata, which pint loads only to ask its version, is stood in for likewise (:data:`_METADATA`)."""
+    """pint; on a command line (:func:`lean`) without numpy, scipy and dask, which pint.compat imports where installed
+    for what the command line never asks of it: numpy (arrays as magnitudes: the command line's are Python numbers; 0.2 s
+    of every command's start), scipy (``to_preferred``'s optimiser) and dask.base (half a second). pint asks whether dask
+    is there with find_spec, which a finder cannot answer no: a None in sys.modules does, while pint loads (so a thread
+    that imports dask in that moment is told it is absent). importlib.metadata, which pint loads only to ask its
+    version, is stood in for likewise (:data:`_METADATA`)."""
     with _LOADING:
         if "pint" in sys.modules:
             return sys.modules["pint"]
+        if not _LEAN.is_set():
+            import pint
+
+            return pint
         unfound = _Unfound(("numpy", "scipy"))
         stand_ins = {name: module for name, module in (("dask", None), ("importlib.metadata", _METADATA))
                      if name not in sys.modules}
