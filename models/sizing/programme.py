@@ -47,7 +47,7 @@ def size(question: Question, top: int = 5) -> Sizing:
     whose figures are ranges count at their least favourable ends.
     """
     question = question.at_least()
-    solved, shortfalls, memo, best, chosen = [], {}, {}, {}, {}
+    priced, shortfalls, memo, best, chosen = [], {}, {}, {}, {}
 
     def record(found):
         for short in found:
@@ -81,15 +81,15 @@ def size(question: Question, top: int = 5) -> Sizing:
                 price, metadata, counts = chosen[network]
                 plan, data = plan.with_metadata(metadata), (data[0] + price, data[1] + counts)
             if isinstance(data, tuple):
-                solved.append((data[0], plan, data[1]))
+                priced.append((data[0], plan, data[1]))
                 bisect.insort(prices, data[0])
                 family = plan.design.data_family
                 best[family] = min(best.get(family, math.inf), data[0])
             else:
                 record(data)
-    solved.sort(key=lambda s: (s[0], str(s[1])))
+    priced.sort(key=lambda s: (s[0], str(s[1])))
     configurations, alternatives, tried = [], {}, {}
-    for price, plan, counts in solved:
+    for price, plan, counts in priced:
         family = plan.design.family
         if len(configurations) >= top + _TRIED and tried.get(family, 0) >= _TRIED:
             continue
@@ -102,8 +102,8 @@ def size(question: Question, top: int = 5) -> Sizing:
         if family not in alternatives or configuration.total < alternatives[family].total:
             alternatives[family] = configuration
     configurations = sorted(configurations, key=lambda c: (c.total, str(c.design)))[:top]
-    return Sizing(question, tuple(configurations), len(candidates), len(solved),
-                  () if solved else tuple(shortfalls.values()),
+    return Sizing(question, tuple(configurations), len(candidates), len(priced),
+                  () if priced else tuple(shortfalls.values()),
                   tuple(sorted(alternatives.values(), key=lambda c: c.total)),
                   tuple(n.name for n in question.networks if n not in question.reachable()))
 
