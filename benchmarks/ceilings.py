@@ -389,10 +389,9 @@ def growth(sizes: tuple[int, ...], workloads: int, say) -> dict:
 def network_bytes(topology: Topology, workload: Workload) -> dict[str, int]:
     """The memory a cached network of ``workload`` holds while its model keeps it (traced), and of that the part its
     structure holds (its graph and layers in series: :func:`models.skeleton.skeleton`, shared by networks alike)."""
-    from models import skeleton
     from models.flow import Shape
 
-    skeleton.skeleton.cache_clear()
+    solved.forget()  # the structure too, found again while traced
     tracemalloc.start()
     before = tracemalloc.take_snapshot()
     model = Model(topology)
@@ -421,12 +420,9 @@ def time_grouped(topology: Topology, cases: list[Case]) -> tuple[float, float, l
 def cold_sweeps(topology: Topology, cases: list[Case], repeat: int) -> tuple[list[float], float, list]:
     """CPU seconds of ``repeat`` sweeps, each from cold caches as a new process starts (the solved ceilings and the
     networks' structures forgotten); the wall seconds of the least; the ceilings."""
-    from models import skeleton
-
     runs = []
     for _ in range(repeat):
         solved.forget()
-        skeleton.skeleton.cache_clear()
         runs.append(time_grouped(topology, cases))
     return [cpu for cpu, _, _ in runs], min(runs, key=lambda run: run[0])[1], runs[0][2]
 

@@ -9,6 +9,7 @@ from dataclasses import fields
 from typing import Callable
 
 from topologies.topology import Capacity, Topology
+from models.skeleton import skeleton
 
 __all__ = ["Content", "content", "once", "forget"]
 
@@ -60,5 +61,7 @@ def once(key: tuple, solve: Callable[[], object]):
 
 
 def forget() -> None:
-    """Forget everything solved (a timed pass then solves each again)."""
+    """Forget everything solved, and the networks' structures found (:func:`models.skeleton.skeleton`), as a new process
+    starts: a timed pass then solves each again from cold."""
     _SOLVED.clear()
+    skeleton.cache_clear()

@@ -234,8 +234,8 @@ def _fewest(rows: tuple[_Row, ...], lower: tuple[int, ...]) -> tuple[int, ...] |
 
 
 def clear_caches() -> None:
-    """Forget every formula parsed and compiled, every ceiling solved and every programme's answer, as a new process
-    starts (the benchmark's repeats)."""
+    """Forget every formula parsed and compiled, every ceiling and network structure solved and every programme's
+    answer, as a new process starts (the benchmark's repeats)."""
     algebra.cache_clear()
     linear_form.cache_clear()
     solved.forget()
