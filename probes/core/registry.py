@@ -98,9 +98,7 @@ def pint_module():
     that imports dask in that moment is told it is absent). importlib.metadata, which pint loads only to ask its
     version, is stood in for likewise (:data:`_METADATA`)."""
     with _LOADING:
-        if "pint" in sys.modules:
-            return sys.modules["pint"]
-        if not _LEAN.is_set():
+        if "pint" in sys.modules or not _LEAN.is_set():  # loaded already, or for a library's user: as pint loads
             import pint
 
             return pint
