@@ -45,16 +45,16 @@ _SNIFF = 4 * 2**20
 
 @functools.cache
 def _reader(name: str) -> ModuleType:
-    return importlib.import_module(f"{__name__}.{_MODULES[name]}")
+    """The reader module of format ``name`` (text or binary), imported at its first use."""
+    return importlib.import_module(f"{__name__}.{_MODULES.get(name) or _BINARY[name]}")
 
 
 def _readers() -> dict[str, ModuleType]:
     return {name: _reader(name) for name in _MODULES}
 
 
-@functools.cache
 def _binary() -> dict[str, ModuleType]:
-    return {name: importlib.import_module(f"{__name__}.{module}") for name, module in _BINARY.items()}
+    return {name: _reader(name) for name in _BINARY}
 
 
 def __getattr__(name: str):
