@@ -5,11 +5,11 @@ help is not. Each command runs as a user runs it, a new process (``python -m ass
 the ``iobound`` console script runs), and is judged on the child's CPU time (user + sys,
 from getrusage(RUSAGE_CHILDREN) around it), so other load on the machine does not count;
 wall time is shown beside it. Every command and peer is run once per round, the rounds
-repeated (15 rounds: on a VM whose speed drifts by a third from minute to minute, 5 rounds put check
-anywhere from 0.95x to 1.10x pip within an hour), and the best round of each kept. Peers measured in the same run: ``python -c
-pass`` (the interpreter's own start-up, the floor), ``pip --help`` of this venv, and
-``pip --help`` of the base interpreter, the pip a fresh ``python3 -m venv`` brings
-(ensurepip's bundled pip: what a user who follows the README has).
+repeated (15 rounds: on a VM whose speed drifts by a third from minute to minute, 5 rounds put
+check anywhere from 0.95x to 1.10x pip within an hour), and the best round of each kept. Peers
+measured in the same run: ``python -c pass`` (the interpreter's own start-up, the floor),
+``pip --help`` of this venv, and ``pip --help`` of the base interpreter, the pip a fresh
+``python3 -m venv`` brings (ensurepip's bundled pip: what a user who follows the README has).
 
 Goals (issue 16): ``iobound --help``, ``--version`` and a usage error at most 0.5x the CPU of
 pip --help; ``read``, ``predict`` and ``check`` on the bundled lecture example at most 1x, and (issue 34)
